@@ -1,0 +1,213 @@
+"""The embedding API: evaluate eval cases against actual invocations, sync or async.
+
+``evaluate`` / ``evaluate_async`` return the same ``RunResult`` the CLI prints. The CLI
+goes through ``plan_from_paths``, which also finds a ``test_config.json`` beside each file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from ._registry import Registry
+from ._resolve import resolve_criteria
+from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs
+from .criterion import Criterion
+from .errors import DataError
+from .loading import EvalConfig, EvalTarget, LoadedEvalSet, config_from_data, expand_targets, load_config, read_eval_file
+from .models import EvalCase, EvalSet, Invocation
+from .results import RunResult
+
+__all__ = ["evaluate", "evaluate_async", "plan_from_paths", "CriteriaSpec", "ActualSpec"]
+
+CriteriaSpec = Union[None, EvalConfig, Mapping[str, Any], Sequence[Union[str, Criterion]]]
+ActualSpec = Union[EvalSet, Mapping[str, Sequence[Invocation]], str, Path]
+
+
+def _as_config(criteria: CriteriaSpec) -> EvalConfig:
+    if criteria is None:
+        return EvalConfig.default()
+    if isinstance(criteria, EvalConfig):
+        return criteria
+    if isinstance(criteria, Mapping):
+        return config_from_data({"criteria": dict(criteria)})
+    items = [c if isinstance(c, Criterion) else Criterion(name=c) for c in criteria]
+    return EvalConfig(criteria=items)
+
+
+def _criteria_for(config: EvalConfig, names: Optional[Sequence[str]]) -> list[Criterion]:
+    """``--criteria`` picks names; configured thresholds and params are kept."""
+    if not names:
+        return list(config.criteria)
+    return [config.get(name) or Criterion(name=name) for name in names]
+
+
+class _ActualIndex:
+    """Finds a case's actual invocations among one or more actual eval sets."""
+
+    def __init__(self, loaded: Sequence[LoadedEvalSet]) -> None:
+        self._loaded = loaded
+
+    def find(self, eval_set: EvalSet, case: EvalCase, where: str) -> Sequence[Invocation]:
+        matches = [
+            (item, item.eval_set.case(case.eval_id))
+            for item in self._loaded
+            if any(c.eval_id == case.eval_id for c in item.eval_set.eval_cases)
+        ]
+        same_set = [m for m in matches if m[0].eval_set.eval_set_id == eval_set.eval_set_id]
+        matches = same_set or matches
+        if not matches:
+            files = ", ".join(str(item.source) for item in self._loaded)
+            msg = (
+                f"case {case.eval_id!r} has no actual invocations: no case with that eval_id in "
+                f"{files}. Add it there (an eval set whose cases carry the same eval_ids), or "
+                f"select only the cases you have, e.g. {where}:<case_id>"
+            )
+            raise DataError(msg, source=where)
+        if len(matches) > 1:
+            files = ", ".join(str(m[0].source) for m in matches)
+            raise DataError(f"case {case.eval_id!r} has actual invocations in several files ({files})", source=where)
+        item, actual_case = matches[0]
+        if actual_case.conversation is None:
+            msg = f"eval_cases[{case.eval_id!r}] holds a conversation scenario, not the agent's actual conversation"
+            raise DataError(msg, source=str(item.source))
+        return actual_case.conversation
+
+
+def _select(loaded: LoadedEvalSet, target: EvalTarget) -> list[EvalCase]:
+    cases = loaded.eval_set.eval_cases
+    if target.case_ids is None:
+        return list(cases)
+    known = {c.eval_id for c in cases}
+    unknown = [i for i in target.case_ids if i not in known]
+    if unknown:
+        msg = (
+            f"no case with eval_id {', '.join(map(repr, unknown))} in this file; "
+            f"its cases are: {', '.join(sorted(known)) or '(none)'}"
+        )
+        raise DataError(msg, source=str(target.path))
+    return [c for c in cases if c.eval_id in target.case_ids]
+
+
+def plan_from_paths(
+    paths: Sequence[str],
+    actual_paths: Sequence[Union[str, Path]],
+    *,
+    criteria_names: Optional[Sequence[str]] = None,
+    config_path: Optional[Union[str, Path]] = None,
+    registry: Optional[Registry] = None,
+) -> tuple[list[Job], list[str]]:
+    """Load everything a CLI run needs and resolve its criteria; raise before any work.
+
+    Returns the jobs and the warnings gathered while loading.
+    """
+    registry = registry or Registry()
+    warnings: list[str] = []
+    targets = expand_targets(list(paths))
+    shared_config = load_config(config_path) if config_path is not None else None
+    actual_sets = [read_eval_file(Path(p)) for p in actual_paths]
+    for item in actual_sets:
+        warnings.extend(item.warnings)
+    index = _ActualIndex(actual_sets)
+    configs: dict[Optional[Path], EvalConfig] = {}
+    planned = []
+    requests: list[tuple[Criterion, str]] = []
+    for target in targets:
+        loaded = read_eval_file(target.path)
+        warnings.extend(loaded.warnings)
+        cases = _select(loaded, target)
+        config_file = None if shared_config is not None else target.beside_config()
+        if shared_config is not None:
+            config = shared_config
+        elif config_file not in configs:
+            config = configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
+        else:
+            config = configs[config_file]
+        warnings.extend(config.warnings)
+        source = str(config.source) if config.source else "default criteria"
+        criteria = _criteria_for(config, criteria_names)
+        actual = {case.eval_id: index.find(loaded.eval_set, case, str(target.path)) for case in cases}
+        requests.extend((c, source if config.get(c.name) else "--criteria") for c in criteria)
+        planned.append((loaded, cases, actual, len(criteria)))
+    resolved = resolve_criteria(requests, registry, warnings)
+    jobs, position = [], 0
+    for loaded, cases, actual, count in planned:
+        jobs.append(Job(loaded.eval_set, cases, actual, resolved[position : position + count], str(loaded.source)))
+        position += count
+    return jobs, list(dict.fromkeys(warnings))
+
+
+def _actual_map(actual: ActualSpec) -> Mapping[str, Sequence[Invocation]]:
+    if isinstance(actual, (str, Path)):
+        actual = read_eval_file(Path(actual)).eval_set
+    if isinstance(actual, EvalSet):
+        return {c.eval_id: c.conversation or [] for c in actual.eval_cases}
+    return actual
+
+
+async def evaluate_async(
+    eval_sets: Union[EvalSet, str, Path, Sequence[Union[EvalSet, str, Path]]],
+    actual: ActualSpec,
+    criteria: CriteriaSpec = None,
+    *,
+    registry: Optional[Registry] = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    strict: bool = False,
+) -> RunResult:
+    """Score eval cases against the agent's actual invocations.
+
+    Args:
+        eval_sets: one or more ``EvalSet`` objects or eval-file paths (any ADK format).
+        actual: the actual invocations: an ``EvalSet`` (or its path) whose cases carry the
+            same ``eval_id`` s, or a mapping ``eval_id -> [Invocation, ...]``.
+        criteria: ``None`` for ADK's defaults; a mapping like a config's ``criteria``
+            (``{"response_match_score": 0.7, "tool_trajectory_avg_score": {"threshold": 1,
+            "match_type": "IN_ORDER"}}``); a list of names or ``Criterion`` objects; or an
+            ``EvalConfig``.
+        registry: where criteria come from (default: installed entry points).
+        concurrency: how many evaluations may run at once.
+        strict: re-raise evaluator exceptions instead of recording ERRORED results.
+
+    Raises:
+        AgentEvalError: bad data, config or criteria, before any evaluation starts.
+    """
+    registry = registry or Registry()
+    if isinstance(eval_sets, (EvalSet, str, Path)):
+        eval_sets = [eval_sets]
+    warnings: list[str] = []
+    loaded = []
+    for item in eval_sets:
+        if isinstance(item, EvalSet):
+            loaded.append(LoadedEvalSet(item, None, "evalset"))
+        else:
+            loaded.append(read_eval_file(Path(item)))
+            warnings.extend(loaded[-1].warnings)
+    config = _as_config(criteria)
+    actual_map = _actual_map(actual)
+    resolved = resolve_criteria([(c, "criteria") for c in config.criteria], registry, warnings)
+    jobs = []
+    for item in loaded:
+        cases = list(item.eval_set.eval_cases)
+        missing = [c.eval_id for c in cases if c.eval_id not in actual_map]
+        if missing:
+            raise DataError(f"no actual invocations for case(s) {', '.join(map(repr, missing))}")
+        actual_cases = {c.eval_id: actual_map[c.eval_id] for c in cases}
+        jobs.append(Job(item.eval_set, cases, actual_cases, resolved, str(item.source) if item.source else None))
+    return await run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=[*warnings, *config.warnings])
+
+
+def evaluate(
+    eval_sets: Union[EvalSet, str, Path, Sequence[Union[EvalSet, str, Path]]],
+    actual: ActualSpec,
+    criteria: CriteriaSpec = None,
+    *,
+    registry: Optional[Registry] = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    strict: bool = False,
+) -> RunResult:
+    """Synchronous ``evaluate_async`` (not callable from inside a running event loop)."""
+    return asyncio.run(
+        evaluate_async(eval_sets, actual, criteria, registry=registry, concurrency=concurrency, strict=strict)
+    )

@@ -1,0 +1,130 @@
+"""Turning requested ``Criterion`` records into ready evaluators, before any work.
+
+Parameters are validated into each evaluator's ``Params``: a key that looks like a typo of
+a real parameter (``match_typ``) is an error with the suggestion; any other unknown key is
+ignored with a warning, as ADK ignores it (real configs carry keys like ``description``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
+
+from .criterion import Criterion
+from .errors import AgentEvalError, ConfigError
+from .evaluator import Evaluator, EvaluatorInfo
+from .loading._paths import describe_validation_error, suggest
+from ._registry import LoadedCriterion, Registry
+from .results import PluginInfo
+
+__all__ = ["ResolvedCriterion", "resolve_criteria"]
+
+#: Keys ADK's ``BaseCriterion`` defines for every criterion.
+_BASE_KEYS = {"include_intermediate_responses_in_final"}
+
+
+@dataclass(frozen=True)
+class ResolvedCriterion:
+    """A criterion ready to run: its evaluator instance, threshold and provenance."""
+
+    name: str
+    threshold: Optional[float]
+    evaluator: Evaluator
+    plugin: PluginInfo
+    info: EvaluatorInfo
+
+
+def _param_keys(loaded: LoadedCriterion) -> dict[str, str]:
+    """Accepted spelling -> field name, for the evaluator's Params."""
+    keys: dict[str, str] = {}
+    for field_name, field in loaded.evaluator_class.Params.model_fields.items():
+        keys[field_name] = field_name
+        keys[field.alias or to_camel(field_name)] = field_name
+    return keys
+
+
+def _check_params(
+    criterion: Criterion, loaded: LoadedCriterion, where: str, warnings: list[str]
+) -> dict[str, Any]:
+    accepted = _param_keys(loaded)
+    kept: dict[str, Any] = {}
+    for key, value in criterion.params.items():
+        path = f"criteria.{criterion.name}.{key}"
+        if key in accepted:
+            kept[key] = value
+            continue
+        if key in _BASE_KEYS or key in {to_camel(k) for k in _BASE_KEYS}:
+            warnings.append(f"{where}: {path} has no effect on {criterion.name}; ignored")
+            continue
+        choices = sorted(set(accepted.values())) + ["threshold"]
+        hint = suggest(key, choices)
+        if hint:
+            valid = ", ".join(choices)
+            msg = f"{path}: unknown parameter {key!r}; did you mean {hint!r}? Valid parameters: {valid}"
+            raise ConfigError(msg, source=where)
+        warnings.append(
+            f"{where}: {path}: {criterion.name} has no parameter {key!r}; ignored "
+            f"(valid: {', '.join(choices)})"
+        )
+    return kept
+
+
+def _threshold(criterion: Criterion, info: EvaluatorInfo, where: str) -> Optional[float]:
+    if info.informational:
+        if criterion.threshold is not None:
+            msg = (
+                f"criteria.{criterion.name}: {criterion.name} is informational (a measurement, "
+                "never pass/fail) and takes no threshold; remove it or configure it as {}"
+            )
+            raise ConfigError(msg, source=where)
+        return None
+    threshold = criterion.threshold if criterion.threshold is not None else info.default_threshold
+    if threshold is None:
+        msg = f"criteria.{criterion.name}: a threshold is required, e.g. {{\"threshold\": 0.8}}"
+        raise ConfigError(msg, source=where)
+    return threshold
+
+
+def resolve_criteria(
+    requests: Sequence[tuple[Criterion, str]],
+    registry: Registry,
+    warnings: list[str],
+    cache: Optional[dict[str, Evaluator]] = None,
+) -> list[ResolvedCriterion]:
+    """Resolve criteria; each request is ``(criterion, where it came from)``.
+
+    Returns one ``ResolvedCriterion`` per request, in order. Evaluators with equal parameters are shared
+    (one instance per criterion and parameter set per run).
+    """
+    loaded = registry.load(c.name for c, _ in requests)
+    cache = {} if cache is None else cache
+    resolved = []
+    for criterion, where in requests:
+        entry = loaded[criterion.name]
+        params_data = _check_params(criterion, entry, where, warnings)
+        try:
+            params = entry.evaluator_class.Params.model_validate(params_data)
+        except ValidationError as exc:
+            detail = describe_validation_error(exc, entry.evaluator_class.Params, prefix=("criteria", criterion.name))
+            raise ConfigError(f"invalid parameters for {criterion.name}:\n{detail}", source=where) from None
+        threshold = _threshold(criterion, entry.info, where)
+        key = f"{criterion.name}:{json.dumps(params.model_dump(mode='json'), sort_keys=True)}"
+        if key not in cache:
+            evaluator = entry.evaluator_class(params)
+            try:
+                evaluator.check_ready()
+            except AgentEvalError:
+                raise
+            except Exception as exc:  # a plugin's preflight failed: stop before any work
+                msg = f"{criterion.name} is not ready to run: {type(exc).__name__}: {exc}"
+                raise ConfigError(msg, source=where) from exc
+            cache[key] = evaluator
+        resolved.append(
+            ResolvedCriterion(criterion.name, threshold, cache[key], entry.ref.plugin, entry.info)
+        )
+    return resolved

@@ -1,0 +1,247 @@
+"""Running resolved criteria over eval cases: one bounded pool, failures kept as data.
+
+For every (case, criterion) pair the runner:
+
+1. checks the preconditions the evaluator declared (a reference conversation of the same
+   length as the actual one) and reports NOT_EVALUATED with a reason code otherwise;
+2. calls ``evaluate`` (sync or async) under one concurrency limit for the whole run;
+3. turns an exception or a malformed return value into an ERRORED result;
+4. compares scores with the threshold (inclusive; direction from ``higher_is_better``).
+
+Nothing is dropped: every pair yields exactly one ``CriterionResult``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+from ._version import __version__
+from ._resolve import ResolvedCriterion
+from .evaluator import EvaluationContext, Score
+from .models import EvalCase, EvalSet, Invocation
+from .results import (
+    CaseResult,
+    CriterionResult,
+    CriterionSummary,
+    ErrorInfo,
+    EvalSetResult,
+    InvocationResult,
+    RunResult,
+    RunSummary,
+    Status,
+    worst_status,
+)
+
+__all__ = ["Job", "run_jobs", "DEFAULT_CONCURRENCY"]
+
+DEFAULT_CONCURRENCY = 16
+
+
+@dataclass
+class Job:
+    """One eval set's selected cases, their actual invocations and their criteria."""
+
+    eval_set: EvalSet
+    cases: Sequence[EvalCase]
+    actual: dict[str, Sequence[Invocation]]
+    criteria: Sequence[ResolvedCriterion]
+    source: Optional[str] = None
+
+
+def _status(score: Optional[float], criterion: ResolvedCriterion) -> Status:
+    if criterion.info.informational:
+        return Status.INFORMATIONAL
+    if score is None:
+        return Status.NOT_EVALUATED
+    assert criterion.threshold is not None
+    if criterion.info.higher_is_better:
+        return Status.PASSED if score >= criterion.threshold else Status.FAILED
+    return Status.PASSED if score <= criterion.threshold else Status.FAILED
+
+
+def _base(criterion: ResolvedCriterion) -> dict:
+    return {"criterion": criterion.name, "threshold": criterion.threshold, "plugin": criterion.plugin}
+
+
+def _not_evaluated(criterion: ResolvedCriterion, reason: str, code: str) -> CriterionResult:
+    return CriterionResult(**_base(criterion), score=None, status=Status.NOT_EVALUATED, reason=reason, reason_code=code)
+
+
+def _errored(criterion: ResolvedCriterion, exc: BaseException, started: float, what: str) -> CriterionResult:
+    error = ErrorInfo(
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
+    return CriterionResult(
+        **_base(criterion),
+        score=None,
+        status=Status.ERRORED,
+        reason=f"{what}: {type(exc).__name__}: {exc}",
+        reason_code="evaluator_error",
+        duration_seconds=time.perf_counter() - started,
+        error=error,
+    )
+
+
+def _precondition(case: EvalCase, actual: Sequence[Invocation], criterion: ResolvedCriterion) -> Optional[CriterionResult]:
+    if not criterion.info.requires_expected:
+        return None
+    if case.conversation is None:
+        return _not_evaluated(
+            criterion,
+            f"{criterion.name} compares with expected invocations, and this case is a "
+            "conversation scenario without them",
+            "no_expected_invocations",
+        )
+    if len(case.conversation) != len(actual):
+        return _not_evaluated(
+            criterion,
+            f"the case expects {len(case.conversation)} invocations but the actual "
+            f"conversation has {len(actual)}; turns cannot be paired",
+            "invocation_count_mismatch",
+        )
+    return None
+
+
+def _to_result(
+    score: Score, criterion: ResolvedCriterion, actual: Sequence[Invocation], started: float
+) -> CriterionResult:
+    if score.per_invocation and len(score.per_invocation) != len(actual):
+        raise ValueError(
+            f"returned {len(score.per_invocation)} per-invocation scores for {len(actual)} invocations"
+        )
+    per_invocation = [
+        InvocationResult(
+            index=index,
+            invocation_id=actual[index].invocation_id,
+            score=item.score,
+            status=_status(item.score, criterion),
+            reason=item.reason,
+            details=item.details,
+        )
+        for index, item in enumerate(score.per_invocation)
+    ]
+    status = _status(score.value, criterion)
+    reason_code = score.reason_code
+    if status is Status.NOT_EVALUATED and reason_code is None:
+        reason_code = "not_evaluated"
+    return CriterionResult(
+        **_base(criterion),
+        score=score.value,
+        status=status,
+        reason=score.reason,
+        reason_code=reason_code if score.value is None else None,
+        per_invocation=per_invocation,
+        details=score.details,
+        duration_seconds=time.perf_counter() - started,
+    )
+
+
+async def _evaluate_one(
+    case: EvalCase,
+    actual: Sequence[Invocation],
+    criterion: ResolvedCriterion,
+    limit: asyncio.Semaphore,
+    strict: bool,
+) -> CriterionResult:
+    blocked = _precondition(case, actual, criterion)
+    if blocked is not None:
+        return blocked
+    ctx = EvaluationContext(case=case, actual=actual, expected=case.conversation, threshold=criterion.threshold)
+    async with limit:
+        started = time.perf_counter()
+        try:
+            outcome = criterion.evaluator.evaluate(ctx)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except Exception as exc:  # failing is data: the run goes on
+            if strict:
+                raise
+            return _errored(criterion, exc, started, "the evaluator raised")
+    try:
+        if not isinstance(outcome, Score):
+            raise TypeError(f"evaluate() returned {type(outcome).__name__}, expected agenteval.Score")
+        return _to_result(outcome, criterion, actual, started)
+    except (TypeError, ValueError) as exc:
+        if strict:
+            raise
+        return _errored(criterion, exc, started, "the evaluator broke the plugin contract")
+
+
+def _summary(eval_sets: list[EvalSetResult]) -> RunSummary:
+    cases = [case for es in eval_sets for case in es.cases]
+    results = [r for case in cases for r in case.criteria]
+    by_name: dict[tuple[str, Optional[float], str], list[CriterionResult]] = {}
+    for result in results:
+        by_name.setdefault((result.criterion, result.threshold, str(result.plugin)), []).append(result)
+    criteria = []
+    for group in by_name.values():
+        scores = [r.score for r in group if r.score is not None]
+        criteria.append(
+            CriterionSummary(
+                criterion=group[0].criterion,
+                threshold=group[0].threshold,
+                plugin=group[0].plugin,
+                mean_score=math.fsum(scores) / len(scores) if scores else None,
+                counts=_count(r.status for r in group),
+            )
+        )
+    return RunSummary(
+        status=worst_status([c.status for c in cases]) if cases else Status.NOT_EVALUATED,
+        cases=_count(c.status for c in cases),
+        criterion_results=_count(r.status for r in results),
+        criteria=criteria,
+    )
+
+
+def _count(statuses) -> dict[Status, int]:
+    counts = {status: 0 for status in Status}
+    for status in statuses:
+        counts[status] += 1
+    return counts
+
+
+def _case_status(results: list[CriterionResult]) -> Status:
+    if results and all(r.status is Status.INFORMATIONAL for r in results):
+        return Status.INFORMATIONAL
+    return worst_status([r.status for r in results if r.status is not Status.INFORMATIONAL])
+
+
+async def run_jobs(
+    jobs: Sequence[Job],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    strict: bool = False,
+    warnings: Sequence[str] = (),
+) -> RunResult:
+    """Evaluate every job's cases under every job criterion; see the module docstring."""
+    limit = asyncio.Semaphore(max(1, concurrency))
+    pending = []
+    for job in jobs:
+        for case in job.cases:
+            actual = job.actual[case.eval_id]
+            pending.append([_evaluate_one(case, actual, c, limit, strict) for c in job.criteria])
+    flat = await asyncio.gather(*(coro for group in pending for coro in group))
+    position = 0
+    eval_sets = []
+    for job in jobs:
+        case_results = []
+        for case in job.cases:
+            results = list(flat[position : position + len(job.criteria)])
+            position += len(job.criteria)
+            case_results.append(CaseResult(eval_id=case.eval_id, status=_case_status(results), criteria=results))
+        eval_sets.append(EvalSetResult(eval_set_id=job.eval_set.eval_set_id, source=job.source, cases=case_results))
+    return RunResult(
+        engine_version=__version__,
+        summary=_summary(eval_sets),
+        eval_sets=eval_sets,
+        warnings=list(dict.fromkeys(warnings)),
+    )

@@ -1,0 +1,108 @@
+"""``test_config.json`` / ``--config``: which criteria to apply, with thresholds and params.
+
+Accepted as ADK 2.13 accepts it: ``{"criteria": {name: number | numeric string |
+{"threshold": ..., <params>}}}``, plus ``custom_metrics``, ``user_simulator_config`` and
+``live_model_config``. Unknown top-level keys are warnings (ADK ignores them). Parameters
+are checked against the evaluator's ``Params`` later, when the criteria are resolved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from ..criterion import Criterion
+from ..errors import ConfigError
+from ._json import read_json
+
+__all__ = ["DEFAULT_CRITERIA", "EvalConfig", "load_config", "config_from_data"]
+
+#: The criteria applied when no config is given (ADK's defaults).
+DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+
+_TOP_LEVEL_KEYS = {"criteria", "custom_metrics", "user_simulator_config", "live_model_config"}
+
+
+@dataclass
+class EvalConfig:
+    """A parsed config: the criteria in file order, plus the sections later issues use."""
+
+    criteria: list[Criterion]
+    source: Optional[Path] = None
+    custom_metrics: dict[str, Any] = field(default_factory=dict)
+    user_simulator_config: Optional[dict[str, Any]] = None
+    live_model_config: Optional[dict[str, Any]] = None
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def default(cls) -> "EvalConfig":
+        """ADK's default criteria: trajectory 1.0 and response match 0.8."""
+        return cls(criteria=[Criterion(name=n, threshold=t) for n, t in DEFAULT_CRITERIA.items()])
+
+    def get(self, name: str) -> Optional[Criterion]:
+        """The configured criterion with this name, if any."""
+        return next((c for c in self.criteria if c.name == name), None)
+
+
+def load_config(path: str | Path) -> EvalConfig:
+    """Read and check a config file; ``ConfigError`` (or ``DataError``) if malformed."""
+    path = Path(path)
+    warnings: list[str] = []
+    data = read_json(path, what="an eval config", warnings=warnings)
+    config = config_from_data(data, source=path)
+    config.warnings[:0] = warnings
+    return config
+
+
+def _threshold(value: Any, where: str, path: str) -> float:
+    if isinstance(value, bool) or value is None:
+        raise ConfigError(f"{path}: expected a number, got {value!r}", source=where)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        msg = f"{path}: expected a number (e.g. 0.8), got {value!r}"
+        raise ConfigError(msg, source=where) from None
+    if not math.isfinite(number):
+        raise ConfigError(f"{path}: the threshold must be finite, got {value!r}", source=where)
+    return number
+
+
+def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
+    """Check parsed config JSON (see the module docstring)."""
+    where = str(source) if source is not None else "<config>"
+    if not isinstance(data, dict):
+        msg = f"a config is a JSON object {{\"criteria\": {{...}}}}, got a JSON {type(data).__name__}"
+        raise ConfigError(msg, source=where)
+    warnings = [
+        f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too); "
+        f"known keys: {', '.join(sorted(_TOP_LEVEL_KEYS))}"
+        for key in data
+        if key not in _TOP_LEVEL_KEYS
+    ]
+    if "criteria" not in data:
+        raise ConfigError("'criteria' is missing; e.g. {\"criteria\": {\"response_match_score\": 0.8}}", source=where)
+    raw = data["criteria"]
+    if not isinstance(raw, dict):
+        raise ConfigError(f"criteria: expected an object of name -> threshold, got {raw!r}", source=where)
+    criteria = []
+    for name, value in raw.items():
+        path = f"criteria.{name}"
+        if isinstance(value, dict):
+            params = {k: v for k, v in value.items() if k != "threshold"}
+            threshold = _threshold(value["threshold"], where, f"{path}.threshold") if "threshold" in value else None
+            criteria.append(Criterion(name=name, threshold=threshold, params=params))
+        else:
+            criteria.append(Criterion(name=name, threshold=_threshold(value, where, path)))
+    for key in ("custom_metrics", "user_simulator_config", "live_model_config"):
+        if key in data and data[key] is not None and not isinstance(data[key], dict):
+            raise ConfigError(f"{key}: expected an object, got {data[key]!r}", source=where)
+    return EvalConfig(
+        criteria=criteria,
+        source=source,
+        custom_metrics=data.get("custom_metrics") or {},
+        user_simulator_config=data.get("user_simulator_config"),
+        live_model_config=data.get("live_model_config"),
+        warnings=warnings,
+    )

@@ -1,0 +1,239 @@
+"""Loading eval files: the EvalSet schema and ADK's two legacy list formats.
+
+Formats (detected from the JSON shape, not from the file name):
+
+* ``evalset``: an ``EvalSet`` object (``*.test.json`` and ``*.evalset.json`` alike);
+* ``legacy-flat``: ``[{"query", "expected_tool_use", "reference", ...}, ...]``, one
+  conversation whose elements are turns (ADK's pytest path reads it);
+* ``legacy-multi``: ``[{"name", "data": [turns], "initial_session"}, ...]``, one case per
+  element (``adk eval`` reads it).
+
+Legacy files are converted as ADK converts them, except that ids are deterministic
+(``docs/compatibility.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from pydantic import ValidationError
+
+from ..errors import DataError
+from ..models import EvalSet, SessionInput
+from ._json import read_json
+from ._paths import describe_validation_error, json_path
+
+__all__ = ["LoadedEvalSet", "load_eval_set", "read_eval_file", "eval_set_from_data"]
+
+_EVAL_SET_KEYS = set(EvalSet.model_fields)
+_FLAT_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference"}
+_MULTI_CASE_KEYS = {"name", "data", "initial_session"}
+_SUFFIXES = re.compile(r"(\.test|\.evalset)?\.json$", re.IGNORECASE)
+
+
+@dataclass
+class LoadedEvalSet:
+    """An eval set with where it came from and what the loader had to say about it."""
+
+    eval_set: EvalSet
+    source: Optional[Path]
+    format: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def _stem(path: Optional[Path]) -> str:
+    return _SUFFIXES.sub("", path.name) if path is not None else "eval_set"
+
+
+def load_eval_set(path: str | Path) -> EvalSet:
+    """Load an eval file in any format ADK 2.13 reads; ``DataError`` if malformed."""
+    return read_eval_file(Path(path)).eval_set
+
+
+def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None) -> LoadedEvalSet:
+    """Load an eval file with its format and warnings (see the module docstring)."""
+    warnings: list[str] = []
+    data = read_json(path, what="an eval set", warnings=warnings)
+    loaded = eval_set_from_data(data, source=path, warnings=warnings, initial_session=initial_session)
+    return loaded
+
+
+def eval_set_from_data(
+    data: Any,
+    *,
+    source: Optional[Path] = None,
+    warnings: Optional[list[str]] = None,
+    initial_session: Optional[SessionInput] = None,
+) -> LoadedEvalSet:
+    """Validate parsed JSON as an eval set in any supported format."""
+    warnings = [] if warnings is None else warnings
+    where = str(source) if source is not None else "<eval set>"
+    if isinstance(data, dict):
+        if initial_session is not None:
+            msg = (
+                "an initial session file applies only to legacy list files; this file is an "
+                "eval set whose cases carry their own 'session_input'"
+            )
+            raise DataError(msg, source=where)
+        eval_set = _validate_eval_set(data, where, warnings)
+        fmt = "evalset"
+    elif isinstance(data, list):
+        eval_set, fmt = _from_legacy(data, source, where, warnings, initial_session)
+    else:
+        msg = (
+            f"the top level is a JSON {type(data).__name__}; an eval file is an object "
+            "{\"eval_set_id\": ..., \"eval_cases\": [...]} or a legacy list of turns or cases"
+        )
+        raise DataError(msg, source=where)
+    _check_unique_ids(eval_set, where)
+    return LoadedEvalSet(eval_set=eval_set, source=source, format=fmt, warnings=warnings)
+
+
+def _validate_eval_set(data: dict[str, Any], where: str, warnings: list[str]) -> EvalSet:
+    camel = {"evalSetId": "eval_set_id", "evalCases": "eval_cases", "creationTimestamp": "creation_timestamp"}
+    found = [k for k in camel if k in data and camel[k] not in data]
+    if found:
+        renames = ", ".join(f"{k!r} -> {camel[k]!r}" for k in found)
+        msg = (
+            f"the top level uses camelCase keys ({renames}); ADK reads only snake_case keys "
+            "there (nested keys may be either). Rename them"
+        )
+        raise DataError(msg, source=where)
+    try:
+        eval_set = EvalSet.model_validate(data)
+    except ValidationError as exc:
+        raise DataError(
+            "not a valid eval set:\n" + describe_validation_error(exc, EvalSet), source=where
+        ) from None
+    for key in data:
+        if key not in _EVAL_SET_KEYS:
+            warnings.append(f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too)")
+    for index, case in enumerate(eval_set.eval_cases):
+        for key in case.model_extra or {}:
+            warnings.append(
+                f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used"
+            )
+    return eval_set
+
+
+def _check_unique_ids(eval_set: EvalSet, where: str) -> None:
+    seen: dict[str, int] = {}
+    for index, case in enumerate(eval_set.eval_cases):
+        if case.eval_id in seen:
+            msg = (
+                f"eval_cases[{index}].eval_id: duplicate id {case.eval_id!r} "
+                f"(also eval_cases[{seen[case.eval_id]}]); every case needs its own eval_id"
+            )
+            raise DataError(msg, source=where)
+        seen[case.eval_id] = index
+
+
+def _from_legacy(
+    data: list[Any],
+    source: Optional[Path],
+    where: str,
+    warnings: list[str],
+    initial_session: Optional[SessionInput],
+) -> tuple[EvalSet, str]:
+    if not data:
+        msg = "the file is an empty list; expected an eval set object or a legacy list of turns"
+        raise DataError(msg, source=where)
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            msg = f"[{index}]: a legacy list holds objects, got a JSON {type(item).__name__}"
+            raise DataError(msg, source=where)
+    if all("data" in item and "name" in item for item in data):
+        if initial_session is not None:
+            msg = "an initial session file applies to legacy flat lists, not multi-case lists"
+            raise DataError(msg, source=where)
+        return _from_multi_case(data, source, where, warnings), "legacy-multi"
+    if all("query" in item for item in data):
+        stem = _stem(source)
+        case = _legacy_case(stem, data, [], where, warnings)
+        if initial_session is not None:
+            case["session_input"] = initial_session.model_dump()
+        eval_set = _validate_converted({"eval_set_id": stem, "name": stem, "eval_cases": [case]}, where)
+        return eval_set, "legacy-flat"
+    first_bad = next(i for i, item in enumerate(data) if "query" not in item and "data" not in item)
+    keys = ", ".join(map(repr, list(data[first_bad])[:8]))
+    msg = (
+        f"[{first_bad}] has keys {keys}. A top-level list is read as a legacy ADK file: "
+        "either turns with a 'query' (flat format) or cases with 'name' and 'data' "
+        "(multi-case format). This file is neither; it does not look like an ADK eval file"
+    )
+    raise DataError(msg, source=where)
+
+
+def _validate_converted(data: dict[str, Any], where: str) -> EvalSet:
+    try:
+        return EvalSet.model_validate(data)
+    except ValidationError as exc:  # a legacy turn with values of the wrong type
+        raise DataError(
+            "not a valid legacy eval file:\n" + describe_validation_error(exc, EvalSet), source=where
+        ) from None
+
+
+def _from_multi_case(
+    data: list[dict[str, Any]], source: Optional[Path], where: str, warnings: list[str]
+) -> EvalSet:
+    cases = []
+    for index, item in enumerate(data):
+        for key in item:
+            if key not in _MULTI_CASE_KEYS:
+                warnings.append(
+                    f"{where}: [{index}].{key}: not a key of the legacy multi-case format "
+                    f"({', '.join(sorted(_MULTI_CASE_KEYS))}); ignored, as ADK does"
+                )
+        turns = item["data"]
+        if not isinstance(turns, list):
+            raise DataError(f"[{index}].data: expected a list of turns", source=where)
+        case = _legacy_case(str(item["name"]), turns, [index, "data"], where, warnings)
+        session = item.get("initial_session")
+        if session:
+            if not isinstance(session, dict):
+                raise DataError(f"[{index}].initial_session: expected an object", source=where)
+            case["session_input"] = {
+                "app_name": session.get("app_name", ""),
+                "user_id": session.get("user_id", ""),
+                "state": session.get("state", {}),
+            }
+        cases.append(case)
+    stem = _stem(source)
+    return _validate_converted({"eval_set_id": stem, "name": stem, "eval_cases": cases}, where)
+
+
+def _legacy_case(
+    eval_id: str, turns: list[Any], loc: list[Any], where: str, warnings: list[str]
+) -> dict[str, Any]:
+    conversation = []
+    for index, turn in enumerate(turns):
+        path = json_path([*loc, index])
+        if not isinstance(turn, dict) or "query" not in turn:
+            raise DataError(f"{path}: a legacy turn is an object with a 'query'", source=where)
+        for key in turn:
+            if key not in _FLAT_TURN_KEYS | {"mock_tool_output"}:
+                warnings.append(f"{where}: {path}.{key}: not a legacy turn key; ignored, as ADK does")
+        tool_uses = []
+        for call_index, call in enumerate(turn.get("expected_tool_use") or []):
+            if not isinstance(call, dict) or "tool_name" not in call:
+                msg = f"{path}.expected_tool_use[{call_index}]: expected {{\"tool_name\": ..., \"tool_input\": {{...}}}}"
+                raise DataError(msg, source=where)
+            tool_uses.append({"name": call["tool_name"], "args": call.get("tool_input")})
+        responses = []
+        for resp_index, resp in enumerate(turn.get("expected_intermediate_agent_responses") or []):
+            if not isinstance(resp, dict) or "author" not in resp:
+                msg = f"{path}.expected_intermediate_agent_responses[{resp_index}]: expected {{\"author\": ..., \"text\": ...}}"
+                raise DataError(msg, source=where)
+            responses.append((resp["author"], [{"text": resp.get("text")}]))
+        conversation.append(
+            {
+                "invocation_id": f"{eval_id}-{index + 1}",
+                "user_content": {"role": "user", "parts": [{"text": turn["query"]}]},
+                "final_response": {"role": "model", "parts": [{"text": turn.get("reference")}]},
+                "intermediate_data": {"tool_uses": tool_uses, "intermediate_responses": responses},
+            }
+        )
+    return {"eval_id": eval_id, "conversation": conversation}

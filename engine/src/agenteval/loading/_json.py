@@ -1,0 +1,86 @@
+"""Reading a JSON file with errors that point at the spot: file, line:column, reason, fix."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+
+__all__ = ["MAX_FILE_BYTES", "read_json"]
+
+#: Files larger than this are refused before reading (override with AGENTEVAL_MAX_FILE_MB).
+MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+def _max_bytes() -> int:
+    override = os.environ.get("AGENTEVAL_MAX_FILE_MB")
+    return int(float(override) * 1024 * 1024) if override else MAX_FILE_BYTES
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def read_json(path: Path, *, what: str, warnings: list[str] | None = None) -> Any:
+    """Parse ``path`` as UTF-8 JSON (a leading BOM is allowed).
+
+    Duplicate keys in an object keep the last value, as Python and pydantic do, and add a
+    warning. Raises ``DataError`` naming the file, line:column and the fix.
+    """
+    source = str(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise DataError(f"no such file (expected {what})", source=source) from None
+    except OSError as exc:
+        raise DataError(f"cannot read the file: {exc.strerror}", source=source) from None
+    if path.is_dir():
+        raise DataError(f"is a folder, expected {what} file", source=source)
+    limit = _max_bytes()
+    if size > limit:
+        msg = (
+            f"the file is {size / 2**20:.0f} MiB, over the {limit / 2**20:.0f} MiB limit; "
+            "split it into several eval sets, or raise the limit with AGENTEVAL_MAX_FILE_MB"
+        )
+        raise DataError(msg, source=source)
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise DataError(f"the file is empty; expected {what} (a JSON document)", source=source)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _line_col(data, exc.start)
+        msg = (
+            f"{line}:{col}: the file is not valid UTF-8 (byte 0x{data[exc.start]:02x}); "
+            "save it as UTF-8"
+        )
+        raise DataError(msg, source=source) from None
+    duplicates: list[str] = []
+
+    def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in obj:
+                duplicates.append(key)
+            obj[key] = value
+        return obj
+
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as exc:
+        msg = f"{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"
+        raise DataError(msg, source=source) from None
+    except RecursionError:
+        msg = "the JSON is nested too deeply to be an eval file (thousands of levels)"
+        raise DataError(msg, source=source) from None
+    if duplicates and warnings is not None:
+        names = ", ".join(sorted(set(map(repr, duplicates))))
+        warnings.append(f"{source}: duplicate JSON keys {names}; the last value of each is used")
+    return value

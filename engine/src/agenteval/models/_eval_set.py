@@ -1,0 +1,115 @@
+"""Eval sets and eval cases, as in ADK's ``*.test.json`` / ``*.evalset.json`` files.
+
+Key rules (ADK 2.13): the ``EvalSet`` top level takes snake_case keys only and ignores
+unknown keys (the loader reports them as warnings); ``EvalCase`` and ``SessionInput``
+accept both spellings and keep unknown keys; everything below rejects unknown keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ._base import AdkModel, AdkModelKeepExtra
+from ._invocation import Invocation
+from ._rubric import Rubric
+
+__all__ = [
+    "ConversationScenario",
+    "EvalCase",
+    "EvalSet",
+    "SessionInput",
+    "UserBehavior",
+    "UserPersona",
+]
+
+
+class SessionInput(AdkModelKeepExtra):
+    """How the agent's session starts: app, user, optional pinned session id, state."""
+
+    app_name: str
+    user_id: str
+    session_id: Optional[str] = None
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class UserBehavior(AdkModel):
+    """One behaviour of a simulated user's persona."""
+
+    name: str
+    description: str
+    behavior_instructions: list[str] = []
+    violation_rubrics: list[str] = []
+
+
+class UserPersona(AdkModel):
+    """A simulated user's persona."""
+
+    id: str
+    description: str
+    behaviors: list[UserBehavior] = []
+
+
+class ConversationScenario(AdkModel):
+    """A conversation played by a simulated user instead of a fixed list of turns.
+
+    ``user_persona`` is a persona object or the id of a built-in persona
+    (``EXPERT``, ``NOVICE``, ``EVALUATOR``).
+    """
+
+    starting_prompt: str
+    conversation_plan: str
+    user_persona: Optional[Union[UserPersona, str]] = None
+
+
+class EvalCase(AdkModelKeepExtra):
+    """One test case: a fixed conversation *or* a conversation scenario (exactly one)."""
+
+    eval_id: str
+    conversation: Optional[list[Invocation]] = None
+    conversation_scenario: Optional[ConversationScenario] = None
+    session_input: Optional[SessionInput] = None
+    creation_timestamp: float = 0.0
+    rubrics: Optional[list[Rubric]] = None
+    final_session_state: Optional[dict[str, Any]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_conversation_kind(self) -> "EvalCase":
+        has_conversation = self.conversation is not None
+        has_scenario = self.conversation_scenario is not None
+        if has_conversation == has_scenario:
+            both = "both" if has_conversation else "neither"
+            msg = (
+                f"a case needs exactly one of 'conversation' (fixed turns) and "
+                f"'conversation_scenario' (simulated user); it has {both}"
+            )
+            raise ValueError(msg)
+        return self
+
+
+class EvalSet(BaseModel):
+    """A named list of eval cases: the content of one eval file."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    eval_set_id: str
+    name: Optional[str] = None
+    description: Optional[str] = None
+    eval_cases: list[EvalCase]
+    creation_timestamp: float = 0.0
+
+    def case(self, eval_id: str) -> EvalCase:
+        """The case with this id (``KeyError`` if there is none)."""
+        for case in self.eval_cases:
+            if case.eval_id == eval_id:
+                return case
+        raise KeyError(eval_id)
+
+    def to_json(self, *, compact: bool = True, indent: Optional[int] = 2) -> str:
+        """Serialise as ADK writes eval sets: snake_case keys.
+
+        ``compact=True`` leaves out unset fields (a loaded file round-trips to the same
+        data, explicit nulls included); ``compact=False`` spells out every field.
+        """
+        return self.model_dump_json(indent=indent, exclude_unset=compact, by_alias=False)

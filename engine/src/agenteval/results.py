@@ -1,0 +1,167 @@
+"""Result records, produced by the engine only (plugins return ``Score``).
+
+    RunResult
+    ├── summary: RunSummary            counts by status, per criterion
+    ├── warnings: [str]                ignored config keys and similar
+    └── eval_sets: [EvalSetResult]
+        └── cases: [CaseResult]         status = worst criterion status
+            └── criteria: [CriterionResult]
+                └── per_invocation: [InvocationResult]
+
+Statuses: PASSED, FAILED, NOT_EVALUATED (could not be scored, with a reason code),
+ERRORED (the evaluator raised; ``error`` holds the exception), INFORMATIONAL (a
+measurement with no threshold). The JSON form of ``RunResult`` is the documented
+``--format json`` document (``docs/json-format.md``).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "CaseResult",
+    "CriterionResult",
+    "CriterionSummary",
+    "ErrorInfo",
+    "EvalSetResult",
+    "InvocationResult",
+    "PluginInfo",
+    "RunResult",
+    "RunSummary",
+    "Status",
+]
+
+FORMAT_VERSION = 1
+
+
+class Status(str, enum.Enum):
+    """The outcome of a criterion, a case or a run."""
+
+    PASSED = "PASSED"
+    FAILED = "FAILED"
+    NOT_EVALUATED = "NOT_EVALUATED"
+    ERRORED = "ERRORED"
+    INFORMATIONAL = "INFORMATIONAL"
+
+    @property
+    def ok(self) -> bool:
+        """PASSED and INFORMATIONAL are fine; anything else makes the run exit 1."""
+        return self in (Status.PASSED, Status.INFORMATIONAL)
+
+
+# Worst first: a case takes the status of its worst criterion.
+_SEVERITY = [Status.FAILED, Status.ERRORED, Status.NOT_EVALUATED, Status.PASSED, Status.INFORMATIONAL]
+
+
+def worst_status(statuses: list[Status]) -> Status:
+    """The most severe status; ``NOT_EVALUATED`` for an empty list."""
+    if not statuses:
+        return Status.NOT_EVALUATED
+    return min(statuses, key=_SEVERITY.index)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PluginInfo(_Record):
+    """Which plugin produced a score: distribution, its version, and the entry point."""
+
+    distribution: str
+    version: str
+    entry_point: str
+
+    def __str__(self) -> str:
+        return f"{self.distribution}@{self.version}"
+
+
+class ErrorInfo(_Record):
+    """An exception raised by an evaluator."""
+
+    type: str
+    message: str
+    traceback: str
+
+
+class InvocationResult(_Record):
+    """One invocation's score under one criterion."""
+
+    index: int
+    invocation_id: str
+    score: Optional[float]
+    status: Status
+    reason: Optional[str] = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class CriterionResult(_Record):
+    """One criterion's outcome for one case."""
+
+    criterion: str
+    threshold: Optional[float]
+    score: Optional[float]
+    status: Status
+    reason: Optional[str] = None
+    reason_code: Optional[str] = None
+    per_invocation: list[InvocationResult] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    plugin: PluginInfo
+    duration_seconds: float = 0.0
+    error: Optional[ErrorInfo] = None
+
+
+class CaseResult(_Record):
+    """One eval case's outcome: the worst of its criteria's statuses."""
+
+    eval_id: str
+    status: Status
+    criteria: list[CriterionResult]
+
+
+class EvalSetResult(_Record):
+    """The cases of one eval set (one file)."""
+
+    eval_set_id: str
+    source: Optional[str] = None
+    cases: list[CaseResult]
+
+
+class CriterionSummary(_Record):
+    """One criterion across all cases of a run."""
+
+    criterion: str
+    threshold: Optional[float]
+    plugin: PluginInfo
+    mean_score: Optional[float]
+    counts: dict[Status, int]
+
+
+class RunSummary(_Record):
+    """Counts of a run: cases and criterion results by status."""
+
+    status: Status
+    cases: dict[Status, int]
+    criterion_results: dict[Status, int]
+    criteria: list[CriterionSummary]
+
+
+class RunResult(_Record):
+    """Everything a run produced. ``model_dump(mode="json")`` is the JSON document."""
+
+    format_version: int = FORMAT_VERSION
+    engine_version: str
+    summary: RunSummary
+    eval_sets: list[EvalSetResult]
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when every case is PASSED or INFORMATIONAL."""
+        return self.summary.status.ok
+
+    def cases(self) -> list[CaseResult]:
+        """Every case result of every eval set."""
+        return [case for eval_set in self.eval_sets for case in eval_set.cases]
