@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 __all__ = [
     "CaseResult",
@@ -70,12 +70,21 @@ class _Record(BaseModel):
 class PluginInfo(_Record):
     """Which plugin produced a score: distribution, its version, and the entry point."""
 
+    # ``id`` is computed; reading a result document back must accept it.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
     distribution: str
     version: str
     entry_point: str
 
-    def __str__(self) -> str:
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def id(self) -> str:
+        """``distribution@version``."""
         return f"{self.distribution}@{self.version}"
+
+    def __str__(self) -> str:
+        return self.id
 
 
 class ErrorInfo(_Record):

@@ -1,0 +1,5 @@
+"""``python -m agenteval``."""
+
+from .cli import main
+
+main()

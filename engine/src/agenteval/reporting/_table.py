@@ -1,0 +1,177 @@
+"""The terminal report: one table per eval set, reasons for everything not PASSED, a summary.
+
+With ``detailed=True`` each criterion also lists its per-invocation scores, and each
+invocation shows the prompt, expected and actual responses and tool calls (what ADK's
+``--print_detailed_results`` shows).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Optional
+
+from rich import box
+from rich.console import Console
+from rich.padding import Padding
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from ..models import FunctionCall, Invocation
+from ..results import CaseResult, RunResult, Status
+
+__all__ = ["render_table"]
+
+_STYLE = {
+    Status.PASSED: "green",
+    Status.FAILED: "bold red",
+    Status.NOT_EVALUATED: "yellow",
+    Status.ERRORED: "bold magenta",
+    Status.INFORMATIONAL: "cyan",
+}
+
+
+def _score(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def _status(status: Status) -> Text:
+    return Text(status.value, style=_STYLE[status])
+
+
+def _call(call: FunctionCall) -> str:
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (call.args or {}).items())
+    return f"{call.name}({args})"
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _case_table(title: str, cases: Sequence[CaseResult]) -> Table:
+    table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD)
+    table.add_column("case", overflow="fold", min_width=12)
+    table.add_column("criterion", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("threshold", justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for case in cases:
+        for index, result in enumerate(case.criteria):
+            table.add_row(
+                escape(case.eval_id) if index == 0 else "",
+                escape(result.criterion),
+                _score(result.score),
+                _score(result.threshold),
+                _status(result.status),
+                end_section=index == len(case.criteria) - 1,
+            )
+        if not case.criteria:
+            table.add_row(escape(case.eval_id), "(no criteria)", "", "", _status(case.status))
+    return table
+
+
+def _problems(console: Console, cases: Sequence[CaseResult]) -> None:
+    """Why each FAILED / NOT_EVALUATED / ERRORED result is so, one paragraph each."""
+    for case in cases:
+        for result in case.criteria:
+            if result.status.ok:
+                continue
+            head = Text("  ✗ ", style=_STYLE[result.status]).append(f"{case.eval_id} · {result.criterion} ")
+            head.append(_status(result.status))
+            if result.reason_code:
+                head.append(f" [{result.reason_code}]", style="dim")
+            console.print(head)
+            if result.reason:
+                console.print(Padding(Text(_clip(result.reason, 600)), (0, 0, 0, 4)))
+
+
+def _details(
+    console: Console, case: CaseResult, actual: Optional[Sequence[Invocation]], expected: Optional[Sequence[Invocation]]
+) -> None:
+    console.print(Text(f"▸ {case.eval_id}: ", style="bold").append(_status(case.status)))
+    for result in case.criteria:
+        line = f"  {result.criterion} ({result.plugin.id}): {_score(result.score)}"
+        if result.threshold is not None:
+            line += f" / threshold {_score(result.threshold)}"
+        console.print(Text(line).append(" ").append(_status(result.status)))
+        if result.error is not None:
+            console.print(Text(_clip(result.error.traceback, 2000), style="dim"))
+    count = len(actual or ())
+    for index in range(count):
+        console.print(Text(f"  invocation {index + 1}", style="bold"))
+        inv = actual[index]
+        exp = expected[index] if expected is not None and index < len(expected) else None
+        console.print(f"    prompt:   {escape(_clip(inv.user_content.text()))}")
+        if exp is not None:
+            console.print(f"    expected: {escape(_clip(exp.final_text()))}")
+        console.print(f"    actual:   {escape(_clip(inv.final_text()))}")
+        if exp is not None:
+            console.print(f"    expected tools: {escape(', '.join(map(_call, exp.tool_calls())) or '(none)')}")
+        console.print(f"    actual tools:   {escape(', '.join(map(_call, inv.tool_calls())) or '(none)')}")
+        for result in case.criteria:
+            item = next((p for p in result.per_invocation if p.index == index), None)
+            if item is None:
+                continue
+            text = Text(f"    {result.criterion}: ").append(_status(item.status)).append(f" ({_score(item.score)})")
+            if item.reason and item.status is not Status.PASSED:
+                text.append(f" {_clip(item.reason, 400)}")
+            console.print(text)
+
+
+def _summary_line(result: RunResult) -> Text:
+    cases = result.summary.cases
+    total = sum(cases.values())
+    text = Text(f"{total} case{'s' if total != 1 else ''}: ", style="bold")
+    parts = [(status, n) for status, n in cases.items() if n]
+    for i, (status, n) in enumerate(parts):
+        text.append(f"{n} {status.value.lower().replace('_', ' ')}", style=_STYLE[status])
+        if i < len(parts) - 1:
+            text.append(", ")
+    results = result.summary.criterion_results
+    problems = results[Status.NOT_EVALUATED] + results[Status.ERRORED]
+    if problems:
+        text.append(
+            f"  ({results[Status.NOT_EVALUATED]} criterion results not evaluated, "
+            f"{results[Status.ERRORED]} errored: see reasons above)",
+            style="yellow",
+        )
+    if total == 0:
+        text.append("no case ran", style="yellow")
+    return text
+
+
+def render_table(
+    result: RunResult,
+    console: Console,
+    *,
+    detailed: bool = False,
+    conversations: Optional[Mapping[tuple[int, str], tuple[Sequence[Invocation], Optional[Sequence[Invocation]]]]] = None,
+) -> None:
+    """Print the report. ``conversations`` maps ``(eval set index, eval_id)`` to
+    ``(actual, expected)`` invocations, used by the detailed view."""
+    for set_index, eval_set in enumerate(result.eval_sets):
+        title = eval_set.eval_set_id + (f"  ({eval_set.source})" if eval_set.source else "")
+        console.print(_case_table(escape(title), eval_set.cases))
+        _problems(console, eval_set.cases)
+        if detailed:
+            for case in eval_set.cases:
+                actual, expected = (conversations or {}).get((set_index, case.eval_id), (None, None))
+                _details(console, case, actual, expected)
+            console.print()
+    if result.summary.criteria:
+        means = Table(title="criteria over all cases", title_justify="left", box=box.SIMPLE_HEAD)
+        for column in ("criterion", "mean", "threshold", "pass", "fail", "n/e", "err"):
+            means.add_column(column, justify="left" if column == "criterion" else "right", no_wrap=True)
+        for item in result.summary.criteria:
+            counts = item.counts
+            means.add_row(
+                escape(item.criterion), _score(item.mean_score), _score(item.threshold),
+                str(counts[Status.PASSED]), str(counts[Status.FAILED]),
+                str(counts[Status.NOT_EVALUATED]), str(counts[Status.ERRORED]),
+            )
+        console.print(means)
+        plugins = sorted({item.plugin.id for item in result.summary.criteria})
+        console.print(Text(f"scored by {', '.join(plugins)}", style="dim"))
+    console.print(_summary_line(result))
