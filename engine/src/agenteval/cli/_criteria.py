@@ -50,13 +50,14 @@ def list_criteria(check: bool, output_format: str) -> None:
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
+        from rich import box
         from rich.console import Console
         from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=f"{len(rows)} installed criteria", title_justify="left")
+        table = Table(title=f"{len(rows)} installed criteria", title_justify="left", box=box.SIMPLE_HEAD)
         for column in ("name", "distribution", "version", "description") + (("check",) if check else ()):
-            table.add_column(column, overflow="fold")
+            table.add_column(column, overflow="fold", no_wrap=column in ("name", "distribution", "version", "check"))
         for row in rows:
             cells = [row["name"], row["distribution"], row["version"], row["description"]]
             if check:

@@ -1,0 +1,53 @@
+"""What the CLI imports: nothing of a plugin or a Google SDK unless a run asks for it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
+
+_PROBE = """
+import sys
+from agenteval.cli import main
+try:
+    main({args!r}, standalone_mode=True)
+except SystemExit:
+    pass
+bad = sorted(m for m in sys.modules if m.split('.')[0] in {{'agenteval_builtin', 'google', 'vertexai', 'rouge_score', 'nltk'}})
+sys.stderr.write('\\nIMPORTED=' + ','.join(bad) + '\\n')
+"""
+
+
+def _imported(args: list[str]) -> list[str]:
+    code = _PROBE.format(args=args)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED=")][-1]
+    return [m for m in line[len("IMPORTED="):].split(",") if m]
+
+
+def test_help_imports_no_plugin_and_no_google_sdk():
+    assert _imported(["--help"]) == []
+
+
+def test_criteria_list_imports_no_plugin():
+    assert _imported(["criteria", "list"]) == []
+
+
+def test_run_imports_only_the_requested_plugin_module():
+    imported = _imported(["run", str(EXAMPLE / "travel.evalset.json"), "--actual",
+                          str(EXAMPLE / "travel.actual.json"), "--criteria", "tool_trajectory_avg_score",
+                          "--format", "json"])
+    assert "agenteval_builtin.trajectory" in imported
+    assert "agenteval_builtin.response_match" not in imported
+    assert not [m for m in imported if m.startswith(("google", "vertexai", "rouge_score", "nltk"))]
+
+
+def test_python_dash_m_works():
+    proc = subprocess.run([sys.executable, "-m", "agenteval", "criteria", "list", "--format", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert any(row["name"] == "response_match_score" for row in json.loads(proc.stdout))
