@@ -15,7 +15,7 @@ from ._registry import Registry
 from ._resolve import resolve_criteria
 from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs
 from .criterion import Criterion
-from .errors import DataError
+from .errors import ConfigError, DataError
 from .loading import EvalConfig, EvalTarget, LoadedEvalSet, config_from_data, expand_targets, load_config, read_eval_file
 from .models import EvalCase, EvalSet, Invocation
 from .results import RunResult
@@ -37,11 +37,21 @@ def _as_config(criteria: CriteriaSpec) -> EvalConfig:
     return EvalConfig(criteria=items)
 
 
-def _criteria_for(config: EvalConfig, names: Optional[Sequence[str]]) -> list[Criterion]:
+def _criteria_for(config: EvalConfig, names: Optional[Sequence[str]], registry: Registry) -> list[Criterion]:
     """``--criteria`` picks names; configured thresholds and params are kept."""
-    if not names:
-        return list(config.criteria)
-    return [config.get(name) or Criterion(name=name) for name in names]
+    chosen = list(config.criteria) if not names else [config.get(n) or Criterion(name=n) for n in names]
+    for criterion in chosen:
+        custom = config.custom_metrics.get(criterion.name)
+        if custom is not None and criterion.name not in registry.names():
+            target = (custom.get("code_config") or {}).get("name") if isinstance(custom, dict) else None
+            msg = (
+                f"criteria.{criterion.name} is an ADK custom metric (custom_metrics.{criterion.name}"
+                f"{f' -> {target!r}' if target else ''}). agenteval loads every criterion from a "
+                "plugin instead: wrap the function in an Evaluator and register it under the "
+                "'agenteval.criteria' entry points (docs/writing-a-criterion.md)"
+            )
+            raise ConfigError(msg, source=str(config.source) if config.source else "<config>")
+    return chosen
 
 
 class _ActualIndex:
@@ -127,7 +137,7 @@ def plan_from_paths(
             config = configs[config_file]
         warnings.extend(config.warnings)
         source = str(config.source) if config.source else "default criteria"
-        criteria = _criteria_for(config, criteria_names)
+        criteria = _criteria_for(config, criteria_names, registry)
         actual = {case.eval_id: index.find(loaded.eval_set, case, str(target.path)) for case in cases}
         requests.extend((c, source if config.get(c.name) else "--criteria") for c in criteria)
         planned.append((loaded, cases, actual, len(criteria)))
@@ -186,7 +196,8 @@ async def evaluate_async(
             warnings.extend(loaded[-1].warnings)
     config = _as_config(criteria)
     actual_map = _actual_map(actual)
-    resolved = resolve_criteria([(c, "criteria") for c in config.criteria], registry, warnings)
+    chosen = _criteria_for(config, None, registry)
+    resolved = resolve_criteria([(c, "criteria") for c in chosen], registry, warnings)
     jobs = []
     for item in loaded:
         cases = list(item.eval_set.eval_cases)
