@@ -6,63 +6,80 @@ The public API (everything here is stable within a major version):
 * plugin contract: ``Evaluator``, ``EvaluatorInfo``, ``Params``, ``EvaluationContext``,
   ``Score``, ``InvocationScore``;
 * requests and results: ``Criterion``, ``RunResult`` and its records, ``Status``;
-* embedding: ``evaluate`` / ``evaluate_async``, ``load_eval_set``, ``load_config``;
+* embedding: ``evaluate`` / ``evaluate_async``, ``load_eval_set``, ``load_config``,
+  ``EvalConfig``, ``Registry``;
 * errors: ``AgentEvalError`` and its subclasses.
+
+Attributes are imported on first use (PEP 562), so ``agenteval --help`` stays fast.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from ._api import evaluate, evaluate_async
-from ._registry import Registry
-from .criterion import Criterion
-from .loading import EvalConfig, load_config, load_eval_set
-from .errors import AgentEvalError, ConfigError, CriterionLoadError, DataError
-from .evaluator import (
-    EvaluationContext,
-    Evaluator,
-    EvaluatorInfo,
-    InvocationScore,
-    Params,
-    Score,
-)
-from .results import (
-    CaseResult,
-    CriterionResult,
-    ErrorInfo,
-    EvalSetResult,
-    InvocationResult,
-    PluginInfo,
-    RunResult,
-    RunSummary,
-    Status,
-)
+
+_EXPORTS = {
+    "AgentEvalError": ".errors",
+    "CaseResult": ".results",
+    "ConfigError": ".errors",
+    "Criterion": ".criterion",
+    "CriterionLoadError": ".errors",
+    "CriterionResult": ".results",
+    "DataError": ".errors",
+    "ErrorInfo": ".results",
+    "EvalConfig": ".loading",
+    "EvalSetResult": ".results",
+    "EvaluationContext": ".evaluator",
+    "Evaluator": ".evaluator",
+    "EvaluatorInfo": ".evaluator",
+    "InvocationResult": ".results",
+    "InvocationScore": ".evaluator",
+    "Params": ".evaluator",
+    "PluginInfo": ".results",
+    "Registry": "._registry",
+    "RunResult": ".results",
+    "RunSummary": ".results",
+    "Score": ".evaluator",
+    "Status": ".results",
+    "evaluate": "._api",
+    "evaluate_async": "._api",
+    "load_config": ".loading",
+    "load_eval_set": ".loading",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 
-__all__ = [
-    "AgentEvalError",
-    "CaseResult",
-    "ConfigError",
-    "Criterion",
-    "CriterionLoadError",
-    "CriterionResult",
-    "DataError",
-    "ErrorInfo",
-    "EvalConfig",
-    "EvalSetResult",
-    "EvaluationContext",
-    "Evaluator",
-    "EvaluatorInfo",
-    "InvocationResult",
-    "InvocationScore",
-    "Params",
-    "PluginInfo",
-    "Registry",
-    "RunResult",
-    "RunSummary",
-    "Score",
-    "Status",
-    "__version__",
-    "evaluate",
-    "evaluate_async",
-    "load_config",
-    "load_eval_set",
-]
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agenteval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
+    from ._api import evaluate, evaluate_async
+    from ._registry import Registry
+    from .criterion import Criterion
+    from .errors import AgentEvalError, ConfigError, CriterionLoadError, DataError
+    from .evaluator import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Params, Score
+    from .loading import EvalConfig, load_config, load_eval_set
+    from .results import (
+        CaseResult,
+        CriterionResult,
+        ErrorInfo,
+        EvalSetResult,
+        InvocationResult,
+        PluginInfo,
+        RunResult,
+        RunSummary,
+        Status,
+    )
