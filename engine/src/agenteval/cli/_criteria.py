@@ -96,7 +96,7 @@ def show_criterion(name: str) -> None:
         f"calls a judge:      {'yes' if info.requires_judge else 'no'}",
         "",
         "parameters (JSON schema):",
-        json.dumps(klass.Params.model_json_schema(), indent=2),
+        json.dumps(klass.Params.model_json_schema(by_alias=False), indent=2),
     ]
     doc = inspect.getdoc(klass)
     if doc:

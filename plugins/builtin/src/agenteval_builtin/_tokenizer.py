@@ -1,0 +1,119 @@
+"""The Unicode-aware ROUGE tokenisation of ADK 2.13 (its fix for issue #3111), rewritten.
+
+Steps, applied to a whole text:
+
+1. NFKC normalisation, then lower-casing (full-width ``ＡＢＣ`` becomes ``abc``).
+2. Character classes:
+
+   * CJK Unified Ideographs (U+4E00-U+9FFF), Hiragana and Katakana (U+3040-U+30FF) and
+     Hangul syllables (U+AC00-U+D7AF): each character is a token of its own;
+   * Thai, Lao (U+0E00-U+0EFF), Khmer (U+1780-U+17FF) and Myanmar (U+1000-U+109F):
+     a combining mark (category ``M*``) joins the current word; any other character of
+     these blocks, punctuation and digits included, starts a new word (a cluster);
+   * other alphanumerics (``str.isalnum``) and combining marks join the current word;
+   * everything else (spaces, punctuation, ``_``, symbols, emoji) ends the word.
+
+3. A word made only of ASCII characters (hence of ``[a-z0-9]``) goes through
+   rouge_score's default tokenisation, which Porter-stems (NLTK) tokens longer than
+   three characters. Any other word is a token as is: never stemmed, never folded, so
+   ``café`` and ``cafe`` differ.
+
+Speed: stemming dominates ROUGE's cost, so each distinct ASCII word is tokenised once
+(``functools.lru_cache``), and recent whole texts are cached too. Pure-ASCII texts skip the
+character scan; other texts are scanned by ``str.translate`` with a table that learns
+each character's rewrite on first sight.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from nltk.stem import porter
+from rouge_score import tokenize as rouge_tokenize
+
+__all__ = ["UnicodeAwareTokenizer", "tokenize"]
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_STEMMER = porter.PorterStemmer()
+
+
+def _is_solo_script(code: int) -> bool:
+    return (
+        0x4E00 <= code <= 0x9FFF  # CJK Unified Ideographs
+        or 0x3040 <= code <= 0x30FF  # Hiragana, then Katakana
+        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
+    )
+
+
+def _is_cluster_script(code: int) -> bool:
+    return (
+        0x0E00 <= code <= 0x0EFF  # Thai, then Lao
+        or 0x1780 <= code <= 0x17FF  # Khmer
+        or 0x1000 <= code <= 0x109F  # Myanmar
+    )
+
+
+def _rewrite(code: int) -> str:
+    """What the scan turns a character into before splitting on whitespace: itself
+    (joins the current word), a space (separator), itself between spaces (a token of
+    its own) or a space then itself (starts a new word)."""
+    char = chr(code)
+    if _is_solo_script(code):
+        return f" {char} "
+    is_mark = unicodedata.category(char).startswith("M")
+    if _is_cluster_script(code):
+        return char if is_mark else f" {char}"
+    return char if is_mark or char.isalnum() else " "
+
+
+class _RewriteTable(dict):
+    """``str.translate`` table filled on first sight of each character, so the scan runs
+    in C for every character seen before (up to a bound, against unbounded growth)."""
+
+    def __missing__(self, code: int) -> str:
+        value = _rewrite(code)
+        if len(self) < _TABLE_LIMIT:
+            self[code] = value
+        return value
+
+
+_TABLE_LIMIT = 1 << 16
+
+_TABLE = _RewriteTable()
+
+
+@lru_cache(maxsize=1 << 16)
+def _ascii_word_tokens(word: str) -> tuple[str, ...]:
+    # rouge_score's own default tokenisation, stemmer included, once per distinct word.
+    return tuple(rouge_tokenize.tokenize(word, _STEMMER))
+
+
+def _words(text: str) -> list[str]:
+    """The words of an NFKC-normalised, lower-cased text (step 2)."""
+    return text.translate(_TABLE).split()
+
+
+@lru_cache(maxsize=256)  # a scoring tokenises each text twice (score, then reason)
+def tokenize(text: str) -> tuple[str, ...]:
+    """The tokens ROUGE compares for ``text`` (see the module docstring)."""
+    tokens: list[str] = []
+    if text.isascii():
+        # NFKC leaves ASCII unchanged, and an ASCII word character is [a-z0-9].
+        for word in _ASCII_WORD.findall(text.lower()):
+            tokens.extend(_ascii_word_tokens(word))
+        return tuple(tokens)
+    for word in _words(unicodedata.normalize("NFKC", text).lower()):
+        if word.isascii():
+            tokens.extend(_ascii_word_tokens(word))
+        else:
+            tokens.append(word)
+    return tuple(tokens)
+
+
+class UnicodeAwareTokenizer:
+    """A rouge_score tokenizer (an object with ``tokenize(text) -> list[str]``)."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return list(tokenize(text))
