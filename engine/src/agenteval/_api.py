@@ -219,6 +219,15 @@ def evaluate(
     strict: bool = False,
 ) -> RunResult:
     """Synchronous ``evaluate_async`` (not callable from inside a running event loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:  # checked first: asyncio.run would leave the coroutine un-awaited (a RuntimeWarning)
+        raise RuntimeError(
+            "agenteval.evaluate() cannot run inside a running event loop; "
+            "use 'await agenteval.evaluate_async(...)' there"
+        )
     return asyncio.run(
         evaluate_async(eval_sets, actual, criteria, registry=registry, concurrency=concurrency, strict=strict)
     )

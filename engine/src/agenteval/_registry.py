@@ -124,14 +124,14 @@ class Registry:
         else:
             for ep in importlib.metadata.entry_points(group=CRITERIA_GROUP):
                 dist = ep.dist
-                dist_name = dist.metadata["Name"] if dist is not None else "<unknown>"
-                version = dist.version if dist is not None else "0"
+                dist_name, version = _name_and_version(dist)
                 ref = CriterionRef(ep.name, dist_name, version, ep.value)
                 same = [r for r in refs.get(ep.name, []) if r.distribution == dist_name]
                 if not same:
                     refs.setdefault(ep.name, []).append(ref)
                     self._entry_points[(ep.name, dist_name)] = ep
-        self._refs = dict(sorted(refs.items()))
+        # Sorted by name, then by distribution: messages must not depend on disk order.
+        self._refs = {n: sorted(group, key=lambda r: r.distribution) for n, group in sorted(refs.items())}
         return self._refs
 
     def refs(self) -> list[CriterionRef]:
@@ -216,6 +216,18 @@ class Registry:
         )
 
 
+def _name_and_version(dist: Optional[importlib.metadata.Distribution]) -> tuple[str, str]:
+    """A distribution's name and version; broken metadata (no ``Name``/``Version``) must
+    not break discovery, so fall back to the metadata folder and ``"0"``."""
+    if dist is None:
+        return "<unknown>", "0"
+    metadata = dist.metadata
+    name = metadata.get("Name") if metadata is not None else None
+    version = metadata.get("Version") if metadata is not None else None
+    folder = getattr(dist, "_path", None)
+    return name or (str(folder) if folder else "<unknown>"), version or "0"
+
+
 def _explain(err: Exception, ref: CriterionRef) -> str:
     cause = f"{type(err).__name__}: {err}"
     if isinstance(err, ModuleNotFoundError) and err.name:
@@ -241,3 +253,12 @@ class _FreshNamedManager(NamedExtensionManager):
 
     def list_entry_points(self) -> list[importlib.metadata.EntryPoint]:  # noqa: D102 - stevedore hook
         return self._fresh_entry_points
+
+    def _load_one_plugin(self, ep: importlib.metadata.EntryPoint, *args: Any, **kwargs: Any) -> Any:
+        # stevedore re-raises AssertionError (and never catches SystemExit); a plugin whose
+        # module fails an ``assert`` or calls ``sys.exit`` at import time is a load failure too.
+        try:
+            return super()._load_one_plugin(ep, *args, **kwargs)
+        except (AssertionError, SystemExit) as err:
+            self._on_load_failure_callback(self, ep, err)
+            return None

@@ -16,6 +16,7 @@ from typing import Any, Optional
 from ..criterion import Criterion
 from ..errors import ConfigError
 from ._json import read_json
+from ._paths import json_type
 
 __all__ = ["DEFAULT_CRITERIA", "EvalConfig", "load_config", "config_from_data"]
 
@@ -73,7 +74,7 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
     """Check parsed config JSON (see the module docstring)."""
     where = str(source) if source is not None else "<config>"
     if not isinstance(data, dict):
-        msg = f"a config is a JSON object {{\"criteria\": {{...}}}}, got a JSON {type(data).__name__}"
+        msg = f"a config is a JSON object {{\"criteria\": {{...}}}}, got a JSON {json_type(data)}"
         raise ConfigError(msg, source=where)
     warnings = [
         f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too); "

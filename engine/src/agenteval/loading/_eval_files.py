@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_camel
 
 from ..errors import DataError
 from ..models import EvalSet, SessionInput
 from ._json import read_json
-from ._paths import describe_validation_error, json_path
+from ._paths import describe_validation_error, json_path, json_type
 
 __all__ = ["LoadedEvalSet", "load_eval_set", "read_eval_file", "eval_set_from_data"]
 
@@ -84,7 +85,7 @@ def eval_set_from_data(
         eval_set, fmt = _from_legacy(data, source, where, warnings, initial_session)
     else:
         msg = (
-            f"the top level is a JSON {type(data).__name__}; an eval file is an object "
+            f"the top level is a JSON {json_type(data)}; an eval file is an object "
             "{\"eval_set_id\": ..., \"eval_cases\": [...]} or a legacy list of turns or cases"
         )
         raise DataError(msg, source=where)
@@ -112,11 +113,26 @@ def _validate_eval_set(data: dict[str, Any], where: str, warnings: list[str]) ->
         if key not in _EVAL_SET_KEYS:
             warnings.append(f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too)")
     for index, case in enumerate(eval_set.eval_cases):
+        _check_spelt_twice(case, f"eval_cases[{index}]", where)
+        if case.session_input is not None:
+            _check_spelt_twice(case.session_input, f"eval_cases[{index}].session_input", where)
         for key in case.model_extra or {}:
             warnings.append(
                 f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used"
             )
     return eval_set
+
+
+def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:
+    """A model that keeps unknown keys takes ``evalId`` and files ``eval_id`` as an extra
+    when both are given; refuse that instead of keeping two values for one field."""
+    for key in model.model_extra or {}:
+        if key in type(model).model_fields:
+            msg = (
+                f"{path}: {key!r} is given twice, as {key!r} and {to_camel(key)!r}; "
+                "keep one spelling"
+            )
+            raise DataError(msg, source=where)
 
 
 def _check_unique_ids(eval_set: EvalSet, where: str) -> None:
@@ -143,24 +159,46 @@ def _from_legacy(
         raise DataError(msg, source=where)
     for index, item in enumerate(data):
         if not isinstance(item, dict):
-            msg = f"[{index}]: a legacy list holds objects, got a JSON {type(item).__name__}"
+            msg = f"[{index}]: a legacy list holds objects, got a JSON {json_type(item)}"
             raise DataError(msg, source=where)
-    if all("data" in item and "name" in item for item in data):
+    is_case = ["data" in item and "name" in item for item in data]
+    is_turn = ["query" in item for item in data]
+    if all(is_case):
         if initial_session is not None:
             msg = "an initial session file applies to legacy flat lists, not multi-case lists"
             raise DataError(msg, source=where)
         return _from_multi_case(data, source, where, warnings), "legacy-multi"
-    if all("query" in item for item in data):
+    if all(is_turn):
         stem = _stem(source)
         case = _legacy_case(stem, data, [], where, warnings)
         if initial_session is not None:
             case["session_input"] = initial_session.model_dump()
         eval_set = _validate_converted({"eval_set_id": stem, "name": stem, "eval_cases": [case]}, where)
         return eval_set, "legacy-flat"
-    first_bad = next(i for i, item in enumerate(data) if "query" not in item and "data" not in item)
-    keys = ", ".join(map(repr, list(data[first_bad])[:8]))
+    has_data = ["data" in item for item in data]
+    if any(has_data) and any(is_turn):
+        turn, case_index = is_turn.index(True), has_data.index(True)
+        msg = (
+            f"the list mixes the two legacy formats: [{turn}] is a turn (it has 'query') and "
+            f"[{case_index}] is a case (it has 'data'); a file uses one format only"
+        )
+        raise DataError(msg, source=where)
+    if any(has_data):
+        first_bad = is_case.index(False)
+        absent = [repr(k) for k in ("name", "data") if k not in data[first_bad]]
+        msg = (
+            f"[{first_bad}]: {' and '.join(absent)} {'are' if len(absent) > 1 else 'is'} missing; "
+            "every element of a legacy multi-case list is "
+            "{\"name\": <case id>, \"data\": [turns], \"initial_session\": {...}}"
+        )
+        raise DataError(msg, source=where)
+    if any(is_turn):
+        first_bad = is_turn.index(False)
+        msg = f"[{first_bad}]: 'query' is missing; every turn of a legacy flat list has a 'query'"
+        raise DataError(msg, source=where)
+    keys = ", ".join(map(repr, list(data[0])[:8])) or "no keys"
     msg = (
-        f"[{first_bad}] has keys {keys}. A top-level list is read as a legacy ADK file: "
+        f"[0] has {'keys ' if data[0] else ''}{keys}. A top-level list is read as a legacy ADK file: "
         "either turns with a 'query' (flat format) or cases with 'name' and 'data' "
         "(multi-case format). This file is neither; it does not look like an ADK eval file"
     )
@@ -216,6 +254,11 @@ def _legacy_case(
         for key in turn:
             if key not in _FLAT_TURN_KEYS | {"mock_tool_output"}:
                 warnings.append(f"{where}: {path}.{key}: not a legacy turn key; ignored, as ADK does")
+        for key, shape in (("expected_tool_use", '{"tool_name": ..., "tool_input": {...}}'),
+                           ("expected_intermediate_agent_responses", '{"author": ..., "text": ...}')):
+            if not isinstance(turn.get(key) or [], list):
+                msg = f"{path}.{key}: expected a list of {shape}, got a JSON {json_type(turn[key])}"
+                raise DataError(msg, source=where)
         tool_uses = []
         for call_index, call in enumerate(turn.get("expected_tool_use") or []):
             if not isinstance(call, dict) or "tool_name" not in call:

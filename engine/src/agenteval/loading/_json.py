@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 
 __all__ = ["MAX_FILE_BYTES", "read_json"]
 
@@ -17,13 +18,41 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 
 def _max_bytes() -> int:
     override = os.environ.get("AGENTEVAL_MAX_FILE_MB")
-    return int(float(override) * 1024 * 1024) if override else MAX_FILE_BYTES
+    if not override:
+        return MAX_FILE_BYTES
+    try:
+        megabytes = float(override)
+    except ValueError:
+        megabytes = math.nan
+    if not (math.isfinite(megabytes) and megabytes > 0):
+        msg = f"AGENTEVAL_MAX_FILE_MB={override!r} is not a positive number of megabytes (e.g. 1024)"
+        raise ConfigError(msg, source="environment")
+    return max(1, int(megabytes * 1024 * 1024))
+
+
+def _size(count: int) -> str:
+    return f"{count:,} bytes" if count < 2**20 else f"{count / 2**20:.1f} MiB"
 
 
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     line = data.count(b"\n", 0, offset) + 1
     col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
     return line, col
+
+
+def _explain_syntax(exc: json.JSONDecodeError) -> str:
+    """The decoder's message, with the usual cause when it is a common slip."""
+    msg = exc.msg[: -len(" at")] if exc.msg.endswith(" at") else exc.msg
+    found = exc.doc[exc.pos : exc.pos + 1] if exc.pos < len(exc.doc) else ""
+    if msg.startswith("Invalid control character"):
+        return f"{msg} inside a string (write a line break as \\n and a tab as \\t)"
+    if msg.startswith("Expecting") and found in ("}", "]") and exc.doc[: exc.pos].rstrip().endswith(","):
+        return f"{msg} (a trailing comma? JSON allows none)"
+    if msg.startswith("Expecting") and found in ("/", "#"):
+        return f"{msg} (JSON has no comments)"
+    if msg.startswith("Expecting") and found == "'":
+        return f"{msg} (JSON strings and keys use double quotes)"
+    return msg
 
 
 def read_json(path: Path, *, what: str, warnings: list[str] | None = None) -> Any:
@@ -44,7 +73,7 @@ def read_json(path: Path, *, what: str, warnings: list[str] | None = None) -> An
     limit = _max_bytes()
     if size > limit:
         msg = (
-            f"the file is {size / 2**20:.0f} MiB, over the {limit / 2**20:.0f} MiB limit; "
+            f"the file is {_size(size)}, over the {_size(limit)} limit; "
             "split it into several eval sets, or raise the limit with AGENTEVAL_MAX_FILE_MB"
         )
         raise DataError(msg, source=source)
@@ -75,7 +104,7 @@ def read_json(path: Path, *, what: str, warnings: list[str] | None = None) -> An
     try:
         value = json.loads(text, object_pairs_hook=_pairs)
     except json.JSONDecodeError as exc:
-        msg = f"{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"
+        msg = f"{exc.lineno}:{exc.colno}: invalid JSON: {_explain_syntax(exc)}"
         raise DataError(msg, source=source) from None
     except RecursionError:
         msg = "the JSON is nested too deeply to be an eval file (thousands of levels)"

@@ -56,7 +56,7 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
         if path.is_dir():
             if ids:
                 raise DataError("a case selection (':case_id') applies to a file, not a folder", source=argument)
-            files = sorted(p for p in path.rglob("*.json") if _EVAL_FILE.match(p.name))
+            files = sorted(p for p in path.rglob("*") if _EVAL_FILE.match(p.name) and p.is_file())
             if not files:
                 msg = "the folder has no *.test.json or *.evalset.json files; name a file directly"
                 raise DataError(msg, source=path_text)

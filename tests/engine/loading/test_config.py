@@ -1,0 +1,229 @@
+"""``loading/_config.py``: ``test_config.json`` parsing as ADK 2.13 accepts it.
+
+Parameters are only collected here; ``_resolve.py`` checks them against the evaluator
+(see ``tests/engine/test_resolve.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agenteval import Criterion
+from agenteval.errors import ConfigError
+from agenteval.loading import DEFAULT_CRITERIA, EvalConfig, config_from_data, load_config
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.usefixtures("no_max_file_env")
+
+
+def write(tmp_path: Path, data: Any, name: str = "test_config.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def config_error(tmp_path: Path, data: Any) -> str:
+    path = write(tmp_path, data)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: "), message
+    return message
+
+
+@pytest.mark.parametrize(
+    ("value", "threshold"),
+    [(0.7, 0.7), (1, 1.0), (0, 0.0), ("0.5", 0.5), (" 0.25 ", 0.25), (-1, -1.0), (1e-9, 1e-9)],
+)
+def test_number_thresholds(tmp_path, value, threshold):
+    config = load_config(write(tmp_path, {"criteria": {"response_match_score": value}}))
+    [criterion] = config.criteria
+    assert criterion == Criterion(name="response_match_score", threshold=threshold, params={})
+    assert isinstance(criterion.threshold, float)
+
+
+def test_object_with_threshold_and_params(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            {
+                "criteria": {
+                    "tool_trajectory_avg_score": {
+                        "threshold": 0.8,
+                        "match_type": "IN_ORDER",
+                        "ignoreArgs": True,
+                    }
+                }
+            },
+        )
+    )
+    [criterion] = config.criteria
+    assert criterion.threshold == 0.8
+    assert criterion.params == {"match_type": "IN_ORDER", "ignoreArgs": True}
+
+
+def test_object_without_threshold_is_allowed_here(tmp_path):
+    # ADK rejects this at config load; agenteval lets the evaluator's default apply (or
+    # fails at resolution when there is none; see test_resolve.py).
+    config = load_config(
+        write(tmp_path, {"criteria": {"tool_trajectory_avg_score": {"match_type": "ANY_ORDER"}}})
+    )
+    assert config.criteria[0].threshold is None
+    assert config.criteria[0].params == {"match_type": "ANY_ORDER"}
+
+
+def test_string_threshold_inside_an_object(tmp_path):
+    config = load_config(write(tmp_path, {"criteria": {"x": {"threshold": "0.9"}}}))
+    assert config.criteria[0].threshold == 0.9
+
+
+def test_criteria_keep_file_order(tmp_path):
+    names = ["z_last", "a_first", "m_middle"]
+    config = load_config(write(tmp_path, {"criteria": {n: 0.5 for n in names}}))
+    assert [c.name for c in config.criteria] == names
+    assert config.get("a_first").threshold == 0.5
+    assert config.get("nope") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        (True, "criteria.response_match_score: expected a number, got True"),
+        (False, "got False"),
+        (None, "expected a number, got None"),
+        ("high", "expected a number (e.g. 0.8), got 'high'"),
+        ("", "expected a number (e.g. 0.8), got ''"),
+        ([0.5], "expected a number (e.g. 0.8), got [0.5]"),
+        ("NaN", "the threshold must be finite"),
+        ("inf", "the threshold must be finite"),
+        ({"threshold": True}, "criteria.response_match_score.threshold: expected a number, got True"),
+        ({"threshold": None}, "criteria.response_match_score.threshold: expected a number, got None"),
+        ({"threshold": "x"}, "criteria.response_match_score.threshold: expected a number"),
+    ],
+)
+def test_bad_thresholds(tmp_path, value, fragment):
+    assert fragment in config_error(tmp_path, {"criteria": {"response_match_score": value}})
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_json_literals(tmp_path, literal):
+    message = config_error(tmp_path, '{"criteria": {"response_match_score": ' + literal + "}}")
+    assert "must be finite" in message
+
+
+def test_missing_criteria(tmp_path):
+    message = config_error(tmp_path, {"thresholds": {"a": 1}})
+    assert "'criteria' is missing" in message
+    assert '{"criteria": {"response_match_score": 0.8}}' in message
+
+
+@pytest.mark.parametrize("criteria", [[], ["response_match_score"], "response_match_score", 0.8, None])
+def test_non_object_criteria(tmp_path, criteria):
+    message = config_error(tmp_path, {"criteria": criteria})
+    assert "criteria: expected an object of name -> threshold" in message
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"), [([], "array"), (0.8, "number"), ('"x"', "string"), (None, "null")]
+)
+def test_non_object_config(tmp_path, data, kind):
+    message = config_error(tmp_path, data)
+    assert f'a config is a JSON object {{"criteria": {{...}}}}, got a JSON {kind}' in message
+
+
+def test_empty_criteria_object_is_allowed(tmp_path):
+    assert load_config(write(tmp_path, {"criteria": {}})).criteria == []
+
+
+def test_unknown_top_level_keys_warn(tmp_path):
+    path = write(tmp_path, {"criteria": {"a": 1}, "_comment": "x", "judge_model": "m"})
+    config = load_config(path)
+    assert len(config.warnings) == 2
+    for key, warning in zip(["_comment", "judge_model"], config.warnings, strict=True):
+        assert warning.startswith(f"{path}: unknown top-level key {key!r} ignored")
+        assert "known keys: criteria, custom_metrics, live_model_config, user_simulator_config" in warning
+
+
+def test_known_sections_are_kept(tmp_path):
+    data = {
+        "criteria": {"my_metric": 0.5},
+        "custom_metrics": {"my_metric": {"code_config": {"name": "pkg.mod.fn"}}},
+        "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 10},
+        "live_model_config": {"timeout_seconds": 300},
+    }
+    config = load_config(write(tmp_path, data))
+    assert config.custom_metrics == data["custom_metrics"]
+    assert config.user_simulator_config == data["user_simulator_config"]
+    assert config.live_model_config == data["live_model_config"]
+    assert config.warnings == []
+    assert config.source == tmp_path / "test_config.json"
+
+
+def test_null_sections_are_empty(tmp_path):
+    config = load_config(
+        write(tmp_path, {"criteria": {}, "custom_metrics": None, "user_simulator_config": None})
+    )
+    assert config.custom_metrics == {} and config.user_simulator_config is None
+
+
+@pytest.mark.parametrize("key", ["custom_metrics", "user_simulator_config", "live_model_config"])
+def test_non_object_sections(tmp_path, key):
+    assert f"{key}: expected an object, got [1]" in config_error(tmp_path, {"criteria": {}, key: [1]})
+
+
+def test_config_syntax_error_is_a_data_error_with_position(tmp_path):
+    from agenteval.errors import DataError
+
+    path = write(tmp_path, '{"criteria": {"a": 0.5,}}')
+    with pytest.raises(DataError) as info:
+        load_config(path)
+    assert f"{path}: 1:24: invalid JSON" in str(info.value)
+
+
+def test_config_from_data_without_a_file():
+    config = config_from_data({"criteria": {"a": "1"}})
+    assert config.source is None and config.criteria[0].threshold == 1.0
+    with pytest.raises(ConfigError) as info:
+        config_from_data({"criteria": {"a": "x"}})
+    assert str(info.value).startswith("<config>: criteria.a:")
+
+
+def test_default_config_is_adks():
+    config = EvalConfig.default()
+    assert DEFAULT_CRITERIA == {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+    assert [(c.name, c.threshold) for c in config.criteria] == list(DEFAULT_CRITERIA.items())
+
+
+# -- property: any JSON gives a config or one ConfigError ----------------------------------------
+
+_VALUES = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(-2, 2), st.floats(), st.sampled_from(["0.5", "x", "", "nan"])
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["threshold", "criteria", "match_type", "a"]), inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["criteria", "custom_metrics", "user_simulator_config", "x"]), _VALUES, max_size=3
+    )
+    | _VALUES
+)
+def test_any_json_is_a_config_or_one_config_error(data):
+    try:
+        config = config_from_data(data)
+    except ConfigError as error:
+        assert str(error).startswith("<config>: ")
+    else:
+        assert all(c.threshold is None or math.isfinite(c.threshold) for c in config.criteria)

@@ -1,0 +1,228 @@
+"""``loading/_json.py``: reading a JSON file, with errors that point at the spot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agenteval.errors import AgentEvalError, ConfigError, DataError
+from agenteval.loading import load_config, load_eval_set, read_eval_file
+from agenteval.loading._json import read_json
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.usefixtures("no_max_file_env")
+
+VALID = {"eval_set_id": "s", "eval_cases": []}
+
+
+def write(tmp_path: Path, content: bytes | str, name: str = "f.test.json") -> Path:
+    path = tmp_path / name
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    path.write_bytes(content)
+    return path
+
+
+def error_of(path: Path, loader=load_eval_set) -> AgentEvalError:
+    with pytest.raises(AgentEvalError) as info:
+        loader(path)
+    error = info.value
+    assert str(path) in str(error), "the message names the file"
+    assert "Traceback" not in str(error)
+    return error
+
+
+@pytest.mark.parametrize(
+    ("content", "line_col", "what"),
+    [
+        ('{"eval_set_id": "s",\n  "eval_cases": [,]}', "2:18", "Expecting value"),
+        ('{"eval_set_id": "s", "eval_cases": []', "1:38", "Expecting ',' delimiter"),
+        ("{\"eval_set_id\": 's'}", "1:17", "Expecting value"),
+        ('{"eval_set_id": "s", "eval_cases": [],}', "1:39", "(a trailing comma? JSON allows none)"),
+        ('{"eval_cases": [1,\n  ]}', "2:3", "Expecting value (a trailing comma? JSON allows none)"),
+        ('{"a": }', "1:7", "Expecting value"),
+        ('{"a": 1}\n{"b": 2}', "2:1", "Extra data"),
+        ("// comment\n{}", "1:1", "(JSON has no comments)"),
+        ("{'eval_set_id': 's'}", "1:2", "(JSON strings and keys use double quotes)"),
+        ('{"eval_set_id": "s\n"}', "1:19", "Invalid control character inside a string"),
+    ],
+)
+def test_syntax_errors_give_line_and_column(tmp_path, content, line_col, what):
+    error = error_of(write(tmp_path, content))
+    assert isinstance(error, DataError)
+    assert f"{line_col}: invalid JSON" in str(error)
+    assert what in str(error)
+    assert not str(error).endswith(" at")
+    if '{"a": }' in content:
+        assert "trailing comma" not in str(error)
+
+
+@pytest.mark.parametrize("content", [b"", b"   \n\t\r\n  "], ids=["empty", "whitespace"])
+def test_empty_and_whitespace_only_files(tmp_path, content):
+    error = error_of(write(tmp_path, content))
+    assert isinstance(error, DataError)
+    assert "the file is empty" in str(error)
+    assert "expected an eval set" in str(error)
+
+
+def test_empty_config_file_says_config(tmp_path):
+    error = error_of(write(tmp_path, b"", "test_config.json"), load_config)
+    assert "the file is empty" in str(error) and "eval config" in str(error)
+
+
+def test_non_utf8_byte_reports_line_column_and_byte(tmp_path):
+    content = b'{"eval_set_id": "s",\n "name": "caf\xe9", "eval_cases": []}'
+    error = error_of(write(tmp_path, content))
+    assert isinstance(error, DataError)
+    assert "2:14: the file is not valid UTF-8 (byte 0xe9)" in str(error)
+    assert "save it as UTF-8" in str(error)
+
+
+def test_utf16_file_is_reported_as_not_utf8(tmp_path):
+    content = json.dumps(VALID).encode("utf-16")
+    error = error_of(write(tmp_path, content))
+    assert "1:1: the file is not valid UTF-8 (byte 0xff)" in str(error)
+
+
+def test_utf8_bom_is_accepted(tmp_path):
+    path = write(tmp_path, b"\xef\xbb\xbf" + json.dumps({**VALID, "name": "caf\u00e9"}).encode())
+    assert load_eval_set(path).name == "caf\u00e9"
+
+
+def test_bom_then_nothing_is_empty(tmp_path):
+    assert "the file is empty" in str(error_of(write(tmp_path, b"\xef\xbb\xbf  ")))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 100_000 + b"1" + b"}" * 100_000],
+    ids=["lists", "objects"],
+)
+def test_deep_nesting_is_a_clean_error(tmp_path, content):
+    error = error_of(write(tmp_path, content))
+    assert isinstance(error, DataError)
+    assert "nested too deeply" in str(error)
+
+
+def test_moderate_nesting_inside_args_loads(tmp_path):
+    args = {"a": 1}
+    for _ in range(300):
+        args = {"a": args}
+    data = {
+        "eval_set_id": "s",
+        "eval_cases": [
+            {
+                "eval_id": "c",
+                "conversation": [
+                    {
+                        "user_content": {"parts": [{"text": "x"}]},
+                        "intermediate_data": {"tool_uses": [{"name": "t", "args": args}]},
+                    }
+                ],
+            }
+        ],
+    }
+    loaded = load_eval_set(write(tmp_path, json.dumps(data)))
+    assert loaded.eval_cases[0].conversation[0].tool_calls()[0].args == args
+
+
+def test_size_limit_from_environment(tmp_path, monkeypatch):
+    path = write(tmp_path, json.dumps({**VALID, "description": "x" * 5000}))
+    monkeypatch.setenv("AGENTEVAL_MAX_FILE_MB", "0.001")
+    error = error_of(path)
+    assert isinstance(error, DataError)
+    message = str(error)
+    assert "over the 1,048 bytes limit" in message
+    assert f"{path.stat().st_size:,} bytes" in message
+    assert "AGENTEVAL_MAX_FILE_MB" in message
+    monkeypatch.setenv("AGENTEVAL_MAX_FILE_MB", "1")
+    assert load_eval_set(path).eval_set_id == "s"
+
+
+def test_size_limit_applies_to_configs(tmp_path, monkeypatch):
+    path = write(tmp_path, json.dumps({"criteria": {"x" * 2000: 0.5}}), "test_config.json")
+    monkeypatch.setenv("AGENTEVAL_MAX_FILE_MB", "0.001")
+    assert "over the" in str(error_of(path, load_config))
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf"])
+def test_bad_size_limit_setting_is_a_config_error(tmp_path, monkeypatch, value):
+    path = write(tmp_path, json.dumps(VALID))
+    monkeypatch.setenv("AGENTEVAL_MAX_FILE_MB", value)
+    with pytest.raises(ConfigError) as info:
+        load_eval_set(path)
+    assert "AGENTEVAL_MAX_FILE_MB" in str(info.value)
+    assert repr(value) in str(info.value)
+
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "nope.test.json"
+    with pytest.raises(DataError) as info:
+        load_eval_set(path)
+    assert str(path) in str(info.value) and "no such file" in str(info.value)
+
+
+def test_folder_instead_of_file(tmp_path):
+    with pytest.raises(DataError) as info:
+        load_eval_set(tmp_path)
+    assert "is a folder" in str(info.value)
+
+
+def test_duplicate_keys_keep_the_last_value_and_warn(tmp_path):
+    path = write(
+        tmp_path, '{"eval_set_id": "a", "eval_set_id": "b", "eval_cases": [], "name": "x", "name": "y"}'
+    )
+    loaded = read_eval_file(path)
+    assert loaded.eval_set.eval_set_id == "b"
+    assert loaded.eval_set.name == "y"
+    [warning] = loaded.warnings
+    assert str(path) in warning
+    assert "duplicate JSON keys 'eval_set_id', 'name'" in warning
+    assert "last value" in warning
+
+
+def test_nested_duplicate_keys_warn(tmp_path):
+    path = write(
+        tmp_path,
+        '{"eval_set_id": "a", "eval_cases": [{"eval_id": "c", "eval_id": "d", "conversation": []}]}',
+    )
+    loaded = read_eval_file(path)
+    assert loaded.eval_set.eval_cases[0].eval_id == "d"
+    assert any("duplicate JSON keys 'eval_id'" in w for w in loaded.warnings)
+
+
+def test_duplicate_keys_in_config_warn(tmp_path):
+    path = write(tmp_path, '{"criteria": {"a": 0.1, "a": 0.2}}', "test_config.json")
+    config = load_config(path)
+    assert config.criteria[0].threshold == 0.2
+    assert any("duplicate JSON keys 'a'" in w for w in config.warnings)
+
+
+def test_read_json_without_a_warning_list_still_parses(tmp_path):
+    path = write(tmp_path, '{"a": 1, "a": 2}')
+    assert read_json(path, what="x") == {"a": 2}
+
+
+def test_nan_literal_is_parsed_like_python_and_pydantic_do(tmp_path):
+    # Python's json and ADK's pydantic parser both accept NaN; agenteval follows.
+    path = write(tmp_path, '{"eval_set_id": "s", "eval_cases": [], "creation_timestamp": NaN}')
+    assert load_eval_set(path).creation_timestamp != 0.0
+
+
+# -- property: any bytes give a value or one DataError -------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.binary(max_size=40)
+    | st.text(alphabet='{}[]":,0123456789aen \n\\\ufeff\x00é', max_size=40).map(str.encode)
+)
+def test_any_bytes_parse_or_give_one_data_error(tmp_path, content):
+    path = tmp_path / "f.json"
+    path.write_bytes(content)
+    try:
+        read_json(path, what="x", warnings=[])
+    except DataError as error:
+        assert str(error).startswith(f"{path}: ")

@@ -1,0 +1,113 @@
+"""``loading/_selection.py``: PATH arguments -> eval files, case selections, configs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from agenteval.errors import DataError
+from agenteval.loading import CONFIG_FILE_NAME, EvalTarget, expand_targets
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """root/a.test.json, root/sub/b.evalset.json, root/sub/deeper/c.TEST.JSON,
+    root/sub/test_config.json and some files that are not eval files."""
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    for name in [
+        "a.test.json",
+        "sub/b.evalset.json",
+        "sub/deeper/c.TEST.JSON",
+        "sub/test_config.json",
+        "notes.json",
+        "sub/actual.json",
+        "readme.md",
+    ]:
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_file(tree):
+    assert expand_targets([str(tree / "a.test.json")]) == [EvalTarget(tree / "a.test.json")]
+
+
+def test_any_file_name_is_accepted_when_named_directly(tree):
+    [target] = expand_targets([str(tree / "notes.json")])
+    assert target.path == tree / "notes.json" and target.case_ids is None
+
+
+def test_folder_expands_recursively_to_eval_files_only(tree):
+    targets = expand_targets([str(tree)])
+    assert [t.path.relative_to(tree).as_posix() for t in targets] == [
+        "a.test.json",
+        "sub/b.evalset.json",
+        "sub/deeper/c.TEST.JSON",
+    ]
+    assert all(t.case_ids is None for t in targets)
+
+
+def test_case_selection(tree):
+    [target] = expand_targets([f"{tree / 'a.test.json'}:case_a, case_b,,"])
+    assert target == EvalTarget(tree / "a.test.json", ("case_a", "case_b"))
+
+
+def test_empty_selection_means_all_cases(tree):
+    [target] = expand_targets([f"{tree / 'a.test.json'}:"])
+    assert target.case_ids is None
+
+
+def test_same_file_twice_merges_selections(tree):
+    file = tree / "a.test.json"
+    [target] = expand_targets([f"{file}:x,y", f"{file}:y,z"])
+    assert target.case_ids == ("x", "y", "z")
+    [target] = expand_targets([f"{file}:x", str(file)])
+    assert target.case_ids is None
+    [target] = expand_targets([str(file), f"{file}:x"])
+    assert target.case_ids is None
+
+
+def test_file_in_a_folder_and_the_folder(tree):
+    targets = expand_targets([f"{tree / 'a.test.json'}:x", str(tree)])
+    assert len(targets) == 3
+    assert targets[0].case_ids is None
+
+
+def test_a_file_whose_name_contains_a_colon(tmp_path):
+    if os.name == "nt":
+        pytest.skip("no colons in Windows file names")
+    path = tmp_path / "odd:name.test.json"
+    path.write_text("{}", encoding="utf-8")
+    assert expand_targets([str(path)]) == [EvalTarget(path)]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(DataError) as info:
+        expand_targets([str(tmp_path / "nope.test.json")])
+    assert str(info.value) == f"{tmp_path / 'nope.test.json'}: no such file or folder"
+
+
+def test_missing_file_with_selection_names_the_file(tmp_path):
+    with pytest.raises(DataError) as info:
+        expand_targets([f"{tmp_path / 'nope.test.json'}:a,b"])
+    assert str(info.value).startswith(f"{tmp_path / 'nope.test.json'}: no such file")
+
+
+def test_selection_on_a_folder(tree):
+    with pytest.raises(DataError) as info:
+        expand_targets([f"{tree}:a"])
+    assert "applies to a file, not a folder" in str(info.value)
+
+
+def test_folder_without_eval_files(tmp_path):
+    (tmp_path / "x.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        expand_targets([str(tmp_path)])
+    assert "no *.test.json or *.evalset.json files" in str(info.value)
+
+
+def test_beside_config(tree):
+    by_name = {t.path.name: t for t in expand_targets([str(tree)])}
+    assert by_name["a.test.json"].beside_config() is None
+    assert by_name["b.evalset.json"].beside_config() == tree / "sub" / CONFIG_FILE_NAME
+    assert by_name["c.TEST.JSON"].beside_config() is None  # only the file's own folder
