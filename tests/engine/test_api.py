@@ -353,3 +353,17 @@ def test_same_config_is_read_once_and_evaluators_are_shared(project):
     assert [j.eval_set.eval_set_id for j in jobs] == ["flights", "more"]
     assert jobs[0].criteria[0].evaluator is jobs[1].criteria[0].evaluator
     assert len(warnings) == 1  # the _comment warning, once
+
+
+def test_actual_scenario_case_is_a_data_error():
+    expected = expected_set(ids=("a",))
+    actual = EvalSet(eval_set_id="travel", eval_cases=[
+        {"eval_id": "a", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}])
+    with pytest.raises(DataError, match="hold a conversation scenario"):
+        evaluate(expected, actual, ["always"], registry=REGISTRY)
+
+
+def test_in_memory_eval_set_with_duplicate_ids_is_a_data_error():
+    duplicated = expected_set(ids=("a", "a"))
+    with pytest.raises(DataError, match="duplicate id 'a'"):
+        evaluate(duplicated, {"a": []}, ["always"], registry=REGISTRY)

@@ -240,6 +240,14 @@ def test_the_context_the_evaluator_sees():
     assert ctx.threshold == 0.7
 
 
+@pytest.mark.parametrize("value", [-0.5, 1.5])
+def test_score_outside_declared_range_is_errored(value):
+    criterion = only(run({"fixed": {"threshold": 0.5, "value": value}}))
+    assert criterion.status is Status.ERRORED
+    assert criterion.reason_code == "evaluator_error"
+    assert "outside the declared range [0.0, 1.0]" in criterion.reason
+
+
 @pytest.mark.parametrize(
     ("value", "threshold", "status"),
     [
@@ -247,7 +255,7 @@ def test_the_context_the_evaluator_sees():
         (0.5, 0.5000001, Status.FAILED),
         (1.0, 0.0, Status.PASSED),
         (0.0, 0.0, Status.PASSED),
-        (-1.0, 0.0, Status.FAILED),
+        (0.0, 0.1, Status.FAILED),
     ],
 )
 def test_threshold_is_inclusive(value, threshold, status):

@@ -16,7 +16,16 @@ from ._resolve import resolve_criteria
 from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs
 from .criterion import Criterion
 from .errors import ConfigError, DataError
-from .loading import EvalConfig, EvalTarget, LoadedEvalSet, config_from_data, expand_targets, load_config, read_eval_file
+from .loading import (
+    EvalConfig,
+    EvalTarget,
+    LoadedEvalSet,
+    config_from_data,
+    expand_targets,
+    load_config,
+    read_eval_file,
+)
+from .loading._eval_files import check_unique_ids
 from .models import EvalCase, EvalSet, Invocation
 from .results import RunResult
 
@@ -153,7 +162,14 @@ def _actual_map(actual: ActualSpec) -> Mapping[str, Sequence[Invocation]]:
     if isinstance(actual, (str, Path)):
         actual = read_eval_file(Path(actual)).eval_set
     if isinstance(actual, EvalSet):
-        return {c.eval_id: c.conversation or [] for c in actual.eval_cases}
+        scenarios = [c.eval_id for c in actual.eval_cases if c.conversation is None]
+        if scenarios:
+            msg = (
+                f"actual case(s) {', '.join(map(repr, scenarios))} hold a conversation scenario, "
+                "not the agent's actual conversation"
+            )
+            raise DataError(msg)
+        return {c.eval_id: c.conversation for c in actual.eval_cases}
     return actual
 
 
@@ -190,6 +206,7 @@ async def evaluate_async(
     loaded = []
     for item in eval_sets:
         if isinstance(item, EvalSet):
+            check_unique_ids(item, f"<eval set {item.eval_set_id!r}>")
             loaded.append(LoadedEvalSet(item, None, "evalset"))
         else:
             loaded.append(read_eval_file(Path(item)))

@@ -111,6 +111,16 @@ def _precondition(case: EvalCase, actual: Sequence[Invocation], criterion: Resol
     return None
 
 
+def _check_range(value: Optional[float], criterion: ResolvedCriterion, what: str) -> None:
+    """A score outside the range the evaluator declared breaks the contract."""
+    low, high = criterion.info.min_score, criterion.info.max_score
+    if value is None:
+        return
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise ValueError(f"{what} {value!r} is outside the declared range {bounds}")
+
+
 def _to_result(
     score: Score, criterion: ResolvedCriterion, actual: Sequence[Invocation], started: float
 ) -> CriterionResult:
@@ -118,6 +128,9 @@ def _to_result(
         raise ValueError(
             f"returned {len(score.per_invocation)} per-invocation scores for {len(actual)} invocations"
         )
+    _check_range(score.value, criterion, "the case score")
+    for index, item in enumerate(score.per_invocation):
+        _check_range(item.score, criterion, f"invocation #{index + 1}'s score")
     per_invocation = [
         InvocationResult(
             index=index,

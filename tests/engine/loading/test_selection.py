@@ -111,3 +111,11 @@ def test_beside_config(tree):
     assert by_name["a.test.json"].beside_config() is None
     assert by_name["b.evalset.json"].beside_config() == tree / "sub" / CONFIG_FILE_NAME
     assert by_name["c.TEST.JSON"].beside_config() is None  # only the file's own folder
+
+
+def test_folder_expansion_skips_hidden_and_dependency_folders(tree):
+    for name in [".venv/lib/x.test.json", ".adk/eval_history/y.evalset.json", "node_modules/z.test.json"]:
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("{}", encoding="utf-8")
+    found = {t.path.relative_to(tree).as_posix() for t in expand_targets([str(tree)])}
+    assert found == {"a.test.json", "sub/b.evalset.json", "sub/deeper/c.TEST.JSON"}

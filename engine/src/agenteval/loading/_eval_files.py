@@ -89,7 +89,7 @@ def eval_set_from_data(
             "{\"eval_set_id\": ..., \"eval_cases\": [...]} or a legacy list of turns or cases"
         )
         raise DataError(msg, source=where)
-    _check_unique_ids(eval_set, where)
+    check_unique_ids(eval_set, where)
     return LoadedEvalSet(eval_set=eval_set, source=source, format=fmt, warnings=warnings)
 
 
@@ -135,7 +135,7 @@ def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:
             raise DataError(msg, source=where)
 
 
-def _check_unique_ids(eval_set: EvalSet, where: str) -> None:
+def check_unique_ids(eval_set: EvalSet, where: str) -> None:
     seen: dict[str, int] = {}
     for index, case in enumerate(eval_set.eval_cases):
         if case.eval_id in seen:

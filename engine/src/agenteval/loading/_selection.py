@@ -7,6 +7,7 @@ case id is an error here, where ADK skips it silently).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,19 @@ class EvalTarget:
         return candidate if candidate.is_file() else None
 
 
+_SKIPPED_FOLDERS = {"node_modules", "__pycache__", "site-packages", "venv"}
+
+
+def _eval_files_under(folder: Path) -> list[Path]:
+    """Eval files below ``folder``, skipping hidden folders (``.venv``, ``.git``,
+    ``.adk``...) and dependency folders."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS]
+        found.extend(Path(root) / name for name in files if _EVAL_FILE.match(name))
+    return sorted(found)
+
+
 def _split(argument: str) -> tuple[str, Optional[tuple[str, ...]]]:
     if Path(argument).exists():
         return argument, None
@@ -56,7 +70,7 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
         if path.is_dir():
             if ids:
                 raise DataError("a case selection (':case_id') applies to a file, not a folder", source=argument)
-            files = sorted(p for p in path.rglob("*") if _EVAL_FILE.match(p.name) and p.is_file())
+            files = _eval_files_under(path)
             if not files:
                 msg = "the folder has no *.test.json or *.evalset.json files; name a file directly"
                 raise DataError(msg, source=path_text)
