@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Union
 
@@ -148,7 +149,11 @@ def _strays(model: type[BaseModel], error: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """The offending value as JSON (``null``, ``true``), as the file spells it."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
