@@ -52,7 +52,12 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
+_SUBMODULES = {"models", "loading", "testing", "errors", "results", "evaluator", "criterion", "reporting", "cli"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:  # ``import agenteval; agenteval.models.EvalSet`` works
+        return importlib.import_module(f".{name}", __name__)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'agenteval' has no attribute {name!r}")

@@ -13,7 +13,7 @@ from typing import Any, Optional, Union
 
 from ._registry import Registry
 from ._resolve import resolve_criteria
-from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs
+from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs, run_sync
 from .criterion import Criterion
 from .errors import ConfigError, DataError
 from .loading import (
@@ -245,6 +245,6 @@ def evaluate(
             "agenteval.evaluate() cannot run inside a running event loop; "
             "use 'await agenteval.evaluate_async(...)' there"
         )
-    return asyncio.run(
+    return run_sync(
         evaluate_async(eval_sets, actual, criteria, registry=registry, concurrency=concurrency, strict=strict)
     )

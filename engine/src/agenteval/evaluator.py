@@ -167,17 +167,20 @@ class Score(BaseModel):
         """The arithmetic mean of the evaluated invocations' scores (ADK's aggregation).
 
         Invocations scored ``None`` are left out of the mean; with no scored invocation
-        at all the result is NOT_EVALUATED (``no_invocations`` when the list is empty).
+        at all the result is NOT_EVALUATED (code ``no_invocations`` when the list is
+        empty, ``no_scored_invocations`` otherwise). ``kwargs`` (``reason``,
+        ``details``...) are kept in every case; a given ``reason`` replaces the default
+        NOT_EVALUATED explanation.
         """
         scored = [s.score for s in per_invocation if s.score is not None]
-        if not per_invocation:
-            return cls.not_evaluated("the case has no invocations to score", "no_invocations")
-        if not scored:
-            return cls.not_evaluated(
-                "no invocation could be scored", "no_scored_invocations",
-                per_invocation=list(per_invocation), **kwargs,
-            )
-        return cls(value=math.fsum(scored) / len(scored), per_invocation=list(per_invocation), **kwargs)
+        if scored:
+            return cls(value=math.fsum(scored) / len(scored), per_invocation=list(per_invocation), **kwargs)
+        if per_invocation:
+            reason, code = "no invocation could be scored", "no_scored_invocations"
+        else:
+            reason, code = "the case has no invocations to score", "no_invocations"
+        fields = {"reason": reason, "reason_code": code, **kwargs}
+        return cls(value=None, per_invocation=list(per_invocation), **fields)
 
 
 class Evaluator(ABC):

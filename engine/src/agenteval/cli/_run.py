@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Optional
@@ -65,14 +64,14 @@ def run(
     failed, errored or was not evaluated, 2 bad usage, data, config or plugin.
     """
     from .._api import plan_from_paths
-    from .._runner import run_jobs
+    from .._runner import run_jobs, run_sync
 
     if not actual:
         raise click.UsageError(_NO_ACTUAL)
     jobs, warnings = plan_from_paths(
         paths, actual, criteria_names=_split_criteria(criteria), config_path=config
     )
-    result = asyncio.run(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings))
+    result = run_sync(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if output_format == "json":

@@ -24,12 +24,11 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import DataError
 from ..models import EvalSet, SessionInput
-from ._json import read_json
+from ._json import gc_paused, parse_json, read_bytes
 from ._paths import describe_validation_error, json_path, json_type
 
 __all__ = ["LoadedEvalSet", "load_eval_set", "read_eval_file", "eval_set_from_data"]
 
-_EVAL_SET_KEYS = set(EvalSet.model_fields)
 _FLAT_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference"}
 _MULTI_CASE_KEYS = {"name", "data", "initial_session"}
 _SUFFIXES = re.compile(r"(\.test|\.evalset)?\.json$", re.IGNORECASE)
@@ -55,11 +54,30 @@ def load_eval_set(path: str | Path) -> EvalSet:
 
 
 def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None) -> LoadedEvalSet:
-    """Load an eval file with its format and warnings (see the module docstring)."""
-    warnings: list[str] = []
-    data = read_json(path, what="an eval set", warnings=warnings)
-    loaded = eval_set_from_data(data, source=path, warnings=warnings, initial_session=initial_session)
-    return loaded
+    """Load an eval file with its format and warnings (see the module docstring).
+
+    A valid eval set is parsed and validated in one pass by pydantic's JSON parser, with
+    the garbage collector paused (about three times faster than ``json.loads`` plus
+    validation). Anything else — a legacy list or a file with a problem — takes the slow
+    path, which explains the problem with its line:column or JSON path.
+    Duplicate keys in an object keep their last value, as in ADK, without a warning.
+    """
+    where = str(path)
+    raw = read_bytes(path, what="an eval set")
+    if initial_session is None and raw.lstrip()[:1] == b"{":
+        with gc_paused():
+            try:
+                eval_set = EvalSet.model_validate_json(raw)
+            except ValidationError:
+                eval_set = None
+        if eval_set is not None:
+            warnings: list[str] = []
+            _after_validation(eval_set, where, warnings)
+            check_unique_ids(eval_set, where)
+            return LoadedEvalSet(eval_set=eval_set, source=path, format="evalset", warnings=warnings)
+    with gc_paused():
+        data = parse_json(raw, source=where, what="an eval set")
+    return eval_set_from_data(data, source=path, initial_session=initial_session)
 
 
 def eval_set_from_data(
@@ -104,14 +122,21 @@ def _validate_eval_set(data: dict[str, Any], where: str, warnings: list[str]) ->
         )
         raise DataError(msg, source=where)
     try:
-        eval_set = EvalSet.model_validate(data)
+        with gc_paused():
+            eval_set = EvalSet.model_validate(data)
     except ValidationError as exc:
         raise DataError(
             "not a valid eval set:\n" + describe_validation_error(exc, EvalSet), source=where
         ) from None
-    for key in data:
-        if key not in _EVAL_SET_KEYS:
-            warnings.append(f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too)")
+    _after_validation(eval_set, where, warnings)
+    return eval_set
+
+
+def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> None:
+    """Checks pydantic cannot express: keys given in both spellings, and unknown keys
+    (kept, as ADK keeps case keys, but reported)."""
+    for key in eval_set.model_extra or {}:
+        warnings.append(f"{where}: unknown top-level key {key!r} kept but not used (ADK ignores it)")
     for index, case in enumerate(eval_set.eval_cases):
         _check_spelt_twice(case, f"eval_cases[{index}]", where)
         if case.session_input is not None:
@@ -120,7 +145,6 @@ def _validate_eval_set(data: dict[str, Any], where: str, warnings: list[str]) ->
             warnings.append(
                 f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used"
             )
-    return eval_set
 
 
 def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:

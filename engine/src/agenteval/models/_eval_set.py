@@ -1,7 +1,7 @@
 """Eval sets and eval cases, as in ADK's ``*.test.json`` / ``*.evalset.json`` files.
 
-Key rules (ADK 2.13): the ``EvalSet`` top level takes snake_case keys only and ignores
-unknown keys (the loader reports them as warnings); ``EvalCase`` and ``SessionInput``
+Key rules (ADK 2.13): the ``EvalSet`` top level takes snake_case keys only; its unknown
+keys, which ADK ignores, are kept here and reported as warnings by the loader; ``EvalCase`` and ``SessionInput``
 accept both spellings and keep unknown keys; everything below rejects unknown keys.
 """
 
@@ -91,7 +91,7 @@ class EvalCase(AdkModelKeepExtra):
 class EvalSet(BaseModel):
     """A named list of eval cases: the content of one eval file."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="allow")
 
     eval_set_id: str
     name: Optional[str] = None
