@@ -372,3 +372,28 @@ def test_empty_registry_lists_none():
     with pytest.raises(CriterionLoadError) as info:
         Registry.from_classes({}).load(["x"])
     assert "installed criteria: (none)" in str(info.value)
+
+
+def test_installed_registry_is_discovered_once_and_can_be_forgotten():
+    from agenteval import Registry
+
+    Registry.forget_installed()
+    first = Registry.installed()
+    assert Registry.installed() is first
+    Registry.forget_installed()
+    assert Registry.installed() is not first
+
+
+def test_load_is_memoised_per_registry():
+    from agenteval.testing import registry_for
+
+    from agenteval import Evaluator, EvaluatorInfo, Score
+
+    class One(Evaluator):
+        info = EvaluatorInfo(description="One.", default_threshold=1.0)
+
+        def evaluate(self, ctx):
+            return Score(value=1.0)
+
+    registry = registry_for(one=One)
+    assert registry.load(["one"])["one"] is registry.load(["one"])["one"]

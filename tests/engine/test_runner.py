@@ -429,3 +429,18 @@ def test_result_json_document_round_trips():
     result = run({"fixed": 0.5, "raises": 0.5, "count": {}})
     again = RunResult.model_validate_json(result.model_dump_json())
     assert again.model_dump() == result.model_dump()
+
+
+def test_a_run_leaves_no_frozen_objects_behind_and_keeps_a_host_freeze():
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    run({"fixed": {"threshold": 0.5}})
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        run({"fixed": {"threshold": 0.5}})
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -122,7 +122,7 @@ def plan_from_paths(
 
     Returns the jobs and the warnings gathered while loading.
     """
-    registry = registry or Registry()
+    registry = registry or Registry.installed()
     warnings: list[str] = []
     targets = expand_targets(list(paths))
     shared_config = load_config(config_path) if config_path is not None else None
@@ -199,7 +199,7 @@ async def evaluate_async(
     Raises:
         AgentEvalError: bad data, config or criteria, before any evaluation starts.
     """
-    registry = registry or Registry()
+    registry = registry or Registry.installed()
     if isinstance(eval_sets, (EvalSet, str, Path)):
         eval_sets = [eval_sets]
     warnings: list[str] = []

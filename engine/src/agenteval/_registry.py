@@ -98,6 +98,9 @@ def _check_class(obj: Any) -> Optional[str]:
     return None
 
 
+_INSTALLED: Optional["Registry"] = None
+
+
 class Registry:
     """Where criteria come from. ``Registry()`` reads installed entry points;
     ``Registry.from_classes({...})`` serves given classes (tests, embedding)."""
@@ -106,6 +109,25 @@ class Registry:
         self._classes = dict(classes) if classes is not None else None
         self._refs: Optional[dict[str, list[CriterionRef]]] = None
         self._entry_points: dict[tuple[str, str], importlib.metadata.EntryPoint] = {}
+        self._loaded: dict[str, LoadedCriterion] = {}
+
+    @classmethod
+    def installed(cls) -> "Registry":
+        """The process-wide registry of installed entry points, discovered once.
+
+        A plugin installed after the first call is seen by a new ``Registry()`` (or after
+        ``Registry.forget_installed()``), not by this one.
+        """
+        global _INSTALLED
+        if _INSTALLED is None:
+            _INSTALLED = cls()
+        return _INSTALLED
+
+    @staticmethod
+    def forget_installed() -> None:
+        """Drop the cached ``Registry.installed()`` (for tests that install plugins)."""
+        global _INSTALLED
+        _INSTALLED = None
 
     @classmethod
     def from_classes(cls, classes: Mapping[str, type[Evaluator]]) -> "Registry":
@@ -147,6 +169,8 @@ class Registry:
         """Import and check the requested criteria; one ``CriterionLoadError`` for all
         problems (unknown, not installed, broken, duplicate)."""
         names = list(dict.fromkeys(names))
+        if all(n in self._loaded for n in names):
+            return {n: self._loaded[n] for n in names}
         discovered = self._discover()
         problems: list[str] = []
         unknown = [n for n in names if n not in discovered]
@@ -173,7 +197,9 @@ class Registry:
         if problems:
             header = "cannot load the requested criteria:" if len(problems) > 1 else "cannot load a requested criterion:"
             raise CriterionLoadError("\n".join([header, *(f"  - {p}" for p in problems)]))
-        return {n: LoadedCriterion(discovered[n][0], classes[n]) for n in wanted}
+        for name in wanted:
+            self._loaded.setdefault(name, LoadedCriterion(discovered[name][0], classes[name]))
+        return {n: self._loaded[n] for n in wanted}
 
     def _import(
         self, wanted: list[str], discovered: dict[str, list[CriterionRef]]

@@ -223,3 +223,30 @@ def test_any_bytes_parse_or_give_one_data_error(tmp_path, content):
         read_json(path, what="x", warnings=[])
     except DataError as error:
         assert str(error).startswith(f"{path}: ")
+
+
+def test_gc_paused_restores_the_collector_and_respects_a_host_freeze():
+    import gc
+
+    from agenteval.loading._json import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        built = [[i] for i in range(1000)]
+    assert gc.isenabled() and built
+    gc.freeze()  # a host application's own freeze must survive our loads
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_paused():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    gc.disable()  # a host that disabled the collector keeps it disabled
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
