@@ -133,9 +133,8 @@ def _to_result(
     _check_range(score.value, criterion, "the case score")
     for index, item in enumerate(score.per_invocation):
         _check_range(item.score, criterion, f"invocation #{index + 1}'s score")
-    # Engine-made records from checked values: built without re-validation (hot path).
     per_invocation = [
-        InvocationResult.model_construct(
+        InvocationResult(
             index=index,
             invocation_id=actual[index].invocation_id,
             score=item.score,
@@ -149,7 +148,7 @@ def _to_result(
     reason_code = score.reason_code
     if status is Status.NOT_EVALUATED and reason_code is None:
         reason_code = "not_evaluated"
-    return CriterionResult.model_construct(
+    return CriterionResult(
         **_base(criterion),
         score=score.value,
         status=status,
@@ -171,6 +170,8 @@ async def _evaluate_one(
     blocked = _precondition(case, actual, criterion)
     if blocked is not None:
         return blocked
+    # Built from already-validated parts: validating them again would cost more than
+    # most deterministic criteria themselves.
     ctx = EvaluationContext.model_construct(
         case=case, actual=actual, expected=case.conversation, threshold=criterion.threshold
     )
