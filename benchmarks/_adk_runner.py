@@ -79,8 +79,9 @@ class _ResponseMatch:
         self._name = eval_metric.metric_name
         self._threshold = _get_metric_threshold(eval_metric)
 
-    def evaluate_invocations(self, actual_invocations: Any, expected_invocations: Any = None,
-                             conversation_scenario: Any = None) -> Any:
+    def evaluate_invocations(
+        self, actual_invocations: Any, expected_invocations: Any = None, conversation_scenario: Any = None
+    ) -> Any:
         from google.adk.evaluation.eval_metrics import EvalMetric
         from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 

@@ -199,10 +199,32 @@ def _invocation_pair(rng: random.Random, case_index: int, turn: int) -> tuple[di
     events = []
     for n, call in enumerate(_perturb_calls(rng, calls)):
         call_id = f"adk-{case_index}-{turn}-{n}"
-        events.append({"author": "travel_agent", "content": {"role": "model", "parts": [
-            {"function_call": {"id": call_id, "name": call["name"], "args": call["args"]}}]}})
-        events.append({"author": "travel_agent", "content": {"role": "user", "parts": [
-            {"function_response": {"id": call_id, "name": call["name"], "response": {"status": "ok"}}}]}})
+        events.append(
+            {
+                "author": "travel_agent",
+                "content": {
+                    "role": "model",
+                    "parts": [{"function_call": {"id": call_id, "name": call["name"], "args": call["args"]}}],
+                },
+            }
+        )
+        events.append(
+            {
+                "author": "travel_agent",
+                "content": {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "function_response": {
+                                "id": call_id,
+                                "name": call["name"],
+                                "response": {"status": "ok"},
+                            }
+                        }
+                    ],
+                },
+            }
+        )
     events.append({"author": "travel_agent"})
     actual = {
         "invocation_id": invocation_id,
@@ -228,10 +250,22 @@ def generate(folder: Path, invocations: int, per_case: int, cases_per_file: int,
             conversation = [_invocation_pair(rng, case_index, t) for t in range(turns)]
             eval_id = f"case_{case_index:06d}"
             session = {"app_name": "travel_agent", "user_id": "bench", "state": {}}
-            expected_cases.append({"eval_id": eval_id, "conversation": [e for e, _ in conversation],
-                                   "session_input": session, "creation_timestamp": 1763700000.0})
-            actual_cases.append({"eval_id": eval_id, "conversation": [a for _, a in conversation],
-                                 "session_input": session, "creation_timestamp": 1763700001.0})
+            expected_cases.append(
+                {
+                    "eval_id": eval_id,
+                    "conversation": [e for e, _ in conversation],
+                    "session_input": session,
+                    "creation_timestamp": 1763700000.0,
+                }
+            )
+            actual_cases.append(
+                {
+                    "eval_id": eval_id,
+                    "conversation": [a for _, a in conversation],
+                    "session_input": session,
+                    "creation_timestamp": 1763700001.0,
+                }
+            )
         set_id = f"bench_{file_index:03d}"
         expected_path = folder / f"{set_id}.evalset.json"
         actual_path = folder / f"{set_id}.actual.evalset.json"
@@ -244,6 +278,7 @@ def generate(folder: Path, invocations: int, per_case: int, cases_per_file: int,
 
 
 # --- agenteval side ------------------------------------------------------------------
+
 
 def _run_ours(manifest: dict[str, Any], criteria: dict[str, Any]) -> tuple[float, float, Optional[float]]:
     """Load and evaluate file pair by file pair; return (load seconds, evaluate seconds, mean case score)."""
@@ -282,6 +317,7 @@ def _warm_up_ours(folder: Path, manifest: dict[str, Any]) -> None:
 
 # --- ADK side ----------------------------------------------------------------------
 
+
 def _run_adk(
     python: str, manifest_path: Path, label: str, spec: dict[str, Any], repeat: int
 ) -> dict[str, Any]:
@@ -294,6 +330,7 @@ def _run_adk(
 
 
 # --- reporting -----------------------------------------------------------------------
+
 
 def _megabytes(kilobytes: float) -> float:
     return kilobytes / 1024  # ru_maxrss is in kilobytes on Linux
@@ -315,21 +352,26 @@ def _best(runs: list[tuple[float, float, Optional[float]]]) -> tuple[float, floa
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--invocations", type=int, default=10_000,
-                        help="invocations to generate (default 10000)")
+    parser.add_argument(
+        "--invocations", type=int, default=10_000, help="invocations to generate (default 10000)"
+    )
     parser.add_argument("--invocations-per-case", type=int, default=5, help="turns per eval case (default 5)")
     parser.add_argument("--cases-per-file", type=int, default=200, help="eval cases per file (default 200)")
     parser.add_argument("--seed", type=int, default=20261122, help="random seed for the generated data")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="time each criterion this many times, keep the best (default 1)")
-    parser.add_argument("--adk-python", metavar="PATH",
-                        help="an interpreter with google-adk 2.13 installed: also time ADK's "
-                             "evaluators and print ours/ADK")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="time each criterion this many times, keep the best (default 1)"
+    )
+    parser.add_argument(
+        "--adk-python",
+        metavar="PATH",
+        help="an interpreter with google-adk 2.13 installed: also time ADK's evaluators and print ours/ADK",
+    )
     parser.add_argument("--keep", metavar="DIR", help="write the generated files to DIR and keep them")
     args = parser.parse_args(argv)
     if min(args.invocations, args.invocations_per_case, args.cases_per_file, args.repeat) < 1:
-        parser.error("--invocations, --invocations-per-case, --cases-per-file and --repeat "
-                     "must be at least 1")
+        parser.error(
+            "--invocations, --invocations-per-case, --cases-per-file and --repeat must be at least 1"
+        )
 
     with tempfile.TemporaryDirectory(prefix="agenteval-bench-") as scratch:
         folder = Path(args.keep) if args.keep else Path(scratch)
@@ -346,8 +388,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         print("timed per file pair: load expected + actual, then evaluate; import warm-up not timed")
         print("  agenteval: agenteval.load_eval_set x2, agenteval.evaluate(expected, actual, criteria)")
         if args.adk_python:
-            print("  ADK: load_eval_set_from_file x2, then per case a fresh evaluator's "
-                  "evaluate_invocations()", flush=True)
+            print(
+                "  ADK: load_eval_set_from_file x2, then per case a fresh evaluator's evaluate_invocations()",
+                flush=True,
+            )
 
         _warm_up_ours(folder, manifest)
         _print_header(bool(args.adk_python))
@@ -368,8 +412,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not args.adk_python:
         print(f"peak memory (ru_maxrss): agenteval process {peak:,.1f} MB")
         return 0
-    print(f"peak memory (ru_maxrss): agenteval process {peak:,.1f} MB; "
-          f"ADK subprocesses {_megabytes(adk_peak):,.1f} MB (largest)")
+    print(
+        f"peak memory (ru_maxrss): agenteval process {peak:,.1f} MB; "
+        f"ADK subprocesses {_megabytes(adk_peak):,.1f} MB (largest)"
+    )
     print(f"ADK: {adk_about}")
     return 0
 
@@ -379,27 +425,44 @@ def _print_header(with_adk: bool) -> None:
         print(f"{'criterion':<37} {'inv/s':>8} {'seconds':>8} {'load s':>7} {'eval s':>7} {'mean':>7}")
         return
     print(f"{'':<37} {'end to end (load + evaluate)':^32}   {'load s':^15}   {'evaluate s':^24}")
-    print(f"{'criterion':<37} {'ours inv/s':>11} {'ADK inv/s':>10} {'ours/ADK':>9}   "
-          f"{'ours':>7} {'ADK':>7}   {'ours':>7} {'ADK':>7} {'ours/ADK':>8}   {'mean':>7} {'agree':>5}")
+    print(
+        f"{'criterion':<37} {'ours inv/s':>11} {'ADK inv/s':>10} {'ours/ADK':>9}   "
+        f"{'ours':>7} {'ADK':>7}   {'ours':>7} {'ADK':>7} {'ours/ADK':>8}   {'mean':>7} {'agree':>5}"
+    )
 
 
-def _print_row(label: str, total: int, load: float, evaluate: float, mean: Optional[float],
-               theirs: Optional[dict[str, Any]], with_adk: bool) -> None:
+def _print_row(
+    label: str,
+    total: int,
+    load: float,
+    evaluate: float,
+    mean: Optional[float],
+    theirs: Optional[dict[str, Any]],
+    with_adk: bool,
+) -> None:
     seconds = load + evaluate
     if not with_adk:
-        print(f"{label:<37} {total / seconds:>8,.0f} {seconds:>8.3f} {load:>7.3f} {evaluate:>7.3f} "
-              f"{_fmt_mean(mean):>7}", flush=True)
+        print(
+            f"{label:<37} {total / seconds:>8,.0f} {seconds:>8.3f} {load:>7.3f} {evaluate:>7.3f} "
+            f"{_fmt_mean(mean):>7}",
+            flush=True,
+        )
     elif theirs is None:
-        print(f"{label:<37} {total / seconds:>11,.0f} {'n/a':>10} {'n/a':>9}   {load:>7.3f} {'-':>7}   "
-              f"{evaluate:>7.3f} {'-':>7} {'n/a':>8}   {_fmt_mean(mean):>7} {'-':>5}  (no ADK equivalent)",
-              flush=True)
+        print(
+            f"{label:<37} {total / seconds:>11,.0f} {'n/a':>10} {'n/a':>9}   {load:>7.3f} {'-':>7}   "
+            f"{evaluate:>7.3f} {'-':>7} {'n/a':>8}   {_fmt_mean(mean):>7} {'-':>5}  (no ADK equivalent)",
+            flush=True,
+        )
     else:
         adk_load, adk_evaluate = theirs["load_seconds"], theirs["evaluate_seconds"]
         adk_seconds = adk_load + adk_evaluate
-        print(f"{label:<37} {total / seconds:>11,.0f} {total / adk_seconds:>10,.0f} "
-              f"{adk_seconds / seconds:>8.1f}x   {load:>7.3f} {adk_load:>7.3f}   {evaluate:>7.3f} "
-              f"{adk_evaluate:>7.3f} {adk_evaluate / evaluate:>7.2f}x   "
-              f"{_fmt_mean(mean):>7} {_agree(mean, theirs['mean_score']):>5}", flush=True)
+        print(
+            f"{label:<37} {total / seconds:>11,.0f} {total / adk_seconds:>10,.0f} "
+            f"{adk_seconds / seconds:>8.1f}x   {load:>7.3f} {adk_load:>7.3f}   {evaluate:>7.3f} "
+            f"{adk_evaluate:>7.3f} {adk_evaluate / evaluate:>7.2f}x   "
+            f"{_fmt_mean(mean):>7} {_agree(mean, theirs['mean_score']):>5}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ LABELS = [
 def test_throughput_runs_and_prints_a_line_per_criterion() -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--invocations", "200"],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

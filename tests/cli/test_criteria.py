@@ -7,8 +7,12 @@ import json
 from agenteval.cli import main
 
 BUILTINS = {
-    "tool_trajectory_avg_score", "response_match_score", "trajectory_precision",
-    "trajectory_recall", "trajectory_single_tool_use", "tool_call_count_v1",
+    "tool_trajectory_avg_score",
+    "response_match_score",
+    "trajectory_precision",
+    "trajectory_recall",
+    "trajectory_single_tool_use",
+    "tool_call_count_v1",
 }
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
@@ -17,7 +16,8 @@ try:
     main({args!r}, standalone_mode=True)
 except SystemExit:
     pass
-bad = sorted(m for m in sys.modules if m.split('.')[0] in {{'agenteval_builtin', 'google', 'vertexai', 'rouge_score', 'nltk'}})
+watched = {{'agenteval_builtin', 'google', 'vertexai', 'rouge_score', 'nltk'}}
+bad = sorted(m for m in sys.modules if m.split('.')[0] in watched)
 sys.stderr.write('\\nIMPORTED=' + ','.join(bad) + '\\n')
 """
 
@@ -26,7 +26,7 @@ def _imported(args: list[str]) -> list[str]:
     code = _PROBE.format(args=args)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED=")][-1]
-    return [m for m in line[len("IMPORTED="):].split(",") if m]
+    return [m for m in line[len("IMPORTED=") :].split(",") if m]
 
 
 def test_help_imports_no_plugin_and_no_google_sdk():
@@ -38,16 +38,29 @@ def test_criteria_list_imports_no_plugin():
 
 
 def test_run_imports_only_the_requested_plugin_module():
-    imported = _imported(["run", str(EXAMPLE / "travel.evalset.json"), "--actual",
-                          str(EXAMPLE / "travel.actual.json"), "--criteria", "tool_trajectory_avg_score",
-                          "--format", "json"])
+    imported = _imported(
+        [
+            "run",
+            str(EXAMPLE / "travel.evalset.json"),
+            "--actual",
+            str(EXAMPLE / "travel.actual.json"),
+            "--criteria",
+            "tool_trajectory_avg_score",
+            "--format",
+            "json",
+        ]
+    )
     assert "agenteval_builtin.trajectory" in imported
     assert "agenteval_builtin.response_match" not in imported
     assert not [m for m in imported if m.startswith(("google", "vertexai", "rouge_score", "nltk"))]
 
 
 def test_python_dash_m_works():
-    proc = subprocess.run([sys.executable, "-m", "agenteval", "criteria", "list", "--format", "json"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agenteval", "criteria", "list", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert any(row["name"] == "response_match_score" for row in json.loads(proc.stdout))

@@ -8,8 +8,11 @@ from agenteval.cli import main
 from agenteval.loading import load_eval_set
 
 FLAT = [
-    {"query": "roll a die", "expected_tool_use": [{"tool_name": "roll_die", "tool_input": {"sides": 6},
-                                                   "mock_tool_output": 4}], "reference": "You rolled a 4."},
+    {
+        "query": "roll a die",
+        "expected_tool_use": [{"tool_name": "roll_die", "tool_input": {"sides": 6}, "mock_tool_output": 4}],
+        "reference": "You rolled a 4.",
+    },
     {"query": "thanks", "expected_tool_use": [], "reference": None},
 ]
 
@@ -18,7 +21,9 @@ def test_flat_file_with_initial_session(runner, tmp_path):
     old = tmp_path / "dice.test.json"
     old.write_text(json.dumps(FLAT))
     session = tmp_path / "initial.session.json"
-    session.write_text(json.dumps({"id": "s1", "app_name": "dice", "user_id": "u", "state": {"k": 1}, "events": []}))
+    session.write_text(
+        json.dumps({"id": "s1", "app_name": "dice", "user_id": "u", "state": {"k": 1}, "events": []})
+    )
     new = tmp_path / "dice.evalset.json"
     result = runner.invoke(main, ["migrate", str(old), "--initial-session", str(session), "-o", str(new)])
     assert result.exit_code == 0, result.output
@@ -53,6 +58,8 @@ def test_bad_initial_session(runner, tmp_path):
     old.write_text(json.dumps(FLAT))
     session = tmp_path / "s.json"
     session.write_text(json.dumps({"app_name": "x"}))
-    result = runner.invoke(main, ["migrate", str(old), "--initial-session", str(session), "-o", str(tmp_path / "o.json")])
+    result = runner.invoke(
+        main, ["migrate", str(old), "--initial-session", str(session), "-o", str(tmp_path / "o.json")]
+    )
     assert result.exit_code == 2
     assert "user_id: required key is missing" in result.output

@@ -11,8 +11,10 @@ EVALSET = "examples/travel/travel.evalset.json"
 
 
 def _run(runner, example: Path, *args: str):
-    return runner.invoke(main, ["run", str(example / "travel.evalset.json"), "--actual",
-                                str(example / "travel.actual.json"), *args])
+    return runner.invoke(
+        main,
+        ["run", str(example / "travel.evalset.json"), "--actual", str(example / "travel.actual.json"), *args],
+    )
 
 
 def test_example_fails_one_case_and_exits_1(runner, example):
@@ -30,13 +32,24 @@ def test_json_document_shape(runner, example):
     doc = json.loads(result.stdout)
     assert doc["format_version"] == 1
     assert doc["summary"]["status"] == "FAILED"
-    assert doc["summary"]["cases"] == {"PASSED": 2, "FAILED": 1, "NOT_EVALUATED": 0, "ERRORED": 0, "INFORMATIONAL": 0}
+    assert doc["summary"]["cases"] == {
+        "PASSED": 2,
+        "FAILED": 1,
+        "NOT_EVALUATED": 0,
+        "ERRORED": 0,
+        "INFORMATIONAL": 0,
+    }
     cases = {c["eval_id"]: c for c in doc["eval_sets"][0]["cases"]}
-    trajectory = next(r for r in cases["flight_then_currency"]["criteria"] if r["criterion"] == "tool_trajectory_avg_score")
+    trajectory = next(
+        r for r in cases["flight_then_currency"]["criteria"] if r["criterion"] == "tool_trajectory_avg_score"
+    )
     assert trajectory["threshold"] == 1.0
     assert trajectory["score"] == 0.5
     assert trajectory["status"] == "FAILED"
-    assert [(p["score"], p["status"]) for p in trajectory["per_invocation"]] == [(1.0, "PASSED"), (0.0, "FAILED")]
+    assert [(p["score"], p["status"]) for p in trajectory["per_invocation"]] == [
+        (1.0, "PASSED"),
+        (0.0, "FAILED"),
+    ]
     assert trajectory["plugin"]["distribution"] == "agenteval-builtin"
     assert trajectory["plugin"]["id"].startswith("agenteval-builtin@")
     count = next(r for r in cases["hotel_tokyo_ja"]["criteria"] if r["criterion"] == "tool_call_count_v1")
@@ -44,16 +57,27 @@ def test_json_document_shape(runner, example):
 
 
 def test_case_selection_and_exit_0(runner, example):
-    result = runner.invoke(main, ["run", f"{example / 'travel.evalset.json'}:weather_paris,hotel_tokyo_ja",
-                                  "--actual", str(example / "travel.actual.json"), "--format", "json"])
+    result = runner.invoke(
+        main,
+        [
+            "run",
+            f"{example / 'travel.evalset.json'}:weather_paris,hotel_tokyo_ja",
+            "--actual",
+            str(example / "travel.actual.json"),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert [c["eval_id"] for c in doc["eval_sets"][0]["cases"]] == ["weather_paris", "hotel_tokyo_ja"]
 
 
 def test_unknown_case_id_is_an_error(runner, example):
-    result = runner.invoke(main, ["run", f"{example / 'travel.evalset.json'}:nope",
-                                  "--actual", str(example / "travel.actual.json")])
+    result = runner.invoke(
+        main,
+        ["run", f"{example / 'travel.evalset.json'}:nope", "--actual", str(example / "travel.actual.json")],
+    )
     assert result.exit_code == 2
     assert "no case with eval_id 'nope'" in result.output
     assert "weather_paris" in result.output
@@ -77,7 +101,9 @@ def test_criteria_not_in_config_gets_default_threshold(runner, example, tmp_path
 
 def test_explicit_config_and_output_file(runner, example, tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 0.5, "match_type": "ANY_ORDER"}}}))
+    config.write_text(
+        json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 0.5, "match_type": "ANY_ORDER"}}})
+    )
     out = tmp_path / "out.json"
     result = _run(runner, example, "--config", str(config), "--format", "json", "--output", str(out))
     assert result.exit_code == 0, result.output
@@ -110,7 +136,9 @@ def test_judge_criterion_not_installed_is_explained(runner, example):
 
 def test_param_typo_is_an_error_with_suggestion(runner, example, tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_typ": "IN_ORDER"}}}))
+    config.write_text(
+        json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_typ": "IN_ORDER"}}})
+    )
     result = _run(runner, example, "--config", str(config))
     assert result.exit_code == 2
     assert str(config) in result.output
@@ -120,8 +148,11 @@ def test_param_typo_is_an_error_with_suggestion(runner, example, tmp_path):
 
 def test_unrelated_unknown_param_is_a_warning(runner, example, tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"criteria": {"response_match_score": {"threshold": 0.1, "description": "x"}},
-                                  "_comment": "hi"}))
+    config.write_text(
+        json.dumps(
+            {"criteria": {"response_match_score": {"threshold": 0.1, "description": "x"}}, "_comment": "hi"}
+        )
+    )
     result = _run(runner, example, "--config", str(config), "--format", "json")
     assert result.exit_code == 0, result.output
     assert "warning:" in result.stderr and "'description'" in result.stderr and "'_comment'" in result.stderr
@@ -165,17 +196,39 @@ def test_empty_eval_set_exits_1(runner, tmp_path):
 
 
 def test_scenario_case_reference_criteria_not_evaluated(runner, tmp_path):
-    data = {"eval_set_id": "s", "eval_cases": [
-        {"eval_id": "sim", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "ask"}}]}
+    data = {
+        "eval_set_id": "s",
+        "eval_cases": [
+            {"eval_id": "sim", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "ask"}}
+        ],
+    }
     evalset = tmp_path / "s.evalset.json"
     evalset.write_text(json.dumps(data))
     actual = tmp_path / "actual.json"
-    actual.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "sim", "conversation": [
-        {"user_content": {"parts": [{"text": "hi"}]}, "final_response": {"parts": [{"text": "hello"}]}}]}]}))
+    actual.write_text(
+        json.dumps(
+            {
+                "eval_set_id": "s",
+                "eval_cases": [
+                    {
+                        "eval_id": "sim",
+                        "conversation": [
+                            {
+                                "user_content": {"parts": [{"text": "hi"}]},
+                                "final_response": {"parts": [{"text": "hello"}]},
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    )
     result = runner.invoke(main, ["run", str(evalset), "--actual", str(actual), "--format", "json"])
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
-    statuses = {r["criterion"]: (r["status"], r["reason_code"]) for r in doc["eval_sets"][0]["cases"][0]["criteria"]}
+    statuses = {
+        r["criterion"]: (r["status"], r["reason_code"]) for r in doc["eval_sets"][0]["cases"][0]["criteria"]
+    }
     assert statuses == {
         "tool_trajectory_avg_score": ("NOT_EVALUATED", "no_expected_invocations"),
         "response_match_score": ("NOT_EVALUATED", "no_expected_invocations"),

@@ -36,9 +36,19 @@ def plugin_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Both distributions, built and installed into one target directory."""
     target = tmp_path_factory.mktemp("plugins")
     command = [
-        sys.executable, "-m", "pip", "install",
-        "--no-deps", "--no-build-isolation", "--no-index", "--disable-pip-version-check",
-        "--quiet", "--target", str(target), str(EXAMPLE), str(BROKEN),
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--disable-pip-version-check",
+        "--quiet",
+        "--target",
+        str(target),
+        str(EXAMPLE),
+        str(BROKEN),
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, (
@@ -172,15 +182,26 @@ def test_the_example_passes_its_own_tests_when_installed(plugin_dir: Path, workd
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(plugin_dir), env.get("PYTHONPATH")]))
     command = [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-        "--rootdir", str(EXAMPLE), str(EXAMPLE / "tests"),
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(EXAMPLE),
+        str(EXAMPLE / "tests"),
     ]
     done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     # The installed copy was tested, not the source tree.
     check = subprocess.run(
         [sys.executable, "-c", "import agenteval_example_criterion as m; print(m.__file__)"],
-        cwd=workdir, env=env, capture_output=True, text=True, timeout=60,
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert Path(check.stdout.strip()).is_relative_to(plugin_dir), check.stdout + check.stderr
 
@@ -188,8 +209,18 @@ def test_the_example_passes_its_own_tests_when_installed(plugin_dir: Path, workd
 def test_run_with_the_example_records_its_plugin(plugin_dir: Path, workdir: Path) -> None:
     out = workdir / "example.json"
     done = _agenteval(
-        plugin_dir, workdir, "run", "dice.evalset.json", "--actual", "actual.json",
-        "--criteria", "example_response_length", "--format", "json", "--output", str(out),
+        plugin_dir,
+        workdir,
+        "run",
+        "dice.evalset.json",
+        "--actual",
+        "actual.json",
+        "--criteria",
+        "example_response_length",
+        "--format",
+        "json",
+        "--output",
+        str(out),
     )
     # 120 words > max_words=100: one case fails, so the run exits 1 (not 2: nothing broke).
     assert done.returncode == 1, done.stderr
@@ -207,8 +238,16 @@ def test_run_with_the_example_records_its_plugin(plugin_dir: Path, workdir: Path
 
 def test_run_with_the_example_takes_params_from_a_config(plugin_dir: Path, workdir: Path) -> None:
     done = _agenteval(
-        plugin_dir, workdir, "run", "dice.evalset.json", "--actual", "actual.json",
-        "--config", "roomy_config.json", "--format", "json",
+        plugin_dir,
+        workdir,
+        "run",
+        "dice.evalset.json",
+        "--actual",
+        "actual.json",
+        "--config",
+        "roomy_config.json",
+        "--format",
+        "json",
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -217,8 +256,14 @@ def test_run_with_the_example_takes_params_from_a_config(plugin_dir: Path, workd
 
 def test_run_with_the_broken_criterion_exits_2_with_cause_and_fix(plugin_dir: Path, workdir: Path) -> None:
     done = _agenteval(
-        plugin_dir, workdir, "run", "dice.evalset.json", "--actual", "actual.json",
-        "--criteria", "broken_criterion",
+        plugin_dir,
+        workdir,
+        "run",
+        "dice.evalset.json",
+        "--actual",
+        "actual.json",
+        "--criteria",
+        "broken_criterion",
     )
     assert done.returncode == 2, (done.stdout, done.stderr)
     message = done.stderr
@@ -231,8 +276,16 @@ def test_run_with_the_broken_criterion_exits_2_with_cause_and_fix(plugin_dir: Pa
 
 def test_builtin_criteria_run_normally_beside_a_broken_plugin(plugin_dir: Path, workdir: Path) -> None:
     done = _agenteval(
-        plugin_dir, workdir, "run", "dice.evalset.json", "--actual", "actual.json",
-        "--criteria", "tool_trajectory_avg_score,response_match_score", "--format", "json",
+        plugin_dir,
+        workdir,
+        "run",
+        "dice.evalset.json",
+        "--actual",
+        "actual.json",
+        "--criteria",
+        "tool_trajectory_avg_score,response_match_score",
+        "--format",
+        "json",
         record_imports=True,
     )
     assert done.returncode == 0, done.stderr

@@ -355,10 +355,14 @@ def test_same_config_is_read_once_and_evaluators_are_shared(project):
     assert len(warnings) == 1  # the _comment warning, once
 
 
-def test_actual_scenario_case_is_a_data_error():
+def test_evaluate_rejects_an_actual_scenario_case():
     expected = expected_set(ids=("a",))
-    actual = EvalSet(eval_set_id="travel", eval_cases=[
-        {"eval_id": "a", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}])
+    actual = EvalSet(
+        eval_set_id="travel",
+        eval_cases=[
+            {"eval_id": "a", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}
+        ],
+    )
     with pytest.raises(DataError, match="hold a conversation scenario"):
         evaluate(expected, actual, ["always"], registry=REGISTRY)
 

@@ -385,9 +385,8 @@ def test_installed_registry_is_discovered_once_and_can_be_forgotten():
 
 
 def test_load_is_memoised_per_registry():
-    from agenteval.testing import registry_for
-
     from agenteval import Evaluator, EvaluatorInfo, Score
+    from agenteval.testing import registry_for
 
     class One(Evaluator):
         info = EvaluatorInfo(description="One.", default_threshold=1.0)

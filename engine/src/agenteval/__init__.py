@@ -52,7 +52,17 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-_SUBMODULES = {"models", "loading", "testing", "errors", "results", "evaluator", "criterion", "reporting", "cli"}
+_SUBMODULES = {
+    "models",
+    "loading",
+    "testing",
+    "errors",
+    "results",
+    "evaluator",
+    "criterion",
+    "reporting",
+    "cli",
+}
 
 
 def __getattr__(name: str) -> Any:

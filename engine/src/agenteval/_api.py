@@ -87,10 +87,15 @@ class _ActualIndex:
             raise DataError(msg, source=where)
         if len(matches) > 1:
             files = ", ".join(str(m[0].source) for m in matches)
-            raise DataError(f"case {case.eval_id!r} has actual invocations in several files ({files})", source=where)
+            raise DataError(
+                f"case {case.eval_id!r} has actual invocations in several files ({files})", source=where
+            )
         item, actual_case = matches[0]
         if actual_case.conversation is None:
-            msg = f"eval_cases[{case.eval_id!r}] holds a conversation scenario, not the agent's actual conversation"
+            msg = (
+                f"eval_cases[{case.eval_id!r}] holds a conversation scenario, "
+                "not the agent's actual conversation"
+            )
             raise DataError(msg, source=str(item.source))
         return actual_case.conversation
 
@@ -153,7 +158,9 @@ def plan_from_paths(
     resolved = resolve_criteria(requests, registry, warnings)
     jobs, position = [], 0
     for loaded, cases, actual, count in planned:
-        jobs.append(Job(loaded.eval_set, cases, actual, resolved[position : position + count], str(loaded.source)))
+        jobs.append(
+            Job(loaded.eval_set, cases, actual, resolved[position : position + count], str(loaded.source))
+        )
         position += count
     return jobs, list(dict.fromkeys(warnings))
 
@@ -222,8 +229,12 @@ async def evaluate_async(
         if missing:
             raise DataError(f"no actual invocations for case(s) {', '.join(map(repr, missing))}")
         actual_cases = {c.eval_id: actual_map[c.eval_id] for c in cases}
-        jobs.append(Job(item.eval_set, cases, actual_cases, resolved, str(item.source) if item.source else None))
-    return await run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=[*warnings, *config.warnings])
+        jobs.append(
+            Job(item.eval_set, cases, actual_cases, resolved, str(item.source) if item.source else None)
+        )
+    return await run_jobs(
+        jobs, concurrency=concurrency, strict=strict, warnings=[*warnings, *config.warnings]
+    )
 
 
 def evaluate(

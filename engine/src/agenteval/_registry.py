@@ -98,7 +98,7 @@ def _check_class(obj: Any) -> Optional[str]:
     return None
 
 
-_INSTALLED: Optional["Registry"] = None
+_INSTALLED: Optional[Registry] = None
 
 
 class Registry:
@@ -112,7 +112,7 @@ class Registry:
         self._loaded: dict[str, LoadedCriterion] = {}
 
     @classmethod
-    def installed(cls) -> "Registry":
+    def installed(cls) -> Registry:
         """The process-wide registry of installed entry points, discovered once.
 
         A plugin installed after the first call is seen by a new ``Registry()`` (or after
@@ -130,7 +130,7 @@ class Registry:
         _INSTALLED = None
 
     @classmethod
-    def from_classes(cls, classes: Mapping[str, type[Evaluator]]) -> "Registry":
+    def from_classes(cls, classes: Mapping[str, type[Evaluator]]) -> Registry:
         """A registry of in-memory evaluator classes (no entry points involved)."""
         return cls(classes)
 
@@ -178,8 +178,7 @@ class Registry:
         for name in duplicates:
             dists = " and ".join(r.display for r in discovered[name])
             problems.append(
-                f"{name!r} is provided by more than one distribution ({dists}); "
-                "uninstall one of them"
+                f"{name!r} is provided by more than one distribution ({dists}); uninstall one of them"
             )
         for name in unknown:
             problems.append(self._unknown_message(name))
@@ -192,10 +191,16 @@ class Registry:
                 continue
             why = _check_class(classes.get(name))
             if why:
-                problems.append(f"{ref.display} ({ref.target}) is not a valid criterion: {why}; "
-                                f"report it to the maintainers of {ref.distribution}")
+                problems.append(
+                    f"{ref.display} ({ref.target}) is not a valid criterion: {why}; "
+                    f"report it to the maintainers of {ref.distribution}"
+                )
         if problems:
-            header = "cannot load the requested criteria:" if len(problems) > 1 else "cannot load a requested criterion:"
+            header = (
+                "cannot load the requested criteria:"
+                if len(problems) > 1
+                else "cannot load a requested criterion:"
+            )
             raise CriterionLoadError("\n".join([header, *(f"  - {p}" for p in problems)]))
         for name in wanted:
             self._loaded.setdefault(name, LoadedCriterion(discovered[name][0], classes[name]))

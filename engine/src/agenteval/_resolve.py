@@ -15,11 +15,11 @@ from typing import Any, Optional
 from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
+from ._registry import LoadedCriterion, Registry
 from .criterion import Criterion
 from .errors import AgentEvalError, ConfigError
 from .evaluator import Evaluator, EvaluatorInfo
 from .loading._paths import describe_validation_error, suggest
-from ._registry import LoadedCriterion, Registry
 from .results import PluginInfo
 
 __all__ = ["ResolvedCriterion", "resolve_criteria"]
@@ -85,7 +85,7 @@ def _threshold(criterion: Criterion, info: EvaluatorInfo, where: str) -> Optiona
         return None
     threshold = criterion.threshold if criterion.threshold is not None else info.default_threshold
     if threshold is None:
-        msg = f"criteria.{criterion.name}: a threshold is required, e.g. {{\"threshold\": 0.8}}"
+        msg = f'criteria.{criterion.name}: a threshold is required, e.g. {{"threshold": 0.8}}'
         raise ConfigError(msg, source=where)
     return threshold
 
@@ -110,7 +110,9 @@ def resolve_criteria(
         try:
             params = entry.evaluator_class.Params.model_validate(params_data)
         except ValidationError as exc:
-            detail = describe_validation_error(exc, entry.evaluator_class.Params, prefix=("criteria", criterion.name))
+            detail = describe_validation_error(
+                exc, entry.evaluator_class.Params, prefix=("criteria", criterion.name)
+            )
             raise ConfigError(f"invalid parameters for {criterion.name}:\n{detail}", source=where) from None
         threshold = _threshold(criterion, entry.info, where)
         key = f"{criterion.name}:{json.dumps(params.model_dump(mode='json'), sort_keys=True)}"

@@ -24,8 +24,8 @@ from collections.abc import Awaitable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Optional, TypeVar
 
-from ._version import __version__
 from ._resolve import ResolvedCriterion
+from ._version import __version__
 from .evaluator import EvaluationContext, Score
 from .models import EvalCase, EvalSet, Invocation
 from .results import (
@@ -73,7 +73,9 @@ def _base(criterion: ResolvedCriterion) -> dict:
 
 
 def _not_evaluated(criterion: ResolvedCriterion, reason: str, code: str) -> CriterionResult:
-    return CriterionResult(**_base(criterion), score=None, status=Status.NOT_EVALUATED, reason=reason, reason_code=code)
+    return CriterionResult(
+        **_base(criterion), score=None, status=Status.NOT_EVALUATED, reason=reason, reason_code=code
+    )
 
 
 def _errored(criterion: ResolvedCriterion, exc: BaseException, started: float, what: str) -> CriterionResult:
@@ -93,7 +95,9 @@ def _errored(criterion: ResolvedCriterion, exc: BaseException, started: float, w
     )
 
 
-def _precondition(case: EvalCase, actual: Sequence[Invocation], criterion: ResolvedCriterion) -> Optional[CriterionResult]:
+def _precondition(
+    case: EvalCase, actual: Sequence[Invocation], criterion: ResolvedCriterion
+) -> Optional[CriterionResult]:
     if not criterion.info.requires_expected:
         return None
     if case.conversation is None:
@@ -287,8 +291,12 @@ async def _run_jobs(
         for case in job.cases:
             results = list(flat[position : position + len(job.criteria)])
             position += len(job.criteria)
-            case_results.append(CaseResult(eval_id=case.eval_id, status=_case_status(results), criteria=results))
-        eval_sets.append(EvalSetResult(eval_set_id=job.eval_set.eval_set_id, source=job.source, cases=case_results))
+            case_results.append(
+                CaseResult(eval_id=case.eval_id, status=_case_status(results), criteria=results)
+            )
+        eval_sets.append(
+            EvalSetResult(eval_set_id=job.eval_set.eval_set_id, source=job.source, cases=case_results)
+        )
     return RunResult(
         engine_version=__version__,
         summary=_summary(eval_sets),

@@ -158,12 +158,12 @@ class Score(BaseModel):
         return _finite_or_none(value)
 
     @classmethod
-    def not_evaluated(cls, reason: str, code: str = "not_evaluated", **kwargs: Any) -> "Score":
+    def not_evaluated(cls, reason: str, code: str = "not_evaluated", **kwargs: Any) -> Score:
         """A NOT_EVALUATED result with its reason (never averaged into anything)."""
         return cls(value=None, reason=reason, reason_code=code, **kwargs)
 
     @classmethod
-    def mean_of(cls, per_invocation: Sequence[InvocationScore], **kwargs: Any) -> "Score":
+    def mean_of(cls, per_invocation: Sequence[InvocationScore], **kwargs: Any) -> Score:
         """The arithmetic mean of the evaluated invocations' scores (ADK's aggregation).
 
         Invocations scored ``None`` are left out of the mean; with no scored invocation
@@ -204,8 +204,8 @@ class Evaluator(ABC):
     def evaluate(self, ctx: EvaluationContext) -> Union[Score, Awaitable[Score]]:
         """Score one case."""
 
-    def check_ready(self) -> None:
+    def check_ready(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Preflight before any case runs (credentials, project...). Raise to stop."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Release resources at the end of a run."""

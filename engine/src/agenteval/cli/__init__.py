@@ -26,8 +26,14 @@ def _versions(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_versions,
-              help="Show the engine's and installed plugins' versions.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_versions,
+    help="Show the engine's and installed plugins' versions.",
+)
 def main() -> None:
     """agenteval: score LLM agents' trajectories and responses against eval sets.
 

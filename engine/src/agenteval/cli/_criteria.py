@@ -19,7 +19,9 @@ def criteria() -> None:
 
 @criteria.command("list")
 @click.option("--check", is_flag=True, help="Import every criterion and report the ones that fail to load.")
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
 @reports_errors
 def list_criteria(check: bool, output_format: str) -> None:
     """Name, distribution, version and description of every installed criterion.
@@ -57,7 +59,9 @@ def list_criteria(check: bool, output_format: str) -> None:
 
         table = Table(title=f"{len(rows)} installed criteria", title_justify="left", box=box.SIMPLE_HEAD)
         for column in ("name", "distribution", "version", "description") + (("check",) if check else ()):
-            table.add_column(column, overflow="fold", no_wrap=column in ("name", "distribution", "version", "check"))
+            table.add_column(
+                column, overflow="fold", no_wrap=column in ("name", "distribution", "version", "check")
+            )
         for row in rows:
             cells = [row["name"], row["distribution"], row["version"], row["description"]]
             if check:
@@ -65,7 +69,9 @@ def list_criteria(check: bool, output_format: str) -> None:
             table.add_row(*map(escape, cells))
         Console().print(table)
         if not rows:
-            click.echo("No criteria installed: pip install agenteval-builtin (or plugins/builtin from the repo).")
+            click.echo(
+                "No criteria installed: pip install agenteval-builtin (or plugins/builtin from the repo)."
+            )
     if check and any(row["status"] != "ok" for row in rows):
         sys.exit(ExitCode.NOT_PASSED)
 
@@ -82,8 +88,10 @@ def show_criterion(name: str) -> None:
     loaded = Registry().load([name])[name]
     info = loaded.info
     klass = loaded.evaluator_class
-    score_range = f"[{info.min_score if info.min_score is not None else '-inf'}, " \
-                  f"{info.max_score if info.max_score is not None else 'inf'}]"
+    score_range = (
+        f"[{info.min_score if info.min_score is not None else '-inf'}, "
+        f"{info.max_score if info.max_score is not None else 'inf'}]"
+    )
     lines = [
         f"{name}  ({loaded.ref.distribution} {loaded.ref.version}, {loaded.ref.target})",
         "",

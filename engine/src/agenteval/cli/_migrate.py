@@ -14,10 +14,20 @@ __all__ = ["migrate"]
 
 @click.command()
 @click.argument("old", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--initial-session", "initial_session", type=click.Path(dir_okay=False, path_type=Path),
-              help="Legacy initial session file ({app_name, user_id, state}) for a flat list file.")
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the eval set.")
+@click.option(
+    "--initial-session",
+    "initial_session",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Legacy initial session file ({app_name, user_id, state}) for a flat list file.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the eval set.",
+)
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @reports_errors
 def migrate(old: Path, initial_session: Optional[Path], output: Path, force: bool) -> None:
@@ -34,12 +44,16 @@ def migrate(old: Path, initial_session: Optional[Path], output: Path, force: boo
     if initial_session is not None:
         data = read_json(initial_session, what="an initial session")
         if not isinstance(data, dict):
-            raise DataError("expected an object {\"app_name\", \"user_id\", \"state\"}", source=str(initial_session))
+            raise DataError(
+                'expected an object {"app_name", "user_id", "state"}', source=str(initial_session)
+            )
         picked = {k: data[k] for k in ("app_name", "user_id", "state") if k in data}
         try:
             session = SessionInput.model_validate(picked)
         except ValidationError as exc:
-            raise DataError(describe_validation_error(exc, SessionInput), source=str(initial_session)) from None
+            raise DataError(
+                describe_validation_error(exc, SessionInput), source=str(initial_session)
+            ) from None
     loaded = read_eval_file(old, initial_session=session)
     if loaded.format == "evalset":
         raise DataError("already in the eval-set format; nothing to migrate", source=str(old))

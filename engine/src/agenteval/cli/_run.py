@@ -30,20 +30,55 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--actual", "actual", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Eval set file with the agent's actual invocations (same eval_ids). Repeatable.")
-@click.option("--criteria", "criteria", metavar="A,B",
-              help="Criteria to apply, comma-separated; overrides the config's set, keeping its thresholds.")
-@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
-              help="Config file (ADK's test_config.json format). Default: test_config.json beside each eval file, else ADK's defaults.")
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="Output format.")
-@click.option("--output", "output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the output to this file instead of standard output.")
-@click.option("--print-detailed-results", "detailed", is_flag=True,
-              help="Show per-invocation scores, prompts, responses and tool calls.")
-@click.option("--concurrency", default=16, show_default=True, type=click.IntRange(min=1),
-              help="How many evaluations may run at once.")
+@click.option(
+    "--actual",
+    "actual",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Eval set file with the agent's actual invocations (same eval_ids). Repeatable.",
+)
+@click.option(
+    "--criteria",
+    "criteria",
+    metavar="A,B",
+    help="Criteria to apply, comma-separated; overrides the config's set, keeping its thresholds.",
+)
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=(
+        "Config file (ADK's test_config.json format). "
+        "Default: test_config.json beside each eval file, else ADK's defaults."
+    ),
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the output to this file instead of standard output.",
+)
+@click.option(
+    "--print-detailed-results",
+    "detailed",
+    is_flag=True,
+    help="Show per-invocation scores, prompts, responses and tool calls.",
+)
+@click.option(
+    "--concurrency",
+    default=16,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="How many evaluations may run at once.",
+)
 @click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
 @reports_errors
 def run(
@@ -94,11 +129,17 @@ def run(
         }
         if output is not None:
             with output.open("w", encoding="utf-8") as handle:
-                render_table(result, Console(file=handle, width=120, no_color=True), detailed=detailed,
-                             conversations=conversations)
+                render_table(
+                    result,
+                    Console(file=handle, width=120, no_color=True),
+                    detailed=detailed,
+                    conversations=conversations,
+                )
         else:
             render_table(result, Console(), detailed=detailed, conversations=conversations)
     if output is not None or output_format == "json":
-        counts = ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
+        counts = (
+            ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
+        )
         click.echo(f"agenteval: {counts}", err=True)
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)

@@ -38,7 +38,7 @@ class EvalConfig:
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
-    def default(cls) -> "EvalConfig":
+    def default(cls) -> EvalConfig:
         """ADK's default criteria: trajectory 1.0 and response match 0.8."""
         return cls(criteria=[Criterion(name=n, threshold=t) for n, t in DEFAULT_CRITERIA.items()])
 
@@ -74,7 +74,7 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
     """Check parsed config JSON (see the module docstring)."""
     where = str(source) if source is not None else "<config>"
     if not isinstance(data, dict):
-        msg = f"a config is a JSON object {{\"criteria\": {{...}}}}, got a JSON {json_type(data)}"
+        msg = f'a config is a JSON object {{"criteria": {{...}}}}, got a JSON {json_type(data)}'
         raise ConfigError(msg, source=where)
     warnings = [
         f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too); "
@@ -83,7 +83,9 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
         if key not in _TOP_LEVEL_KEYS
     ]
     if "criteria" not in data:
-        raise ConfigError("'criteria' is missing; e.g. {\"criteria\": {\"response_match_score\": 0.8}}", source=where)
+        raise ConfigError(
+            '\'criteria\' is missing; e.g. {"criteria": {"response_match_score": 0.8}}', source=where
+        )
     raw = data["criteria"]
     if not isinstance(raw, dict):
         raise ConfigError(f"criteria: expected an object of name -> threshold, got {raw!r}", source=where)
@@ -92,7 +94,9 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
         path = f"criteria.{name}"
         if isinstance(value, dict):
             params = {k: v for k, v in value.items() if k != "threshold"}
-            threshold = _threshold(value["threshold"], where, f"{path}.threshold") if "threshold" in value else None
+            threshold = (
+                _threshold(value["threshold"], where, f"{path}.threshold") if "threshold" in value else None
+            )
             criteria.append(Criterion(name=name, threshold=threshold, params=params))
         else:
             criteria.append(Criterion(name=name, threshold=_threshold(value, where, path)))

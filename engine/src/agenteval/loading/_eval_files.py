@@ -104,7 +104,7 @@ def eval_set_from_data(
     else:
         msg = (
             f"the top level is a JSON {json_type(data)}; an eval file is an object "
-            "{\"eval_set_id\": ..., \"eval_cases\": [...]} or a legacy list of turns or cases"
+            '{"eval_set_id": ..., "eval_cases": [...]} or a legacy list of turns or cases'
         )
         raise DataError(msg, source=where)
     check_unique_ids(eval_set, where)
@@ -142,9 +142,7 @@ def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> Non
         if case.session_input is not None:
             _check_spelt_twice(case.session_input, f"eval_cases[{index}].session_input", where)
         for key in case.model_extra or {}:
-            warnings.append(
-                f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used"
-            )
+            warnings.append(f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used")
 
 
 def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:
@@ -152,10 +150,7 @@ def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:
     when both are given; refuse that instead of keeping two values for one field."""
     for key in model.model_extra or {}:
         if key in type(model).model_fields:
-            msg = (
-                f"{path}: {key!r} is given twice, as {key!r} and {to_camel(key)!r}; "
-                "keep one spelling"
-            )
+            msg = f"{path}: {key!r} is given twice, as {key!r} and {to_camel(key)!r}; keep one spelling"
             raise DataError(msg, source=where)
 
 
@@ -213,7 +208,7 @@ def _from_legacy(
         msg = (
             f"[{first_bad}]: {' and '.join(absent)} {'are' if len(absent) > 1 else 'is'} missing; "
             "every element of a legacy multi-case list is "
-            "{\"name\": <case id>, \"data\": [turns], \"initial_session\": {...}}"
+            '{"name": <case id>, "data": [turns], "initial_session": {...}}'
         )
         raise DataError(msg, source=where)
     if any(is_turn):
@@ -278,21 +273,25 @@ def _legacy_case(
         for key in turn:
             if key not in _FLAT_TURN_KEYS | {"mock_tool_output"}:
                 warnings.append(f"{where}: {path}.{key}: not a legacy turn key; ignored, as ADK does")
-        for key, shape in (("expected_tool_use", '{"tool_name": ..., "tool_input": {...}}'),
-                           ("expected_intermediate_agent_responses", '{"author": ..., "text": ...}')):
+        for key, shape in (
+            ("expected_tool_use", '{"tool_name": ..., "tool_input": {...}}'),
+            ("expected_intermediate_agent_responses", '{"author": ..., "text": ...}'),
+        ):
             if not isinstance(turn.get(key) or [], list):
                 msg = f"{path}.{key}: expected a list of {shape}, got a JSON {json_type(turn[key])}"
                 raise DataError(msg, source=where)
         tool_uses = []
         for call_index, call in enumerate(turn.get("expected_tool_use") or []):
             if not isinstance(call, dict) or "tool_name" not in call:
-                msg = f"{path}.expected_tool_use[{call_index}]: expected {{\"tool_name\": ..., \"tool_input\": {{...}}}}"
+                expected = '{"tool_name": ..., "tool_input": {...}}'
+                msg = f"{path}.expected_tool_use[{call_index}]: expected {expected}"
                 raise DataError(msg, source=where)
             tool_uses.append({"name": call["tool_name"], "args": call.get("tool_input")})
         responses = []
         for resp_index, resp in enumerate(turn.get("expected_intermediate_agent_responses") or []):
             if not isinstance(resp, dict) or "author" not in resp:
-                msg = f"{path}.expected_intermediate_agent_responses[{resp_index}]: expected {{\"author\": ..., \"text\": ...}}"
+                expected = '{"author": ..., "text": ...}'
+                msg = f"{path}.expected_intermediate_agent_responses[{resp_index}]: expected {expected}"
                 raise DataError(msg, source=where)
             responses.append((resp["author"], [{"text": resp.get("text")}]))
         conversation.append(

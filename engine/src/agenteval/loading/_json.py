@@ -119,10 +119,7 @@ def parse_json(data: bytes, *, source: str, what: str, warnings: list[str] | Non
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _line_col(data, exc.start)
-        msg = (
-            f"{line}:{col}: the file is not valid UTF-8 (byte 0x{data[exc.start]:02x}); "
-            "save it as UTF-8"
-        )
+        msg = f"{line}:{col}: the file is not valid UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
         raise DataError(msg, source=source) from None
     duplicates: list[str] = []
 

@@ -87,9 +87,7 @@ def _union_members(annotation: Any) -> dict[str, Any]:
     return members
 
 
-def _walk(
-    model: type[BaseModel], loc: Sequence[Union[str, int]]
-) -> tuple[tuple[Union[str, int], ...], Any]:
+def _walk(model: type[BaseModel], loc: Sequence[Union[str, int]]) -> tuple[tuple[Union[str, int], ...], Any]:
     """``loc`` without pydantic's union-member names, and the model that owns its last
     element (``None`` when unknown)."""
     import typing
@@ -141,9 +139,11 @@ def _strays(model: type[BaseModel], error: Any) -> str:
     owner = _model_at(model, tuple(error["loc"]))
     if not isinstance(parent, dict) or owner is None:
         return ""
-    known = set(owner.model_fields) | {
-        f.alias for f in owner.model_fields.values() if f.alias
-    } | {to_camel(n) for n in owner.model_fields}
+    known = (
+        set(owner.model_fields)
+        | {f.alias for f in owner.model_fields.values() if f.alias}
+        | {to_camel(n) for n in owner.model_fields}
+    )
     strays = [k for k in parent if k not in known]
     return f" (the object has keys it does not know: {', '.join(map(repr, strays))})" if strays else ""
 
@@ -208,7 +208,7 @@ def describe_validation_error(
         else:
             msg = error["msg"]
             if msg.startswith("Value error, "):
-                msg = msg[len("Value error, "):]
+                msg = msg[len("Value error, ") :]
             lines.append(f"{path}: {msg} (got {_short(error.get('input'))})")
     if len(errors) > MAX_ERRORS_SHOWN:
         lines.append(f"... and {len(errors) - MAX_ERRORS_SHOWN} more problems")

@@ -69,7 +69,9 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
             raise DataError("no such file or folder", source=path_text)
         if path.is_dir():
             if ids:
-                raise DataError("a case selection (':case_id') applies to a file, not a folder", source=argument)
+                raise DataError(
+                    "a case selection (':case_id') applies to a file, not a folder", source=argument
+                )
             files = _eval_files_under(path)
             if not files:
                 msg = "the folder has no *.test.json or *.evalset.json files; name a file directly"

@@ -67,7 +67,7 @@ class Content(AdkModel):
     parts: Optional[list[Part]] = None
 
     @classmethod
-    def from_text(cls, text: Optional[str], role: str = "user") -> "Content":
+    def from_text(cls, text: Optional[str], role: str = "user") -> Content:
         """A one-part text message."""
         return cls(role=role, parts=[Part(text=text)])
 

@@ -1,8 +1,9 @@
 """Eval sets and eval cases, as in ADK's ``*.test.json`` / ``*.evalset.json`` files.
 
 Key rules (ADK 2.13): the ``EvalSet`` top level takes snake_case keys only; its unknown
-keys, which ADK ignores, are kept here and reported as warnings by the loader; ``EvalCase`` and ``SessionInput``
-accept both spellings and keep unknown keys; everything below rejects unknown keys.
+keys, which ADK ignores, are kept here and reported as warnings by the loader;
+``EvalCase`` and ``SessionInput`` accept both spellings and keep unknown keys; everything
+below rejects unknown keys.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class EvalCase(AdkModelKeepExtra):
     final_session_state: Optional[dict[str, Any]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _one_conversation_kind(self) -> "EvalCase":
+    def _one_conversation_kind(self) -> EvalCase:
         has_conversation = self.conversation is not None
         has_scenario = self.conversation_scenario is not None
         if has_conversation == has_scenario:

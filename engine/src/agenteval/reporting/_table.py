@@ -13,8 +13,8 @@ from typing import Optional
 
 from rich import box
 from rich.console import Console
-from rich.padding import Padding
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -88,7 +88,10 @@ def _problems(console: Console, cases: Sequence[CaseResult]) -> None:
 
 
 def _details(
-    console: Console, case: CaseResult, actual: Optional[Sequence[Invocation]], expected: Optional[Sequence[Invocation]]
+    console: Console,
+    case: CaseResult,
+    actual: Optional[Sequence[Invocation]],
+    expected: Optional[Sequence[Invocation]],
 ) -> None:
     console.print(Text(f"▸ {case.eval_id}: ", style="bold").append(_status(case.status)))
     for result in case.criteria:
@@ -108,13 +111,19 @@ def _details(
             console.print(f"    expected: {escape(_clip(exp.final_text()))}")
         console.print(f"    actual:   {escape(_clip(inv.final_text()))}")
         if exp is not None:
-            console.print(f"    expected tools: {escape(', '.join(map(_call, exp.tool_calls())) or '(none)')}")
+            console.print(
+                f"    expected tools: {escape(', '.join(map(_call, exp.tool_calls())) or '(none)')}"
+            )
         console.print(f"    actual tools:   {escape(', '.join(map(_call, inv.tool_calls())) or '(none)')}")
         for result in case.criteria:
             item = next((p for p in result.per_invocation if p.index == index), None)
             if item is None:
                 continue
-            text = Text(f"    {result.criterion}: ").append(_status(item.status)).append(f" ({_score(item.score)})")
+            text = (
+                Text(f"    {result.criterion}: ")
+                .append(_status(item.status))
+                .append(f" ({_score(item.score)})")
+            )
             if item.reason and item.status is not Status.PASSED:
                 text.append(f" {_clip(item.reason, 400)}")
             console.print(text)
@@ -147,7 +156,9 @@ def render_table(
     console: Console,
     *,
     detailed: bool = False,
-    conversations: Optional[Mapping[tuple[int, str], tuple[Sequence[Invocation], Optional[Sequence[Invocation]]]]] = None,
+    conversations: Optional[
+        Mapping[tuple[int, str], tuple[Sequence[Invocation], Optional[Sequence[Invocation]]]]
+    ] = None,
 ) -> None:
     """Print the report. ``conversations`` maps ``(eval set index, eval_id)`` to
     ``(actual, expected)`` invocations, used by the detailed view."""
@@ -167,9 +178,13 @@ def render_table(
         for item in result.summary.criteria:
             counts = item.counts
             means.add_row(
-                escape(item.criterion), _score(item.mean_score), _score(item.threshold),
-                str(counts[Status.PASSED]), str(counts[Status.FAILED]),
-                str(counts[Status.NOT_EVALUATED]), str(counts[Status.ERRORED]),
+                escape(item.criterion),
+                _score(item.mean_score),
+                _score(item.threshold),
+                str(counts[Status.PASSED]),
+                str(counts[Status.FAILED]),
+                str(counts[Status.NOT_EVALUATED]),
+                str(counts[Status.ERRORED]),
             )
         console.print(means)
         plugins = sorted({item.plugin.id for item in result.summary.criteria})

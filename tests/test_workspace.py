@@ -1,0 +1,57 @@
+"""The workspace's own rules: each distribution owns its version, changelog and a bounded
+range on the engine; pip's and uv's dev-tool lists agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+DISTRIBUTIONS = [
+    ROOT / "engine",
+    ROOT / "plugins" / "builtin",
+    ROOT / "docs" / "examples" / "agenteval-example-criterion",
+]
+
+
+def _project(folder: Path) -> dict:
+    return tomllib.loads((folder / "pyproject.toml").read_text())["project"]
+
+
+@pytest.mark.parametrize("folder", DISTRIBUTIONS, ids=lambda p: p.name)
+def test_version_has_a_changelog_entry(folder):
+    version = _project(folder)["version"]
+    changelog = (folder / "CHANGELOG.md").read_text()
+    assert re.search(rf"^## {re.escape(version)} \(\d{{4}}-\d{{2}}-\d{{2}}\)", changelog, re.MULTILINE), (
+        f"{folder.name}: CHANGELOG.md has no '## {version} (date)' section"
+    )
+
+
+@pytest.mark.parametrize("folder", DISTRIBUTIONS[1:], ids=lambda p: p.name)
+def test_plugins_depend_on_the_engine_with_a_bounded_range(folder):
+    [requirement] = [d for d in _project(folder)["dependencies"] if d.startswith("agenteval-engine")]
+    assert ">=" in requirement and "<" in requirement.replace("<=", ""), requirement
+    assert "==" not in requirement
+
+
+def test_engine_version_matches_the_package():
+    from agenteval import __version__
+
+    assert _project(ROOT / "engine")["version"] == __version__
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_pip_and_uv_dev_tools_agree():
+    group = tomllib.loads((ROOT / "pyproject.toml").read_text())["dependency-groups"]["dev"]
+    lines = [
+        ln.strip()
+        for ln in (ROOT / "requirements-dev.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith(("#", "-e"))
+    ]
+    assert _names(group) == _names(lines)
