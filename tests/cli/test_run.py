@@ -127,11 +127,11 @@ def test_unknown_criterion_exit_2_lists_installed(runner, example):
     assert "Traceback" not in result.output
 
 
-def test_judge_criterion_not_installed_is_explained(runner, example):
-    result = _run(runner, example, "--criteria", "hallucinations_v1,safety_v1")
+def test_adk_criterion_not_installed_is_explained(runner, example):
+    result = _run(runner, example, "--criteria", "safety_v1")
     assert result.exit_code == 2
-    assert "'hallucinations_v1' is an ADK 2.13 criterion" in result.output
-    assert "safety_v1" in result.output
+    assert "'safety_v1' is an ADK 2.13 criterion, but it is not installed" in result.output
+    assert "agenteval-vertex-safety" in result.output
 
 
 def test_param_typo_is_an_error_with_suggestion(runner, example, tmp_path):

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from ._registry import Registry
-from ._resolve import resolve_criteria
+from ._resolve import ResolvedCriterion, resolve_criteria
 from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs, run_sync
 from .criterion import Criterion
 from .errors import ConfigError, DataError
+from .judging import JudgeCache, JudgeService
 from .loading import (
     EvalConfig,
     EvalTarget,
@@ -122,6 +123,7 @@ def plan_from_paths(
     criteria_names: Optional[Sequence[str]] = None,
     config_path: Optional[Union[str, Path]] = None,
     registry: Optional[Registry] = None,
+    judge: Optional[JudgeService] = None,
 ) -> tuple[list[Job], list[str]]:
     """Load everything a CLI run needs and resolve its criteria; raise before any work.
 
@@ -156,6 +158,7 @@ def plan_from_paths(
         requests.extend((c, source if config.get(c.name) else "--criteria") for c in criteria)
         planned.append((loaded, cases, actual, len(criteria)))
     resolved = resolve_criteria(requests, registry, warnings)
+    preflight_judges(resolved, judge or JudgeService())
     jobs, position = [], 0
     for loaded, cases, actual, count in planned:
         jobs.append(
@@ -163,6 +166,13 @@ def plan_from_paths(
         )
         position += count
     return jobs, list(dict.fromkeys(warnings))
+
+
+def preflight_judges(resolved: Sequence[ResolvedCriterion], judge: JudgeService) -> None:
+    """Resolve and check every judge model the criteria will call, before any work."""
+    specs = [spec for r in resolved if r.info.requires_judge for spec in r.evaluator.judge_models()]
+    if specs:
+        judge.preflight(specs)
 
 
 def _actual_map(actual: ActualSpec) -> Mapping[str, Sequence[Invocation]]:
@@ -188,6 +198,7 @@ async def evaluate_async(
     registry: Optional[Registry] = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     strict: bool = False,
+    judge: Optional[JudgeService] = None,
 ) -> RunResult:
     """Score eval cases against the agent's actual invocations.
 
@@ -202,6 +213,8 @@ async def evaluate_async(
         registry: where criteria come from (default: installed entry points).
         concurrency: how many evaluations may run at once.
         strict: re-raise evaluator exceptions instead of recording ERRORED results.
+        judge: the judge service for LLM-judge criteria (its concurrency limit and cache);
+            default: 8 concurrent calls and the answer cache in ``.agenteval/``.
 
     Raises:
         AgentEvalError: bad data, config or criteria, before any evaluation starts.
@@ -222,6 +235,10 @@ async def evaluate_async(
     actual_map = _actual_map(actual)
     chosen = _criteria_for(config, None, registry)
     resolved = resolve_criteria([(c, "criteria") for c in chosen], registry, warnings)
+    if judge is None and any(r.info.requires_judge for r in resolved):
+        judge = JudgeService(cache=JudgeCache())
+    if judge is not None:
+        preflight_judges(resolved, judge)
     jobs = []
     for item in loaded:
         cases = list(item.eval_set.eval_cases)
@@ -233,7 +250,7 @@ async def evaluate_async(
             Job(item.eval_set, cases, actual_cases, resolved, str(item.source) if item.source else None)
         )
     return await run_jobs(
-        jobs, concurrency=concurrency, strict=strict, warnings=[*warnings, *config.warnings]
+        jobs, concurrency=concurrency, strict=strict, warnings=[*warnings, *config.warnings], judge=judge
     )
 
 
@@ -245,6 +262,7 @@ def evaluate(
     registry: Optional[Registry] = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     strict: bool = False,
+    judge: Optional[JudgeService] = None,
 ) -> RunResult:
     """Synchronous ``evaluate_async`` (not callable from inside a running event loop)."""
     try:
@@ -257,5 +275,13 @@ def evaluate(
             "use 'await agenteval.evaluate_async(...)' there"
         )
     return run_sync(
-        evaluate_async(eval_sets, actual, criteria, registry=registry, concurrency=concurrency, strict=strict)
+        evaluate_async(
+            eval_sets,
+            actual,
+            criteria,
+            registry=registry,
+            concurrency=concurrency,
+            strict=strict,
+            judge=judge,
+        )
     )

@@ -34,11 +34,11 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 #: ADK 2.13 criteria that no agenteval distribution installed here provides (yet).
 _NOT_YET_PROVIDED = {
-    "final_response_match_v2": "the LLM-judge plugin (planned)",
-    "rubric_based_final_response_quality_v1": "the LLM-judge plugin (planned)",
-    "rubric_based_tool_use_quality_v1": "the LLM-judge plugin (planned)",
-    "hallucinations_v1": "the LLM-judge plugin (planned)",
-    "per_turn_user_simulator_quality_v1": "the LLM-judge plugin (planned)",
+    "final_response_match_v2": "the agenteval-llm-judges distribution (plugins/llm_judges)",
+    "rubric_based_final_response_quality_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
+    "rubric_based_tool_use_quality_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
+    "hallucinations_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
+    "per_turn_user_simulator_quality_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
     "safety_v1": "the agenteval-vertex-safety distribution (plugins/vertex_safety)",
     "response_evaluation_score": "no agenteval plugin (Vertex coherence, not planned)",
     "rubric_based_multi_turn_trajectory_quality_v1": "no agenteval plugin yet",
@@ -293,3 +293,69 @@ class _FreshNamedManager(NamedExtensionManager):
         except (AssertionError, SystemExit) as err:
             self._on_load_failure_callback(self, ep, err)
             return None
+
+
+JUDGE_MODELS_GROUP = "agenteval.judge_models"
+
+
+class ProviderRegistry:
+    """Judge-model providers from the ``agenteval.judge_models`` entry points (or given
+    classes). Like criteria: discovered from metadata, imported only when used."""
+
+    def __init__(self, classes: Optional[Mapping[str, type]] = None) -> None:
+        self._classes = dict(classes) if classes is not None else None
+        self._entry_points: Optional[dict[str, importlib.metadata.EntryPoint]] = None
+        self._loaded: dict[str, type] = {}
+
+    def _discover(self) -> dict[str, importlib.metadata.EntryPoint]:
+        if self._entry_points is None:
+            found: dict[str, importlib.metadata.EntryPoint] = {}
+            if self._classes is None:
+                for ep in importlib.metadata.entry_points(group=JUDGE_MODELS_GROUP):
+                    found.setdefault(ep.name, ep)
+            self._entry_points = found
+        return self._entry_points
+
+    def names(self) -> list[str]:
+        """Installed provider names."""
+        if self._classes is not None:
+            return sorted(self._classes)
+        return sorted(self._discover())
+
+    def load(self, name: str) -> type:
+        """The provider class; ``CriterionLoadError`` when unknown or broken."""
+        if self._classes is not None:
+            if name not in self._classes:
+                raise CriterionLoadError(self._unknown(name))
+            return self._classes[name]
+        if name in self._loaded:
+            return self._loaded[name]
+        eps = self._discover()
+        if name not in eps:
+            raise CriterionLoadError(self._unknown(name))
+        failures: dict[str, str] = {}
+        ep = eps[name]
+        dist_name, version = _name_and_version(ep.dist)
+
+        def on_failure(_manager: Any, failed: importlib.metadata.EntryPoint, err: Exception) -> None:
+            failures[failed.name] = _explain(err, CriterionRef(failed.name, dist_name, version, failed.value))
+
+        manager = _FreshNamedManager(
+            [ep],
+            namespace=JUDGE_MODELS_GROUP,
+            names=[name],
+            invoke_on_load=False,
+            on_load_failure_callback=on_failure,
+            on_missing_entrypoints_callback=lambda missing: None,
+        )
+        if name in failures or not manager.extensions:
+            why = failures.get(name, "it could not be imported")
+            raise CriterionLoadError(
+                f"judge model provider {dist_name}[{name}] ({ep.value}) failed to load: {why}"
+            )
+        self._loaded[name] = manager.extensions[0].plugin
+        return self._loaded[name]
+
+    def _unknown(self, name: str) -> str:
+        installed = ", ".join(self.names()) or "(none: install agenteval-llm-judges)"
+        return f"no judge model provider {name!r} is installed; installed providers: {installed}"

@@ -20,13 +20,14 @@ import inspect
 import math
 import time
 import traceback
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Optional, TypeVar
 
 from ._resolve import ResolvedCriterion
 from ._version import __version__
 from .evaluator import EvaluationContext, Score
+from .judging import JudgeService
 from .models import EvalCase, EvalSet, Invocation
 from .results import (
     CaseResult,
@@ -144,6 +145,7 @@ def _to_result(
             score=item.score,
             status=_status(item.score, criterion),
             reason=item.reason,
+            reason_code=item.reason_code if item.score is None else None,
             details=item.details,
         )
         for index, item in enumerate(score.per_invocation)
@@ -164,22 +166,40 @@ def _to_result(
     )
 
 
+def context_for(
+    case: EvalCase,
+    actual: Sequence[Invocation],
+    criterion: ResolvedCriterion,
+    judge: Optional[JudgeService],
+    scope: str,
+) -> EvaluationContext:
+    """The context an evaluator sees for one case (also used by ``--dry-run``)."""
+    client = (
+        judge.client(criterion.name, scope) if judge is not None and criterion.info.requires_judge else None
+    )
+    # Built from already-validated parts: validating them again would cost more than
+    # most deterministic criteria themselves.
+    return EvaluationContext.model_construct(
+        case=case, actual=actual, expected=case.conversation, threshold=criterion.threshold, judge=client
+    )
+
+
 async def _evaluate_one(
     case: EvalCase,
     actual: Sequence[Invocation],
     criterion: ResolvedCriterion,
     limit: asyncio.Semaphore,
     strict: bool,
+    judge: Optional[JudgeService],
+    scope: str,
 ) -> CriterionResult:
     blocked = _precondition(case, actual, criterion)
     if blocked is not None:
         return blocked
-    # Built from already-validated parts: validating them again would cost more than
-    # most deterministic criteria themselves.
-    ctx = EvaluationContext.model_construct(
-        case=case, actual=actual, expected=case.conversation, threshold=criterion.threshold
-    )
-    async with limit:
+    ctx = context_for(case, actual, criterion, judge, scope)
+    # Judge criteria wait on the judge service's own limit, not on the evaluation slots.
+    slot = contextlib.nullcontext() if criterion.info.requires_judge else limit
+    async with slot:
         started = time.perf_counter()
         try:
             outcome = criterion.evaluator.evaluate(ctx)
@@ -192,14 +212,17 @@ async def _evaluate_one(
     try:
         if not isinstance(outcome, Score):
             raise TypeError(f"evaluate() returned {type(outcome).__name__}, expected agenteval.Score")
-        return _to_result(outcome, criterion, actual, started)
+        result = _to_result(outcome, criterion, actual, started)
     except (TypeError, ValueError) as exc:
         if strict:
             raise
         return _errored(criterion, exc, started, "the evaluator broke the plugin contract")
+    if judge is not None and criterion.info.requires_judge:
+        result = result.model_copy(update={"judge": judge.activity(criterion.name, scope)})
+    return result
 
 
-def _summary(eval_sets: list[EvalSetResult]) -> RunSummary:
+def _summary(eval_sets: list[EvalSetResult], judge: Optional[JudgeService]) -> RunSummary:
     cases = [case for es in eval_sets for case in es.cases]
     results = [r for case in cases for r in case.criteria]
     by_name: dict[tuple[str, Optional[float], str], list[CriterionResult]] = {}
@@ -215,6 +238,7 @@ def _summary(eval_sets: list[EvalSetResult]) -> RunSummary:
                 plugin=group[0].plugin,
                 mean_score=math.fsum(scores) / len(scores) if scores else None,
                 counts=_count(r.status for r in group),
+                judge=judge.activity(group[0].criterion) if judge is not None else None,
             )
         )
     return RunSummary(
@@ -222,7 +246,25 @@ def _summary(eval_sets: list[EvalSetResult]) -> RunSummary:
         cases=_count(c.status for c in cases),
         criterion_results=_count(r.status for r in results),
         criteria=criteria,
+        not_evaluated_reasons=_tally_codes(
+            r.reason_code for r in results if r.status is Status.NOT_EVALUATED
+        ),
+        invocations_not_evaluated=_tally_codes(
+            p.reason_code or "not_evaluated"
+            for r in results
+            for p in r.per_invocation
+            if p.status is Status.NOT_EVALUATED
+        ),
+        judge=judge.activity() if judge is not None else None,
     )
+
+
+def _tally_codes(codes: Iterable[Optional[str]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for code in codes:
+        key = code or "not_evaluated"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _count(statuses) -> dict[Status, int]:
@@ -244,10 +286,18 @@ async def run_jobs(
     concurrency: int = DEFAULT_CONCURRENCY,
     strict: bool = False,
     warnings: Sequence[str] = (),
+    judge: Optional[JudgeService] = None,
 ) -> RunResult:
-    """Evaluate every job's cases under every job criterion; see the module docstring."""
+    """Evaluate every job's cases under every job criterion; see the module docstring.
+
+    ``judge`` serves the criteria that call a judge model; one is made (with no cache)
+    when such a criterion runs and none was given. If the run is cancelled (Ctrl-C),
+    what was scored is kept and the rest is NOT_EVALUATED with code ``interrupted``.
+    """
+    if judge is None and any(c.info.requires_judge for job in jobs for c in job.criteria):
+        judge = JudgeService()
     with _loaded_data_frozen():
-        return await _run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings)
+        return await _run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge)
 
 
 @contextlib.contextmanager
@@ -276,14 +326,36 @@ async def _run_jobs(
     concurrency: int,
     strict: bool,
     warnings: Sequence[str],
+    judge: Optional[JudgeService],
 ) -> RunResult:
     limit = asyncio.Semaphore(max(1, concurrency))
-    pending = []
-    for job in jobs:
+    tasks: list[asyncio.Task[CriterionResult]] = []
+    order: list[ResolvedCriterion] = []
+    for set_index, job in enumerate(jobs):
         for case in job.cases:
             actual = job.actual[case.eval_id]
-            pending.append([_evaluate_one(case, actual, c, limit, strict) for c in job.criteria])
-    flat = await asyncio.gather(*(coro for group in pending for coro in group))
+            scope = f"{set_index}:{case.eval_id}"
+            for criterion in job.criteria:
+                coro = _evaluate_one(case, actual, criterion, limit, strict, judge, scope)
+                tasks.append(asyncio.ensure_future(coro))
+                order.append(criterion)
+    interrupted = False
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        # Ctrl-C: keep every finished result, mark the rest; the caller reports both.
+        interrupted = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    flat = [
+        task.result()
+        if task.done() and not task.cancelled() and task.exception() is None
+        else _not_evaluated(criterion, "the run was interrupted before this was scored", "interrupted")
+        for task, criterion in zip(tasks, order, strict=True)
+    ]
+    if judge is not None:
+        await judge.aclose()
     position = 0
     eval_sets = []
     for job in jobs:
@@ -299,9 +371,10 @@ async def _run_jobs(
         )
     return RunResult(
         engine_version=__version__,
-        summary=_summary(eval_sets),
+        summary=_summary(eval_sets, judge),
         eval_sets=eval_sets,
         warnings=list(dict.fromkeys(warnings)),
+        interrupted=interrupted,
     )
 
 

@@ -94,6 +94,8 @@ class EvaluationContext(BaseModel):
             evaluator declares ``requires_expected``, the engine guarantees it is set and
             as long as ``actual``.
         threshold: the threshold the engine will apply (``None`` for informational ones).
+        judge: for criteria with ``requires_judge``, an ``agenteval.judging.JudgeClient``
+            bound to this criterion (run-wide concurrency, retries, timeout, cache).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -102,6 +104,7 @@ class EvaluationContext(BaseModel):
     actual: Sequence[Invocation]
     expected: Optional[Sequence[Invocation]] = None
     threshold: Optional[float] = None
+    judge: Optional[Any] = None
 
     def pairs(self) -> list[tuple[Invocation, Invocation]]:
         """``(actual, expected)`` pairs; ``ValueError`` if there is no expected data."""
@@ -117,13 +120,14 @@ def _finite_or_none(value: Optional[float]) -> Optional[float]:
 
 
 class InvocationScore(BaseModel):
-    """The score of one invocation. ``score=None`` means it could not be evaluated,
-    and ``reason`` says why."""
+    """The score of one invocation. ``score=None`` means it could not be evaluated:
+    ``reason`` says why and ``reason_code`` is a stable code (e.g. ``judge_unparseable``)."""
 
     model_config = ConfigDict(frozen=True)
 
     score: Optional[float]
     reason: Optional[str] = None
+    reason_code: Optional[str] = None
     details: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("score")
@@ -206,6 +210,20 @@ class Evaluator(ABC):
 
     def check_ready(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Preflight before any case runs (credentials, project...). Raise to stop."""
+
+    def judge_models(self) -> list[str]:
+        """The judge models this evaluator will call (checked before any work).
+
+        By default, ``params.judge_model_options.judge_model`` when the params have it.
+        """
+        options = getattr(self.params, "judge_model_options", None)
+        model = getattr(options, "judge_model", None)
+        return [model] if isinstance(model, str) else []
+
+    def planned_judge_calls(self, ctx: EvaluationContext) -> int:
+        """How many judge calls ``evaluate`` would make for ``ctx`` (for ``--dry-run``);
+        an upper bound is fine. 0 for criteria that call no judge."""
+        return 0
 
     async def aclose(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Release resources at the end of a run."""

@@ -28,6 +28,7 @@ __all__ = [
     "ErrorInfo",
     "EvalSetResult",
     "InvocationResult",
+    "JudgeActivity",
     "PluginInfo",
     "RunResult",
     "RunSummary",
@@ -95,6 +96,18 @@ class ErrorInfo(_Record):
     traceback: str
 
 
+class JudgeActivity(_Record):
+    """What judge calls cost: calls made, answers served by the cache, retries,
+    failures by reason code, and tokens (as reported by the provider)."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: dict[str, int] = Field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
 class InvocationResult(_Record):
     """One invocation's score under one criterion."""
 
@@ -103,6 +116,7 @@ class InvocationResult(_Record):
     score: Optional[float]
     status: Status
     reason: Optional[str] = None
+    reason_code: Optional[str] = None
     details: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -120,6 +134,7 @@ class CriterionResult(_Record):
     plugin: PluginInfo
     duration_seconds: float = 0.0
     error: Optional[ErrorInfo] = None
+    judge: Optional[JudgeActivity] = None
 
 
 class CaseResult(_Record):
@@ -146,6 +161,7 @@ class CriterionSummary(_Record):
     plugin: PluginInfo
     mean_score: Optional[float]
     counts: dict[Status, int]
+    judge: Optional[JudgeActivity] = None
 
 
 class RunSummary(_Record):
@@ -155,6 +171,9 @@ class RunSummary(_Record):
     cases: dict[Status, int]
     criterion_results: dict[Status, int]
     criteria: list[CriterionSummary]
+    not_evaluated_reasons: dict[str, int] = Field(default_factory=dict)
+    invocations_not_evaluated: dict[str, int] = Field(default_factory=dict)
+    judge: Optional[JudgeActivity] = None
 
 
 class RunResult(_Record):
@@ -165,6 +184,7 @@ class RunResult(_Record):
     summary: RunSummary
     eval_sets: list[EvalSetResult]
     warnings: list[str] = Field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def passed(self) -> bool:

@@ -23,6 +23,7 @@ class ExitCode(enum.IntEnum):
     OK = 0  #: every case passed (or was informational)
     NOT_PASSED = 1  #: a criterion failed, errored or was not evaluated; or no case ran
     USAGE = 2  #: bad usage, data, config or plugin: nothing was evaluated
+    INTERRUPTED = 130  #: Ctrl-C: the report shows what was scored before
 
 
 def reports_errors(command: F) -> F:

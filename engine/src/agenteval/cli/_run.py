@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
 
 from ._exit import ExitCode, reports_errors
+
+if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
+    from .._runner import Job
+    from ..judging import JudgeService
 
 __all__ = ["run"]
 
@@ -79,6 +84,26 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     type=click.IntRange(min=1),
     help="How many evaluations may run at once.",
 )
+@click.option(
+    "--judge-concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="How many judge-model calls may be in flight at once, over the whole run.",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(".agenteval"),
+    show_default=True,
+    help="Where the judge answer cache lives.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check everything and count the judge calls a run would make; call nothing.",
+)
 @click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
 @reports_errors
 def run(
@@ -90,23 +115,33 @@ def run(
     output: Optional[Path],
     detailed: bool,
     concurrency: int,
+    judge_concurrency: int,
+    no_cache: bool,
+    cache_dir: Path,
+    dry_run: bool,
     strict: bool,
 ) -> None:
     """Score eval files against the agent's actual invocations.
 
     PATH is an eval file (*.test.json, *.evalset.json, or a legacy ADK list), a folder of
     them, or FILE:CASE_ID,CASE_ID to select cases. Exit codes: 0 all passed, 1 something
-    failed, errored or was not evaluated, 2 bad usage, data, config or plugin.
+    failed, errored or was not evaluated, 2 bad usage, data, config or plugin, 130
+    interrupted (what was scored is still reported).
     """
     from .._api import plan_from_paths
     from .._runner import run_jobs, run_sync
+    from ..judging import JudgeCache, JudgeService
 
     if not actual:
         raise click.UsageError(_NO_ACTUAL)
+    judge = JudgeService(concurrency=judge_concurrency, cache=None if no_cache else JudgeCache(cache_dir))
     jobs, warnings = plan_from_paths(
-        paths, actual, criteria_names=_split_criteria(criteria), config_path=config
+        paths, actual, criteria_names=_split_criteria(criteria), config_path=config, judge=judge
     )
-    result = run_sync(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings))
+    if dry_run:
+        _print_plan(jobs, judge, no_cache)
+        sys.exit(ExitCode.OK)
+    result = run_sync(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if output_format == "json":
@@ -142,4 +177,35 @@ def run(
             ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
         )
         click.echo(f"agenteval: {counts}", err=True)
+    if result.interrupted:
+        click.echo("agenteval: interrupted; the results above are what was scored before", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+
+
+def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool) -> None:
+    """``--dry-run``: how many judge calls each criterion would make, at most."""
+    from .._runner import context_for
+
+    planned: dict[str, int] = {}
+    cases = 0
+    for set_index, job in enumerate(jobs):
+        for case in job.cases:
+            cases += 1
+            for criterion in job.criteria:
+                ctx = context_for(
+                    case, job.actual[case.eval_id], criterion, judge, f"{set_index}:{case.eval_id}"
+                )
+                planned[criterion.name] = planned.get(
+                    criterion.name, 0
+                ) + criterion.evaluator.planned_judge_calls(ctx)
+    total = sum(planned.values())
+    click.echo(f"dry run: {cases} case(s), {len(planned)} criteria; nothing was called")
+    for name, calls in planned.items():
+        click.echo(f"  {name}: {calls} judge call(s)" if calls else f"  {name}: no judge calls")
+    cache_note = (
+        "the cache is off (--no-cache)"
+        if no_cache
+        else "answers already in the cache will not be called again"
+    )
+    click.echo(f"at most {total} judge call(s); {cache_note}")

@@ -129,6 +129,29 @@ def _details(
             console.print(text)
 
 
+def _judge_line(result: RunResult) -> Optional[Text]:
+    activity = result.summary.judge
+    if activity is None:
+        return None
+    text = Text(
+        f"judge: {activity.calls} call(s), {activity.cache_hits} from cache, {activity.retries} retried; "
+        f"{activity.input_tokens} input + {activity.output_tokens} output tokens",
+        style="dim",
+    )
+    if activity.failures:
+        failed = ", ".join(f"{n} {code}" for code, n in sorted(activity.failures.items()))
+        text.append(f"; failed calls: {failed}", style="yellow")
+    return text
+
+
+def _not_evaluated_line(result: RunResult) -> Optional[Text]:
+    parts = [f"{n} {code}" for code, n in result.summary.not_evaluated_reasons.items()]
+    parts += [f"{n} invocation(s) {code}" for code, n in result.summary.invocations_not_evaluated.items()]
+    if not parts:
+        return None
+    return Text(f"not evaluated: {', '.join(parts)}", style="yellow")
+
+
 def _summary_line(result: RunResult) -> Text:
     cases = result.summary.cases
     total = sum(cases.values())
@@ -189,4 +212,11 @@ def render_table(
         console.print(means)
         plugins = sorted({item.plugin.id for item in result.summary.criteria})
         console.print(Text(f"scored by {', '.join(plugins)}", style="dim"))
+    for line in (_judge_line(result), _not_evaluated_line(result)):
+        if line is not None:
+            console.print(line)
+    if result.interrupted:
+        console.print(
+            Text("interrupted: unfinished results are NOT_EVALUATED (interrupted)", style="bold yellow")
+        )
     console.print(_summary_line(result))

@@ -1,0 +1,175 @@
+"""``judging/_service.py``: model resolution, preflight, retries, limits, cache, activity.
+
+These drive the service with a provider class defined here, to pin the engine's own
+logic; the providers themselves are tested against fake servers through the real SDKs in
+``tests/plugins/llm_judges/providers``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from agenteval._registry import ProviderRegistry
+from agenteval.errors import ConfigError, CriterionLoadError
+from agenteval.judging import (
+    JudgeCache,
+    JudgeCallError,
+    JudgeModel,
+    JudgeOptions,
+    JudgeRequest,
+    JudgeResponse,
+    JudgeService,
+    JudgeUnavailable,
+    JudgeUsage,
+)
+
+
+class Scripted(JudgeModel):
+    """Answers from a class-level script: an exception instance is raised, a str answered."""
+
+    unprefixed_patterns = ("scripted-*",)
+    script: list = []
+    calls = 0
+    in_flight = 0
+    most_in_flight = 0
+    ready_error: Exception | None = None
+
+    async def generate(self, request: JudgeRequest) -> JudgeResponse:
+        cls = type(self)
+        cls.calls += 1
+        cls.in_flight += 1
+        cls.most_in_flight = max(cls.most_in_flight, cls.in_flight)
+        try:
+            await asyncio.sleep(0.01)
+            step = cls.script.pop(0) if cls.script else "ok"
+            if isinstance(step, BaseException):
+                raise step
+            if step == "hang":
+                await asyncio.sleep(10)
+            return JudgeResponse(text=step, usage=JudgeUsage(input_tokens=3, output_tokens=1))
+        finally:
+            cls.in_flight -= 1
+
+    def check_ready(self) -> None:
+        if type(self).ready_error is not None:
+            raise type(self).ready_error
+
+    def identity(self):
+        return {"provider": "scripted", "model": self.model}
+
+
+@pytest.fixture(autouse=True)
+def reset(monkeypatch):
+    monkeypatch.setenv("AGENTEVAL_JUDGE_BACKOFF_SECONDS", "0.001")
+    Scripted.script, Scripted.calls, Scripted.in_flight, Scripted.most_in_flight = [], 0, 0, 0
+    Scripted.ready_error = None
+
+
+def service(**kwargs) -> JudgeService:
+    return JudgeService(providers=ProviderRegistry(classes={"scripted": Scripted}), **kwargs)
+
+
+def options(**kwargs) -> JudgeOptions:
+    return JudgeOptions(judge_model="scripted-1", **kwargs)
+
+
+def test_resolution_by_prefix_and_by_pattern():
+    judges = service()
+    assert judges.model("scripted:any-name").model == "any-name"
+    assert judges.model("scripted-7").model == "scripted-7"
+    assert judges.model("scripted-7") is judges.model("scripted-7")
+
+
+def test_unknown_model_and_provider_are_config_errors():
+    with pytest.raises(ConfigError, match="no provider claims it.*scripted:MODEL"):
+        service().model("gpt-4o")
+    with pytest.raises(CriterionLoadError, match="no judge model provider 'nope'"):
+        ProviderRegistry(classes={"scripted": Scripted}).load("nope")
+
+
+def test_preflight_runs_check_ready_once_per_model():
+    Scripted.ready_error = ConfigError("set SCRIPTED_KEY")
+    with pytest.raises(ConfigError, match="SCRIPTED_KEY"):
+        service().preflight(["scripted-1", "scripted-1"])
+
+
+def test_retryable_errors_are_retried_then_succeed():
+    Scripted.script = [JudgeCallError("busy", retryable=True, status=429, retry_after=0.001), "fine"]
+    judges = service()
+    answer = asyncio.run(judges.generate("c", JudgeRequest(prompt="q"), options()))
+    assert answer.text == "fine"
+    activity = judges.activity("c")
+    assert (activity.calls, activity.retries, activity.input_tokens) == (1, 1, 3)
+
+
+def test_persistent_failure_becomes_judge_unavailable_after_max_retries():
+    Scripted.script = [JudgeCallError("down", retryable=True, status=500)] * 4
+    judges = service()
+    with pytest.raises(JudgeUnavailable) as info:
+        asyncio.run(judges.generate("c", JudgeRequest(prompt="q"), options(max_retries=3)))
+    assert info.value.code == "judge_error"
+    assert "after 4 attempts" in str(info.value) and "HTTP 500" in str(info.value)
+    assert Scripted.calls == 4
+    assert judges.activity("c").failures == {"judge_error": 1}
+
+
+def test_non_retryable_error_is_not_retried():
+    Scripted.script = [JudgeCallError("bad request", retryable=False, status=400)]
+    with pytest.raises(JudgeUnavailable):
+        asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options()))
+    assert Scripted.calls == 1
+
+
+def test_timeout_is_retried_then_reported():
+    Scripted.script = ["hang", "hang"]
+    with pytest.raises(JudgeUnavailable) as info:
+        asyncio.run(
+            service().generate("c", JudgeRequest(prompt="q"), options(timeout_seconds=0.05, max_retries=1))
+        )
+    assert info.value.code == "judge_timeout"
+
+
+def test_run_wide_limit_and_per_criterion_cap():
+    async def many(judges: JudgeService, **kwargs) -> None:
+        await asyncio.gather(
+            *(judges.generate("c", JudgeRequest(prompt=f"q{i}"), options(**kwargs)) for i in range(20))
+        )
+
+    asyncio.run(many(service(concurrency=3)))
+    assert Scripted.most_in_flight == 3
+    Scripted.most_in_flight = 0
+    asyncio.run(many(service(concurrency=8), concurrency=2))
+    assert Scripted.most_in_flight == 2
+
+
+def test_cache_serves_the_second_run_and_never_stores_errors(tmp_path):
+    request = JudgeRequest(prompt="q")
+    first = service(cache=JudgeCache(tmp_path))
+    asyncio.run(first.generate("c", request, options()))
+    Scripted.script = [JudgeCallError("down", retryable=False)]
+    with pytest.raises(JudgeUnavailable):
+        asyncio.run(first.generate("c", request, options(), sample_index=1))
+    calls = Scripted.calls
+    second = service(cache=JudgeCache(tmp_path))
+    hit = asyncio.run(second.generate("c", request, options()))
+    assert hit.cached and Scripted.calls == calls
+    asyncio.run(second.generate("c", request, options(), sample_index=1))  # the error was not cached
+    assert Scripted.calls == calls + 1
+    assert second.activity().cache_hits == 1
+
+
+def test_samples_returns_failures_in_place():
+    Scripted.script = ["a", JudgeCallError("no", retryable=False), "c"]
+    judges = service(concurrency=1)
+    outcomes = asyncio.run(judges.client("c").samples(JudgeRequest(prompt="q"), options(num_samples=3)))
+    assert [o.text if isinstance(o, JudgeResponse) else o.code for o in outcomes] == ["a", "judge_error", "c"]
+
+
+def test_activity_by_scope():
+    judges = service()
+    asyncio.run(judges.client("c", "case-1").generate(JudgeRequest(prompt="1"), options()))
+    asyncio.run(judges.client("c", "case-2").generate(JudgeRequest(prompt="2"), options()))
+    assert judges.activity("c", "case-1").calls == 1
+    assert judges.activity("c").calls == 2
+    assert judges.activity("other") is None
