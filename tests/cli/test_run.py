@@ -234,3 +234,20 @@ def test_scenario_case_reference_criteria_not_evaluated(runner, tmp_path):
         "response_match_score": ("NOT_EVALUATED", "no_expected_invocations"),
     }
     assert doc["summary"]["cases"]["NOT_EVALUATED"] == 1
+
+
+def test_dry_run_counts_calls_and_calls_nothing(runner, example, tmp_path):
+    result = _run(runner, example, "--dry-run", "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 0, result.output
+    assert "dry run: 3 case(s), 4 criteria; nothing was called" in result.output
+    assert "tool_trajectory_avg_score: no judge calls" in result.output
+    assert "at most 0 judge call(s)" in result.output
+    assert not (tmp_path / "cache").exists()
+
+
+def test_deterministic_run_creates_no_cache_and_reports_no_judge(runner, example, tmp_path):
+    result = _run(runner, example, "--format", "json", "--cache-dir", str(tmp_path / "cache"))
+    doc = json.loads(result.stdout)
+    assert doc["summary"]["judge"] is None
+    assert doc["summary"]["not_evaluated_reasons"] == {}
+    assert not (tmp_path / "cache").exists()

@@ -444,3 +444,37 @@ def test_a_run_leaves_no_frozen_objects_behind_and_keeps_a_host_freeze():
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+class Slow(Evaluator):
+    """Waits forever for case ``slow``; answers at once for the others."""
+
+    info = EvaluatorInfo(description="Slow for one case.", default_threshold=0.5)
+
+    async def evaluate(self, ctx):
+        if ctx.case.eval_id == "slow":
+            await asyncio.sleep(3600)
+        return Score(value=1.0)
+
+
+def test_cancelling_a_run_keeps_what_was_scored():
+    from agenteval._api import evaluate_async
+
+    registry = registry_for(slow=Slow)
+    cases = eval_set("fast_1", "slow", "fast_2")
+
+    async def main() -> RunResult:
+        task = asyncio.ensure_future(evaluate_async(cases, cases, ["slow"], registry=registry))
+        await asyncio.sleep(0.2)
+        task.cancel()  # what Ctrl-C does to asyncio.run's main task
+        return await task
+
+    result = asyncio.run(main())
+    assert result.interrupted
+    statuses = {c.eval_id: (c.criteria[0].status, c.criteria[0].reason_code) for c in result.cases()}
+    assert statuses == {
+        "fast_1": (Status.PASSED, None),
+        "slow": (Status.NOT_EVALUATED, "interrupted"),
+        "fast_2": (Status.PASSED, None),
+    }
+    assert result.summary.not_evaluated_reasons == {"interrupted": 1}
