@@ -431,6 +431,7 @@ def check_evaluator(
     *,
     params: Optional[Mapping[str, Any]] = None,
     threshold: Optional[float] = None,
+    judge: Optional[Any] = None,
 ) -> dict[str, Score]:
     """Check that ``cls`` keeps the plugin contract (see the module docstring).
 
@@ -439,6 +440,9 @@ def check_evaluator(
         params: the criterion parameters to build it with, as a config would give them.
         threshold: the threshold put in the contexts (default: ``info.default_threshold``,
             else the middle of the score range; ``None`` for informational criteria).
+        judge: for criteria with ``info.requires_judge``, the ``agenteval.judging.
+            JudgeService`` their contexts get (pointed at a fake server in tests); its
+            ``preflight`` runs on the models the evaluator names.
 
     Returns:
         The score of each standard context, by context name, for further assertions.
@@ -469,6 +473,17 @@ def check_evaluator(
             high = info.max_score if info.max_score is not None else low + 1.0
             threshold = (low + high) / 2
     contexts = standard_contexts(requires_expected=info.requires_expected, threshold=threshold)
+    if info.requires_judge:
+        if judge is None:
+            _fail(cls, "it calls a judge (info.requires_judge): pass judge=JudgeService(...) to check it")
+        try:
+            judge.preflight(evaluator.judge_models())
+        except Exception as exc:  # noqa: BLE001
+            _fail(cls, f"its judge models failed preflight: {type(exc).__name__}: {exc}")
+        contexts = [
+            (name, ctx.model_copy(update={"judge": judge.client(cls.__name__, name)}))
+            for name, ctx in contexts
+        ]
 
     async def call(ctx: EvaluationContext, name: str) -> Any:
         try:
