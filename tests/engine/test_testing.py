@@ -10,6 +10,7 @@ from typing import Any
 import agenteval
 import pytest
 from agenteval import Evaluator, EvaluatorInfo, InvocationScore, Registry, Score
+from agenteval.judging import JudgeService
 from agenteval.models import EvalSet, IntermediateData, InvocationEvents
 from agenteval.testing import (
     check_evaluator,
@@ -180,7 +181,22 @@ def test_non_deterministic_evaluators_fail_unless_they_use_a_judge():
     message = contract_error(make(evaluate=evaluate))
     assert "not deterministic on the context 'legacy text and tool calls'" in message
     judged = make(evaluate=evaluate, info=EvaluatorInfo(description="A judge.", requires_judge=True))
-    check_evaluator(judged)
+    assert "pass judge=JudgeService(...)" in contract_error(judged)
+    check_evaluator(judged, judge=JudgeService())  # it names no judge model: nothing to preflight
+
+
+def test_judge_criteria_get_a_judge_client_in_their_contexts():
+    from agenteval.judging import JudgeClient
+
+    seen = []
+
+    def evaluate(self, ctx):
+        seen.append(ctx.judge)
+        return Score(value=1.0)
+
+    judged = make(evaluate=evaluate, info=EvaluatorInfo(description="A judge.", requires_judge=True))
+    check_evaluator(judged, judge=JudgeService())
+    assert seen and all(isinstance(client, JudgeClient) for client in seen)
 
 
 def test_changing_reasons_count_as_non_deterministic():
