@@ -61,3 +61,84 @@ def dists() -> ModuleType:
 def no_max_file_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make sure ``AGENTEVAL_MAX_FILE_MB`` from the caller's environment does not leak in."""
     monkeypatch.delenv("AGENTEVAL_MAX_FILE_MB", raising=False)
+
+
+# -- fake LLM servers (tests/fixtures/fake_llm_servers.py) -----------------------------
+FAKE_LLM_SERVERS = "agenteval_tests_fixtures_fake_llm_servers"
+
+
+def load_fake_llm_servers() -> ModuleType:
+    """``tests/fixtures/fake_llm_servers.py``, imported once as ``FAKE_LLM_SERVERS``
+    (test modules then ``from agenteval_tests_fixtures_fake_llm_servers import Reply``)."""
+    if FAKE_LLM_SERVERS not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            FAKE_LLM_SERVERS, TESTS_DIR / "fixtures" / "fake_llm_servers.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[FAKE_LLM_SERVERS] = module
+        spec.loader.exec_module(module)
+    return sys.modules[FAKE_LLM_SERVERS]
+
+
+@pytest.fixture
+def fake_gemini():
+    """A running ``FakeGeminiServer`` (Gemini API, Vertex AI and ``/token``)."""
+    with load_fake_llm_servers().FakeGeminiServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_openai():
+    """A running ``FakeOpenAIServer`` (``/v1/chat/completions``)."""
+    with load_fake_llm_servers().FakeOpenAIServer() as server:
+        yield server
+
+
+_JUDGE_ENV = (
+    "GOOGLE_API_KEY GEMINI_API_KEY GOOGLE_GENAI_USE_VERTEXAI GOOGLE_GENAI_USE_ENTERPRISE "
+    "GOOGLE_CLOUD_PROJECT GOOGLE_CLOUD_LOCATION GOOGLE_GEMINI_BASE_URL GOOGLE_VERTEX_BASE_URL "
+    "GOOGLE_APPLICATION_CREDENTIALS "
+    "OPENAI_API_KEY OPENAI_BASE_URL OPENAI_ORG_ID OPENAI_PROJECT_ID"
+).split()
+
+
+@pytest.fixture
+def clean_judge_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No judge credentials or endpoints from the caller's environment (and no gcloud ADC)."""
+    for name in _JUDGE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
+
+
+@pytest.fixture
+def gemini_env(clean_judge_env: None, monkeypatch: pytest.MonkeyPatch, fake_gemini):
+    """``judge_model: gemini-2.5-flash`` reaches ``fake_gemini`` through the Gemini API path."""
+    monkeypatch.setenv("GOOGLE_API_KEY", "fake")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake_gemini.base_url)
+    return fake_gemini
+
+
+@pytest.fixture
+def vertex_env(clean_judge_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_gemini):
+    """Vertex AI mode against ``fake_gemini``: ADC from a service-account file whose
+    ``token_uri`` is the fake's ``/token``, so google-auth's real refresh runs (an
+    ``authorized_user`` file would not do: google-auth always sends those to Google)."""
+    credentials = tmp_path / "adc-service-account.json"
+    credentials.write_text(
+        load_fake_llm_servers().service_account_json(fake_gemini.token_uri), encoding="utf-8"
+    )
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "fake-project")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", fake_gemini.base_url)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(credentials))
+    return fake_gemini
+
+
+@pytest.fixture
+def openai_env(clean_judge_env: None, monkeypatch: pytest.MonkeyPatch, fake_openai):
+    """``openai:MODEL`` reaches ``fake_openai`` (``OPENAI_BASE_URL``, a fake key)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_openai.base_url}/v1")
+    return fake_openai

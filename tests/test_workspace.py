@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTIONS = [
     ROOT / "engine",
     ROOT / "plugins" / "builtin",
+    ROOT / "plugins" / "llm_judges",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 

@@ -7,14 +7,22 @@ checked without editing this file; criteria that need parameters get them from `
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 from agenteval import Registry
 from agenteval.testing import check_evaluator
 
-#: Parameters for criteria that cannot be built without some.
+#: Parameters for criteria that cannot be built without some (judge criteria get one
+#: sample per question, to keep the fake server busy only as long as needed).
+RUBRICS = [{"rubric_id": "helpful", "rubric_content": {"text_property": "The answer helps the user."}}]
 PARAMS: dict[str, dict] = {
     "trajectory_single_tool_use": {"tool_name": "get_weather"},
+    "final_response_match_v2": {"judge_model_options": {"num_samples": 1}},
+    "rubric_based_final_response_quality_v1": {"judge_model_options": {"num_samples": 1}, "rubrics": RUBRICS},
+    "rubric_based_tool_use_quality_v1": {"judge_model_options": {"num_samples": 1}, "rubrics": RUBRICS},
+    "hallucinations_v1": {"judge_model_options": {"num_samples": 1}},
+    "per_turn_user_simulator_quality_v1": {"judge_model_options": {"num_samples": 1}},
 }
 
 BUILTIN = {
@@ -29,6 +37,15 @@ BUILTIN = {
 INSTALLED = Registry().names()
 
 
+def _schema_answers():
+    """``tests/fixtures/schema_answers.py`` (importlib mode: loaded by path)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "schema_answers.py"
+    spec = importlib.util.spec_from_file_location("_contract_schema_answers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_discovery_is_not_vacuous():
     if importlib.util.find_spec("agenteval_builtin") is None:
         pytest.skip("agenteval-builtin is not installed")
@@ -36,7 +53,17 @@ def test_discovery_is_not_vacuous():
 
 
 @pytest.mark.parametrize("name", INSTALLED)
-def test_installed_criterion_keeps_the_contract(name):
+def test_installed_criterion_keeps_the_contract(name, request):
     loaded = Registry().load([name])[name]
-    scores = check_evaluator(loaded.evaluator_class, params=PARAMS.get(name))
+    judge = None
+    if loaded.info.requires_judge:
+        # A real JudgeService whose Gemini provider talks to our fake server, which answers
+        # every request with an instance of the request's own JSON schema.
+        from agenteval.judging import JudgeService
+
+        answers = _schema_answers()
+        server = request.getfixturevalue("gemini_env")
+        server.responder = lambda recorded: answers.answer_for(recorded.body)
+        judge = JudgeService()
+    scores = check_evaluator(loaded.evaluator_class, params=PARAMS.get(name), judge=judge)
     assert scores, "check_evaluator ran no context"

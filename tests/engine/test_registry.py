@@ -357,7 +357,7 @@ def test_from_classes_checks_the_classes(obj, fragment):
     ("name", "fragment"),
     [
         ("safety_v1", "the agenteval-vertex-safety distribution"),
-        ("final_response_match_v2", "the LLM-judge plugin"),
+        ("final_response_match_v2", "the agenteval-llm-judges distribution"),
         ("hallucinations_v1", "ADK 2.13 criterion"),
     ],
 )

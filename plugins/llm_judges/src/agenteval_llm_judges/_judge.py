@@ -1,0 +1,223 @@
+"""What the five judge criteria share: asking for samples, reading them, summarising a case.
+
+A *sample* is one judge answer to one question. It is usable when the call succeeded and
+the answer could be read; otherwise it carries a reason code: the ``JudgeUnavailable``
+code (``judge_error``, ``judge_timeout``...) or ``judge_unparseable``. ADK marks an
+invocation NOT_EVALUATED as soon as any sample failed; here the usable samples vote and the
+invocation is NOT_EVALUATED only when none is usable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional, TypeVar
+
+from agenteval import EvaluationContext, Evaluator, InvocationScore, Score
+from agenteval.judging import JudgeOptions, JudgeRequest, JudgeResponse, JudgeUnavailable
+
+from ._parsing import Unparseable, parse_answer
+from ._render import template_sha256
+
+__all__ = [
+    "JudgeCriterion",
+    "Sample",
+    "ask",
+    "failure",
+    "gather",
+    "not_scored",
+    "shorten",
+    "summarise",
+]
+
+T = TypeVar("T")
+
+UNPARSEABLE = "judge_unparseable"
+_EXCERPT = 200
+_MAX_LISTED = 5
+
+
+def shorten(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut to ``limit`` characters (with an ellipsis when cut)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 1)] + "…"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One judge answer: the parsed ``value``, or a failure ``code`` and ``message``."""
+
+    value: Any = None
+    code: Optional[str] = None
+    message: Optional[str] = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.code is None
+
+
+def _read(response: JudgeResponse, read: Callable[[dict[str, Any]], Any]) -> Sample:
+    try:
+        value = parse_answer(response.text, read)
+    except Unparseable as exc:
+        excerpt = shorten(response.text, _EXCERPT) or "(empty)"
+        return Sample(code=UNPARSEABLE, message=f"{exc} (answer: {excerpt!r})", cached=response.cached)
+    return Sample(value=value, cached=response.cached)
+
+
+async def ask(
+    judge: Any,
+    request: JudgeRequest,
+    options: JudgeOptions,
+    read: Callable[[dict[str, Any]], Any],
+    *,
+    single: bool = False,
+) -> list[Sample]:
+    """``options.num_samples`` answers (one with ``single``) to ``request``, each parsed
+    with ``read``; failures are kept in place as failed samples, never raised."""
+    if single:
+        try:
+            outcomes: list[Any] = [await judge.generate(request, options)]
+        except JudgeUnavailable as exc:
+            outcomes = [exc]
+    else:
+        outcomes = list(await judge.samples(request, options))
+    samples = []
+    for outcome in outcomes:
+        if isinstance(outcome, JudgeUnavailable):
+            samples.append(Sample(code=outcome.code, message=str(outcome)))
+        else:
+            samples.append(_read(outcome, read))
+    return samples
+
+
+def failure(samples: Sequence[Sample]) -> tuple[str, str]:
+    """The reason code and reason for a question none of whose samples was usable:
+    the most frequent failure code (the first one seen on a tie) and its first message."""
+    failed = [s for s in samples if not s.ok]
+    if not failed:
+        return UNPARSEABLE, "the judge gave no answer"
+    code = Counter(s.code for s in failed).most_common(1)[0][0]
+    message = next(s.message for s in failed if s.code == code)
+    count = f"{len(failed)} of {len(samples)} samples failed" if len(samples) > 1 else "the judge call failed"
+    if code == UNPARSEABLE:
+        count = (
+            f"{len(failed)} of {len(samples)} answers could not be read"
+            if len(samples) > 1
+            else ("the judge's answer could not be read")
+        )
+    return str(code), f"{count}; {code}: {message}"
+
+
+def sample_counts(samples: Sequence[Sample]) -> dict[str, Any]:
+    """``samples_used``, ``samples_failed`` and the failure codes, for ``details``."""
+    failed = [s for s in samples if not s.ok]
+    out: dict[str, Any] = {"samples_used": len(samples) - len(failed), "samples_failed": len(failed)}
+    if failed:
+        out["sample_failures"] = dict(Counter(str(s.code) for s in failed))
+    return out
+
+
+def not_scored(code: str, reason: str, **details: Any) -> InvocationScore:
+    """A NOT_EVALUATED invocation."""
+    return InvocationScore(score=None, reason=reason, reason_code=code, details=details)
+
+
+async def gather(items: Sequence[Awaitable[T]]) -> list[T]:
+    """``asyncio.gather`` of ``items`` (the engine's judge service bounds concurrency)."""
+    return list(await asyncio.gather(*items))
+
+
+def summarise(
+    per_invocation: Sequence[InvocationScore],
+    threshold: Optional[float],
+    *,
+    value: Optional[float] = None,
+    use_value: bool = False,
+    details: dict[str, Any],
+) -> Score:
+    """The case's ``Score``: the mean of the scored invocations (or ``value`` when
+    ``use_value``), a reason listing invocations below ``threshold``; NOT_EVALUATED
+    when nothing was scored, with the invocations' common reason code (else
+    ``no_scored_invocations``) and the first invocation's reason."""
+    items = list(per_invocation)
+    scored = [s.score for s in items if s.score is not None]
+    if not use_value:
+        value = math.fsum(scored) / len(scored) if scored else None
+    skipped = [(i, s) for i, s in enumerate(items) if s.score is None]
+    if value is None:
+        if not items:
+            return Score.not_evaluated(
+                "the case has no invocations to score", "no_invocations", details=details
+            )
+        codes = {s.reason_code for _, s in skipped}
+        code = codes.pop() if len(codes) == 1 and None not in codes else "no_scored_invocations"
+        index, first = skipped[0]
+        where = f"invocation #{index + 1}: " if len(items) > 1 else ""
+        reason = f"no invocation could be scored; {where}{first.reason or code}"
+        return Score(value=None, reason=reason, reason_code=code, per_invocation=items, details=details)
+    parts = []
+    low = [
+        (i, s)
+        for i, s in enumerate(items)
+        if threshold is not None and s.score is not None and s.score < threshold
+    ]
+    if low:
+        listed = ", ".join(f"#{i + 1} ({s.score:.3g})" for i, s in low[:_MAX_LISTED])
+        if len(low) > _MAX_LISTED:
+            listed += f", ... {len(low) - _MAX_LISTED} more"
+        text = f"{len(low)} of {len(items)} invocations scored below {threshold:g}: {listed}"
+        first_index, first = low[0]
+        if first.reason:
+            text += f". #{first_index + 1}: {shorten(first.reason, 400)}"
+        parts.append(text)
+    if skipped:
+        listed = ", ".join(f"#{i + 1} ({s.reason_code})" for i, s in skipped[:_MAX_LISTED])
+        parts.append(f"{len(skipped)} of {len(items)} invocations not evaluated: {listed}")
+    return Score(value=value, reason="; ".join(parts) or None, per_invocation=items, details=details)
+
+
+class JudgeCriterion(Evaluator):
+    """Base of the judge criteria: the prompt identity and the request they send.
+
+    Subclasses set ``PROMPT_VERSION`` and ``TEMPLATES`` (the instruction texts, with
+    placeholders) and a ``Params`` holding ``judge_model_options``.
+    """
+
+    PROMPT_VERSION: ClassVar[str]
+    TEMPLATES: ClassVar[tuple[str, ...]]
+
+    @property
+    def options(self) -> JudgeOptions:
+        return self.params.judge_model_options  # type: ignore[attr-defined]
+
+    @classmethod
+    def prompt_identity(cls) -> dict[str, str]:
+        """``{"prompt_version", "prompt_sha256"}``, recorded in every ``Score.details``."""
+        return {"prompt_version": cls.PROMPT_VERSION, "prompt_sha256": template_sha256(*cls.TEMPLATES)}
+
+    def request(self, system: str, prompt: str, schema: dict[str, Any]) -> JudgeRequest:
+        """A request carrying the structured-output schema and the configured settings."""
+        options = self.options
+        return JudgeRequest(
+            prompt=prompt,
+            system_instruction=system,
+            response_schema=schema,
+            temperature=options.temperature,
+            config=dict(options.judge_model_config or {}),
+        )
+
+    def without_judge(self, ctx: EvaluationContext) -> Optional[Score]:
+        """NOT_EVALUATED (``no_judge``) when the engine gave no judge; ``None`` otherwise."""
+        if ctx.judge is not None:
+            return None
+        return Score.not_evaluated(
+            "no judge model is available to this evaluation (ctx.judge is None); run it through "
+            "agenteval.evaluate or the CLI, which provide one",
+            "no_judge",
+            details=self.prompt_identity(),
+        )

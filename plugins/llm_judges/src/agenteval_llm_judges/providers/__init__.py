@@ -1,0 +1,1 @@
+"""Judge-model providers (entry-point group ``agenteval.judge_models``)."""

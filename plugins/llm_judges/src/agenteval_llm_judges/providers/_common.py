@@ -1,0 +1,85 @@
+"""What the providers share: ``Retry-After`` parsing and transport-error classification.
+
+Nothing here imports an SDK or an HTTP library at module import time; transport
+libraries are recognised only if something already imported them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any, Optional
+
+__all__ = ["MALFORMED", "clip", "is_retryable_status", "retry_after_seconds", "transport_error"]
+
+#: What an SDK raises when a 200 answer's body cannot be read as the API's response
+#: (json.JSONDecodeError and pydantic's ValidationError are ValueErrors).
+MALFORMED = (ValueError, TypeError, KeyError, AttributeError)
+
+
+def is_retryable_status(status: int, *, conflict: bool = False) -> bool:
+    """408, 429 and 5xx (and 409 when ``conflict``, as OpenAI documents it) are retryable."""
+    if status >= 500 or status in (408, 429):
+        return True
+    return conflict and status == 409
+
+
+def retry_after_seconds(headers: Optional[Mapping[str, str]]) -> Optional[float]:
+    """Seconds a server asked to wait: ``retry-after-ms`` (OpenAI), then ``Retry-After``
+    as seconds or an HTTP date. ``None`` when absent or unreadable."""
+    if not headers:
+        return None
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(0.0, float(millis) / 1000.0)
+    except (TypeError, ValueError):
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def transport_error(exc: BaseException) -> Optional[str]:
+    """A short description when ``exc`` is a network-level failure (timeout, refused or
+    dropped connection) from httpx, httpx2 or aiohttp, else ``None``. These are
+    retryable: the request may not even have reached the server."""
+    for module_name in ("httpx", "httpx2"):
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        if isinstance(exc, module.TimeoutException):
+            return f"timed out ({type(exc).__name__})"
+        if isinstance(exc, module.TransportError):
+            return f"connection failed ({type(exc).__name__}: {clip(str(exc)) or 'no detail'})"
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
+        return f"connection failed ({type(exc).__name__}: {clip(str(exc)) or 'no detail'})"
+    if isinstance(exc, asyncio.TimeoutError):
+        # Not the JudgeService's own timeout (that one cancels ``generate`` from outside
+        # and never reaches a provider's ``except``): a client-side timeout inside the SDK.
+        return "timed out"
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return f"connection failed ({type(exc).__name__}: {clip(str(exc)) or 'no detail'})"
+    return None
+
+
+def clip(text: Any, limit: int = 300) -> str:
+    """``text`` on one line, at most ``limit`` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

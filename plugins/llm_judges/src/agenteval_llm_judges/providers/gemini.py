@@ -1,0 +1,358 @@
+"""Gemini judge models through ``google-genai``: the Gemini API or Vertex AI.
+
+Configured like ADK and the SDK, from the environment:
+
+* Gemini API: ``GOOGLE_API_KEY`` (or ``GEMINI_API_KEY``).
+* Vertex AI: ``GOOGLE_GENAI_USE_VERTEXAI=true`` with ``GOOGLE_CLOUD_PROJECT`` and
+  ``GOOGLE_CLOUD_LOCATION`` and Application Default Credentials (or, for Vertex AI
+  express mode, an API key instead of the project and location).
+* Endpoints: the SDK's own ``GOOGLE_GEMINI_BASE_URL`` / ``GOOGLE_VERTEX_BASE_URL``.
+
+The SDK is imported only when a call is made, so listing criteria or a deterministic
+run never pays for it. The SDK's own retries stay off (``HttpOptions`` without
+``retry_options``): agenteval's judge service retries, with the run's backoff and limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional
+
+from agenteval.errors import ConfigError
+from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
+
+from ._common import MALFORMED, clip, is_retryable_status, retry_after_seconds, transport_error
+
+__all__ = ["GeminiJudge"]
+
+_TRUE = ("true", "1")
+_GEMINI_API_URL = "https://generativelanguage.googleapis.com/"
+_SETUP_HINT = (
+    "set GOOGLE_API_KEY (or GEMINI_API_KEY) for the Gemini API, or GOOGLE_GENAI_USE_VERTEXAI=true "
+    "with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION for Vertex AI (with Application Default "
+    "Credentials, e.g. `gcloud auth application-default login`)"
+)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """Where and how to call, read from the environment (``api_key`` is never shown)."""
+
+    mode: str  # "api" or "vertex"
+    api_key: Optional[str]
+    project: Optional[str]
+    location: Optional[str]
+    base_url: Optional[str]  # the override, if any
+
+    @classmethod
+    def from_env(cls) -> _Settings:
+        env = os.environ
+        api_key = (
+            (env.get("GOOGLE_API_KEY") or "").strip() or (env.get("GEMINI_API_KEY") or "").strip() or None
+        )
+        vertex = (env.get("GOOGLE_GENAI_USE_VERTEXAI") or "").strip().lower() in _TRUE
+        if vertex:
+            return cls(
+                mode="vertex",
+                api_key=api_key,
+                project=(env.get("GOOGLE_CLOUD_PROJECT") or "").strip() or None,
+                location=(env.get("GOOGLE_CLOUD_LOCATION") or "").strip() or None,
+                base_url=(env.get("GOOGLE_VERTEX_BASE_URL") or "").strip() or None,
+            )
+        return cls(
+            mode="api",
+            api_key=api_key,
+            project=None,
+            location=None,
+            base_url=(env.get("GOOGLE_GEMINI_BASE_URL") or "").strip() or None,
+        )
+
+    @property
+    def uses_adc(self) -> bool:
+        """Vertex AI with project and location (Application Default Credentials), as
+        opposed to Vertex AI express mode (an API key)."""
+        return self.mode == "vertex" and bool(self.project and self.location)
+
+    def endpoint(self) -> str:
+        if self.base_url:
+            return self.base_url
+        if self.mode == "api":
+            return _GEMINI_API_URL
+        if not self.uses_adc or self.location == "global":
+            return "https://aiplatform.googleapis.com/"
+        return f"https://{self.location}-aiplatform.googleapis.com/"
+
+    def problem(self) -> Optional[str]:
+        """What is missing, or ``None`` when a call can be made."""
+        if self.mode == "api":
+            return None if self.api_key else f"no Gemini credentials: {_SETUP_HINT}"
+        if self.uses_adc:
+            creds = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+            if creds and not os.path.isfile(creds):
+                return f"GOOGLE_APPLICATION_CREDENTIALS points to {creds!r}, which is not a file"
+            return None
+        if self.api_key and not (self.project or self.location):
+            return None  # Vertex AI express mode
+        missing = [
+            name
+            for name, value in (
+                ("GOOGLE_CLOUD_PROJECT", self.project),
+                ("GOOGLE_CLOUD_LOCATION", self.location),
+            )
+            if not value
+        ]
+        return (
+            f"GOOGLE_GENAI_USE_VERTEXAI is true but {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not set: set GOOGLE_CLOUD_PROJECT and "
+            "GOOGLE_CLOUD_LOCATION for Vertex AI (or unset GOOGLE_GENAI_USE_VERTEXAI and set "
+            "GOOGLE_API_KEY for the Gemini API)"
+        )
+
+
+class GeminiJudge(JudgeModel):
+    """A Gemini model as a judge (``gemini-2.5-flash`` or ``gemini:MODEL``)."""
+
+    unprefixed_patterns: ClassVar[tuple[str, ...]] = ("gemini-*",)
+
+    def __init__(self, model: str) -> None:
+        super().__init__(model)
+        self._client: Any = None
+        self._client_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._settings: Optional[_Settings] = None
+
+    # -- the contract ------------------------------------------------------------------
+    def check_ready(self) -> None:
+        if importlib.util.find_spec("google.genai") is None:
+            raise ConfigError(
+                f"judge model {self.model!r} needs the google-genai package: pip install google-genai"
+            )
+        problem = _Settings.from_env().problem()
+        if problem:
+            raise ConfigError(f"judge model {self.model!r}: {problem}")
+
+    def identity(self) -> dict[str, Any]:
+        settings = self._current_settings()
+        identity: dict[str, Any] = {
+            "provider": "gemini",
+            "model": self.model,
+            "mode": settings.mode,
+            "base_url": settings.endpoint(),
+        }
+        if settings.mode == "vertex":
+            identity["project"] = settings.project
+            identity["location"] = settings.location
+        return identity
+
+    async def generate(self, request: JudgeRequest) -> JudgeResponse:
+        from google.genai import types
+
+        config = self._config(request, types)
+        client = self._get_client()
+        try:
+            response = await client.aio.models.generate_content(
+                model=self.model, contents=request.prompt, config=config
+            )
+        except Exception as exc:
+            raise self._call_error(exc) from exc
+        return self._read(response)
+
+    async def aclose(self) -> None:
+        client, self._client, self._client_loop = self._client, None, None
+        if client is not None:
+            await client.aio.aclose()
+            client.close()
+
+    # -- helpers ---------------------------------------------------------------------
+    def _current_settings(self) -> _Settings:
+        return self._settings if self._settings is not None else _Settings.from_env()
+
+    def _get_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._client_loop is loop:
+            return self._client
+        # A client's connection pool belongs to one event loop; a new loop needs a new one.
+        if self._client is not None:
+            self._client.close()
+        settings = _Settings.from_env()
+        problem = settings.problem()
+        if problem:
+            raise JudgeCallError(f"judge model {self.model!r}: {problem}", retryable=False)
+        from google import genai
+        from google.genai import types
+
+        kwargs: dict[str, Any] = {"vertexai": settings.mode == "vertex"}
+        if settings.mode == "api":
+            kwargs["api_key"] = settings.api_key
+        elif settings.uses_adc:
+            # Passed explicitly (not left to the SDK's own environment lookup): with a base
+            # URL override the SDK drops environment-only project/location from the path.
+            kwargs["project"] = settings.project
+            kwargs["location"] = settings.location
+        else:
+            kwargs["api_key"] = settings.api_key
+        try:
+            # No retry_options: the SDK does not retry; the judge service does. The base
+            # URL comes from GOOGLE_GEMINI_BASE_URL / GOOGLE_VERTEX_BASE_URL (the SDK).
+            client = genai.Client(http_options=types.HttpOptions(), **kwargs)
+        except Exception as exc:
+            raise JudgeCallError(
+                f"judge model {self.model!r}: could not set up the Gemini client: {clip(exc)}",
+                retryable=False,
+            ) from exc
+        self._client, self._client_loop, self._settings = client, loop, settings
+        return client
+
+    def _config(self, request: JudgeRequest, types: Any) -> Any:
+        import pydantic
+
+        try:
+            config = types.GenerateContentConfig.model_validate(request.config or {})
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise JudgeCallError(
+                f"judge_model_config is not a valid google-genai GenerateContentConfig ({clip(problems)})",
+                retryable=False,
+            ) from exc
+        if config.http_options is not None and config.http_options.retry_options is not None:
+            raise JudgeCallError(
+                "judge_model_config.http_options.retry_options: agenteval retries judge calls itself "
+                "(judge_model_options.max_retries); remove retry_options",
+                retryable=False,
+            )
+        update: dict[str, Any] = {
+            "automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True),
+        }
+        if request.system_instruction is not None:
+            update["system_instruction"] = request.system_instruction
+        if request.temperature is not None:
+            update["temperature"] = request.temperature
+        if request.max_output_tokens is not None:
+            update["max_output_tokens"] = request.max_output_tokens
+        if request.response_schema is not None:
+            # A plain JSON-schema dict goes in response_json_schema (response_schema wants
+            # the SDK's OpenAPI-subset Schema); one of the two, not both.
+            update["response_mime_type"] = "application/json"
+            update["response_json_schema"] = request.response_schema
+            update["response_schema"] = None
+        return config.model_copy(update=update)
+
+    def _read(self, response: Any) -> JudgeResponse:
+        candidates = getattr(response, "candidates", None) or []
+        if not candidates:
+            feedback = getattr(response, "prompt_feedback", None)
+            reason = _name(getattr(feedback, "block_reason", None)) if feedback is not None else None
+            why = f"the prompt was blocked: {reason}" if reason else "no candidates"
+            raise JudgeCallError(f"the judge returned no text ({why})", retryable=False)
+        candidate = candidates[0]
+        content = getattr(candidate, "content", None)
+        parts = getattr(content, "parts", None) or []
+        text = "".join(p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False))
+        if not text.strip():
+            reason = _name(getattr(candidate, "finish_reason", None)) or "unknown"
+            raise JudgeCallError(f"the judge returned no text (finish reason {reason})", retryable=False)
+        usage = getattr(response, "usage_metadata", None)
+        output_tokens = (getattr(usage, "candidates_token_count", None) or 0) + (
+            getattr(usage, "thoughts_token_count", None) or 0
+        )
+        return JudgeResponse(
+            text=text,
+            usage=JudgeUsage(
+                input_tokens=getattr(usage, "prompt_token_count", None) or 0,
+                output_tokens=output_tokens,
+            ),
+            model_version=getattr(response, "model_version", None),
+        )
+
+    def _call_error(self, exc: Exception) -> JudgeCallError:
+        from google.genai import errors
+
+        where = "Vertex AI" if self._current_settings().mode == "vertex" else "the Gemini API"
+        if isinstance(exc, JudgeCallError):
+            return exc
+        if isinstance(exc, errors.APIError):
+            code = int(exc.code or 0)
+            detail = clip(exc.message or exc.details or "no detail")
+            hint = ""
+            if code in (401, 403):
+                hint = " (check the API key or the Application Default Credentials and their project)"
+            elif code == 404:
+                hint = f" (is {self.model!r} a model name {where} knows?)"
+            retryable = is_retryable_status(code)
+            return JudgeCallError(
+                f"{where} answered {exc.status or 'an error'}: {detail}{hint}",
+                retryable=retryable,
+                status=code or None,
+                retry_after=_retry_after(exc) if retryable else None,
+            )
+        transport = transport_error(exc)
+        if transport is not None:
+            return JudgeCallError(
+                f"{where} at {self._current_settings().endpoint()}: {transport}", retryable=True
+            )
+        auth = _auth_error(exc)
+        if auth is not None:
+            return auth
+        if isinstance(exc, MALFORMED):  # the SDK could not read the body (not JSON, wrong shape)
+            return JudgeCallError(
+                f"{where} sent an answer that is not a valid generateContent response "
+                f"({type(exc).__name__}: {clip(exc)}); is the base URL right?",
+                retryable=False,
+            )
+        return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {clip(exc)}", retryable=False)
+
+
+def _name(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    return str(getattr(value, "name", None) or getattr(value, "value", None) or value)
+
+
+def _retry_after(exc: Any) -> Optional[float]:
+    """``Retry-After`` from the HTTP response, else the ``RetryInfo.retryDelay`` that the
+    Gemini API puts in a 429's error details (``"17s"``)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    seconds = retry_after_seconds(headers) if headers is not None else None
+    if seconds is not None:
+        return seconds
+    details = getattr(exc, "details", None)
+    error = details.get("error", details) if isinstance(details, dict) else None
+    items = error.get("details") if isinstance(error, dict) else None
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = str(item.get("retryDelay", "")).strip()
+            if delay.endswith("s"):
+                try:
+                    return max(0.0, float(delay[:-1]))
+                except ValueError:
+                    return None
+    return None
+
+
+def _auth_error(exc: Exception) -> Optional[JudgeCallError]:
+    """google-auth failures (Vertex AI): no credentials, or the token refresh failed."""
+    try:
+        from google.auth import exceptions as auth_exceptions
+    except ImportError:  # pragma: no cover - google-auth is a google-genai dependency
+        return None
+    if isinstance(exc, auth_exceptions.DefaultCredentialsError):
+        return JudgeCallError(
+            f"Vertex AI: no Application Default Credentials ({clip(exc)}); run "
+            "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS",
+            retryable=False,
+        )
+    if isinstance(exc, auth_exceptions.RefreshError):
+        retryable = bool(getattr(exc, "retryable", False))
+        return JudgeCallError(
+            f"Vertex AI: could not refresh the access token: {clip(exc)}", retryable=retryable
+        )
+    if isinstance(exc, auth_exceptions.TransportError):
+        return JudgeCallError(f"Vertex AI: could not reach the token endpoint: {clip(exc)}", retryable=True)
+    if isinstance(exc, auth_exceptions.GoogleAuthError):
+        return JudgeCallError(f"Vertex AI credentials: {clip(exc)}", retryable=False)
+    return None
