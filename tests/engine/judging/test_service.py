@@ -173,3 +173,10 @@ def test_activity_by_scope():
     assert judges.activity("c", "case-1").calls == 1
     assert judges.activity("c").calls == 2
     assert judges.activity("other") is None
+
+
+def test_an_unreasonable_retry_after_fails_the_call_instead_of_stalling():
+    Scripted.script = [JudgeCallError("quota", retryable=True, status=429, retry_after=3600)]
+    with pytest.raises(JudgeUnavailable, match="asked to wait 3600 s"):
+        asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options()))
+    assert Scripted.calls == 1

@@ -37,6 +37,8 @@ __all__ = ["DEFAULT_JUDGE_CONCURRENCY", "JudgeClient", "JudgeService"]
 
 DEFAULT_JUDGE_CONCURRENCY = 8
 _MAX_BACKOFF_SECONDS = 60.0
+#: A ``Retry-After`` longer than this fails the call instead of stalling the run.
+_MAX_RETRY_AFTER_SECONDS = 300.0
 
 
 def _base_delay() -> float:
@@ -217,6 +219,13 @@ class JudgeService:
                     raise JudgeUnavailable(f"judge call failed{tries}: {status}{exc}", "judge_error") from exc
                 delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
                 if exc.retry_after is not None:
+                    if exc.retry_after > _MAX_RETRY_AFTER_SECONDS:
+                        msg = (
+                            f"judge call failed: HTTP {exc.status}: the server asked to wait "
+                            f"{exc.retry_after:g} s (Retry-After), longer than the "
+                            f"{_MAX_RETRY_AFTER_SECONDS:g} s agenteval waits: {exc}"
+                        )
+                        raise JudgeUnavailable(msg, "judge_error") from exc
                     delay = max(delay, exc.retry_after)
             except asyncio.TimeoutError as exc:
                 if attempt >= options.max_retries:
