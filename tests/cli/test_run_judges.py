@@ -113,3 +113,38 @@ def test_missing_credentials_stop_before_any_work(runner, clean_judge_env, tmp_p
     assert result.exit_code == 2
     assert "GOOGLE_API_KEY" in result.output
     assert "Traceback" not in result.output
+
+
+def test_env_file_beside_the_eval_file_provides_judge_credentials(
+    runner, clean_judge_env, fake_gemini, tmp_path, monkeypatch
+):
+    import shutil
+
+    answers = _answers()
+    fake_gemini.responder = lambda request: answers.answer_for(request.body)
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    for name in ("travel.evalset.json", "travel.actual.json"):
+        shutil.copy(EXAMPLE / name, folder / name)
+    (folder / ".env").write_text(
+        f"GOOGLE_API_KEY=from-dotenv\nGOOGLE_GEMINI_BASE_URL={fake_gemini.base_url}\n"
+    )
+    # Registered with monkeypatch first, so that what the .env sets is undone afterwards.
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL", raising=False)
+    result = runner.invoke(
+        main,
+        [
+            "run",
+            f"{folder / 'travel.evalset.json'}:weather_paris",
+            "--actual",
+            str(folder / "travel.actual.json"),
+            "--criteria",
+            "final_response_match_v2",
+            "--no-cache",
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert fake_gemini.requests and fake_gemini.requests[0].headers.get("x-goog-api-key") == "from-dotenv"

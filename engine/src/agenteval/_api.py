@@ -7,7 +7,7 @@ goes through ``plan_from_paths``, which also finds a ``test_config.json`` beside
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -132,6 +132,7 @@ def plan_from_paths(
     registry = registry or Registry.installed()
     warnings: list[str] = []
     targets = expand_targets(list(paths))
+    load_env_files(target.path.parent for target in targets)
     shared_config = load_config(config_path) if config_path is not None else None
     actual_sets = [read_eval_file(Path(p)) for p in actual_paths]
     for item in actual_sets:
@@ -166,6 +167,21 @@ def plan_from_paths(
         )
         position += count
     return jobs, list(dict.fromkeys(warnings))
+
+
+def load_env_files(folders: Iterable[Path]) -> list[Path]:
+    """Read ``.env`` files beside the eval files into the environment, as ``adk eval``
+    does for an agent folder (judge keys, ``GOOGLE_CLOUD_PROJECT``...). Variables already
+    set win; each folder is read once. Returns the files read."""
+    from dotenv import load_dotenv
+
+    read = []
+    for folder in dict.fromkeys(Path(f).resolve() for f in folders):
+        candidate = folder / ".env"
+        if candidate.is_file():
+            load_dotenv(candidate, override=False)
+            read.append(candidate)
+    return read
 
 
 def preflight_judges(resolved: Sequence[ResolvedCriterion], judge: JudgeService) -> None:
