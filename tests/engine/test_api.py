@@ -376,7 +376,9 @@ def test_in_memory_eval_set_with_duplicate_ids_is_a_data_error():
 def test_env_file_beside_an_eval_file_is_read_and_set_variables_win(tmp_path, monkeypatch):
     from agenteval._api import load_env_files
 
-    (tmp_path / ".env").write_text("AGENTEVAL_TEST_A=from-file\nexport AGENTEVAL_TEST_B='quoted value'\n# c\n")
+    (tmp_path / ".env").write_text(
+        "AGENTEVAL_TEST_A=from-file\nexport AGENTEVAL_TEST_B='quoted value'\n# c\n"
+    )
     monkeypatch.delenv("AGENTEVAL_TEST_A", raising=False)
     monkeypatch.setenv("AGENTEVAL_TEST_B", "already set")
     assert load_env_files([tmp_path, tmp_path]) == [tmp_path.resolve() / ".env"]
