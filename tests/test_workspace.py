@@ -14,6 +14,7 @@ DISTRIBUTIONS = [
     ROOT / "engine",
     ROOT / "plugins" / "builtin",
     ROOT / "plugins" / "llm_judges",
+    ROOT / "plugins" / "vertex_safety",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 

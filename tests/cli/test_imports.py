@@ -17,7 +17,12 @@ try:
 except SystemExit:
     pass
 watched = {{'agenteval_builtin', 'google', 'vertexai', 'rouge_score', 'nltk'}}
-bad = sorted(m for m in sys.modules if m.split('.')[0] in watched)
+def stub(name):
+    # google-cloud-aiplatform's *-nspkg.pth makes empty ``google`` / ``google.cloud``
+    # namespace modules at interpreter start-up (no __file__): no SDK code is imported.
+    module = sys.modules[name]
+    return getattr(module, '__file__', None) is None and hasattr(module, '__path__')
+bad = sorted(m for m in sys.modules if m.split('.')[0] in watched and not stub(m))
 sys.stderr.write('\\nIMPORTED=' + ','.join(bad) + '\\n')
 """
 

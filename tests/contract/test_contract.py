@@ -7,6 +7,7 @@ checked without editing this file; criteria that need parameters get them from `
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,16 @@ def _schema_answers():
     return module
 
 
+def _load(stem: str):
+    """``tests/fixtures/<stem>.py``, loaded by path (importlib mode)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / f"{stem}.py"
+    spec = importlib.util.spec_from_file_location(f"_contract_{stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses need it
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_discovery_is_not_vacuous():
     if importlib.util.find_spec("agenteval_builtin") is None:
         pytest.skip("agenteval-builtin is not installed")
@@ -61,9 +72,20 @@ def test_installed_criterion_keeps_the_contract(name, request):
         # every request with an instance of the request's own JSON schema.
         from agenteval.judging import JudgeService
 
-        answers = _schema_answers()
-        server = request.getfixturevalue("gemini_env")
-        server.responder = lambda recorded: answers.answer_for(recorded.body)
+        if name == "safety_v1":
+            # The Vertex AI evaluation service, faked (tests/fixtures/fake_vertex_eval.py).
+            monkeypatch = request.getfixturevalue("monkeypatch")
+            request.getfixturevalue("clean_judge_env")
+            fake = _load("fake_vertex_eval").FakeVertexEvalServer()
+            fake.start()
+            request.addfinalizer(fake.stop)
+            monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "fake-project")
+            monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+            monkeypatch.setenv("AGENTEVAL_VERTEX_EVAL_ENDPOINT", fake.base_url)
+        else:
+            answers = _schema_answers()
+            server = request.getfixturevalue("gemini_env")
+            server.responder = lambda recorded: answers.answer_for(recorded.body)
         judge = JudgeService()
     scores = check_evaluator(loaded.evaluator_class, params=PARAMS.get(name), judge=judge)
     assert scores, "check_evaluator ran no context"

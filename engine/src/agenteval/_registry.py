@@ -39,7 +39,7 @@ _NOT_YET_PROVIDED = {
     "rubric_based_tool_use_quality_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
     "hallucinations_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
     "per_turn_user_simulator_quality_v1": "the agenteval-llm-judges distribution (plugins/llm_judges)",
-    "safety_v1": "the agenteval-vertex-safety distribution (plugins/vertex_safety)",
+    "safety_v1": "the agenteval-vertex-safety distribution (pip install -e plugins/vertex_safety)",
     "response_evaluation_score": "no agenteval plugin (Vertex coherence, not planned)",
     "rubric_based_multi_turn_trajectory_quality_v1": "no agenteval plugin yet",
     "multi_turn_task_success_v1": "no agenteval plugin yet",

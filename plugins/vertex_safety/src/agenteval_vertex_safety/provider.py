@@ -1,0 +1,371 @@
+"""``vertex_safety``: the Vertex AI Gen AI evaluation service as a judge-model provider.
+
+A "model" here is a predefined metric of the service; only ``safety_v1`` is offered. One
+call is one ``evaluateInstances`` request through google-cloud-aiplatform's
+``aiplatform_v1beta1.EvaluationServiceClient`` (REST transport) with the predefined
+metric spec ``safety_v1`` and the instance ``{prompt, response}``, the same request
+ADK's ``vertexai.Client().evals`` route sends. Going through the engine's judge service
+gives it the run's concurrency limit, retries, timeout, cache and activity counts.
+
+Model names: ``vertex_safety:safety_v1`` takes the project and location from
+``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``; ``vertex_safety:safety_v1@PROJECT/LOCATION``
+names them (the criterion's ``project`` / ``location`` params). Credentials are
+Application Default Credentials. ``AGENTEVAL_VERTEX_EVAL_ENDPOINT`` (``http://host:port``
+or ``https://...``) sends the calls elsewhere, with anonymous credentials (tests, proxies).
+
+The request (``JudgeRequest.prompt``) is the JSON object ``{"prompt": str, "response":
+str}``; ``JudgeRequest.config`` may hold ``timeout_seconds`` (the HTTP timeout). The
+answer's text is the JSON object ``{"score": float | null, "explanation": str}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib.util
+import json
+import math
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from agenteval.errors import ConfigError
+from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse
+
+__all__ = ["ENDPOINT_ENV", "METRIC", "VertexSafetyJudge", "build_instance", "model_name"]
+
+METRIC = "safety_v1"
+ENDPOINT_ENV = "AGENTEVAL_VERTEX_EVAL_ENDPOINT"
+_DEFAULT_TIMEOUT = 120.0
+_SETUP = (
+    "set GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (or the criterion's project/location "
+    "params), and Application Default Credentials: gcloud auth application-default login "
+    "(or GOOGLE_APPLICATION_CREDENTIALS=/path/to/key.json)"
+)
+#: Environment variables that mark a Google Cloud runtime, where ADC come from the
+#: metadata server (checked without calling it).
+_GCP_RUNTIME_MARKERS = ("GCE_METADATA_HOST", "K_SERVICE", "CLOUD_RUN_JOB", "FUNCTION_TARGET", "GAE_ENV")
+#: google.rpc codes of a per-metric error that a later attempt may not hit.
+_RETRYABLE_RPC_CODES = {4: "DEADLINE_EXCEEDED", 8: "RESOURCE_EXHAUSTED", 13: "INTERNAL", 14: "UNAVAILABLE"}
+
+
+def model_name(project: Optional[str] = None, location: Optional[str] = None) -> str:
+    """The judge-model spec: ``vertex_safety:safety_v1`` or ``...@PROJECT/LOCATION``."""
+    if project and location:
+        return f"vertex_safety:{METRIC}@{project}/{location}"
+    return f"vertex_safety:{METRIC}"
+
+
+def build_instance(prompt: str, response: str) -> str:
+    """The ``JudgeRequest.prompt`` this provider reads."""
+    return json.dumps({"prompt": prompt, "response": response}, ensure_ascii=False, sort_keys=True)
+
+
+def _clip(text: Any, limit: int = 300) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _env(name: str) -> Optional[str]:
+    return (os.environ.get(name) or "").strip() or None
+
+
+@dataclass(frozen=True)
+class _Target:
+    project: Optional[str]
+    location: Optional[str]
+    endpoint: Optional[str]  # the override, if any
+
+    def api_endpoint(self) -> str:
+        if self.endpoint:
+            return self.endpoint
+        if self.location == "global":
+            return "aiplatform.googleapis.com"
+        return f"{self.location}-aiplatform.googleapis.com"
+
+
+def _adc_problem() -> Optional[str]:
+    """Why Application Default Credentials cannot be found, without calling the network
+    (``None`` when a credentials file exists or this looks like a Google Cloud runtime)."""
+    explicit = _env("GOOGLE_APPLICATION_CREDENTIALS")
+    if explicit:
+        if not os.path.isfile(explicit):
+            return f"GOOGLE_APPLICATION_CREDENTIALS points to {explicit!r}, which is not a file"
+        return None
+    config_dir = _env("CLOUDSDK_CONFIG")
+    if config_dir is None:
+        if os.name == "nt":
+            config_dir = os.path.join(os.environ.get("APPDATA", ""), "gcloud")
+        else:
+            config_dir = os.path.join(os.path.expanduser("~"), ".config", "gcloud")
+    if os.path.isfile(os.path.join(config_dir, "application_default_credentials.json")):
+        return None
+    if any(_env(marker) for marker in _GCP_RUNTIME_MARKERS):
+        return None
+    return "no Application Default Credentials were found"
+
+
+class VertexSafetyJudge(JudgeModel):
+    """See the module docstring."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__(model)
+        metric, _, where = model.partition("@")
+        self.metric = metric
+        project, _, location = where.partition("/")
+        self._project = project.strip() or None
+        self._location = location.strip() or None
+        self._where_given = bool(where)
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    # -- the contract ------------------------------------------------------------------
+    def check_ready(self) -> None:
+        if self.metric != METRIC:
+            raise ConfigError(
+                f"judge model 'vertex_safety:{self.model}': the vertex_safety provider offers only "
+                f"'vertex_safety:{METRIC}' (or 'vertex_safety:{METRIC}@PROJECT/LOCATION')"
+            )
+        if importlib.util.find_spec("google.cloud.aiplatform_v1beta1") is None:
+            raise ConfigError(
+                "safety_v1 needs the google-cloud-aiplatform package: "
+                'pip install "google-cloud-aiplatform>=2.7,<3" (or reinstall agenteval-vertex-safety)'
+            )
+        problem = self._problem(self._target())
+        if problem:
+            raise ConfigError(f"safety_v1 (Vertex AI evaluation service): {problem}")
+
+    def identity(self) -> dict[str, Any]:
+        target = self._target()
+        return {
+            "provider": "vertex_safety",
+            "metric": self.metric,
+            "project": target.project,
+            "location": target.location,
+            "endpoint": target.api_endpoint() if target.location or target.endpoint else None,
+        }
+
+    async def generate(self, request: JudgeRequest) -> JudgeResponse:
+        try:
+            instance = json.loads(request.prompt)
+            prompt, response = str(instance.get("prompt") or ""), str(instance["response"])
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise JudgeCallError(
+                'vertex_safety: the request prompt must be the JSON object {"prompt": ..., "response": ...}',
+                retryable=False,
+            ) from exc
+        timeout = float(request.config.get("timeout_seconds") or _DEFAULT_TIMEOUT)
+        # The SDK client is synchronous (requests); run it off the event loop. Its own HTTP
+        # timeout ends a hung call's thread when the judge service stops waiting.
+        return await asyncio.to_thread(self._call, prompt, response, timeout)
+
+    async def aclose(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.transport.close()
+
+    # -- helpers ---------------------------------------------------------------------
+    def _target(self) -> _Target:
+        if self._where_given:
+            project, location = self._project, self._location
+        else:
+            project, location = _env("GOOGLE_CLOUD_PROJECT"), _env("GOOGLE_CLOUD_LOCATION")
+        return _Target(project=project, location=location, endpoint=_env(ENDPOINT_ENV))
+
+    @staticmethod
+    def _problem(target: _Target) -> Optional[str]:
+        missing = [
+            name
+            for name, value in (
+                ("GOOGLE_CLOUD_PROJECT", target.project),
+                ("GOOGLE_CLOUD_LOCATION", target.location),
+            )
+            if not value
+        ]
+        if missing:
+            verb = "is" if len(missing) == 1 else "are"
+            return f"{' and '.join(missing)} {verb} not set: {_SETUP}"
+        if target.endpoint:
+            return None  # anonymous credentials against the override
+        adc = _adc_problem()
+        return f"{adc}: {_SETUP}" if adc else None
+
+    def _get_client(self, target: _Target) -> Any:
+        with self._lock:
+            if self._client is not None:
+                return self._client
+            from google.api_core.client_options import ClientOptions
+            from google.cloud.aiplatform_v1beta1.services.evaluation_service import (
+                EvaluationServiceClient,
+            )
+
+            credentials = None  # Application Default Credentials, found by the client
+            if target.endpoint:
+                from google.auth.credentials import AnonymousCredentials
+
+                credentials = AnonymousCredentials()
+            # REST, not gRPC: plain HTTP errors with Retry-After, and an http:// endpoint
+            # override works.
+            self._client = EvaluationServiceClient(
+                credentials=credentials,
+                transport="rest",
+                client_options=ClientOptions(api_endpoint=target.api_endpoint()),
+            )
+            return self._client
+
+    def _call(self, prompt: str, response: str, timeout: float) -> JudgeResponse:
+        target = self._target()
+        problem = self._problem(target)
+        if problem:
+            raise JudgeCallError(f"safety_v1: {problem}", retryable=False)
+        try:
+            from google.cloud.aiplatform_v1beta1 import types
+
+            client = self._get_client(target)
+            instance = types.EvaluationInstance(
+                prompt=types.EvaluationInstance.InstanceData(text=prompt),
+                response=types.EvaluationInstance.InstanceData(text=response),
+            )
+            request = types.EvaluateInstancesRequest(
+                location=f"projects/{target.project}/locations/{target.location}",
+                metrics=[
+                    types.Metric(
+                        predefined_metric_spec=types.PredefinedMetricSpec(metric_spec_name=self.metric)
+                    )
+                ],
+                instance=instance,
+            )
+            # retry=None: the SDK does not retry; the judge service does.
+            answer = client.evaluate_instances(request=request, retry=None, timeout=timeout)
+        except JudgeCallError:
+            raise
+        except Exception as exc:
+            raise self._call_error(exc, target) from exc
+        return self._read(answer)
+
+    def _read(self, answer: Any) -> JudgeResponse:
+        results = list(getattr(answer, "metric_results", None) or [])
+        if not results:
+            raise JudgeCallError(
+                "the Vertex AI evaluation service answered without a metric result", retryable=False
+            )
+        result = results[0]
+        if "error" in result:
+            code = int(result.error.code)
+            message = _clip(result.error.message or "no detail")
+            name = _RETRYABLE_RPC_CODES.get(code)
+            raise JudgeCallError(
+                f"the Vertex AI evaluation service could not score the instance (code {code}"
+                f"{' ' + name if name else ''}): {message}",
+                retryable=name is not None,
+            )
+        score: Optional[float] = float(result.score) if "score" in result else None
+        if score is not None and not math.isfinite(score):
+            score = None
+        explanation = str(result.explanation) if "explanation" in result else ""
+        return JudgeResponse(
+            text=json.dumps({"score": score, "explanation": explanation}, ensure_ascii=False)
+        )
+
+    def _call_error(self, exc: Exception, target: _Target) -> JudgeCallError:
+        where = "the Vertex AI evaluation service"
+        if target.endpoint:
+            where += f" at {target.endpoint}"
+        from google.api_core import exceptions as api_exceptions
+
+        if isinstance(exc, api_exceptions.GoogleAPICallError):
+            status = exc.code if isinstance(exc.code, int) else None
+            detail = _clip(exc.message or "no detail")
+            hint = ""
+            if status == 403:
+                hint = (
+                    f" (enable the Vertex AI API (aiplatform.googleapis.com) in project "
+                    f"{target.project!r} and check IAM: the caller needs the Vertex AI User role)"
+                )
+            elif status == 401:
+                hint = " (check the Application Default Credentials: gcloud auth application-default login)"
+            elif status == 404:
+                hint = f" (is {target.location!r} a location where the evaluation service runs?)"
+            retryable = status is None or status >= 500 or status in (408, 429)
+            if isinstance(exc, (api_exceptions.ServerError, api_exceptions.TooManyRequests)):
+                retryable = True
+            response = getattr(exc, "response", None)
+            retry_after = _retry_after(getattr(response, "headers", None)) if retryable else None
+            return JudgeCallError(
+                f"{where} answered {status or type(exc).__name__}: {detail}{hint}",
+                retryable=retryable,
+                status=status,
+                retry_after=retry_after,
+            )
+        transport = _transport_error(exc)
+        if transport is not None:
+            return JudgeCallError(f"{where}: {transport}", retryable=True)
+        auth = _auth_error(exc)
+        if auth is not None:
+            return auth
+        from google.protobuf import json_format
+
+        if isinstance(exc, (json_format.ParseError, ValueError, TypeError, KeyError)):
+            return JudgeCallError(
+                f"{where} sent an answer that is not a valid evaluateInstances response "
+                f"({type(exc).__name__}: {_clip(exc)}); is the endpoint right?",
+                retryable=False,
+            )
+        return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {_clip(exc)}", retryable=False)
+
+
+def _retry_after(headers: Any) -> Optional[float]:
+    """``Retry-After`` in seconds (a number or an HTTP date), ``None`` when absent."""
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    if value is None:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return None if when is None else max(0.0, when.timestamp() - time.time())
+
+
+def _transport_error(exc: BaseException) -> Optional[str]:
+    """A network-level failure (timeout, refused or dropped connection), else ``None``."""
+    requests = sys.modules.get("requests")
+    if requests is not None:
+        if isinstance(exc, requests.exceptions.Timeout):
+            return f"timed out ({type(exc).__name__})"
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            return f"connection failed ({type(exc).__name__}: {_clip(exc, 200)})"
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return f"connection failed ({type(exc).__name__}: {_clip(exc, 200) or 'no detail'})"
+    return None
+
+
+def _auth_error(exc: Exception) -> Optional[JudgeCallError]:
+    from google.auth import exceptions as auth_exceptions
+
+    if isinstance(exc, auth_exceptions.DefaultCredentialsError):
+        return JudgeCallError(
+            f"no Application Default Credentials ({_clip(exc)}): run "
+            "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS",
+            retryable=False,
+        )
+    if isinstance(exc, auth_exceptions.RefreshError):
+        return JudgeCallError(
+            f"could not refresh the Google access token: {_clip(exc)}",
+            retryable=bool(getattr(exc, "retryable", False)),
+        )
+    if isinstance(exc, auth_exceptions.TransportError):
+        return JudgeCallError(f"could not reach the Google token endpoint: {_clip(exc)}", retryable=True)
+    if isinstance(exc, auth_exceptions.GoogleAuthError):
+        return JudgeCallError(f"Google credentials: {_clip(exc)}", retryable=False)
+    return None
