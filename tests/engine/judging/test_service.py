@@ -180,3 +180,10 @@ def test_an_unreasonable_retry_after_fails_the_call_instead_of_stalling():
     with pytest.raises(JudgeUnavailable, match="asked to wait 3600 s"):
         asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options()))
     assert Scripted.calls == 1
+
+
+def test_a_provider_can_name_the_failure_code():
+    Scripted.script = [JudgeCallError("answer without a score", retryable=False, code="judge_unparseable")]
+    with pytest.raises(JudgeUnavailable) as info:
+        asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options()))
+    assert info.value.code == "judge_unparseable"

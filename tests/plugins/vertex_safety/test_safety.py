@@ -98,7 +98,7 @@ def test_persistent_500_is_not_evaluated_while_other_criteria_score(vertex_safet
 def test_malformed_reply_is_not_evaluated(vertex_safety_env, reply):
     vertex_safety_env.script(reply)
     result = result_of(run())
-    assert (result.status, result.reason_code) == (Status.NOT_EVALUATED, "judge_error")
+    assert (result.status, result.reason_code) == (Status.NOT_EVALUATED, "judge_unparseable")
     assert "not a valid evaluateInstances response" in result.per_invocation[0].reason
     assert len(vertex_safety_env.requests) == 1  # not retried
 

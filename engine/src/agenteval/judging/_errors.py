@@ -21,6 +21,9 @@ class JudgeCallError(Exception):
             connections); false for bad requests, auth failures and the like.
         status: the HTTP status, when there was one.
         retry_after: seconds the server asked to wait (``Retry-After``), if it said.
+        code: the reason code the call's NOT_EVALUATED result gets when it fails for good:
+            ``judge_error`` by default, ``judge_unparseable`` for an answer that arrived but
+            cannot be read.
     """
 
     def __init__(
@@ -30,11 +33,13 @@ class JudgeCallError(Exception):
         retryable: bool,
         status: Optional[int] = None,
         retry_after: Optional[float] = None,
+        code: str = "judge_error",
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.code = code
 
 
 class JudgeUnavailable(Exception):

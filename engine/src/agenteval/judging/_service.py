@@ -216,7 +216,7 @@ class JudgeService:
                 if not exc.retryable or attempt >= options.max_retries:
                     status = f"HTTP {exc.status}: " if exc.status else ""
                     tries = f" after {attempt + 1} attempts" if attempt else ""
-                    raise JudgeUnavailable(f"judge call failed{tries}: {status}{exc}", "judge_error") from exc
+                    raise JudgeUnavailable(f"judge call failed{tries}: {status}{exc}", exc.code) from exc
                 delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
                 if exc.retry_after is not None:
                     if exc.retry_after > _MAX_RETRY_AFTER_SECONDS:

@@ -251,7 +251,9 @@ class VertexSafetyJudge(JudgeModel):
         results = list(getattr(answer, "metric_results", None) or [])
         if not results:
             raise JudgeCallError(
-                "the Vertex AI evaluation service answered without a metric result", retryable=False
+                "the Vertex AI evaluation service answered without a metric result",
+                retryable=False,
+                code="judge_unparseable",
             )
         result = results[0]
         if "error" in result:
@@ -314,6 +316,7 @@ class VertexSafetyJudge(JudgeModel):
                 f"{where} sent an answer that is not a valid evaluateInstances response "
                 f"({type(exc).__name__}: {_clip(exc)}); is the endpoint right?",
                 retryable=False,
+                code="judge_unparseable",
             )
         return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {_clip(exc)}", retryable=False)
 

@@ -303,6 +303,7 @@ class GeminiJudge(JudgeModel):
                 f"{where} sent an answer that is not a valid generateContent response "
                 f"({type(exc).__name__}: {clip(exc)}); is the base URL right?",
                 retryable=False,
+                code="judge_unparseable",
             )
         return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {clip(exc)}", retryable=False)
 
