@@ -156,9 +156,12 @@ def test_list_shows_the_example_without_importing_any_plugin(plugin_dir: Path, w
 def test_list_table_shows_distribution_and_version(plugin_dir: Path, workdir: Path) -> None:
     done = _agenteval(plugin_dir, workdir, "criteria", "list")
     assert done.returncode == 0, done.stderr
-    row = next(line for line in done.stdout.splitlines() if "example_response_length" in line)
-    assert "agenteval-example-criterion" in row
-    assert "0.1.0" in row
+    lines = [line.rstrip() for line in done.stdout.splitlines()]
+    # Criteria are listed under a "distribution version" heading, one table per distribution.
+    heading = lines.index("agenteval-example-criterion 0.1.0")
+    row = next(i for i, line in enumerate(lines) if "example_response_length" in line)
+    assert heading < row
+    assert not any(line and not line.startswith(" ") for line in lines[heading + 1 : row])
     assert "Traceback" not in done.stderr
 
 

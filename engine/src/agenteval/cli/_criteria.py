@@ -57,17 +57,22 @@ def list_criteria(check: bool, output_format: str) -> None:
         from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=f"{len(rows)} installed criteria", title_justify="left", box=box.SIMPLE_HEAD)
-        for column in ("name", "distribution", "version", "description") + (("check",) if check else ()):
-            table.add_column(
-                column, overflow="fold", no_wrap=column in ("name", "distribution", "version", "check")
-            )
+        # One table per distribution, so that names and descriptions fit a narrow terminal.
+        console = Console()
+        console.print(f"{len(rows)} installed criteria")
+        by_dist: dict[tuple[str, str], list[dict]] = {}
         for row in rows:
-            cells = [row["name"], row["distribution"], row["version"], row["description"]]
+            by_dist.setdefault((row["distribution"], row["version"]), []).append(row)
+        for (dist, version), group in sorted(by_dist.items()):
+            table = Table(title=f"{dist} {version}", title_justify="left", box=box.SIMPLE_HEAD)
+            table.add_column("name", no_wrap=True)
+            table.add_column("description", overflow="fold", ratio=1)
             if check:
-                cells.append(row["status"])
-            table.add_row(*map(escape, cells))
-        Console().print(table)
+                table.add_column("check", overflow="fold")
+            for row in group:
+                cells = [row["name"], row["description"]] + ([row["status"]] if check else [])
+                table.add_row(*map(escape, cells))
+            console.print(table)
         if not rows:
             click.echo(
                 "No criteria installed: pip install agenteval-builtin (or plugins/builtin from the repo)."
