@@ -148,3 +148,16 @@ def test_env_file_beside_the_eval_file_provides_judge_credentials(
     )
     assert result.exit_code == 0, result.output
     assert fake_gemini.requests and fake_gemini.requests[0].headers.get("x-goog-api-key") == "from-dotenv"
+
+
+def test_one_judge_service_can_serve_two_embedded_runs(judge_server, tmp_path):
+    import agenteval
+    from agenteval.judging import JudgeCache, JudgeService
+
+    judge = JudgeService(concurrency=4, cache=JudgeCache(tmp_path / "cache"))
+    criteria = {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 2}}}
+    evalset, actual = EXAMPLE / "travel.evalset.json", EXAMPLE / "travel.actual.json"
+    first = agenteval.evaluate(evalset, actual, criteria, judge=judge)
+    second = agenteval.evaluate(evalset, actual, criteria, judge=judge)
+    assert first.summary.judge.calls == 8 and first.summary.judge.cache_hits == 0
+    assert second.summary.judge.calls == 0 and second.summary.judge.cache_hits == 8

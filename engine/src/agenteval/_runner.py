@@ -354,8 +354,6 @@ async def _run_jobs(
         else _not_evaluated(criterion, "the run was interrupted before this was scored", "interrupted")
         for task, criterion in zip(tasks, order, strict=True)
     ]
-    if judge is not None:
-        await judge.aclose()
     position = 0
     eval_sets = []
     for job in jobs:
@@ -369,9 +367,12 @@ async def _run_jobs(
         eval_sets.append(
             EvalSetResult(eval_set_id=job.eval_set.eval_set_id, source=job.source, cases=case_results)
         )
+    summary = _summary(eval_sets, judge)
+    if judge is not None:
+        await judge.aclose()  # also readies it for another run
     return RunResult(
         engine_version=__version__,
-        summary=_summary(eval_sets, judge),
+        summary=summary,
         eval_sets=eval_sets,
         warnings=list(dict.fromkeys(warnings)),
         interrupted=interrupted,

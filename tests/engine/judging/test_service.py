@@ -187,3 +187,12 @@ def test_a_provider_can_name_the_failure_code():
     with pytest.raises(JudgeUnavailable) as info:
         asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options()))
     assert info.value.code == "judge_unparseable"
+
+
+def test_a_service_serves_run_after_run_in_new_event_loops():
+    judges = service(concurrency=2)
+    for prompt in ("first", "second"):
+        asyncio.run(judges.generate("c", JudgeRequest(prompt=prompt), options()))
+        assert judges.activity("c").calls == 1  # the counts are this run's
+        asyncio.run(judges.aclose())
+    assert judges.activity() is None

@@ -251,11 +251,15 @@ class JudgeService:
             return await asyncio.wait_for(model.generate(request), options.timeout_seconds)
 
     async def aclose(self) -> None:
-        """Close every provider client and the cache."""
+        """Close every provider client and the cache, and forget this run's limits and
+        counts: the service can serve another run (in another event loop) afterwards."""
         for model in self._models.values():
             await model.aclose()
         if self.cache is not None:
             self.cache.close()
+        self._limit = None
+        self._caps = {}
+        self._tallies = {}
 
 
 class JudgeClient:
