@@ -296,6 +296,8 @@ async def run_jobs(
     """
     if judge is None and any(c.info.requires_judge for job in jobs for c in job.criteria):
         judge = JudgeService()
+    if judge is not None:
+        judge.begin_run()
     with _loaded_data_frozen():
         return await _run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge)
 

@@ -192,7 +192,9 @@ def test_a_provider_can_name_the_failure_code():
 def test_a_service_serves_run_after_run_in_new_event_loops():
     judges = service(concurrency=2)
     for prompt in ("first", "second"):
+        judges.begin_run()
         asyncio.run(judges.generate("c", JudgeRequest(prompt=prompt), options()))
-        assert judges.activity("c").calls == 1  # the counts are this run's
         asyncio.run(judges.aclose())
+        assert judges.activity("c").calls == 1  # the counts are this run's, readable after closing
+    judges.begin_run()
     assert judges.activity() is None

@@ -250,16 +250,20 @@ class JudgeService:
         async with self._limit:
             return await asyncio.wait_for(model.generate(request), options.timeout_seconds)
 
+    def begin_run(self) -> None:
+        """Start counting afresh: a run's results report only that run's activity."""
+        self._tallies = {}
+
     async def aclose(self) -> None:
-        """Close every provider client and the cache, and forget this run's limits and
-        counts: the service can serve another run (in another event loop) afterwards."""
+        """Close every provider client and the cache, and drop the event-loop-bound
+        limits: the service can serve another run (in another event loop) afterwards.
+        The activity counts stay readable until the next ``begin_run``."""
         for model in self._models.values():
             await model.aclose()
         if self.cache is not None:
             self.cache.close()
         self._limit = None
         self._caps = {}
-        self._tallies = {}
 
 
 class JudgeClient:
