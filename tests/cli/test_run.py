@@ -115,8 +115,8 @@ def test_explicit_config_and_output_file(runner, example, tmp_path):
 def test_missing_actual_says_so(runner, example):
     result = runner.invoke(main, ["run", str(example / "travel.evalset.json")])
     assert result.exit_code == 2
-    assert "--actual is required" in result.output
-    assert "does not run agents yet" in result.output
+    assert "--agent TARGET runs it" in result.output
+    assert "--actual FILE gives recorded invocations" in result.output
 
 
 def test_unknown_criterion_exit_2_lists_installed(runner, example):

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from ._registry import Registry
+from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
 from ._resolve import ResolvedCriterion, resolve_criteria
 from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs, run_sync
+from .agents import Agent, AgentFailure, run_agent
 from .criterion import Criterion
 from .errors import ConfigError, DataError
 from .judging import JudgeCache, JudgeService
@@ -124,6 +125,7 @@ def plan_from_paths(
     config_path: Optional[Union[str, Path]] = None,
     registry: Optional[Registry] = None,
     judge: Optional[JudgeService] = None,
+    agent: Optional[Agent] = None,
 ) -> tuple[list[Job], list[str]]:
     """Load everything a CLI run needs and resolve its criteria; raise before any work.
 
@@ -155,11 +157,18 @@ def plan_from_paths(
         warnings.extend(config.warnings)
         source = str(config.source) if config.source else "default criteria"
         criteria = _criteria_for(config, criteria_names, registry)
-        actual = {case.eval_id: index.find(loaded.eval_set, case, str(target.path)) for case in cases}
+        # With an agent, the actual invocations come from running it (``run_agent_for``).
+        actual = (
+            {}
+            if agent is not None
+            else {case.eval_id: index.find(loaded.eval_set, case, str(target.path)) for case in cases}
+        )
         requests.extend((c, source if config.get(c.name) else "--criteria") for c in criteria)
         planned.append((loaded, cases, actual, len(criteria)))
     resolved = resolve_criteria(requests, registry, warnings)
     preflight_judges(resolved, judge or JudgeService())
+    if agent is not None:
+        agent.check_ready()
     jobs, position = [], 0
     for loaded, cases, actual, count in planned:
         jobs.append(
@@ -167,6 +176,73 @@ def plan_from_paths(
         )
         position += count
     return jobs, list(dict.fromkeys(warnings))
+
+
+def resolve_agent(
+    target: str, agent_type: Optional[str] = None, adapters: Optional[ProviderRegistry] = None
+) -> Agent:
+    """The adapter for ``--agent TARGET``: the one named by ``agent_type``, else the first
+    installed adapter that claims the target. ``ConfigError`` when none does."""
+    adapters = adapters or ProviderRegistry(group=AGENTS_GROUP, kind="agent adapter")
+    if agent_type is not None:
+        return adapters.load(agent_type)(target)
+    for name in adapters.names():
+        klass = adapters.load(name)
+        if klass.claims(target):
+            return klass(target)
+    kinds = ", ".join(adapters.names()) or "none installed"
+    msg = (
+        f"--agent {target!r}: no agent adapter recognises it. A Python agent is "
+        "'package.module:function' or 'path/to/file.py:function'; name the adapter with "
+        f"--agent-type (installed: {kinds})"
+    )
+    raise ConfigError(msg)
+
+
+async def run_agent_for(jobs: Sequence[Job], agent: Agent, *, concurrency: int, timeout: float) -> None:
+    """Run the agent on every case of ``jobs`` and fill in their actual invocations (or
+    the failures that replace them)."""
+    cases = [(job, case) for job in jobs for case in job.cases]
+    try:
+        outcomes = await run_agent(
+            agent, [case for _, case in cases], concurrency=concurrency, timeout=timeout
+        )
+    finally:
+        await agent.aclose()
+    for (job, case), outcome in zip(cases, outcomes, strict=True):
+        if isinstance(outcome, AgentFailure):
+            job.failures[case.eval_id] = outcome
+        else:
+            job.actual[case.eval_id] = outcome
+
+
+def save_actual(jobs: Sequence[Job], path: Path) -> int:
+    """Write the actual invocations of ``jobs`` as an eval set that ``--actual`` accepts
+    later (cases the agent could not run are left out). Returns the number of cases."""
+    cases = [
+        EvalCase(
+            eval_id=case.eval_id,
+            conversation=list(job.actual[case.eval_id]),
+            session_input=case.session_input,
+        )
+        for job in jobs
+        for case in job.cases
+        if case.eval_id in job.actual
+    ]
+    ids = [case.eval_id for case in cases]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        shared = ", ".join(map(repr, duplicates))
+        msg = f"cannot save one actual file for eval sets that share eval_ids: {shared}"
+        raise DataError(msg, source=str(path))
+    eval_set_id = (
+        jobs[0].eval_set.eval_set_id if len({j.eval_set.eval_set_id for j in jobs}) == 1 else "actual"
+    )
+    eval_set = EvalSet(
+        eval_set_id=eval_set_id, name="actual invocations recorded by agenteval", eval_cases=cases
+    )
+    path.write_text(eval_set.to_json() + "\n", encoding="utf-8")
+    return len(cases)
 
 
 def load_env_files(folders: Iterable[Path]) -> list[Path]:

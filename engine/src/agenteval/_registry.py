@@ -298,11 +298,23 @@ class _FreshNamedManager(NamedExtensionManager):
 JUDGE_MODELS_GROUP = "agenteval.judge_models"
 
 
+AGENTS_GROUP = "agenteval.agents"
+
+
 class ProviderRegistry:
     """Judge-model providers from the ``agenteval.judge_models`` entry points (or given
-    classes). Like criteria: discovered from metadata, imported only when used."""
+    classes). Like criteria: discovered from metadata, imported only when used. With
+    ``group=AGENTS_GROUP`` it serves agent adapters the same way."""
 
-    def __init__(self, classes: Optional[Mapping[str, type]] = None) -> None:
+    def __init__(
+        self,
+        classes: Optional[Mapping[str, type]] = None,
+        *,
+        group: str = JUDGE_MODELS_GROUP,
+        kind: str = "judge model provider",
+    ) -> None:
+        self._group = group
+        self._kind = kind
         self._classes = dict(classes) if classes is not None else None
         self._entry_points: Optional[dict[str, importlib.metadata.EntryPoint]] = None
         self._loaded: dict[str, type] = {}
@@ -311,7 +323,7 @@ class ProviderRegistry:
         if self._entry_points is None:
             found: dict[str, importlib.metadata.EntryPoint] = {}
             if self._classes is None:
-                for ep in importlib.metadata.entry_points(group=JUDGE_MODELS_GROUP):
+                for ep in importlib.metadata.entry_points(group=self._group):
                     found.setdefault(ep.name, ep)
             self._entry_points = found
         return self._entry_points
@@ -342,7 +354,7 @@ class ProviderRegistry:
 
         manager = _FreshNamedManager(
             [ep],
-            namespace=JUDGE_MODELS_GROUP,
+            namespace=self._group,
             names=[name],
             invoke_on_load=False,
             on_load_failure_callback=on_failure,
@@ -350,12 +362,10 @@ class ProviderRegistry:
         )
         if name in failures or not manager.extensions:
             why = failures.get(name, "it could not be imported")
-            raise CriterionLoadError(
-                f"judge model provider {dist_name}[{name}] ({ep.value}) failed to load: {why}"
-            )
+            raise CriterionLoadError(f"{self._kind} {dist_name}[{name}] ({ep.value}) failed to load: {why}")
         self._loaded[name] = manager.extensions[0].plugin
         return self._loaded[name]
 
     def _unknown(self, name: str) -> str:
-        installed = ", ".join(self.names()) or "(none: install agenteval-llm-judges)"
-        return f"no judge model provider {name!r} is installed; installed providers: {installed}"
+        installed = ", ".join(self.names()) or "(none)"
+        return f"no {self._kind} {name!r} is installed; installed: {installed}"

@@ -21,11 +21,12 @@ import math
 import time
 import traceback
 from collections.abc import Awaitable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, TypeVar
 
 from ._resolve import ResolvedCriterion
 from ._version import __version__
+from .agents import AgentFailure
 from .evaluator import EvaluationContext, Score
 from .judging import JudgeService
 from .models import EvalCase, EvalSet, Invocation
@@ -56,6 +57,8 @@ class Job:
     actual: dict[str, Sequence[Invocation]]
     criteria: Sequence[ResolvedCriterion]
     source: Optional[str] = None
+    #: Cases the agent could not run (``--agent``): their criteria are not evaluated.
+    failures: dict[str, AgentFailure] = field(default_factory=dict)
 
 
 def _status(score: Optional[float], criterion: ResolvedCriterion) -> Status:
@@ -92,6 +95,22 @@ def _errored(criterion: ResolvedCriterion, exc: BaseException, started: float, w
         reason=f"{what}: {type(exc).__name__}: {exc}",
         reason_code="evaluator_error",
         duration_seconds=time.perf_counter() - started,
+        error=error,
+    )
+
+
+async def _agent_failed(criterion: ResolvedCriterion, failure: AgentFailure) -> CriterionResult:
+    """A case the agent could not run: ERRORED with the agent's error (NOT_EVALUATED when
+    the case could not be run at all, e.g. a scenario without a user simulator)."""
+    if failure.code == "no_user_simulator":
+        return _not_evaluated(criterion, failure.message, failure.code)
+    error = ErrorInfo(type="AgentFailure", message=failure.message, traceback=failure.traceback)
+    return CriterionResult(
+        **_base(criterion),
+        score=None,
+        status=Status.ERRORED,
+        reason=f"the agent failed: {failure.message}",
+        reason_code=failure.code,
         error=error,
     )
 
@@ -335,10 +354,15 @@ async def _run_jobs(
     order: list[ResolvedCriterion] = []
     for set_index, job in enumerate(jobs):
         for case in job.cases:
-            actual = job.actual[case.eval_id]
+            failure = job.failures.get(case.eval_id)
             scope = f"{set_index}:{case.eval_id}"
             for criterion in job.criteria:
-                coro = _evaluate_one(case, actual, criterion, limit, strict, judge, scope)
+                if failure is not None:
+                    coro = _agent_failed(criterion, failure)
+                else:
+                    coro = _evaluate_one(
+                        case, job.actual[case.eval_id], criterion, limit, strict, judge, scope
+                    )
                 tasks.append(asyncio.ensure_future(coro))
                 order.append(criterion)
     interrupted = False

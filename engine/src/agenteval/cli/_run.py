@@ -18,9 +18,9 @@ if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
 __all__ = ["run"]
 
 _NO_ACTUAL = (
-    "--actual is required: agenteval does not run agents yet. Give the agent's actual "
-    "invocations as an eval set file whose cases carry the same eval_ids as the eval file "
-    "(e.g. one written by `adk web` or your own harness): agenteval run EVALSET --actual ACTUAL.json"
+    "say where the agent's turns come from: --agent TARGET runs it (a Python agent is "
+    "'package.module:function' or 'path/to/file.py:function'), or --actual FILE gives "
+    "recorded invocations as an eval set whose cases carry the same eval_ids as the eval file"
 )
 
 
@@ -104,6 +104,34 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     is_flag=True,
     help="Check everything and count the judge calls a run would make; call nothing.",
 )
+@click.option(
+    "--agent",
+    "agent_target",
+    metavar="TARGET",
+    help="Run this agent to get the actual invocations (e.g. my_pkg.agent:respond or agent.py:respond).",
+)
+@click.option(
+    "--agent-type", metavar="NAME", help="The agent adapter to use (default: the one that claims TARGET)."
+)
+@click.option(
+    "--agent-concurrency",
+    default=4,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="How many cases the agent runs at once.",
+)
+@click.option(
+    "--agent-timeout",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds the agent may take for one turn.",
+)
+@click.option(
+    "--save-actual",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --agent: write the agent's invocations as an eval set that --actual accepts later.",
+)
 @click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
 @reports_errors
 def run(
@@ -119,6 +147,11 @@ def run(
     no_cache: bool,
     cache_dir: Path,
     dry_run: bool,
+    agent_target: Optional[str],
+    agent_type: Optional[str],
+    agent_concurrency: int,
+    agent_timeout: float,
+    save_actual: Optional[Path],
     strict: bool,
 ) -> None:
     """Score eval files against the agent's actual invocations.
@@ -128,19 +161,30 @@ def run(
     failed, errored or was not evaluated, 2 bad usage, data, config or plugin, 130
     interrupted (what was scored is still reported).
     """
-    from .._api import plan_from_paths
+    from .._api import plan_from_paths, resolve_agent, run_agent_for
+    from .._api import save_actual as write_actual
     from .._runner import run_jobs, run_sync
     from ..judging import JudgeCache, JudgeService
 
-    if not actual:
-        raise click.UsageError(_NO_ACTUAL)
+    if bool(actual) == bool(agent_target):
+        raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
+    if save_actual is not None and not agent_target:
+        raise click.UsageError("--save-actual records what --agent produced; it needs --agent")
+    agent = resolve_agent(agent_target, agent_type) if agent_target else None
     judge = JudgeService(concurrency=judge_concurrency, cache=None if no_cache else JudgeCache(cache_dir))
     jobs, warnings = plan_from_paths(
-        paths, actual, criteria_names=_split_criteria(criteria), config_path=config, judge=judge
+        paths, actual, criteria_names=_split_criteria(criteria), config_path=config, judge=judge, agent=agent
     )
     if dry_run:
         _print_plan(jobs, judge, no_cache)
         sys.exit(ExitCode.OK)
+    if agent is not None:
+        run_sync(run_agent_for(jobs, agent, concurrency=agent_concurrency, timeout=agent_timeout))
+        if save_actual is not None:
+            saved = write_actual(jobs, save_actual)
+            click.echo(
+                f"agenteval: wrote the actual invocations of {saved} case(s) to {save_actual}", err=True
+            )
     result = run_sync(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -158,7 +202,7 @@ def run(
         from ..reporting import render_table
 
         conversations = {
-            (i, case.eval_id): (job.actual[case.eval_id], case.conversation)
+            (i, case.eval_id): (job.actual.get(case.eval_id, ()), case.conversation)
             for i, job in enumerate(jobs)
             for case in job.cases
         }
@@ -193,9 +237,9 @@ def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool) -> Non
         for case in job.cases:
             cases += 1
             for criterion in job.criteria:
-                ctx = context_for(
-                    case, job.actual[case.eval_id], criterion, judge, f"{set_index}:{case.eval_id}"
-                )
+                # With --agent nothing has run yet: the expected turns stand in for its own.
+                actual = job.actual.get(case.eval_id, case.conversation or [])
+                ctx = context_for(case, actual, criterion, judge, f"{set_index}:{case.eval_id}")
                 planned[criterion.name] = planned.get(
                     criterion.name, 0
                 ) + criterion.evaluator.planned_judge_calls(ctx)

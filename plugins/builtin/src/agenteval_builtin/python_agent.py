@@ -1,0 +1,146 @@
+"""The ``python`` agent adapter: any Python function is an agent.
+
+``agenteval run EVALSET --agent my_pkg.agent:respond`` (or ``--agent path/to/agent.py:respond``)
+calls the function once per user turn::
+
+    def respond(message: str, history: list[Invocation]) -> str | dict | Invocation: ...
+    async def respond(message: str, history: list[Invocation]) -> ...   # also fine
+
+``message`` is the user's text; ``history`` holds the turns so far in this conversation
+(each an ``agenteval.models.Invocation``), so a stateless function can still hold a
+conversation. The reply is one of:
+
+* a ``str``: the final response, no tool calls;
+* a ``dict``: ``{"text": str, "tool_calls": [{"name": str, "args": {...}}],
+  "tool_responses": [{"name": str, "response": {...}}], "intermediate": [[author, text]]}``
+  (every key optional), recorded in the legacy ``tool_uses`` form;
+* an ``Invocation``, used as it is.
+
+Synchronous functions run in a worker thread, so a slow agent does not hold up other cases.
+This is how agents built on any framework are evaluated: wrap the framework's call in such a
+function.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agenteval import ConfigError
+from agenteval.agents import Agent, AgentSession
+from agenteval.models import Content, EvalCase, Invocation
+from pydantic import ValidationError
+
+__all__ = ["PythonAgent", "reply_to_invocation"]
+
+_TARGET = re.compile(r"^(?P<module>[^:]+?):(?P<function>[A-Za-z_][A-Za-z0-9_.]*)$")
+_REPLY_KEYS = {"text", "tool_calls", "tool_responses", "intermediate"}
+
+
+def reply_to_invocation(reply: Any, user_content: Content, turn: int) -> Invocation:
+    """The agent function's reply as an ``Invocation`` (see the module docstring)."""
+    if isinstance(reply, Invocation):
+        return reply if reply.user_content else reply.model_copy(update={"user_content": user_content})
+    if isinstance(reply, str):
+        reply = {"text": reply}
+    if not isinstance(reply, dict):
+        raise TypeError(f"the agent returned {type(reply).__name__}; return a str, a dict or an Invocation")
+    unknown = set(reply) - _REPLY_KEYS
+    if unknown:
+        raise ValueError(
+            f"the agent's reply has unknown keys {sorted(unknown)}; known: {sorted(_REPLY_KEYS)}"
+        )
+    data = {
+        "invocation_id": f"turn-{turn}",
+        "user_content": user_content,
+        "final_response": {"role": "model", "parts": [{"text": reply.get("text")}]},
+        "intermediate_data": {
+            "tool_uses": reply.get("tool_calls") or [],
+            "tool_responses": reply.get("tool_responses") or [],
+            "intermediate_responses": [
+                [author, [{"text": text}]] for author, text in reply.get("intermediate") or []
+            ],
+        },
+    }
+    try:
+        return Invocation.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"the agent's reply is not a valid turn: {exc}") from None
+
+
+class _Session(AgentSession):
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self._function = function
+        self._history: list[Invocation] = []
+
+    async def turn(self, user_content: Content) -> Invocation:
+        message = user_content.text()
+        history = list(self._history)
+        if inspect.iscoroutinefunction(self._function):
+            reply = await self._function(message, history)
+        else:
+            reply = await asyncio.to_thread(self._function, message, history)
+            if inspect.isawaitable(reply):
+                reply = await reply
+        invocation = reply_to_invocation(reply, user_content, len(self._history) + 1)
+        self._history.append(invocation)
+        return invocation
+
+
+class PythonAgent(Agent):
+    """Calls a Python function ``module:function`` or ``file.py:function`` per user turn."""
+
+    description = "a Python function: package.module:function or path/to/file.py:function"
+
+    def __init__(self, target: str) -> None:
+        super().__init__(target)
+        self._function: Callable[..., Any] | None = None
+
+    @classmethod
+    def claims(cls, target: str) -> bool:
+        return bool(_TARGET.match(target)) and "://" not in target
+
+    def check_ready(self) -> None:
+        self._function = self._load()
+
+    def _load(self) -> Callable[..., Any]:
+        match = _TARGET.match(self.target)
+        if not match:
+            raise ConfigError(
+                f"--agent {self.target!r}: expected package.module:function or path/to/file.py:function"
+            )
+        module_name, function_name = match["module"], match["function"]
+        try:
+            if module_name.endswith(".py"):
+                path = Path(module_name)
+                if not path.is_file():
+                    raise ConfigError(f"--agent {self.target!r}: no such file {module_name!r}")
+                spec = importlib.util.spec_from_file_location(f"agenteval_agent_{path.stem}", path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module
+                spec.loader.exec_module(module)
+            else:
+                module = importlib.import_module(module_name)
+        except ConfigError:
+            raise
+        except Exception as exc:  # the user's module failed to import: stop before any work
+            msg = f"--agent {self.target!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+            raise ConfigError(msg) from exc
+        target: Any = module
+        for part in function_name.split("."):
+            target = getattr(target, part, None)
+        if not callable(target):
+            raise ConfigError(f"--agent {self.target!r}: {module_name!r} has no function {function_name!r}")
+        return target
+
+    async def session(self, case: EvalCase) -> AgentSession:
+        if self._function is None:
+            self._function = self._load()
+        return _Session(self._function)

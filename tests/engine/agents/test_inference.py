@@ -1,0 +1,87 @@
+"""``agents/_inference.py``: replaying fixed conversations through an adapter."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agenteval.agents import Agent, AgentFailure, AgentSession, run_agent
+from agenteval.models import Content, EvalCase, Invocation
+from agenteval.testing import make_case, make_invocation
+
+
+class Echo(Agent):
+    """Answers 'echo: <message>'; raises on 'crash', hangs on 'hang'; counts closed sessions."""
+
+    closed = 0
+    in_flight = 0
+    most_in_flight = 0
+
+    async def session(self, case: EvalCase) -> AgentSession:
+        return _EchoSession()
+
+
+class _EchoSession(AgentSession):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def turn(self, user_content: Content) -> Invocation:
+        Echo.in_flight += 1
+        Echo.most_in_flight = max(Echo.most_in_flight, Echo.in_flight)
+        try:
+            text = user_content.text()
+            await asyncio.sleep(0.01)
+            if text == "crash":
+                raise RuntimeError("the agent fell over")
+            if text == "hang":
+                await asyncio.sleep(60)
+            self.seen.append(text)
+            return Invocation(
+                user_content=user_content,
+                final_response=Content.from_text(f"echo: {text} (turn {len(self.seen)})", role="model"),
+            )
+        finally:
+            Echo.in_flight -= 1
+
+    async def aclose(self) -> None:
+        Echo.closed += 1
+
+
+def case(eval_id: str, *messages: str) -> EvalCase:
+    return make_case([make_invocation(m, "expected") for m in messages], eval_id=eval_id)
+
+
+def test_fixed_conversations_are_replayed_in_order_with_one_session_each():
+    Echo.closed = 0
+    [turns] = asyncio.run(run_agent(Echo("x"), [case("a", "hi", "again")]))
+    assert [t.user_content.text() for t in turns] == ["hi", "again"]
+    assert [t.final_text() for t in turns] == ["echo: hi (turn 1)", "echo: again (turn 2)"]
+    assert Echo.closed == 1
+
+
+def test_a_crash_or_a_hang_is_that_case_s_failure_and_the_others_go_on():
+    Echo.closed = 0
+    outcomes = asyncio.run(
+        run_agent(
+            Echo("x"), [case("ok", "hi"), case("bad", "hi", "crash"), case("slow", "hang")], timeout=0.2
+        )
+    )
+    assert isinstance(outcomes[0], list) and outcomes[0][0].final_text() == "echo: hi (turn 1)"
+    assert isinstance(outcomes[1], AgentFailure) and outcomes[1].code == "agent_error"
+    assert "turn 2: the agent raised RuntimeError: the agent fell over" == outcomes[1].message
+    assert "RuntimeError" in outcomes[1].traceback
+    assert isinstance(outcomes[2], AgentFailure) and outcomes[2].code == "agent_timeout"
+    assert Echo.closed == 3  # every session is closed, whatever happened
+
+
+def test_concurrency_is_bounded():
+    Echo.most_in_flight = 0
+    asyncio.run(run_agent(Echo("x"), [case(f"c{i}", "hi") for i in range(10)], concurrency=3))
+    assert Echo.most_in_flight == 3
+
+
+def test_a_scenario_case_needs_the_user_simulator():
+    scenario = EvalCase.model_validate(
+        {"eval_id": "s", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "p"}}
+    )
+    [outcome] = asyncio.run(run_agent(Echo("x"), [scenario]))
+    assert isinstance(outcome, AgentFailure) and outcome.code == "no_user_simulator"

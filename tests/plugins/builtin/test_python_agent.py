@@ -1,0 +1,90 @@
+"""``python_agent.py``: the ``python`` agent adapter."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from agenteval import ConfigError
+from agenteval.models import Content, Invocation
+from agenteval.testing import make_case, make_invocation
+from agenteval_builtin.python_agent import PythonAgent, reply_to_invocation
+
+USER = Content.from_text("hello")
+
+
+def test_claims_python_targets_only():
+    assert PythonAgent.claims("my_pkg.agent:respond")
+    assert PythonAgent.claims("examples/travel/agent.py:respond")
+    assert not PythonAgent.claims("http://127.0.0.1:8000/v1")
+    assert not PythonAgent.claims("my_agent_folder")
+
+
+def test_reply_shapes():
+    assert reply_to_invocation("hi there", USER, 1).final_text() == "hi there"
+    turn = reply_to_invocation(
+        {
+            "text": "done",
+            "tool_calls": [{"name": "lookup", "args": {"q": "x"}}],
+            "tool_responses": [{"name": "lookup", "response": {"hits": 1}}],
+            "intermediate": [["helper", "looking it up"]],
+        },
+        USER,
+        2,
+    )
+    assert [(c.name, c.args) for c in turn.tool_calls()] == [("lookup", {"q": "x"})]
+    assert turn.tool_responses()[0].response == {"hits": 1}
+    assert turn.intermediate_texts() == [("helper", "looking it up")]
+    assert turn.invocation_id == "turn-2" and turn.user_content == USER
+    given = Invocation(user_content=USER, final_response=Content.from_text("as is", role="model"))
+    assert reply_to_invocation(given, USER, 3) is given
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (42, "returned int"),
+        ({"txt": "x"}, "unknown keys ['txt']"),
+        ({"tool_calls": [{"args": 1}]}, "not a valid turn"),
+    ],
+)
+def test_bad_replies_are_explained(reply, message):
+    with pytest.raises((TypeError, ValueError), match=message.replace("[", r"\[").replace("]", r"\]")):
+        reply_to_invocation(reply, USER, 1)
+
+
+def _write_agent(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "my_agent.py"
+    path.write_text(body)
+    return f"{path}:respond"
+
+
+def test_sync_and_async_functions_get_the_history(tmp_path):
+    target = _write_agent(
+        tmp_path,
+        "async def respond(message, history):\n    return f'{message} #{len(history) + 1}'\n",
+    )
+    agent = PythonAgent(target)
+    agent.check_ready()
+    case = make_case([make_invocation("a", "x"), make_invocation("b", "y")])
+
+    async def talk():
+        session = await agent.session(case)
+        return [await session.turn(inv.user_content) for inv in case.conversation]
+
+    assert [t.final_text() for t in asyncio.run(talk())] == ["a #1", "b #2"]
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("no_such_module_xyz:respond", "importing 'no_such_module_xyz' failed: ModuleNotFoundError"),
+        ("json:no_such_function", "'json' has no function 'no_such_function'"),
+        ("missing/file.py:respond", "no such file 'missing/file.py'"),
+        ("not a target", "expected package.module:function"),
+    ],
+)
+def test_load_errors_are_config_errors(target, message):
+    with pytest.raises(ConfigError, match=message):
+        PythonAgent(target).check_ready()
