@@ -136,3 +136,36 @@ def test_structured_output_from_a_real_model(llama_server: str, monkeypatch: pyt
     assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
     assert response.model_version  # the server names the model it ran
     assert elapsed < 40
+
+
+def test_a_real_model_as_the_agent_under_test_through_the_http_adapter(
+    llama_server: str, tmp_path: Path
+) -> None:
+    """``agenteval run --agent http://...`` with SmolLM2 as the agent: the CLI runs each
+    turn against the real server and scores what it said (the scores are whatever a 135M
+    model earns; the path is what is tested)."""
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    evalset = tmp_path / "chat.evalset.json"
+    turn = {
+        "user_content": {"role": "user", "parts": [{"text": "Say hello in one short sentence."}]},
+        "final_response": {"role": "model", "parts": [{"text": "Hello there!"}]},
+    }
+    evalset.write_text(
+        json.dumps({"eval_set_id": "chat", "eval_cases": [{"eval_id": "hello", "conversation": [turn]}]})
+    )
+    saved = tmp_path / "actual.json"
+    result = CliRunner().invoke(
+        main,
+        ["run", str(evalset), "--agent", f"{llama_server}?model=smollm2", "--criteria",
+         "response_match_score,tool_call_count_v1", "--save-actual", str(saved), "--format", "json"],
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.stdout)
+    [case] = doc["eval_sets"][0]["cases"]
+    assert case["status"] in ("PASSED", "FAILED")  # scored, neither ERRORED nor NOT_EVALUATED
+    answer = json.loads(saved.read_text())["eval_cases"][0]["conversation"][0]["final_response"]["parts"][0][
+        "text"
+    ]
+    assert answer.strip(), "the real model answered nothing"

@@ -1,0 +1,119 @@
+"""The ``http`` agent adapter: an agent served behind an OpenAI-compatible chat API.
+
+``agenteval run EVALSET --agent http://127.0.0.1:8000/v1?model=my-agent`` sends each user
+turn to ``POST {base}/chat/completions`` with the conversation so far (user messages and
+the agent's earlier answers) and records the answer: its ``content`` is the final response
+and its ``tool_calls`` (name and JSON arguments) the turn's tool calls, in the legacy
+``tool_uses`` form. ``model`` defaults to ``agent``. A bearer token is taken from
+``AGENTEVAL_AGENT_API_KEY`` when set. A non-2xx answer or a malformed body raises, which
+makes that case ERRORED with the reason; the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+from agenteval import ConfigError
+from agenteval.agents import Agent, AgentSession
+from agenteval.models import Content, EvalCase, Invocation
+
+__all__ = ["HttpAgent"]
+
+DEFAULT_MODEL = "agent"
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _tool_call(call: Any, index: int) -> dict[str, Any]:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise ValueError(f"tool_calls[{index}] has no function name: {_clip(json.dumps(call))}")
+    raw = function.get("arguments")
+    try:
+        args = (
+            json.loads(raw)
+            if isinstance(raw, str) and raw.strip()
+            else (raw if isinstance(raw, dict) else {})
+        )
+    except json.JSONDecodeError:
+        msg = f"tool_calls[{index}] ({function['name']}) has arguments that are not JSON: {_clip(raw)}"
+        raise ValueError(msg) from None
+    return {"id": call.get("id"), "name": function["name"], "args": args}
+
+
+class _Session(AgentSession):
+    def __init__(self, agent: HttpAgent) -> None:
+        self._agent = agent
+        self._messages: list[dict[str, Any]] = []
+
+    async def turn(self, user_content: Content) -> Invocation:
+        self._messages.append({"role": "user", "content": user_content.text()})
+        body = {"model": self._agent.model, "messages": self._messages}
+        answer = await self._agent.client().post(self._agent.endpoint, json=body)
+        if answer.status_code // 100 != 2:
+            raise RuntimeError(
+                f"{self._agent.endpoint} answered HTTP {answer.status_code}: {_clip(answer.text)}"
+            )
+        try:
+            message = answer.json()["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ValueError(
+                f"{self._agent.endpoint} sent no chat completion: {_clip(answer.text)}"
+            ) from None
+        content = message.get("content") or ""
+        calls = [_tool_call(call, i) for i, call in enumerate(message.get("tool_calls") or [])]
+        self._messages.append({"role": "assistant", "content": content})
+        return Invocation.model_validate(
+            {
+                "invocation_id": f"turn-{len(self._messages) // 2}",
+                "user_content": user_content,
+                "final_response": {"role": "model", "parts": [{"text": content}]},
+                "intermediate_data": {"tool_uses": calls},
+            }
+        )
+
+
+class HttpAgent(Agent):
+    """Talks to an agent behind an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    description = "an OpenAI-compatible chat endpoint: http(s)://HOST/v1?model=NAME"
+
+    def __init__(self, target: str) -> None:
+        super().__init__(target)
+        parts = urlsplit(target)
+        self.model = (parse_qs(parts.query).get("model") or [DEFAULT_MODEL])[0]
+        base = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+        self.endpoint = f"{base}/chat/completions"
+        self._client: Optional[Any] = None
+
+    @classmethod
+    def claims(cls, target: str) -> bool:
+        return target.startswith(("http://", "https://"))
+
+    def check_ready(self) -> None:
+        parts = urlsplit(self.target)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(f"--agent {self.target!r}: expected http(s)://HOST[:PORT]/v1[?model=NAME]")
+
+    def client(self) -> Any:
+        if self._client is None:
+            import httpx
+
+            key = os.environ.get("AGENTEVAL_AGENT_API_KEY")
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            # The engine enforces --agent-timeout per turn; no second, shorter timeout here.
+            self._client = httpx.AsyncClient(headers=headers, timeout=None)
+        return self._client
+
+    async def session(self, case: EvalCase) -> AgentSession:
+        return _Session(self)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

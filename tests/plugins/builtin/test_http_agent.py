@@ -1,0 +1,83 @@
+"""``http_agent.py``: the ``http`` agent adapter, through httpx against our fake
+OpenAI-compatible server (and, when installed, a real local model)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from agenteval import ConfigError
+from agenteval.testing import make_case, make_invocation
+from agenteval_builtin.http_agent import HttpAgent
+
+
+def _completion(content: str, tool_calls: list | None = None) -> str:
+    message = {"role": "assistant", "content": content}
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    return json.dumps({"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message}]})
+
+
+def _talk(agent: HttpAgent, *messages: str):
+    case = make_case([make_invocation(m, "expected") for m in messages])
+
+    async def go():
+        try:
+            session = await agent.session(case)
+            return [await session.turn(inv.user_content) for inv in case.conversation]
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(go())
+
+
+def test_claims_urls_and_reads_the_model():
+    assert HttpAgent.claims("http://127.0.0.1:8000/v1") and not HttpAgent.claims("pkg.mod:fn")
+    agent = HttpAgent("http://127.0.0.1:8000/v1/?model=travel")
+    assert (agent.model, agent.endpoint) == ("travel", "http://127.0.0.1:8000/v1/chat/completions")
+    assert HttpAgent("https://agents.example/v1").model == "agent"
+    with pytest.raises(ConfigError, match="expected http"):
+        HttpAgent("http://").check_ready()
+
+
+def test_turns_history_tool_calls_and_auth(fake_openai, monkeypatch):
+    from agenteval_tests_fixtures_fake_llm_servers import Reply
+
+    monkeypatch.setenv("AGENTEVAL_AGENT_API_KEY", "agent-key")
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    fake_openai.script(
+        Reply(raw_body=_completion("Sunny.", [call])), Reply(raw_body=_completion("You're welcome."))
+    )
+    turns = _talk(HttpAgent(f"{fake_openai.base_url}/v1?model=travel"), "Weather in Paris?", "Thanks!")
+    assert [t.final_text() for t in turns] == ["Sunny.", "You're welcome."]
+    assert [(c.name, c.args, c.id) for c in turns[0].tool_calls()] == [
+        ("get_weather", {"city": "Paris"}, "c1")
+    ]
+    first, second = fake_openai.requests
+    assert first.body["model"] == "travel" and first.headers.get("authorization") == "Bearer agent-key"
+    assert second.body["messages"] == [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "Thanks!"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ({"status": 500}, "answered HTTP 500"),
+        ({"raw_body": "not json"}, "sent no chat completion"),
+        ({"raw_body": _completion("x", [{"function": {"name": "f", "arguments": "{oops"}}])}, "not JSON"),
+    ],
+)
+def test_failures_raise_with_the_reason(fake_openai, reply, message):
+    from agenteval_tests_fixtures_fake_llm_servers import Reply
+
+    fake_openai.script(Reply(**reply))
+    with pytest.raises((RuntimeError, ValueError), match=message):
+        _talk(HttpAgent(f"{fake_openai.base_url}/v1"), "hi")
