@@ -11,6 +11,7 @@ For provider authors: subclass ``JudgeModel`` and register it under the
 
 from ._cache import DEFAULT_CACHE_DIR, JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable
+from ._http import retry_after_seconds
 from ._options import DEFAULT_JUDGE_MODEL, JudgeOptions
 from ._provider import JudgeModel
 from ._service import DEFAULT_JUDGE_CONCURRENCY, JudgeClient, JudgeService
@@ -31,4 +32,5 @@ __all__ = [
     "JudgeUnavailable",
     "JudgeUsage",
     "cache_key",
+    "retry_after_seconds",
 ]

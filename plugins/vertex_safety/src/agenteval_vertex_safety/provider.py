@@ -21,19 +21,17 @@ answer's text is the JSON object ``{"score": float | null, "explanation": str}``
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import importlib.util
 import json
 import math
 import os
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from agenteval.errors import ConfigError
-from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse
+from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, retry_after_seconds
 
 __all__ = ["ENDPOINT_ENV", "METRIC", "VertexSafetyJudge", "build_instance", "model_name"]
 
@@ -296,7 +294,7 @@ class VertexSafetyJudge(JudgeModel):
             if isinstance(exc, (api_exceptions.ServerError, api_exceptions.TooManyRequests)):
                 retryable = True
             response = getattr(exc, "response", None)
-            retry_after = _retry_after(getattr(response, "headers", None)) if retryable else None
+            retry_after = retry_after_seconds(getattr(response, "headers", None)) if retryable else None
             return JudgeCallError(
                 f"{where} answered {status or type(exc).__name__}: {detail}{hint}",
                 retryable=retryable,
@@ -319,25 +317,6 @@ class VertexSafetyJudge(JudgeModel):
                 code="judge_unparseable",
             )
         return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {_clip(exc)}", retryable=False)
-
-
-def _retry_after(headers: Any) -> Optional[float]:
-    """``Retry-After`` in seconds (a number or an HTTP date), ``None`` when absent."""
-    if not headers:
-        return None
-    value = headers.get("retry-after") or headers.get("Retry-After")
-    if value is None:
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return None if when is None else max(0.0, when.timestamp() - time.time())
 
 
 def _transport_error(exc: BaseException) -> Optional[str]:

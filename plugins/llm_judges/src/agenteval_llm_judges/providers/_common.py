@@ -7,11 +7,10 @@ libraries are recognised only if something already imported them.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import sys
-import time
-from collections.abc import Mapping
 from typing import Any, Optional
+
+from agenteval.judging import retry_after_seconds
 
 __all__ = ["MALFORMED", "clip", "is_retryable_status", "retry_after_seconds", "transport_error"]
 
@@ -25,34 +24,6 @@ def is_retryable_status(status: int, *, conflict: bool = False) -> bool:
     if status >= 500 or status in (408, 429):
         return True
     return conflict and status == 409
-
-
-def retry_after_seconds(headers: Optional[Mapping[str, str]]) -> Optional[float]:
-    """Seconds a server asked to wait: ``retry-after-ms`` (OpenAI), then ``Retry-After``
-    as seconds or an HTTP date. ``None`` when absent or unreadable."""
-    if not headers:
-        return None
-    try:
-        millis = headers.get("retry-after-ms")
-        if millis is not None:
-            return max(0.0, float(millis) / 1000.0)
-    except (TypeError, ValueError):
-        pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def transport_error(exc: BaseException) -> Optional[str]:
