@@ -36,6 +36,7 @@ PUBLIC = [
     "__version__",
     "evaluate",
     "evaluate_async",
+    "explain_scores",
     "load_config",
     "load_eval_set",
 ]

@@ -45,6 +45,7 @@ _EXPORTS = {
     "Status": ".results",
     "evaluate": "._api",
     "evaluate_async": "._api",
+    "explain_scores": ".evaluator",
     "load_config": ".loading",
     "load_eval_set": ".loading",
 }
@@ -85,7 +86,15 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
     from ._registry import Registry
     from .criterion import Criterion
     from .errors import AgentEvalError, ConfigError, CriterionLoadError, DataError
-    from .evaluator import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Params, Score
+    from .evaluator import (
+        EvaluationContext,
+        Evaluator,
+        EvaluatorInfo,
+        InvocationScore,
+        Params,
+        Score,
+        explain_scores,
+    )
     from .loading import EvalConfig, load_config, load_eval_set
     from .results import (
         CaseResult,

@@ -39,6 +39,7 @@ __all__ = [
     "InvocationScore",
     "Params",
     "Score",
+    "explain_scores",
 ]
 
 
@@ -185,6 +186,40 @@ class Score(BaseModel):
             reason, code = "the case has no invocations to score", "no_invocations"
         fields = {"reason": reason, "reason_code": code, **kwargs}
         return cls(value=None, per_invocation=list(per_invocation), **fields)
+
+
+_MAX_LISTED = 5
+
+
+def explain_scores(per_invocation: Sequence[InvocationScore], threshold: Optional[float]) -> Optional[str]:
+    """A case-level ``reason`` from per-invocation scores, for evaluators to return.
+
+    Names the invocations that scored below ``threshold`` (at most five, with their
+    scores) and quotes the first one's reason, then the invocations that could not be
+    evaluated with their reason codes. ``None`` when there is neither.
+    """
+    items = list(per_invocation)
+    parts = []
+    low = [
+        (i, s)
+        for i, s in enumerate(items)
+        if threshold is not None and s.score is not None and s.score < threshold
+    ]
+    if low:
+        listed = ", ".join(f"#{i + 1} ({s.score:.3g})" for i, s in low[:_MAX_LISTED])
+        if len(low) > _MAX_LISTED:
+            listed += f", ... {len(low) - _MAX_LISTED} more"
+        text = f"{len(low)} of {len(items)} invocations scored below {threshold:g}: {listed}"
+        first_index, first = low[0]
+        if first.reason:
+            flat = " ".join(first.reason.split())
+            text += f". #{first_index + 1}: {flat if len(flat) <= 400 else flat[:399] + '…'}"
+        parts.append(text)
+    skipped = [(i, s) for i, s in enumerate(items) if s.score is None]
+    if skipped:
+        listed = ", ".join(f"#{i + 1} ({s.reason_code})" for i, s in skipped[:_MAX_LISTED])
+        parts.append(f"{len(skipped)} of {len(items)} invocations not evaluated: {listed}")
+    return "; ".join(parts) or None
 
 
 class Evaluator(ABC):

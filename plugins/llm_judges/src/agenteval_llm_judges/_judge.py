@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional, TypeVar
 
-from agenteval import EvaluationContext, Evaluator, InvocationScore, Score
+from agenteval import EvaluationContext, Evaluator, InvocationScore, Score, explain_scores
 from agenteval.judging import JudgeOptions, JudgeRequest, JudgeResponse, JudgeUnavailable
 
 from ._parsing import Unparseable, parse_answer
@@ -37,7 +37,6 @@ T = TypeVar("T")
 
 UNPARSEABLE = "judge_unparseable"
 _EXCERPT = 200
-_MAX_LISTED = 5
 
 
 def shorten(text: str, limit: int = 300) -> str:
@@ -160,25 +159,7 @@ def summarise(
         where = f"invocation #{index + 1}: " if len(items) > 1 else ""
         reason = f"no invocation could be scored; {where}{first.reason or code}"
         return Score(value=None, reason=reason, reason_code=code, per_invocation=items, details=details)
-    parts = []
-    low = [
-        (i, s)
-        for i, s in enumerate(items)
-        if threshold is not None and s.score is not None and s.score < threshold
-    ]
-    if low:
-        listed = ", ".join(f"#{i + 1} ({s.score:.3g})" for i, s in low[:_MAX_LISTED])
-        if len(low) > _MAX_LISTED:
-            listed += f", ... {len(low) - _MAX_LISTED} more"
-        text = f"{len(low)} of {len(items)} invocations scored below {threshold:g}: {listed}"
-        first_index, first = low[0]
-        if first.reason:
-            text += f". #{first_index + 1}: {shorten(first.reason, 400)}"
-        parts.append(text)
-    if skipped:
-        listed = ", ".join(f"#{i + 1} ({s.reason_code})" for i, s in skipped[:_MAX_LISTED])
-        parts.append(f"{len(skipped)} of {len(items)} invocations not evaluated: {listed}")
-    return Score(value=value, reason="; ".join(parts) or None, per_invocation=items, details=details)
+    return Score(value=value, reason=explain_scores(items, threshold), per_invocation=items, details=details)
 
 
 class JudgeCriterion(Evaluator):
