@@ -4,8 +4,8 @@ metrics of the same names)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Optional
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Optional
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 from agenteval import Params as ParamsBase
@@ -65,7 +65,21 @@ def _recall(got: Invocation, want: Invocation, ignore_args: bool) -> InvocationS
     return InvocationScore(score=matched / len(expected), reason=reason, details=details)
 
 
-class TrajectoryPrecision(Evaluator):
+class _PartialCredit(Evaluator):
+    """Precision and recall: a per-invocation measure of matched calls, averaged."""
+
+    Params = _MatchParams
+    params: _MatchParams
+    #: ``(actual, expected, ignore_args) -> InvocationScore``, set by each subclass.
+    _score_invocation: ClassVar[Callable[[Invocation, Invocation, bool], InvocationScore]]
+
+    def evaluate(self, ctx: EvaluationContext) -> Score:
+        ignore_args = self.params.ignore_args
+        scores = [self._score_invocation(got, want, ignore_args) for got, want in ctx.pairs()]
+        return summarise(scores, ctx.threshold, ignore_args=ignore_args)
+
+
+class TrajectoryPrecision(_PartialCredit):
     """The share of the agent's tool calls that were expected (partial credit).
 
     Score: in [0, 1], higher is better; per invocation ``matched / actual calls``,
@@ -87,16 +101,10 @@ class TrajectoryPrecision(Evaluator):
         requires_expected=True,
     )
 
-    Params = _MatchParams
-    params: _MatchParams
-
-    def evaluate(self, ctx: EvaluationContext) -> Score:
-        ignore_args = self.params.ignore_args
-        scores = [_precision(got, want, ignore_args) for got, want in ctx.pairs()]
-        return summarise(scores, ctx.threshold, ignore_args=ignore_args)
+    _score_invocation = staticmethod(_precision)
 
 
-class TrajectoryRecall(Evaluator):
+class TrajectoryRecall(_PartialCredit):
     """The share of the expected tool calls that the agent made (partial credit).
 
     Score: in [0, 1], higher is better; per invocation ``matched / expected calls``, with
@@ -117,13 +125,7 @@ class TrajectoryRecall(Evaluator):
         requires_expected=True,
     )
 
-    Params = _MatchParams
-    params: _MatchParams
-
-    def evaluate(self, ctx: EvaluationContext) -> Score:
-        ignore_args = self.params.ignore_args
-        scores = [_recall(got, want, ignore_args) for got, want in ctx.pairs()]
-        return summarise(scores, ctx.threshold, ignore_args=ignore_args)
+    _score_invocation = staticmethod(_recall)
 
 
 class TrajectorySingleToolUse(Evaluator):
