@@ -1,8 +1,10 @@
-"""A tiny offline travel agent, for `agenteval run examples/travel/ --agent examples/travel/agent.py:respond`.
+"""A tiny offline travel agent, for `agenteval run examples/travel/ --agent examples/travel`.
 
 It stands in for a real LLM agent: it recognises the example's requests, "calls" tools by
-reporting them, and answers. Like a real agent it is not perfect: it sends the amount to the
-currency tool as a string, which the trajectory criteria catch.
+reporting them, and answers. (`travel.actual.json` was recorded from an older version that
+sent the amount to the currency tool as a string; scoring that file shows the failure.)
+A folder target runs the folder's `agent.py:respond`; `--agent examples/travel/agent.py:respond`
+names the function explicitly.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ def respond(message: str, history: list) -> dict:
     if "yen" in text:
         return {
             "tool_calls": [
-                {"name": "convert_currency", "args": {"amount": "780", "from": "EUR", "to": "JPY"}}
+                {"name": "convert_currency", "args": {"amount": 780, "from": "EUR", "to": "JPY"}}
             ],
-            "text": "Sorry, I could not convert currencies right now.",
+            "tool_responses": [{"name": "convert_currency", "response": {"amount": 126204, "to": "JPY"}}],
+            "text": "780 euros is about 126,000 Japanese yen at today's rate.",
         }
     if "ホテル" in message:
         return {

@@ -26,15 +26,104 @@ def _scores(doc: dict) -> dict:
 def test_the_example_agent_runs_offline_and_its_saved_turns_score_the_same(runner, tmp_path):
     saved = tmp_path / "actual.json"
     first = runner.invoke(
-        main, ["run", str(EXAMPLE), "--agent", AGENT, "--save-actual", str(saved), "--format", "json"]
+        main, ["run", str(EXAMPLE), "--agent", str(EXAMPLE), "--save-actual", str(saved), "--format", "json"]
     )
-    assert first.exit_code == 1, first.output  # the example agent sends "780" as a string on purpose
+    assert first.exit_code == 0, first.output
     assert "wrote the actual invocations of 3 case(s)" in first.stderr
     again = runner.invoke(main, ["run", str(EXAMPLE), "--actual", str(saved), "--format", "json"])
     assert _scores(_doc(again)) == _scores(_doc(first))
     scores = _scores(_doc(first))
-    assert scores[("weather_paris", "tool_trajectory_avg_score")] == (1.0, "PASSED")
+    assert scores[("flight_then_currency", "tool_trajectory_avg_score")] == (1.0, "PASSED")
+    # The agent's own turns are part of the result.
+    case = _doc(first)["eval_sets"][0]["cases"][1]
+    (run,) = case["agent_runs"]
+    assert run["run"] == 1 and len(run["invocations"]) == 2 and run["error"] is None
+
+
+def test_the_recorded_actual_file_shows_the_old_agent_s_failure(runner):
+    result = runner.invoke(
+        main, ["run", str(EXAMPLE), "--actual", str(EXAMPLE / "travel.actual.json"), "--format", "json"]
+    )
+    assert result.exit_code == 1
+    scores = _scores(_doc(result))
     assert scores[("flight_then_currency", "tool_trajectory_avg_score")] == (0.5, "FAILED")
+    assert all(case["agent_runs"] == [] for case in _doc(result)["eval_sets"][0]["cases"])
+
+
+COIN_AGENT = """
+import itertools
+_flips = itertools.count()
+
+def respond(message, history):
+    # Every other conversation calls the wrong tool: a flaky agent.
+    if not history:
+        respond.wrong = next(_flips) % 2 == 1
+    name = "search_hotels" if respond.wrong else "get_weather"
+    return {"tool_calls": [{"name": name, "args": {"city": "Paris", "day": "tomorrow"}}],
+            "text": "Tomorrow in Paris it will be sunny with a high of 24 degrees Celsius."}
+"""
+
+
+def test_num_runs_keeps_every_run_and_judges_the_mean(runner, tmp_path):
+    agent = tmp_path / "coin.py"
+    agent.write_text(COIN_AGENT)
+    evalset = f"{EXAMPLE / 'travel.evalset.json'}:weather_paris"
+    result = runner.invoke(
+        main,
+        [
+            "run",
+            evalset,
+            "--agent",
+            f"{agent}:respond",
+            "--agent-concurrency",
+            "1",
+            "--num-runs",
+            "4",
+            "--criteria",
+            "tool_trajectory_avg_score,response_match_score",
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    (case,) = _doc(result)["eval_sets"][0]["cases"]
+    trajectory, response = case["criteria"]
+    assert trajectory["score"] == 0.5 and trajectory["status"] == "FAILED"
+    assert trajectory["details"]["run_scores"] == [1.0, 0.0, 1.0, 0.0]
+    assert trajectory["details"]["spread"] == {"min": 0.0, "max": 1.0, "stdev": 0.5}
+    assert [r["status"] for r in trajectory["runs"]] == ["PASSED", "FAILED", "PASSED", "FAILED"]
+    assert "mean 0.5 over 4 runs" in trajectory["reason"]
+    assert response["score"] == 1.0 and response["status"] == "PASSED"
+    assert [r["run"] for r in case["agent_runs"]] == [1, 2, 3, 4]
+
+
+def test_num_runs_saves_one_file_per_run_and_actual_takes_them_back_as_runs(runner, tmp_path):
+    agent = tmp_path / "coin.py"
+    agent.write_text(COIN_AGENT)
+    evalset = f"{EXAMPLE / 'travel.evalset.json'}:weather_paris"
+    saved = tmp_path / "weather.actual.json"
+    common = ["--criteria", "tool_trajectory_avg_score", "--format", "json"]
+    first = runner.invoke(
+        main,
+        ["run", evalset, "--agent", f"{agent}:respond", "--agent-concurrency", "1", "--num-runs", "2"]
+        + ["--save-actual", str(saved), *common],
+    )
+    runs = [tmp_path / "weather.actual.run1.json", tmp_path / "weather.actual.run2.json"]
+    assert all(path.is_file() for path in runs) and not saved.exists()
+    assert f"--actual {runs[0]} --actual {runs[1]}" in first.stderr
+    again = runner.invoke(main, ["run", evalset, "--actual", str(runs[0]), "--actual", str(runs[1]), *common])
+    first_result = _doc(first)["eval_sets"][0]["cases"][0]["criteria"][0]
+    again_result = _doc(again)["eval_sets"][0]["cases"][0]["criteria"][0]
+    assert again_result["details"] == first_result["details"]
+    assert again_result["status"] == first_result["status"] == "FAILED"
+
+
+def test_num_runs_needs_an_agent(runner):
+    result = runner.invoke(
+        main,
+        ["run", str(EXAMPLE), "--actual", str(EXAMPLE / "travel.actual.json"), "--num-runs", "2"],
+    )
+    assert result.exit_code == 2 and "--actual run1.json --actual run2.json" in result.output
 
 
 def test_an_agent_crash_is_that_case_s_error_and_the_run_goes_on(runner, tmp_path):

@@ -292,15 +292,17 @@ def test_missing_actual_case(project, tmp_path):
     assert f"{project / 'extra.test.json'}:<case_id>" in message
 
 
-def test_actual_case_in_several_files(project):
-    write(project / "more_actual.json", actual_set("other", ids=("h1",)))
-    with pytest.raises(DataError) as info:
-        plan_from_paths(
-            [str(project / "hotels")],
-            [project / "actual.json", project / "more_actual.json"],
-            registry=REGISTRY,
-        )
-    assert "case 'h1' has actual invocations in several files" in str(info.value)
+def test_a_case_in_several_actual_files_is_several_runs(project):
+    write(project / "more_actual.json", actual_set("other", ids=("h1",), wrong=("h1",)))
+    jobs, _ = plan_from_paths(
+        [str(project / "hotels")],
+        [project / "actual.json", project / "more_actual.json"],
+        registry=REGISTRY,
+    )
+    (job,) = jobs
+    assert [run.actual["h1"][0].final_text() for run in job.runs()] == ["answer h1", "nope"]
+    # h2 is only in the first file: the second run has nothing for it.
+    assert "h2" in job.runs()[0].actual and "h2" not in job.runs()[1].actual
 
 
 def test_actual_in_the_same_eval_set_wins(project):

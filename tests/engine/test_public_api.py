@@ -12,6 +12,7 @@ ENGINE_PYPROJECT = Path(__file__).resolve().parents[2] / "engine" / "pyproject.t
 
 PUBLIC = [
     "AgentEvalError",
+    "AgentRunRecord",
     "CaseResult",
     "ConfigError",
     "Criterion",
@@ -35,6 +36,8 @@ PUBLIC = [
     "Status",
     "__version__",
     "evaluate",
+    "evaluate_agent",
+    "evaluate_agent_async",
     "evaluate_async",
     "explain_scores",
     "load_config",

@@ -6,8 +6,9 @@ The public API (everything here is stable within a major version):
 * plugin contract: ``Evaluator``, ``EvaluatorInfo``, ``Params``, ``EvaluationContext``,
   ``Score``, ``InvocationScore``;
 * requests and results: ``Criterion``, ``RunResult`` and its records, ``Status``;
-* embedding: ``evaluate`` / ``evaluate_async``, ``load_eval_set``, ``load_config``,
-  ``EvalConfig``, ``Registry``;
+* embedding: ``evaluate`` / ``evaluate_async`` (score recorded invocations),
+  ``evaluate_agent`` / ``evaluate_agent_async`` (run the agent, then score),
+  ``load_eval_set``, ``load_config``, ``EvalConfig``, ``Registry``;
 * errors: ``AgentEvalError`` and its subclasses.
 
 Attributes are imported on first use (PEP 562), so ``agenteval --help`` stays fast.
@@ -22,6 +23,7 @@ from ._version import __version__
 
 _EXPORTS = {
     "AgentEvalError": ".errors",
+    "AgentRunRecord": ".results",
     "CaseResult": ".results",
     "ConfigError": ".errors",
     "Criterion": ".criterion",
@@ -44,6 +46,8 @@ _EXPORTS = {
     "Score": ".evaluator",
     "Status": ".results",
     "evaluate": "._api",
+    "evaluate_agent": "._api",
+    "evaluate_agent_async": "._api",
     "evaluate_async": "._api",
     "explain_scores": ".evaluator",
     "load_config": ".loading",
@@ -82,7 +86,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
-    from ._api import evaluate, evaluate_async
+    from ._api import evaluate, evaluate_agent, evaluate_agent_async, evaluate_async
     from ._registry import Registry
     from .criterion import Criterion
     from .errors import AgentEvalError, ConfigError, CriterionLoadError, DataError
@@ -97,6 +101,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
     )
     from .loading import EvalConfig, load_config, load_eval_set
     from .results import (
+        AgentRunRecord,
         CaseResult,
         CriterionResult,
         ErrorInfo,

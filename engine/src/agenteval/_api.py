@@ -7,16 +7,16 @@ goes through ``plan_from_paths``, which also finds a ``test_config.json`` beside
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
 from ._resolve import ResolvedCriterion, resolve_criteria
-from ._runner import DEFAULT_CONCURRENCY, Job, run_jobs, run_sync
+from ._runner import DEFAULT_CONCURRENCY, AgentRun, Job, run_jobs, run_sync
 from .agents import Agent, AgentFailure, run_agent
 from .criterion import Criterion
-from .errors import ConfigError, DataError
+from .errors import ConfigError, CriterionLoadError, DataError
 from .judging import JudgeCache, JudgeService
 from .loading import (
     EvalConfig,
@@ -31,7 +31,15 @@ from .loading._eval_files import check_unique_ids
 from .models import EvalCase, EvalSet, Invocation
 from .results import RunResult
 
-__all__ = ["evaluate", "evaluate_async", "plan_from_paths", "CriteriaSpec", "ActualSpec"]
+__all__ = [
+    "ActualSpec",
+    "CriteriaSpec",
+    "evaluate",
+    "evaluate_agent",
+    "evaluate_agent_async",
+    "evaluate_async",
+    "plan_from_paths",
+]
 
 CriteriaSpec = Union[None, EvalConfig, Mapping[str, Any], Sequence[Union[str, Criterion]]]
 ActualSpec = Union[EvalSet, Mapping[str, Sequence[Invocation]], str, Path]
@@ -71,7 +79,9 @@ class _ActualIndex:
     def __init__(self, loaded: Sequence[LoadedEvalSet]) -> None:
         self._loaded = loaded
 
-    def find(self, eval_set: EvalSet, case: EvalCase, where: str) -> Sequence[Invocation]:
+    def find(self, eval_set: EvalSet, case: EvalCase, where: str) -> list[Sequence[Invocation]]:
+        """The case's actual conversations, one per file that holds it (each file is one
+        run of the agent; files of the case's own eval set win over others)."""
         matches = [
             (item, item.eval_set.case(case.eval_id))
             for item in self._loaded
@@ -87,19 +97,14 @@ class _ActualIndex:
                 f"select only the cases you have, e.g. {where}:<case_id>"
             )
             raise DataError(msg, source=where)
-        if len(matches) > 1:
-            files = ", ".join(str(m[0].source) for m in matches)
-            raise DataError(
-                f"case {case.eval_id!r} has actual invocations in several files ({files})", source=where
-            )
-        item, actual_case = matches[0]
-        if actual_case.conversation is None:
-            msg = (
-                f"eval_cases[{case.eval_id!r}] holds a conversation scenario, "
-                "not the agent's actual conversation"
-            )
-            raise DataError(msg, source=str(item.source))
-        return actual_case.conversation
+        for item, actual_case in matches:
+            if actual_case.conversation is None:
+                msg = (
+                    f"eval_cases[{case.eval_id!r}] holds a conversation scenario, "
+                    "not the agent's actual conversation"
+                )
+                raise DataError(msg, source=str(item.source))
+        return [actual_case.conversation for _, actual_case in matches]
 
 
 def _select(loaded: LoadedEvalSet, target: EvalTarget) -> list[EvalCase]:
@@ -126,16 +131,20 @@ def plan_from_paths(
     registry: Optional[Registry] = None,
     judge: Optional[JudgeService] = None,
     agent: Optional[Agent] = None,
+    config: Optional[EvalConfig] = None,
 ) -> tuple[list[Job], list[str]]:
     """Load everything a CLI run needs and resolve its criteria; raise before any work.
 
+    ``config`` (or the file ``config_path``) applies to every eval file; without either,
+    each file uses the ``test_config.json`` beside it, else ADK's defaults. When the same
+    case is in several ``actual_paths`` files, each file is one run of the agent.
     Returns the jobs and the warnings gathered while loading.
     """
     registry = registry or Registry.installed()
     warnings: list[str] = []
     targets = expand_targets(list(paths))
     load_env_files(target.path.parent for target in targets)
-    shared_config = load_config(config_path) if config_path is not None else None
+    shared_config = config if config is not None else load_config(config_path) if config_path else None
     actual_sets = [read_eval_file(Path(p)) for p in actual_paths]
     for item in actual_sets:
         warnings.extend(item.warnings)
@@ -158,24 +167,44 @@ def plan_from_paths(
         source = str(config.source) if config.source else "default criteria"
         criteria = _criteria_for(config, criteria_names, registry)
         # With an agent, the actual invocations come from running it (``run_agent_for``).
-        actual = (
+        found = (
             {}
             if agent is not None
             else {case.eval_id: index.find(loaded.eval_set, case, str(target.path)) for case in cases}
         )
         requests.extend((c, source if config.get(c.name) else "--criteria") for c in criteria)
-        planned.append((loaded, cases, actual, len(criteria)))
+        planned.append((loaded, cases, _runs_from(found), config, len(criteria)))
     resolved = resolve_criteria(requests, registry, warnings)
     preflight_judges(resolved, judge or JudgeService())
     if agent is not None:
         agent.check_ready()
     jobs, position = [], 0
-    for loaded, cases, actual, count in planned:
-        jobs.append(
-            Job(loaded.eval_set, cases, actual, resolved[position : position + count], str(loaded.source))
-        )
+    for loaded, cases, runs, job_config, count in planned:
+        criteria = resolved[position : position + count]
         position += count
+        jobs.append(
+            Job(
+                loaded.eval_set,
+                cases,
+                runs[0].actual,
+                criteria,
+                str(loaded.source),
+                more_runs=runs[1:],
+                config=job_config,
+            )
+        )
     return jobs, list(dict.fromkeys(warnings))
+
+
+def _runs_from(found: Mapping[str, Sequence[Sequence[Invocation]]]) -> list[AgentRun]:
+    """Per-case lists of conversations (one per ``--actual`` file) as runs: run k holds
+    each case's k-th conversation; a case with fewer files is missing from later runs."""
+    count = max((len(conversations) for conversations in found.values()), default=1)
+    runs = [AgentRun() for _ in range(count)]
+    for eval_id, conversations in found.items():
+        for run, conversation in zip(runs, conversations, strict=False):  # fewer files: later runs lack it
+            run.actual[eval_id] = conversation
+    return runs
 
 
 def resolve_agent(
@@ -186,50 +215,100 @@ def resolve_agent(
     adapters = adapters or ProviderRegistry(group=AGENTS_GROUP, kind="agent adapter")
     if agent_type is not None:
         return adapters.load(agent_type)(target)
+    broken: list[str] = []
     for name in adapters.names():
-        klass = adapters.load(name)
+        try:
+            klass = adapters.load(name)
+        except CriterionLoadError as exc:  # an adapter nobody named must not break the others
+            broken.append(str(exc))
+            continue
         if klass.claims(target):
             return klass(target)
     kinds = ", ".join(adapters.names()) or "none installed"
     msg = (
         f"--agent {target!r}: no agent adapter recognises it. A Python agent is "
-        "'package.module:function' or 'path/to/file.py:function'; name the adapter with "
-        f"--agent-type (installed: {kinds})"
+        "'package.module:function', 'path/to/file.py:function' or a folder whose agent.py "
+        f"defines respond(); name the adapter with --agent-type (installed: {kinds})"
     )
+    if broken:
+        msg += ". Adapters that could not be loaded: " + "; ".join(broken)
     raise ConfigError(msg)
 
 
-async def run_agent_for(jobs: Sequence[Job], agent: Agent, *, concurrency: int, timeout: float) -> None:
-    """Run the agent on every case of ``jobs`` and fill in their actual invocations (or
-    the failures that replace them)."""
-    cases = [(job, case) for job in jobs for case in job.cases]
+async def run_agent_for(
+    jobs: Sequence[Job],
+    agent: Agent,
+    *,
+    concurrency: int,
+    timeout: float,
+    num_runs: int = 1,
+    user_simulator: Optional[Callable[[Job], Any]] = None,
+) -> None:
+    """Run the agent ``num_runs`` times on every case of ``jobs`` and fill in their actual
+    invocations (or the failures that replace them), one ``AgentRun`` per run.
+
+    All runs of all cases share one concurrency bound. ``user_simulator(job)`` gives the
+    simulator factory for a job's conversation scenarios (``None``: they are reported
+    NOT_EVALUATED ``no_user_simulator``).
+    """
+    if num_runs < 1:
+        raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
+    for job in jobs:
+        job.agent_ran = True
+        job.actual, job.failures = {}, {}
+        job.more_runs = [AgentRun() for _ in range(num_runs - 1)]
+    pairs = [(job, case) for job in jobs for case in job.cases]
     try:
-        outcomes = await run_agent(
-            agent, [case for _, case in cases], concurrency=concurrency, timeout=timeout
-        )
+        outcomes = await _run_cases(agent, pairs, num_runs, concurrency, timeout, user_simulator)
     finally:
         await agent.aclose()
-    for (job, case), outcome in zip(cases, outcomes, strict=True):
-        if isinstance(outcome, AgentFailure):
-            job.failures[case.eval_id] = outcome
-        else:
-            job.actual[case.eval_id] = outcome
+    for run_index, run_outcomes in enumerate(outcomes):
+        for (job, case), outcome in zip(pairs, run_outcomes, strict=True):
+            run = job.runs()[run_index] if run_index else AgentRun(job.actual, job.failures)
+            if isinstance(outcome, AgentFailure):
+                run.failures[case.eval_id] = outcome
+            else:
+                run.actual[case.eval_id] = outcome
 
 
-def save_actual(jobs: Sequence[Job], path: Path) -> int:
-    """Write the actual invocations of ``jobs`` as an eval set that ``--actual`` accepts
-    later (cases the agent could not run are left out). Returns the number of cases."""
-    cases = [
-        EvalCase(
-            eval_id=case.eval_id,
-            conversation=list(job.actual[case.eval_id]),
-            session_input=case.session_input,
-        )
-        for job in jobs
-        for case in job.cases
-        if case.eval_id in job.actual
-    ]
-    ids = [case.eval_id for case in cases]
+async def _run_cases(
+    agent: Agent,
+    pairs: Sequence[tuple[Job, EvalCase]],
+    num_runs: int,
+    concurrency: int,
+    timeout: float,
+    user_simulator: Optional[Callable[[Job], Any]],
+) -> list[list[Union[list[Invocation], AgentFailure]]]:
+    """Each run's outcomes, in the order of ``pairs``; one shared bound for everything."""
+    options: dict[str, Any] = {}
+    if user_simulator is not None:
+        per_job = {id(job): user_simulator(job) for job, _ in pairs}
+        factories = {id(case): per_job[id(job)] for job, case in pairs}
+        if any(factory is not None for factory in factories.values()):
+            # A case whose job has no simulator gets None: it stays ``no_user_simulator``.
+            options["user_simulator"] = lambda case: (factories.get(id(case)) or _no_simulator)(case)
+    flat = await run_agent(
+        agent,
+        [case for _ in range(num_runs) for _, case in pairs],
+        concurrency=concurrency,
+        timeout=timeout,
+        **options,
+    )
+    return [flat[i * len(pairs) : (i + 1) * len(pairs)] for i in range(num_runs)]
+
+
+def _no_simulator(case: EvalCase) -> None:
+    return None
+
+
+def save_actual(jobs: Sequence[Job], path: Path) -> list[tuple[Path, int]]:
+    """Write the actual invocations of ``jobs`` as eval sets that ``--actual`` accepts
+    later: ``path`` itself for one run; for several runs one file per run
+    (``NAME.run1.json``, ``NAME.run2.json``...), which ``--actual`` takes back together
+    as runs. Cases the agent could not run are left out. Returns each file written with
+    its number of cases."""
+    runs = max(len(job.runs()) for job in jobs) if jobs else 1
+    ids = [case.eval_id for job in jobs for case in job.cases]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         shared = ", ".join(map(repr, duplicates))
@@ -238,11 +317,28 @@ def save_actual(jobs: Sequence[Job], path: Path) -> int:
     eval_set_id = (
         jobs[0].eval_set.eval_set_id if len({j.eval_set.eval_set_id for j in jobs}) == 1 else "actual"
     )
-    eval_set = EvalSet(
-        eval_set_id=eval_set_id, name="actual invocations recorded by agenteval", eval_cases=cases
-    )
-    path.write_text(eval_set.to_json() + "\n", encoding="utf-8")
-    return len(cases)
+    written = []
+    for run_index in range(runs):
+        cases = [
+            EvalCase(
+                eval_id=case.eval_id,
+                conversation=list(job.runs()[run_index].actual[case.eval_id]),
+                session_input=case.session_input,
+            )
+            for job in jobs
+            for case in job.cases
+            if run_index < len(job.runs()) and case.eval_id in job.runs()[run_index].actual
+        ]
+        name = "actual invocations recorded by agenteval" + (f" (run {run_index + 1})" if runs > 1 else "")
+        eval_set = EvalSet(eval_set_id=eval_set_id, name=name, eval_cases=cases)
+        target = path if runs == 1 else path.with_name(f"{_stem(path)}.run{run_index + 1}{path.suffix}")
+        target.write_text(eval_set.to_json() + "\n", encoding="utf-8")
+        written.append((target, len(cases)))
+    return written
+
+
+def _stem(path: Path) -> str:
+    return path.name[: -len(path.suffix)] if path.suffix else path.name
 
 
 def load_env_files(folders: Iterable[Path]) -> list[Path]:
@@ -357,15 +453,7 @@ def evaluate(
     judge: Optional[JudgeService] = None,
 ) -> RunResult:
     """Synchronous ``evaluate_async`` (not callable from inside a running event loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:  # checked first: asyncio.run would leave the coroutine un-awaited (a RuntimeWarning)
-        raise RuntimeError(
-            "agenteval.evaluate() cannot run inside a running event loop; "
-            "use 'await agenteval.evaluate_async(...)' there"
-        )
+    _refuse_running_loop("evaluate")
     return run_sync(
         evaluate_async(
             eval_sets,
@@ -376,4 +464,80 @@ def evaluate(
             strict=strict,
             judge=judge,
         )
+    )
+
+
+async def evaluate_agent_async(
+    agent: Union[str, Agent],
+    eval_paths: Union[str, Path, Sequence[Union[str, Path]]],
+    criteria: CriteriaSpec = None,
+    *,
+    num_runs: int = 1,
+    agent_type: Optional[str] = None,
+    agent_concurrency: int = 4,
+    agent_timeout: float = 300.0,
+    registry: Optional[Registry] = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    strict: bool = False,
+    judge: Optional[JudgeService] = None,
+) -> RunResult:
+    """Run the agent under test on eval files and score what it did (ADK's
+    ``AgentEvaluator.evaluate``, with the CLI's verdicts).
+
+    Args:
+        agent: an ``--agent`` target (``pkg.module:function``, ``path/agent.py:function``,
+            an ADK agent folder or module, ``http://host/v1?model=m``...) or an ``Agent``.
+        eval_paths: eval files (any ADK format), folders of them, or ``FILE:CASE,CASE``.
+        criteria: as for ``evaluate``; ``None`` uses the ``test_config.json`` beside each
+            file, else ADK's defaults.
+        num_runs: how many times each case is run; verdicts use the mean score and each
+            run's result is kept (``CriterionResult.runs``).
+        agent_type: the adapter to use (default: the one that claims ``agent``).
+        agent_concurrency / agent_timeout: cases run at once; seconds per turn.
+        registry, concurrency, strict, judge: as for ``evaluate``.
+
+    The result's cases carry what the agent did in each run (``CaseResult.agent_runs``).
+
+    Raises:
+        AgentEvalError: bad data, config, criteria or agent, before the agent runs.
+    """
+    if isinstance(eval_paths, (str, Path)):
+        eval_paths = [eval_paths]
+    adapter = agent if isinstance(agent, Agent) else resolve_agent(agent, agent_type)
+    if judge is None:
+        judge = JudgeService(cache=JudgeCache())
+    jobs, warnings = plan_from_paths(
+        [str(p) for p in eval_paths],
+        [],
+        config=None if criteria is None else _as_config(criteria),
+        registry=registry,
+        judge=judge,
+        agent=adapter,
+    )
+    await run_agent_for(
+        jobs, adapter, concurrency=agent_concurrency, timeout=agent_timeout, num_runs=num_runs
+    )
+    return await run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge)
+
+
+def evaluate_agent(
+    agent: Union[str, Agent],
+    eval_paths: Union[str, Path, Sequence[Union[str, Path]]],
+    criteria: CriteriaSpec = None,
+    **options: Any,
+) -> RunResult:
+    """Synchronous ``evaluate_agent_async`` (not callable from inside a running event loop)."""
+    _refuse_running_loop("evaluate_agent")
+    return run_sync(evaluate_agent_async(agent, eval_paths, criteria, **options))
+
+
+def _refuse_running_loop(name: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    # Checked first: asyncio.run would leave the coroutine un-awaited (a RuntimeWarning).
+    raise RuntimeError(
+        f"agenteval.{name}() cannot run inside a running event loop; "
+        f"use 'await agenteval.{name}_async(...)' there"
     )

@@ -18,6 +18,7 @@ import contextlib
 import gc
 import inspect
 import math
+import statistics
 import time
 import traceback
 from collections.abc import Awaitable, Iterable, Iterator, Sequence
@@ -29,28 +30,43 @@ from ._version import __version__
 from .agents import AgentFailure
 from .evaluator import EvaluationContext, Score
 from .judging import JudgeService
+from .loading import EvalConfig
 from .models import EvalCase, EvalSet, Invocation
 from .results import (
+    AgentRunRecord,
     CaseResult,
     CriterionResult,
     CriterionSummary,
     ErrorInfo,
     EvalSetResult,
     InvocationResult,
+    JudgeActivity,
     RunResult,
     RunSummary,
     Status,
     worst_status,
 )
 
-__all__ = ["DEFAULT_CONCURRENCY", "Job", "run_jobs", "run_sync"]
+__all__ = ["DEFAULT_CONCURRENCY", "AgentRun", "Job", "run_jobs", "run_sync"]
 
 DEFAULT_CONCURRENCY = 16
 
 
 @dataclass
+class AgentRun:
+    """One run's actual invocations per case, and the cases the agent could not run."""
+
+    actual: dict[str, Sequence[Invocation]] = field(default_factory=dict)
+    failures: dict[str, AgentFailure] = field(default_factory=dict)
+
+
+@dataclass
 class Job:
-    """One eval set's selected cases, their actual invocations and their criteria."""
+    """One eval set's selected cases, their actual invocations and their criteria.
+
+    ``actual`` and ``failures`` are the first run; ``more_runs`` the others when the agent
+    ran several times (``--num-runs``) or several ``--actual`` files hold the same case.
+    """
 
     eval_set: EvalSet
     cases: Sequence[EvalCase]
@@ -59,6 +75,15 @@ class Job:
     source: Optional[str] = None
     #: Cases the agent could not run (``--agent``): their criteria are not evaluated.
     failures: dict[str, AgentFailure] = field(default_factory=dict)
+    more_runs: list[AgentRun] = field(default_factory=list)
+    #: Whether the engine ran the agent: its invocations then go into the results.
+    agent_ran: bool = False
+    #: The config the cases were planned with (its ``user_simulator_config``), if any.
+    config: Optional[EvalConfig] = None
+
+    def runs(self) -> list[AgentRun]:
+        """Every run, first to last."""
+        return [AgentRun(self.actual, self.failures), *self.more_runs]
 
 
 def _status(score: Optional[float], criterion: ResolvedCriterion) -> Status:
@@ -112,6 +137,104 @@ async def _agent_failed(criterion: ResolvedCriterion, failure: AgentFailure) -> 
         reason=f"the agent failed: {failure.message}",
         reason_code=failure.code,
         error=error,
+    )
+
+
+async def _run_missing(criterion: ResolvedCriterion, run_index: int, runs: int) -> CriterionResult:
+    """A case that one of several ``--actual`` files lacks: that run has nothing to score."""
+    return _not_evaluated(
+        criterion,
+        f"run {run_index + 1} of {runs} has no actual invocations for this case",
+        "missing_run",
+    )
+
+
+def _agent_records(case: EvalCase, runs: Sequence[AgentRun]) -> list[AgentRunRecord]:
+    records = []
+    for index, run in enumerate(runs, start=1):
+        failure = run.failures.get(case.eval_id)
+        if failure is not None:
+            error = ErrorInfo(type="AgentFailure", message=failure.message, traceback=failure.traceback)
+            records.append(AgentRunRecord(run=index, error_code=failure.code, error=error))
+        else:
+            records.append(AgentRunRecord(run=index, invocations=list(run.actual.get(case.eval_id, ()))))
+    return records
+
+
+def _pooled_scores(runs: Sequence[CriterionResult]) -> list[float]:
+    """The scores a multi-run verdict averages: every per-invocation score of every run
+    (ADK's rule) when each run reports them, else each run's case score."""
+    if all(r.per_invocation for r in runs):
+        return [p.score for r in runs for p in r.per_invocation if p.score is not None]
+    return [r.score for r in runs if r.score is not None]
+
+
+def _sum_activity(runs: Sequence[CriterionResult]) -> Optional[JudgeActivity]:
+    activities = [r.judge for r in runs if r.judge is not None]
+    if not activities:
+        return None
+    failures: dict[str, int] = {}
+    for activity in activities:
+        for code, count in activity.failures.items():
+            failures[code] = failures.get(code, 0) + count
+    return JudgeActivity(
+        calls=sum(a.calls for a in activities),
+        cache_hits=sum(a.cache_hits for a in activities),
+        retries=sum(a.retries for a in activities),
+        failures=dict(sorted(failures.items())),
+        input_tokens=sum(a.input_tokens for a in activities),
+        output_tokens=sum(a.output_tokens for a in activities),
+    )
+
+
+def combine_runs(criterion: ResolvedCriterion, runs: Sequence[CriterionResult]) -> CriterionResult:
+    """One criterion's verdict over several runs of the agent on one case.
+
+    The score is the mean of every run's per-invocation scores (ADK's ``num_runs`` rule;
+    each run's case score when a criterion gives no per-invocation scores), compared
+    with the threshold. A run that ERRORED or was NOT_EVALUATED is never averaged away:
+    the combined result takes that status and names the run. ``details["spread"]`` has
+    the per-run scores' min, max and population standard deviation.
+    """
+    scores = _pooled_scores(runs)
+    mean = math.fsum(scores) / len(scores) if scores else None
+    run_scores = [r.score for r in runs]
+    present = [s for s in run_scores if s is not None]
+    details: dict = {"run_scores": run_scores}
+    if present:
+        details["spread"] = {
+            "min": min(present),
+            "max": max(present),
+            "stdev": statistics.pstdev(present) if len(present) > 1 else 0.0,
+        }
+    common = {
+        **_base(criterion),
+        "score": mean,
+        "details": details,
+        "runs": list(runs),
+        "judge": _sum_activity(runs),
+        "duration_seconds": sum(r.duration_seconds for r in runs),
+    }
+    for status in (Status.ERRORED, Status.NOT_EVALUATED):
+        broken = [(i, r) for i, r in enumerate(runs, start=1) if r.status is status]
+        if broken and not criterion.info.informational:
+            index, first = broken[0]
+            which = ", ".join(str(i) for i, _ in broken)
+            reason = f"run(s) {which} of {len(runs)} {status.value.lower().replace('_', ' ')}: {first.reason}"
+            return CriterionResult(
+                **common, status=status, reason=reason, reason_code=first.reason_code, error=first.error
+            )
+    status = _status(mean, criterion)
+    if mean is None:
+        reason = "no run produced a score"
+    else:
+        shown = ", ".join("-" if s is None else f"{s:.3g}" for s in run_scores)
+        reason = f"mean {mean:.4g} over {len(runs)} runs (per run: {shown})"
+    return CriterionResult(
+        **common,
+        status=status,
+        reason=reason,
+        reason_code="not_evaluated" if status is Status.NOT_EVALUATED else None,
     )
 
 
@@ -271,7 +394,8 @@ def _summary(eval_sets: list[EvalSetResult], judge: Optional[JudgeService]) -> R
         invocations_not_evaluated=_tally_codes(
             p.reason_code or "not_evaluated"
             for r in results
-            for p in r.per_invocation
+            for run in r.runs or [r]
+            for p in run.per_invocation
             if p.status is Status.NOT_EVALUATED
         ),
         judge=judge.activity() if judge is not None else None,
@@ -353,18 +477,21 @@ async def _run_jobs(
     tasks: list[asyncio.Task[CriterionResult]] = []
     order: list[ResolvedCriterion] = []
     for set_index, job in enumerate(jobs):
+        runs = job.runs()
         for case in job.cases:
-            failure = job.failures.get(case.eval_id)
-            scope = f"{set_index}:{case.eval_id}"
-            for criterion in job.criteria:
-                if failure is not None:
-                    coro = _agent_failed(criterion, failure)
-                else:
-                    coro = _evaluate_one(
-                        case, job.actual[case.eval_id], criterion, limit, strict, judge, scope
-                    )
-                tasks.append(asyncio.ensure_future(coro))
-                order.append(criterion)
+            for run_index, run in enumerate(runs):
+                failure = run.failures.get(case.eval_id)
+                scope = f"{set_index}:{case.eval_id}" + (f"#run{run_index + 1}" if run_index else "")
+                for criterion in job.criteria:
+                    if failure is not None:
+                        coro = _agent_failed(criterion, failure)
+                    elif case.eval_id not in run.actual:
+                        coro = _run_missing(criterion, run_index, len(runs))
+                    else:
+                        actual = run.actual[case.eval_id]
+                        coro = _evaluate_one(case, actual, criterion, limit, strict, judge, scope)
+                    tasks.append(asyncio.ensure_future(coro))
+                    order.append(criterion)
     interrupted = False
     try:
         await asyncio.gather(*tasks)
@@ -383,12 +510,27 @@ async def _run_jobs(
     position = 0
     eval_sets = []
     for job in jobs:
+        runs = job.runs()
         case_results = []
         for case in job.cases:
-            results = list(flat[position : position + len(job.criteria)])
-            position += len(job.criteria)
+            per_run = []
+            for _ in runs:
+                per_run.append(flat[position : position + len(job.criteria)])
+                position += len(job.criteria)
+            if len(runs) == 1:
+                results = list(per_run[0])
+            else:
+                results = [
+                    combine_runs(criterion, [run_results[i] for run_results in per_run])
+                    for i, criterion in enumerate(job.criteria)
+                ]
             case_results.append(
-                CaseResult(eval_id=case.eval_id, status=_case_status(results), criteria=results)
+                CaseResult(
+                    eval_id=case.eval_id,
+                    status=_case_status(results),
+                    criteria=results,
+                    agent_runs=_agent_records(case, runs) if job.agent_ran else [],
+                )
             )
         eval_sets.append(
             EvalSetResult(eval_set_id=job.eval_set.eval_set_id, source=job.source, cases=case_results)

@@ -5,8 +5,10 @@
     ├── warnings: [str]                ignored config keys and similar
     └── eval_sets: [EvalSetResult]
         └── cases: [CaseResult]         status = worst criterion status
-            └── criteria: [CriterionResult]
-                └── per_invocation: [InvocationResult]
+            ├── criteria: [CriterionResult]
+            │   ├── per_invocation: [InvocationResult]
+            │   └── runs: [CriterionResult]  each run's own result (--num-runs N > 1)
+            └── agent_runs: [AgentRunRecord] what the agent did, per run (--agent only)
 
 Statuses: PASSED, FAILED, NOT_EVALUATED (could not be scored, with a reason code),
 ERRORED (the evaluator raised; ``error`` holds the exception), INFORMATIONAL (a
@@ -21,7 +23,10 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from .models import Invocation
+
 __all__ = [
+    "AgentRunRecord",
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
@@ -135,6 +140,20 @@ class CriterionResult(_Record):
     duration_seconds: float = 0.0
     error: Optional[ErrorInfo] = None
     judge: Optional[JudgeActivity] = None
+    #: With several runs of the agent (``--num-runs N``), each run's own result, in run
+    #: order; ``score`` is then their mean and ``details["spread"]`` their min, max and
+    #: standard deviation. Empty for a single run.
+    runs: list[CriterionResult] = Field(default_factory=list)
+
+
+class AgentRunRecord(_Record):
+    """One run of the agent under test on one case: the invocations it produced, or why
+    there are none (``error``, with ``error_code`` such as ``agent_timeout``)."""
+
+    run: int
+    invocations: list[Invocation] = Field(default_factory=list)
+    error_code: Optional[str] = None
+    error: Optional[ErrorInfo] = None
 
 
 class CaseResult(_Record):
@@ -143,6 +162,8 @@ class CaseResult(_Record):
     eval_id: str
     status: Status
     criteria: list[CriterionResult]
+    #: When the engine ran the agent (``--agent``): what it did in each run.
+    agent_runs: list[AgentRunRecord] = Field(default_factory=list)
 
 
 class EvalSetResult(_Record):

@@ -21,6 +21,41 @@ def test_claims_python_targets_only():
     assert not PythonAgent.claims("my_agent_folder")
 
 
+@pytest.mark.parametrize(
+    ("source", "claimed"),
+    [
+        ("def respond(message, history):\n    return 'hi'\n", True),
+        ("async def respond(message, history):\n    return 'hi'\n", True),
+        ("respond = lambda message, history: 'hi'\n", True),
+        # An ADK agent folder belongs to the adk adapter, even with a respond() helper.
+        ("def respond(m, h):\n    return m\nroot_agent = object()\n", False),
+        ("def get_agent_async():\n    pass\ndef respond(m, h):\n    return m\n", False),
+        ("def answer(message, history):\n    return 'hi'\n", False),
+        ("def respond(:\n", False),  # does not parse: not claimed, nothing imported
+    ],
+)
+def test_claims_a_folder_whose_agent_py_defines_respond(tmp_path, source, claimed):
+    (tmp_path / "agent.py").write_text(source)
+    assert PythonAgent.claims(str(tmp_path)) is claimed
+
+
+def test_a_folder_target_runs_its_agent_py_respond(tmp_path):
+    (tmp_path / "agent.py").write_text("def respond(message, history):\n    return message.upper()\n")
+    agent = PythonAgent(str(tmp_path))
+    agent.check_ready()
+    turn = asyncio.run(_one_turn(agent))
+    assert turn.final_text() == "HELLO"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ConfigError, match="this folder has no agent.py"):
+        PythonAgent(str(empty)).check_ready()
+
+
+async def _one_turn(agent: PythonAgent) -> Invocation:
+    session = await agent.session(make_case([make_invocation("hello", "x")]))
+    return await session.turn(USER)
+
+
 def test_reply_shapes():
     assert reply_to_invocation("hi there", USER, 1).final_text() == "hi there"
     turn = reply_to_invocation(

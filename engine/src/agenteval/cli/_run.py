@@ -128,6 +128,13 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     help="Seconds the agent may take for one turn.",
 )
 @click.option(
+    "--num-runs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="With --agent: run each case this many times; verdicts use the mean score, as ADK's num_runs.",
+)
+@click.option(
     "--save-actual",
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --agent: write the agent's invocations as an eval set that --actual accepts later.",
@@ -151,6 +158,7 @@ def run(
     agent_type: Optional[str],
     agent_concurrency: int,
     agent_timeout: float,
+    num_runs: int,
     save_actual: Optional[Path],
     strict: bool,
 ) -> None:
@@ -170,6 +178,11 @@ def run(
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
     if save_actual is not None and not agent_target:
         raise click.UsageError("--save-actual records what --agent produced; it needs --agent")
+    if num_runs > 1 and not agent_target:
+        raise click.UsageError(
+            "--num-runs runs the agent several times; it needs --agent "
+            "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
+        )
     agent = resolve_agent(agent_target, agent_type) if agent_target else None
     judge = JudgeService(concurrency=judge_concurrency, cache=None if no_cache else JudgeCache(cache_dir))
     jobs, warnings = plan_from_paths(
@@ -179,11 +192,18 @@ def run(
         _print_plan(jobs, judge, no_cache)
         sys.exit(ExitCode.OK)
     if agent is not None:
-        run_sync(run_agent_for(jobs, agent, concurrency=agent_concurrency, timeout=agent_timeout))
+        run_sync(
+            run_agent_for(
+                jobs, agent, concurrency=agent_concurrency, timeout=agent_timeout, num_runs=num_runs
+            )
+        )
         if save_actual is not None:
-            saved = write_actual(jobs, save_actual)
+            written = write_actual(jobs, save_actual)
+            for path, count in written:
+                click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
+            rescore = " ".join(f"--actual {path}" for path, _ in written)
             click.echo(
-                f"agenteval: wrote the actual invocations of {saved} case(s) to {save_actual}", err=True
+                f"agenteval: score them again with: agenteval run {' '.join(paths)} {rescore}", err=True
             )
     result = run_sync(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge))
     for warning in result.warnings:

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..models import FunctionCall, Invocation
-from ..results import CaseResult, RunResult, Status
+from ..results import CaseResult, CriterionResult, RunResult, Status
 
 __all__ = ["render_table"]
 
@@ -34,6 +34,14 @@ _STYLE = {
 
 def _score(value: Optional[float]) -> str:
     return "—" if value is None else f"{value:.4g}"
+
+
+def _score_cell(result: CriterionResult) -> str:
+    """The score; with several runs, their mean followed by the per-run range."""
+    spread = result.details.get("spread") if result.runs else None
+    if not spread:
+        return _score(result.score)
+    return f"{_score(result.score)} ({_score(spread['min'])}–{_score(spread['max'])})"
 
 
 def _status(status: Status) -> Text:
@@ -54,7 +62,8 @@ def _case_table(title: str, cases: Sequence[CaseResult]) -> Table:
     table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD)
     table.add_column("case", overflow="fold", min_width=12)
     table.add_column("criterion", no_wrap=True)
-    table.add_column("score", justify="right", no_wrap=True)
+    runs = any(r.runs for case in cases for r in case.criteria)
+    table.add_column("mean (min–max)" if runs else "score", justify="right", no_wrap=True)
     table.add_column("threshold", justify="right", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for case in cases:
@@ -62,7 +71,7 @@ def _case_table(title: str, cases: Sequence[CaseResult]) -> Table:
             table.add_row(
                 escape(case.eval_id) if index == 0 else "",
                 escape(result.criterion),
-                _score(result.score),
+                _score_cell(result),
                 _score(result.threshold),
                 _status(result.status),
                 end_section=index == len(case.criteria) - 1,

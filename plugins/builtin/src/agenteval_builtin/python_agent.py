@@ -1,7 +1,8 @@
 """The ``python`` agent adapter: any Python function is an agent.
 
-``agenteval run EVALSET --agent my_pkg.agent:respond`` (or ``--agent path/to/agent.py:respond``)
-calls the function once per user turn::
+``agenteval run EVALSET --agent my_pkg.agent:respond`` (or ``--agent path/to/agent.py:respond``,
+or ``--agent path/to/folder`` for a folder whose ``agent.py`` defines ``respond`` and no ADK
+``root_agent``) calls the function once per user turn::
 
     def respond(message: str, history: list[Invocation]) -> str | dict | Invocation: ...
     async def respond(message: str, history: list[Invocation]) -> ...   # also fine
@@ -23,6 +24,7 @@ function.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import importlib
 import importlib.util
@@ -42,6 +44,30 @@ __all__ = ["PythonAgent", "reply_to_invocation"]
 
 _TARGET = re.compile(r"^(?P<module>[^:]+?):(?P<function>[A-Za-z_][A-Za-z0-9_.]*)$")
 _REPLY_KEYS = {"text", "tool_calls", "tool_responses", "intermediate"}
+#: A folder target runs ``FOLDER/agent.py:respond``.
+_FOLDER_MODULE, _FOLDER_FUNCTION = "agent.py", "respond"
+#: Names that make ``agent.py`` an ADK agent (the ``adk`` adapter's), not a plain function.
+_ADK_NAMES = {"root_agent", "app", "get_agent_async"}
+
+
+def _folder_function(folder: Path) -> bool:
+    """Whether ``folder/agent.py`` defines ``respond`` and none of ADK's agent names (read
+    with ``ast``; nothing is imported). A file that does not parse is not claimed."""
+    source = folder / _FOLDER_MODULE
+    if not source.is_file():
+        return False
+    try:
+        tree = ast.parse(source.read_bytes())
+    except (SyntaxError, ValueError):
+        return False
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return _FOLDER_FUNCTION in names and not names & _ADK_NAMES
 
 
 def reply_to_invocation(reply: Any, user_content: Content, turn: int) -> Invocation:
@@ -105,13 +131,23 @@ class PythonAgent(Agent):
 
     @classmethod
     def claims(cls, target: str) -> bool:
-        return bool(_TARGET.match(target)) and "://" not in target
+        if "://" in target:
+            return False
+        return bool(_TARGET.match(target)) or (Path(target).is_dir() and _folder_function(Path(target)))
 
     def check_ready(self) -> None:
         self._function = self._load()
 
     def _load(self) -> Callable[..., Any]:
-        match = _TARGET.match(self.target)
+        spec_text = self.target
+        if Path(spec_text).is_dir():
+            if not (Path(spec_text) / _FOLDER_MODULE).is_file():
+                raise ConfigError(
+                    f"--agent {spec_text!r}: a folder target runs its {_FOLDER_MODULE}:{_FOLDER_FUNCTION}, "
+                    f"and this folder has no {_FOLDER_MODULE}; name the function as path/to/file.py:function"
+                )
+            spec_text = f"{Path(spec_text) / _FOLDER_MODULE}:{_FOLDER_FUNCTION}"
+        match = _TARGET.match(spec_text)
         if not match:
             raise ConfigError(
                 f"--agent {self.target!r}: expected package.module:function or path/to/file.py:function"
