@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
 from ._resolve import ResolvedCriterion, resolve_criteria
 from ._runner import DEFAULT_CONCURRENCY, AgentRun, Job, run_jobs, run_sync
-from .agents import Agent, AgentFailure, run_agent
+from .agents import Agent, AgentFailure, prepare_user_simulators, run_agent
 from .criterion import Criterion
 from .errors import ConfigError, CriterionLoadError, DataError
 from .judging import JudgeCache, JudgeService
@@ -141,6 +141,7 @@ def plan_from_paths(
     Returns the jobs and the warnings gathered while loading.
     """
     registry = registry or Registry.installed()
+    judge = judge or JudgeService()
     warnings: list[str] = []
     targets = expand_targets(list(paths))
     load_env_files(target.path.parent for target in targets)
@@ -175,7 +176,7 @@ def plan_from_paths(
         requests.extend((c, source if config.get(c.name) else "--criteria") for c in criteria)
         planned.append((loaded, cases, _runs_from(found), config, len(criteria)))
     resolved = resolve_criteria(requests, registry, warnings)
-    preflight_judges(resolved, judge or JudgeService())
+    preflight_judges(resolved, judge)
     if agent is not None:
         agent.check_ready()
     jobs, position = [], 0
@@ -193,6 +194,11 @@ def plan_from_paths(
                 config=job_config,
             )
         )
+    if agent is not None:
+        # Conversation scenarios need a user simulator: load and check it before any work.
+        groups = [(job.config.user_simulator if job.config else None, job.cases) for job in jobs]
+        for job, factory in zip(jobs, prepare_user_simulators(groups, judge), strict=True):
+            job.user_simulator = factory
     return jobs, list(dict.fromkeys(warnings))
 
 
@@ -243,14 +249,18 @@ async def run_agent_for(
     timeout: float,
     num_runs: int = 1,
     user_simulator: Optional[Callable[[Job], Any]] = None,
+    judge: Optional[JudgeService] = None,
 ) -> None:
     """Run the agent ``num_runs`` times on every case of ``jobs`` and fill in their actual
     invocations (or the failures that replace them), one ``AgentRun`` per run.
 
     All runs of all cases share one concurrency bound. ``user_simulator(job)`` gives the
-    simulator factory for a job's conversation scenarios (``None``: they are reported
-    NOT_EVALUATED ``no_user_simulator``).
+    simulator factory for a job's conversation scenarios (default: the one
+    ``plan_from_paths`` prepared; ``None``: they are NOT_EVALUATED ``no_user_simulator``).
+    ``judge`` is the service the simulators call through: it is closed at the end, so
+    that scoring (in another event loop) can use it again.
     """
+    user_simulator = user_simulator or (lambda job: job.user_simulator)
     if num_runs < 1:
         raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
     for job in jobs:
@@ -262,6 +272,8 @@ async def run_agent_for(
         outcomes = await _run_cases(agent, pairs, num_runs, concurrency, timeout, user_simulator)
     finally:
         await agent.aclose()
+        if judge is not None:
+            await judge.aclose()
     for run_index, run_outcomes in enumerate(outcomes):
         for (job, case), outcome in zip(pairs, run_outcomes, strict=True):
             run = job.runs()[run_index] if run_index else AgentRun(job.actual, job.failures)
@@ -515,7 +527,7 @@ async def evaluate_agent_async(
         agent=adapter,
     )
     await run_agent_for(
-        jobs, adapter, concurrency=agent_concurrency, timeout=agent_timeout, num_runs=num_runs
+        jobs, adapter, concurrency=agent_concurrency, timeout=agent_timeout, num_runs=num_runs, judge=judge
     )
     return await run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge)
 

@@ -301,10 +301,14 @@ JUDGE_MODELS_GROUP = "agenteval.judge_models"
 AGENTS_GROUP = "agenteval.agents"
 
 
+USER_SIMULATORS_GROUP = "agenteval.user_simulators"
+
+
 class ProviderRegistry:
     """Judge-model providers from the ``agenteval.judge_models`` entry points (or given
     classes). Like criteria: discovered from metadata, imported only when used. With
-    ``group=AGENTS_GROUP`` it serves agent adapters the same way."""
+    ``group=AGENTS_GROUP`` (or ``USER_SIMULATORS_GROUP``) it serves agent adapters (or
+    user simulators) the same way."""
 
     def __init__(
         self,

@@ -23,11 +23,11 @@ import time
 import traceback
 from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
 from ._resolve import ResolvedCriterion
 from ._version import __version__
-from .agents import AgentFailure
+from .agents import AgentFailure, SimulatedConversation
 from .evaluator import EvaluationContext, Score
 from .judging import JudgeService
 from .loading import EvalConfig
@@ -80,6 +80,9 @@ class Job:
     agent_ran: bool = False
     #: The config the cases were planned with (its ``user_simulator_config``), if any.
     config: Optional[EvalConfig] = None
+    #: Makes the user simulator of each conversation scenario (``--agent`` runs with
+    #: scenario cases; a ``UserSimulatorFactory``), else None.
+    user_simulator: Optional[Any] = None
 
     def runs(self) -> list[AgentRun]:
         """Every run, first to last."""
@@ -134,7 +137,9 @@ async def _agent_failed(criterion: ResolvedCriterion, failure: AgentFailure) -> 
         **_base(criterion),
         score=None,
         status=Status.ERRORED,
-        reason=f"the agent failed: {failure.message}",
+        reason=failure.message
+        if failure.code == "user_simulator_error"
+        else f"the agent failed: {failure.message}",
         reason_code=failure.code,
         error=error,
     )
@@ -157,7 +162,9 @@ def _agent_records(case: EvalCase, runs: Sequence[AgentRun]) -> list[AgentRunRec
             error = ErrorInfo(type="AgentFailure", message=failure.message, traceback=failure.traceback)
             records.append(AgentRunRecord(run=index, error_code=failure.code, error=error))
         else:
-            records.append(AgentRunRecord(run=index, invocations=list(run.actual.get(case.eval_id, ()))))
+            invocations = run.actual.get(case.eval_id, ())
+            simulation = invocations.details if isinstance(invocations, SimulatedConversation) else None
+            records.append(AgentRunRecord(run=index, invocations=list(invocations), simulation=simulation))
     return records
 
 

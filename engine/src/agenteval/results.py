@@ -154,6 +154,9 @@ class AgentRunRecord(_Record):
     invocations: list[Invocation] = Field(default_factory=list)
     error_code: Optional[str] = None
     error: Optional[ErrorInfo] = None
+    #: For a conversation scenario played by a user simulator: how it ended (``status``),
+    #: the simulator's prompt version and model, and each simulated message's details.
+    simulation: Optional[dict[str, Any]] = None
 
 
 class CaseResult(_Record):

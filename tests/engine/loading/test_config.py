@@ -164,6 +164,24 @@ def test_known_sections_are_kept(tmp_path):
     assert config.source == tmp_path / "test_config.json"
 
 
+def test_user_simulator_config_is_checked_at_load(tmp_path):
+    data = {"criteria": {}, "user_simulator_config": {"maxAllowedInvocations": 10, "note": "x"}}
+    path = write(tmp_path, data)
+    config = load_config(path)
+    assert config.user_simulator_config == data["user_simulator_config"]  # as written
+    assert config.user_simulator.max_allowed_invocations == 10  # checked
+    assert config.user_simulator.type == "llm_backed" and config.user_simulator.source == str(path)
+    [warning] = config.warnings
+    assert warning.startswith(f"{path}: user_simulator_config.note: not a user simulator key; ignored")
+    bad = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 0}})
+    assert "user_simulator_config.max_allowed_invocations: must be -1 (no limit) or at least 1" in bad
+    audio = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"type": "llm_audio"}})
+    assert "user_simulator_config.type: 'llm_audio'" in audio and "not supported" in audio
+    assert EvalConfig.default().user_simulator is None
+    built = EvalConfig(criteria=[], user_simulator_config={"model": "openai:m"})
+    assert built.user_simulator.model == "openai:m"  # made from the dict on construction
+
+
 def test_null_sections_are_empty(tmp_path):
     config = load_config(
         write(tmp_path, {"criteria": {}, "custom_metrics": None, "user_simulator_config": None})

@@ -130,6 +130,28 @@ def test_user_simulator_prompt_blocks():
     assert '"</finished>"' in system
 
 
+def test_llm_backed_simulator_prompt_blocks():
+    from agenteval.agents import UserSimulatorConfig
+    from agenteval_llm_judges.user_simulator import LlmBackedUserSimulator
+
+    simulator = LlmBackedUserSimulator(UserSimulatorConfig(include_function_calls=True))
+    scenario = ConversationScenario(starting_prompt="Hi", conversation_plan="Ask for a d20 roll, then stop.")
+    history = [make_invocation("Hi", attack(), [("roll", {"note": attack()})])]
+    system, prompt = simulator.build_prompt(scenario, history, None)
+    [(name, content)] = data_blocks(prompt)
+    lines = json.loads(content)
+    assert name == "conversation_history" and lines[0] == "user: Hi" and lines[-1] == f"agent: {attack()}"
+    assert json.dumps(attack(), ensure_ascii=False) in lines[1]  # the tool call's arguments, as JSON
+    assert INJECTION not in outside_blocks(prompt) and INJECTION not in system
+    nonce = nonce_of(prompt)
+    assert len(re.findall(rf"</untrusted-{nonce}>", prompt)) == 1
+    for forged in FORGERIES:
+        assert forged.lower() not in content.lower()
+    assert '"Ask for a d20 roll, then stop."' in outside_blocks(prompt)
+    assert f'<untrusted-{nonce} name="conversation_history">' in system  # the rules name the block
+    assert simulator.build_prompt(scenario, history, None) == (system, prompt)  # cache-friendly
+
+
 def test_encode_round_trips_and_escapes_only_tag_like_brackets():
     text = 'x<=y, 3<4, a -> b, <div>, </div>, < /x, < untrusted-1>, <!-- c -->, "quoted"\nline 2'
     encoded = _render.encode(text)

@@ -1,24 +1,33 @@
 """Running the agent under test to get each case's actual invocations.
 
 Fixed conversations replay each expected ``user_content`` in order (ADK's behaviour).
-Cases run concurrently up to a bound; each turn has a timeout. A case whose agent raised or
-timed out gets an ``AgentFailure`` instead of invocations: its criteria are then ERRORED
-with the agent's error, and the other cases go on. Conversation scenarios need the
-LLM-backed user simulator, which is not available yet: they are reported as such.
+Conversation scenarios are played with a user simulator when ``run_agent`` is given one
+(``user_simulator``): the scenario's ``starting_prompt`` first, verbatim, then the
+simulator's messages until it stops, gives no message, or ``max_allowed_invocations`` is
+reached (see ``agenteval.agents.UserSimulator``). Without one they are reported as
+``no_user_simulator``.
+
+Cases run concurrently up to a bound; each agent turn has a timeout. A case whose agent
+raised or timed out, or whose simulator failed, gets an ``AgentFailure`` instead of
+invocations: its criteria are then ERRORED with that error, and the other cases go on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Optional, Union
 
-from ..models import EvalCase, Invocation
-from ._contract import Agent
+from ..models import Content, EvalCase, Invocation
+from ._contract import Agent, AgentSession
+from ._simulator import NextUserMessage, SimulationContext, SimulatorStatus, UserSimulator, UserSimulatorError
 
-__all__ = ["AgentFailure", "run_agent"]
+__all__ = ["AgentFailure", "SimulatedConversation", "run_agent"]
+
+#: Makes the simulator of one conversation; ``None`` means "no simulator for this case".
+SimulatorFactory = Callable[[EvalCase], Optional[UserSimulator]]
 
 
 @dataclass(frozen=True)
@@ -30,52 +39,197 @@ class AgentFailure:
     traceback: str = ""
 
 
+class SimulatedConversation(list):  # list[Invocation]
+    """The invocations of a conversation played with a user simulator: a plain list of
+    ``Invocation`` (usable wherever actual invocations are), plus how it ended.
+
+    Attributes:
+        status: why the simulator stopped (``STOP_SIGNAL_DETECTED``,
+            ``TURN_LIMIT_REACHED``, ``NO_MESSAGE_GENERATED``).
+        details: the simulator's ``describe()`` (prompt version and hash, model...), the
+            ``status``, the ``run_index`` and each simulator answer's own ``details``
+            (``messages``).
+    """
+
+    def __init__(
+        self, invocations: Sequence[Invocation], status: SimulatorStatus, details: dict[str, Any]
+    ) -> None:
+        super().__init__(invocations)
+        self.status = status
+        self.details = details
+
+
+class _Stop(Exception):
+    """Ends a case early with ``failure`` (internal)."""
+
+    def __init__(self, failure: AgentFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def _trace(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+_NO_SIMULATOR = AgentFailure(
+    "this case is a conversation scenario: it needs a user simulator to play the user, and none "
+    "was given; give its actual invocations with --actual",
+    "no_user_simulator",
+)
+
+
+async def _send(session: AgentSession, content: Content, number: int, timeout: float) -> Invocation:
+    """One agent turn; ``_Stop`` on a timeout or a malformed answer (a crash propagates)."""
+    try:
+        invocation = await asyncio.wait_for(session.turn(content), timeout)
+    except asyncio.TimeoutError:
+        raise _Stop(
+            AgentFailure(f"turn {number}: the agent did not answer within {timeout:g} s", "agent_timeout")
+        ) from None
+    if not isinstance(invocation, Invocation):
+        kind = type(invocation).__name__
+        msg = f"turn {number}: the adapter returned {kind}, not an Invocation"
+        raise _Stop(AgentFailure(msg, "agent_error"))
+    return invocation
+
+
+async def _ask(simulator: UserSimulator, ctx: SimulationContext) -> NextUserMessage:
+    """The simulator's next message; ``_Stop`` with ``user_simulator_error`` on failure."""
+    where = f"turn {ctx.turn}: the user simulator"
+    try:
+        answer = await simulator.next_message(ctx)
+    except UserSimulatorError as exc:
+        raise _Stop(AgentFailure(f"{where} failed: {exc}", "user_simulator_error", _trace(exc))) from exc
+    except Exception as exc:  # a simulator's crash is this case's result; the run goes on
+        msg = f"{where} raised {type(exc).__name__}: {exc}"
+        raise _Stop(AgentFailure(msg, "user_simulator_error", _trace(exc))) from exc
+    if not isinstance(answer, NextUserMessage):
+        kind = type(answer).__name__
+        raise _Stop(AgentFailure(f"{where} returned {kind}, not a NextUserMessage", "user_simulator_error"))
+    return answer
+
+
+async def _play_fixed(
+    session: AgentSession, case: EvalCase, turns: list[Invocation], timeout: float
+) -> list[Invocation]:
+    assert case.conversation is not None
+    for index, expected in enumerate(case.conversation):
+        turns.append(await _send(session, expected.user_content, index + 1, timeout))
+    return turns
+
+
+async def _play_scenario(
+    session: AgentSession,
+    case: EvalCase,
+    simulator: UserSimulator,
+    turns: list[Invocation],
+    timeout: float,
+    run_index: int,
+) -> SimulatedConversation:
+    scenario = case.conversation_scenario
+    assert scenario is not None
+    limit = simulator.config.max_allowed_invocations
+    answers: list[NextUserMessage] = []
+    message = Content.from_text(scenario.starting_prompt, role="user")
+    while True:
+        turns.append(await _send(session, message, len(turns) + 1, timeout))
+        if limit != -1 and len(turns) >= limit:
+            status = SimulatorStatus.TURN_LIMIT_REACHED
+            break
+        answer = await _ask(simulator, SimulationContext(case, scenario, tuple(turns), run_index))
+        answers.append(answer)
+        if answer.status is not SimulatorStatus.SUCCESS:
+            status = answer.status
+            break
+        assert answer.content is not None
+        message = answer.content
+    details = {
+        **simulator.describe(),
+        "status": status.value,
+        "run_index": run_index,
+        "messages": [dict(a.details) for a in answers],
+    }
+    return SimulatedConversation(turns, status, details)
+
+
 async def _one_case(
-    agent: Agent, case: EvalCase, limit: asyncio.Semaphore, timeout: float
+    agent: Agent,
+    case: EvalCase,
+    limit: asyncio.Semaphore,
+    timeout: float,
+    user_simulator: Optional[SimulatorFactory],
+    run_index: int,
 ) -> Union[list[Invocation], AgentFailure]:
-    if case.conversation is None:
-        return AgentFailure(
-            "this case is a conversation scenario: it needs the LLM-backed user simulator, "
-            "which agenteval does not have yet; give its actual invocations with --actual",
-            "no_user_simulator",
-        )
+    scenario = case.conversation is None
+    if scenario and user_simulator is None:
+        return _NO_SIMULATOR
     async with limit:
         turns: list[Invocation] = []
-        session = None
+        session: Optional[AgentSession] = None
+        simulator: Optional[UserSimulator] = None
         try:
-            session = await asyncio.wait_for(agent.session(case), timeout)
-            for index, expected in enumerate(case.conversation):
+            if scenario:
+                assert user_simulator is not None
                 try:
-                    invocation = await asyncio.wait_for(session.turn(expected.user_content), timeout)
-                except asyncio.TimeoutError:
-                    return AgentFailure(
-                        f"turn {index + 1}: the agent did not answer within {timeout:g} s", "agent_timeout"
-                    )
-                if not isinstance(invocation, Invocation):
-                    kind = type(invocation).__name__
-                    return AgentFailure(
-                        f"turn {index + 1}: the adapter returned {kind}, not an Invocation", "agent_error"
-                    )
-                turns.append(invocation)
+                    simulator = user_simulator(case)
+                except Exception as exc:  # noqa: BLE001 - reported as this case's failure
+                    msg = f"the user simulator could not be made: {type(exc).__name__}: {exc}"
+                    return AgentFailure(msg, "user_simulator_error", _trace(exc))
+                if simulator is None:
+                    return _NO_SIMULATOR
+            session = await asyncio.wait_for(agent.session(case), timeout)
+            if simulator is not None:
+                return await _play_scenario(session, case, simulator, turns, timeout, run_index)
+            return await _play_fixed(session, case, turns, timeout)
+        except _Stop as stop:
+            return stop.failure
         except asyncio.TimeoutError:
             return AgentFailure(f"the agent's session did not start within {timeout:g} s", "agent_timeout")
         except Exception as exc:  # the agent's crash is this case's result; the run goes on
-            trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            return AgentFailure(
-                f"turn {len(turns) + 1}: the agent raised {type(exc).__name__}: {exc}", "agent_error", trace
-            )
+            msg = f"turn {len(turns) + 1}: the agent raised {type(exc).__name__}: {exc}"
+            return AgentFailure(msg, "agent_error", _trace(exc))
         finally:
-            if session is not None:
-                try:
-                    await session.aclose()
-                except Exception:  # noqa: BLE001 - closing must not hide the case's outcome
-                    pass
-        return turns
+            for closing in (session, simulator):
+                if closing is not None:
+                    try:
+                        await closing.aclose()
+                    except Exception:  # noqa: BLE001 - closing must not hide the case's outcome
+                        pass
 
 
 async def run_agent(
-    agent: Agent, cases: Sequence[EvalCase], *, concurrency: int = 4, timeout: float = 300.0
+    agent: Agent,
+    cases: Sequence[EvalCase],
+    *,
+    concurrency: int = 4,
+    timeout: float = 300.0,
+    user_simulator: Optional[SimulatorFactory] = None,
 ) -> list[Union[list[Invocation], AgentFailure]]:
-    """Each case's actual invocations (or why there are none), in the order of ``cases``."""
+    """Each case's actual invocations (or why there are none), in the order of ``cases``.
+
+    Args:
+        concurrency: how many cases run at once.
+        timeout: seconds for the agent's session to start and for each agent turn (the
+            simulator's model calls have the judge service's own timeouts).
+        user_simulator: makes the simulator of each conversation-scenario case
+            (``agenteval.agents.user_simulator_factory``); when it is ``None`` or returns
+            ``None`` for a case, that case is an ``AgentFailure`` ``no_user_simulator``.
+
+    A case object listed k times is run k times; its i-th listing is run ``i`` (from 0),
+    which the simulator sees as ``run_index``. A scenario case's invocations are a
+    ``SimulatedConversation`` (a list that also says how the conversation ended).
+    """
     limit = asyncio.Semaphore(max(1, concurrency))
-    return list(await asyncio.gather(*(_one_case(agent, case, limit, timeout) for case in cases)))
+    seen: dict[int, int] = {}
+    runs = []
+    for case in cases:
+        runs.append(seen.get(id(case), 0))
+        seen[id(case)] = runs[-1] + 1
+    return list(
+        await asyncio.gather(
+            *(
+                _one_case(agent, case, limit, timeout, user_simulator, run_index)
+                for case, run_index in zip(cases, runs, strict=True)
+            )
+        )
+    )

@@ -194,7 +194,12 @@ def run(
     if agent is not None:
         run_sync(
             run_agent_for(
-                jobs, agent, concurrency=agent_concurrency, timeout=agent_timeout, num_runs=num_runs
+                jobs,
+                agent,
+                concurrency=agent_concurrency,
+                timeout=agent_timeout,
+                num_runs=num_runs,
+                judge=judge,
             )
         )
         if save_actual is not None:

@@ -3,7 +3,8 @@
 Accepted as ADK 2.13 accepts it: ``{"criteria": {name: number | numeric string |
 {"threshold": ..., <params>}}}``, plus ``custom_metrics``, ``user_simulator_config`` and
 ``live_model_config``. Unknown top-level keys are warnings (ADK ignores them). Parameters
-are checked against the evaluator's ``Params`` later, when the criteria are resolved.
+are checked against the evaluator's ``Params`` later, when the criteria are resolved;
+``user_simulator_config`` is checked here (``agenteval.agents.UserSimulatorConfig``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ..agents._simulator_config import UserSimulatorConfig, parse_user_simulator_config
 from ..criterion import Criterion
 from ..errors import ConfigError
 from ._json import read_json
@@ -28,7 +30,13 @@ _TOP_LEVEL_KEYS = {"criteria", "custom_metrics", "user_simulator_config", "live_
 
 @dataclass
 class EvalConfig:
-    """A parsed config: the criteria in file order, plus the sections later issues use."""
+    """A parsed config: the criteria in file order, plus the other sections.
+
+    ``user_simulator_config`` is the section as written (a dict); ``user_simulator`` is
+    the same, checked (``None`` when the config has none: the simulator then uses ADK's
+    defaults). Given only the dict, the checked form is made from it on construction
+    (``ConfigError`` if malformed; ignored keys add to ``warnings``).
+    """
 
     criteria: list[Criterion]
     source: Optional[Path] = None
@@ -36,6 +44,14 @@ class EvalConfig:
     user_simulator_config: Optional[dict[str, Any]] = None
     live_model_config: Optional[dict[str, Any]] = None
     warnings: list[str] = field(default_factory=list)
+    user_simulator: Optional[UserSimulatorConfig] = None
+
+    def __post_init__(self) -> None:
+        if self.user_simulator is None and self.user_simulator_config is not None:
+            where = str(self.source) if self.source is not None else None
+            self.user_simulator = parse_user_simulator_config(
+                self.user_simulator_config, source=where, warnings=self.warnings
+            )
 
     @classmethod
     def default(cls) -> EvalConfig:

@@ -29,6 +29,7 @@ from ._parsing import Unparseable, label, require, text_field
 from ._prompts import user_simulator_quality as prompts
 from ._render import encode, nonce_for, render
 from ._voting import majority
+from .personas import BUILTIN_PERSONAS
 
 __all__ = ["PROMPT_VERSION", "PerTurnUserSimulatorQuality", "TurnVerdict", "read_turn_verdict"]
 
@@ -106,9 +107,11 @@ class PerTurnUserSimulatorQuality(JudgeCriterion):
     the scenario's ``starting_prompt`` (both stripped), else 0.0, without a judge call.
     Each later turn is judged (``num_samples`` samples, majority, a tie fails) on the plan,
     the conversation before it and the generated message, against seven criteria or the
-    persona's behaviours. Then the stop signal is judged as one more message after the last
-    turn; if that fails, it replaces the last turn's result (ADK's rule). The case score is
-    the mean over evaluated turns (ADK divides by all turns, NOT_EVALUATED ones included).
+    persona's behaviours (a built-in persona id, ``EXPERT`` / ``NOVICE`` / ``EVALUATOR``,
+    stands for that persona of ``agenteval_llm_judges.personas``). Then the stop signal is
+    judged as one more message after the last turn; if that fails, it replaces the last
+    turn's result (ADK's rule). The case score is the mean over evaluated turns (ADK
+    divides by all turns, NOT_EVALUATED ones included).
 
     NOT_EVALUATED: a case without ``conversation_scenario`` (``no_conversation_scenario``);
     a turn with no usable sample (the failure's code). ``details`` per turn: ``samples``
@@ -155,10 +158,15 @@ class PerTurnUserSimulatorQuality(JudgeCriterion):
             conversation.append({"role": "user", "text": user_text(turn)})
             conversation.append({"role": "agent", "text": turn.final_text()})
         untrusted = {"conversation_history": conversation, "generated_user_message": message}
+        # A built-in persona id is judged against that persona's behaviours, as the
+        # simulator played them; an unknown id keeps only its name.
+        persona = scenario.user_persona
+        if isinstance(persona, str):
+            persona = BUILTIN_PERSONAS.get(persona, persona)
         trusted = {
             "conversation_plan": encode(scenario.conversation_plan),
-            "persona": _persona_text(scenario.user_persona),
-            "criteria": _criteria_text(scenario.user_persona),
+            "persona": _persona_text(persona),
+            "criteria": _criteria_text(persona),
             "stop_signal": json.dumps(self.params.stop_signal, ensure_ascii=False),
         }
         nonce = nonce_for({**untrusted, **trusted}, PROMPT_VERSION)
