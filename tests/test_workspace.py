@@ -15,6 +15,7 @@ DISTRIBUTIONS = [
     ROOT / "plugins" / "builtin",
     ROOT / "plugins" / "llm_judges",
     ROOT / "plugins" / "vertex_safety",
+    ROOT / "plugins" / "adk",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 

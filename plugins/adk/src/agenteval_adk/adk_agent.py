@@ -1,0 +1,201 @@
+"""The ``adk`` agent adapter: runs a Google ADK agent in-process, as ``adk eval`` does.
+
+``agenteval run EVALSET --agent path/to/agent_folder`` (the folder ``adk eval`` takes: its
+``agent.py`` defines ``root_agent``, or an ``App`` as ``app``, or ``get_agent_async``) or
+``--agent my_pkg.agent`` (a dotted module, as ``AgentEvaluator.evaluate`` takes).
+
+Each eval case is one ADK session, seeded from the case's ``session_input`` (app name, user
+id, state, pinned session id) with ADK's defaults otherwise (app ``EvaluationGenerator``,
+user ``test_user_id``, a generated ``adk-eval-session-...`` id); every user turn is one
+``Runner.run_async`` call, whose events become that turn's ``Invocation`` (see
+``_events``). A ``Runner`` serves one app name, so one is built per app name the cases use
+and reused by them; sessions, artifacts and memory live in in-memory services shared by the
+run's cases (``adk eval`` shares sessions and artifacts too, but gives each case its own
+memory). An exception raised by the agent (a tool, a callback, the model) makes that case
+ERRORED.
+
+``AdkAgent(target, intermediate_form="legacy")`` records the legacy ``tool_uses`` form
+instead of ADK's ``invocation_events``; the builtin criteria score both alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import time
+import uuid
+from contextlib import aclosing
+from typing import Any, Optional
+
+from agenteval.agents import Agent, AgentSession
+from agenteval.models import Content, EvalCase, Invocation
+
+from . import _target
+from ._events import Form, app_details, build_invocation, to_genai_content
+from ._loading import LoadedAgent, load_agent
+
+__all__ = ["AdkAgent"]
+
+logger = logging.getLogger(__name__)
+
+#: ADK's eval defaults for a case without ``session_input``.
+DEFAULT_APP_NAME = "EvaluationGenerator"
+DEFAULT_USER_ID = "test_user_id"
+SESSION_ID_PREFIX = "adk-eval-session-"
+
+
+class _Session(AgentSession):
+    def __init__(self, runner: Any, recorder: Any, user_id: str, session_id: str, form: Form) -> None:
+        self._runner = runner
+        self._recorder = recorder
+        self._user_id = user_id
+        self._session_id = session_id
+        self._form = form
+
+    async def turn(self, user_content: Content) -> Invocation:
+        message = to_genai_content(user_content)
+        events: list[Any] = []
+        started_at, clock = time.time(), time.monotonic()
+        stream = self._runner.run_async(
+            user_id=self._user_id, session_id=self._session_id, new_message=message
+        )
+        async with aclosing(stream):
+            async for event in stream:
+                events.append(event)
+        duration = round(time.monotonic() - clock, 3)
+        invocation_id = next((e.invocation_id for e in events if e.invocation_id), "")
+        return build_invocation(
+            user_content,
+            events,
+            form=self._form,
+            app=app_details(self._recorder.take(invocation_id)),
+            started_at=started_at,
+            duration=duration,
+        )
+
+
+class _Run:
+    """What one run shares between its cases: the root agent, services and runners."""
+
+    def __init__(self, loaded: LoadedAgent) -> None:
+        from google.adk.artifacts import InMemoryArtifactService
+        from google.adk.memory import InMemoryMemoryService
+        from google.adk.sessions import InMemorySessionService
+
+        from ._plugins import RequestRecorder, RetryDefaults
+
+        self.loaded = loaded
+        self.sessions = InMemorySessionService()
+        self.artifacts = InMemoryArtifactService()
+        self.memory = InMemoryMemoryService()
+        self.recorder = RequestRecorder()
+        self.plugins = [self.recorder, RetryDefaults()]
+        self.runners: dict[str, Any] = {}
+        self.root_agent: Any = loaded.root_agent
+        self.exit_stack: Any = None
+        self._lock = asyncio.Lock()
+
+    async def root(self) -> Any:
+        """The root agent; ``get_agent_async()`` is awaited once, on first use."""
+        async with self._lock:
+            if self.root_agent is None:
+                made = await self.loaded.factory()
+                agent, self.exit_stack = made if isinstance(made, tuple) else (made, None)
+                self.root_agent = _checked_agent(agent, self.loaded.source)
+        return self.root_agent
+
+    def runner(self, app_name: str, root: Any) -> Any:
+        if app_name not in self.runners:
+            from google.adk.apps import App
+            from google.adk.runners import Runner
+
+            app = self.loaded.app
+            if app is not None:  # the app's plugins and configs apply; ours run after them
+                app = app.model_copy(update={"plugins": [*app.plugins, *self.plugins], "root_agent": root})
+            else:  # validation skipped, as Runner does for a bare agent: any folder name goes
+                app = App.model_construct(name=self.loaded.name, root_agent=root, plugins=list(self.plugins))
+            self.runners[app_name] = Runner(
+                app=app,
+                app_name=app_name,
+                session_service=self.sessions,
+                artifact_service=self.artifacts,
+                memory_service=self.memory,
+            )
+        return self.runners[app_name]
+
+    async def close(self) -> None:
+        # Every runner wraps the same agent and plugins: closing one closes its toolsets
+        # and plugins once.
+        runners, self.runners = list(self.runners.values()), {}
+        try:
+            if runners:
+                await runners[0].close()
+        except Exception as exc:  # noqa: BLE001 - closing must not hide the run's results
+            logger.warning("closing the ADK runner failed: %s: %s", type(exc).__name__, exc)
+        stack, self.exit_stack = self.exit_stack, None
+        if stack is not None:
+            try:
+                await (stack.aclose() if hasattr(stack, "aclose") else stack.__aexit__(None, None, None))
+            except Exception as exc:  # noqa: BLE001 - as above
+                logger.warning("closing get_agent_async's exit stack failed: %s: %s", type(exc).__name__, exc)
+
+
+def _checked_agent(agent: Any, source: str) -> Any:
+    from google.adk.agents import BaseAgent
+    from google.adk.workflow import BaseNode
+
+    if not isinstance(agent, (BaseAgent, BaseNode)):
+        raise TypeError(f"{source} returned a {type(agent).__name__}, not an ADK agent")
+    return agent
+
+
+class AdkAgent(Agent):
+    """Runs a Google ADK agent (a folder holding ``agent.py`` with ``root_agent``, or a
+    dotted module) in-process, one ADK session per eval case."""
+
+    description = "a Google ADK agent: its folder (agent.py with root_agent) or a dotted module"
+
+    def __init__(self, target: str, *, intermediate_form: Form = "events") -> None:
+        super().__init__(target)
+        if intermediate_form not in ("events", "legacy"):
+            raise ValueError(f"intermediate_form must be 'events' or 'legacy', not {intermediate_form!r}")
+        self.intermediate_form: Form = intermediate_form
+        self._loaded: Optional[LoadedAgent] = None
+        self._run: Optional[_Run] = None
+
+    @classmethod
+    def claims(cls, target: str) -> bool:
+        return _target.claims(target)
+
+    def check_ready(self) -> None:
+        self._loaded = load_agent(self.target)
+
+    async def session(self, case: EvalCase) -> AgentSession:
+        if self._loaded is None:
+            self._loaded = load_agent(self.target)
+        if self._run is None:
+            self._run = _Run(self._loaded)
+        run = self._run
+        root = await run.root()
+        given = case.session_input
+        app_name = given.app_name if given else DEFAULT_APP_NAME
+        user_id = given.user_id if given else DEFAULT_USER_ID
+        pinned = given.session_id if given else None
+        session = None
+        if pinned:  # a pinned session that already exists is reused as it is, as ADK does
+            session = await run.sessions.get_session(app_name=app_name, user_id=user_id, session_id=pinned)
+        if session is None:
+            session = await run.sessions.create_session(
+                app_name=app_name,
+                user_id=user_id,
+                state=copy.deepcopy(given.state) if given else {},
+                session_id=pinned or f"{SESSION_ID_PREFIX}{uuid.uuid4()}",
+            )
+        runner = run.runner(app_name, root)
+        return _Session(runner, run.recorder, user_id, session.id, self.intermediate_form)
+
+    async def aclose(self) -> None:
+        run, self._run = self._run, None
+        if run is not None:
+            await run.close()
