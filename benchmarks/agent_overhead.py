@@ -8,7 +8,12 @@ the run splits into:
 * fixed cost = start-up to the first agent call + the last agent call to process exit
   (goal: under 1 s; ``adk eval`` spends about 9 s before its first model call);
 * per-case overhead = the time between the first and last agent call, per case (how
-  much the engine spends around each agent turn: sessions, bookkeeping, scheduling).
+  much the engine spends around each agent turn: sessions, bookkeeping, scheduling; with
+  ``--turn-seconds`` it includes the agent's own time).
+
+Criteria set up in the background while the agent runs (``Evaluator.prepare``: ROUGE's
+nltk import), so with a no-op agent that setup lands in the exit phase, and with an agent
+that takes real time per turn (``--turn-seconds 0.05``) it disappears behind the turns.
 
 Each size is run with a trajectory criterion and with ``response_match_score`` (ROUGE-1,
 whose rouge-score dependency imports nltk: about half a second of start-up on its own).
@@ -43,6 +48,7 @@ def respond(message, history):
             handle.write(repr(stamp))
     with open(os.environ["AGENTEVAL_BENCH_LAST"], "w") as handle:
         handle.write(repr(stamp))
+    time.sleep(float(os.environ["AGENTEVAL_BENCH_TURN_SECONDS"]))
     return "It is sunny."
 """
 
@@ -72,13 +78,18 @@ def _agenteval() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "agenteval"]
 
 
-def measure(cases: int, criterion: str, workdir: Path) -> dict[str, float]:
+def measure(cases: int, criterion: str, workdir: Path, turn_seconds: float = 0.0) -> dict[str, float]:
     evalset = workdir / f"overhead_{cases}.evalset.json"
     evalset.write_text(json.dumps(_eval_set(cases)))
     agent = workdir / "noop_agent.py"
     agent.write_text(NOOP_AGENT)
     first, last = workdir / "first.txt", workdir / "last.txt"
-    env = {**os.environ, "AGENTEVAL_BENCH_FIRST": str(first), "AGENTEVAL_BENCH_LAST": str(last)}
+    env = {
+        **os.environ,
+        "AGENTEVAL_BENCH_FIRST": str(first),
+        "AGENTEVAL_BENCH_LAST": str(last),
+        "AGENTEVAL_BENCH_TURN_SECONDS": repr(turn_seconds),
+    }
     command = [
         *_agenteval(),
         "run",
@@ -113,8 +124,15 @@ def main() -> None:
     parser.add_argument(
         "--criteria", nargs="+", default=["tool_trajectory_avg_score", "response_match_score"]
     )
+    parser.add_argument(
+        "--turn-seconds",
+        type=float,
+        default=0.0,
+        help="how long the agent takes per turn (0: a no-op agent; try 0.05 for a fast real one)",
+    )
     args = parser.parse_args()
-    print(f"no-op agent through `agenteval run --agent`; median of {args.repeat} runs per size")
+    agent = "a no-op agent" if not args.turn_seconds else f"an agent taking {args.turn_seconds:g} s per turn"
+    print(f"{agent} through `agenteval run --agent`; median of {args.repeat} runs per size")
     print(
         f"{'criterion':<26} {'cases':>6} {'total s':>8} {'start-up s':>10} {'exit s':>7} "
         f"{'fixed s':>8} {'per case ms':>12}"
@@ -122,7 +140,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for criterion in args.criteria:
             for cases in args.cases:
-                runs = [measure(cases, criterion, Path(tmp)) for _ in range(args.repeat)]
+                runs = [measure(cases, criterion, Path(tmp), args.turn_seconds) for _ in range(args.repeat)]
                 median = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
                 fixed = median["startup"] + median["exit"]
                 per_case = median["agent_phase"] / max(cases - 1, 1) * 1000

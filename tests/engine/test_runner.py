@@ -478,3 +478,81 @@ def test_cancelling_a_run_keeps_what_was_scored():
         "fast_2": (Status.PASSED, None),
     }
     assert result.summary.not_evaluated_reasons == {"interrupted": 1}
+
+
+class Prepared(Evaluator):
+    """Records the threads its ``prepare()`` ran in; evaluate checks it ran first."""
+
+    info = EvaluatorInfo(description="Needs setup.", default_threshold=0.5)
+    threads: list = []
+
+    def prepare(self):
+        import threading
+
+        type(self).threads.append(threading.current_thread().name)
+
+    def evaluate(self, ctx):
+        assert type(self).threads, "evaluate before prepare"
+        return Score(value=1.0)
+
+
+class PrepareFails(Evaluator):
+    info = EvaluatorInfo(description="Setup fails.", default_threshold=0.5)
+
+    def prepare(self):
+        raise ImportError("no module named 'heavy_model'")
+
+    def evaluate(self, ctx):  # pragma: no cover - never reached
+        raise AssertionError("evaluate without a prepared evaluator")
+
+
+PREPARING = registry_for(prepared=Prepared, prepare_fails=PrepareFails, fixed=Fixed)
+
+
+def test_prepare_runs_once_per_evaluator_before_evaluate_in_a_worker_thread():
+    Prepared.threads = []
+    result = evaluate(eval_set("a", "b", "c"), eval_set("a", "b", "c"), ["prepared"], registry=PREPARING)
+    assert all(case.status is Status.PASSED for case in result.cases())
+    assert len(Prepared.threads) == 1 and Prepared.threads[0] != "MainThread"
+
+
+def test_a_failing_prepare_errors_that_criterion_only():
+    result = evaluate(
+        eval_set("a", "b"), eval_set("a", "b"), {"prepare_fails": {}, "fixed": 0.5}, registry=PREPARING
+    )
+    for case in result.cases():
+        failed, fine = case.criteria
+        assert failed.status is Status.ERRORED and failed.reason_code == "prepare_error"
+        assert failed.reason.startswith("the evaluator's prepare() raised: ImportError: no module named")
+        assert failed.error.type == "ImportError"
+        assert fine.status is Status.PASSED
+    with pytest.raises(ImportError):
+        evaluate(eval_set(), eval_set(), ["prepare_fails"], registry=PREPARING, strict=True)
+
+
+def test_with_an_agent_prepare_starts_in_the_background_when_the_agent_starts():
+    from agenteval.agents import Agent, AgentSession
+
+    Prepared.threads = []
+
+    class Quick(Agent):
+        async def session(self, case):
+            class _S(AgentSession):
+                async def turn(self, user_content):
+                    return TURN.model_copy(update={"user_content": user_content})
+
+            return _S()
+
+    result = agenteval.evaluate_agent(Quick("quick"), _write_eval_set(), ["prepared"], registry=PREPARING)
+    assert result.passed
+    assert Prepared.threads == ["agenteval-prepare"]
+
+
+def _write_eval_set():
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp())
+    path = folder / "x.evalset.json"
+    path.write_text(eval_set("a", "b").to_json())
+    return path

@@ -13,7 +13,7 @@ from typing import Any, Optional, Union
 
 from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
 from ._resolve import ResolvedCriterion, resolve_criteria
-from ._runner import DEFAULT_CONCURRENCY, AgentRun, Job, run_jobs, run_sync
+from ._runner import DEFAULT_CONCURRENCY, AgentRun, Job, run_jobs, run_sync, start_preparing
 from .agents import Agent, AgentFailure, prepare_user_simulators, run_agent
 from .criterion import Criterion
 from .errors import ConfigError, CriterionLoadError, DataError
@@ -261,6 +261,7 @@ async def run_agent_for(
     that scoring (in another event loop) can use it again.
     """
     user_simulator = user_simulator or (lambda job: job.user_simulator)
+    start_preparing(jobs)  # the criteria's heavy setup overlaps with the agent's turns
     if num_runs < 1:
         raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
     for job in jobs:

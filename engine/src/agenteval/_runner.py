@@ -14,11 +14,13 @@ Nothing is dropped: every pair yields exactly one ``CriterionResult``.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import gc
 import inspect
 import math
 import statistics
+import threading
 import time
 import traceback
 from collections.abc import Awaitable, Iterable, Iterator, Sequence
@@ -47,7 +49,7 @@ from .results import (
     worst_status,
 )
 
-__all__ = ["DEFAULT_CONCURRENCY", "AgentRun", "Job", "run_jobs", "run_sync"]
+__all__ = ["DEFAULT_CONCURRENCY", "AgentRun", "Job", "run_jobs", "run_sync", "start_preparing"]
 
 DEFAULT_CONCURRENCY = 16
 
@@ -83,6 +85,8 @@ class Job:
     #: Makes the user simulator of each conversation scenario (``--agent`` runs with
     #: scenario cases; a ``UserSimulatorFactory``), else None.
     user_simulator: Optional[Any] = None
+    #: The evaluators' ``prepare()`` running in the background (``start_preparing``).
+    preparing: Optional[concurrent.futures.Future] = None
 
     def runs(self) -> list[AgentRun]:
         """Every run, first to last."""
@@ -143,6 +147,57 @@ async def _agent_failed(criterion: ResolvedCriterion, failure: AgentFailure) -> 
         reason_code=failure.code,
         error=error,
     )
+
+
+def start_preparing(jobs: Sequence[Job]) -> None:
+    """Start every evaluator's ``prepare()`` in a background thread (once per evaluator,
+    in criterion order); ``run_jobs`` waits for it. Called when the agent starts, so that
+    heavy setup overlaps with the agent's turns."""
+    future: concurrent.futures.Future = concurrent.futures.Future()
+    evaluators = _evaluators(jobs)
+
+    def work() -> None:
+        future.set_result(_prepare_all(evaluators))
+
+    threading.Thread(target=work, name="agenteval-prepare", daemon=True).start()
+    for job in jobs:
+        job.preparing = future
+
+
+def _evaluators(jobs: Sequence[Job]) -> list:
+    unique: dict[int, object] = {}
+    for job in jobs:
+        for criterion in job.criteria:
+            unique.setdefault(id(criterion.evaluator), criterion.evaluator)
+    return list(unique.values())
+
+
+def _prepare_all(evaluators: Sequence) -> dict[int, BaseException]:
+    """Each evaluator's ``prepare()``; the exceptions raised, by evaluator id."""
+    failed: dict[int, BaseException] = {}
+    for evaluator in evaluators:
+        try:
+            evaluator.prepare()
+        except Exception as exc:  # failing is data: that criterion's results say why
+            failed[id(evaluator)] = exc
+    return failed
+
+
+async def _prepared(jobs: Sequence[Job]) -> dict[int, BaseException]:
+    """Wait for the background preparation, or prepare now (in a worker thread)."""
+    started = {id(job.preparing): job.preparing for job in jobs if job.preparing is not None}
+    failed: dict[int, BaseException] = {}
+    for future in started.values():
+        failed.update(await asyncio.wrap_future(future))
+    pending = [e for job in jobs if job.preparing is None for e in _evaluators([job])]
+    if pending:
+        failed.update(await asyncio.to_thread(_prepare_all, list({id(e): e for e in pending}.values())))
+    return failed
+
+
+async def _prepare_failed(criterion: ResolvedCriterion, exc: BaseException) -> CriterionResult:
+    result = _errored(criterion, exc, time.perf_counter(), "the evaluator's prepare() raised")
+    return result.model_copy(update={"reason_code": "prepare_error"})
 
 
 async def _run_missing(criterion: ResolvedCriterion, run_index: int, runs: int) -> CriterionResult:
@@ -227,7 +282,8 @@ def combine_runs(criterion: ResolvedCriterion, runs: Sequence[CriterionResult]) 
         if broken and not criterion.info.informational:
             index, first = broken[0]
             which = ", ".join(str(i) for i, _ in broken)
-            reason = f"run(s) {which} of {len(runs)} {status.value.lower().replace('_', ' ')}: {first.reason}"
+            why = first.reason or first.reason_code or "no reason given"
+            reason = f"run(s) {which} of {len(runs)} {status.value.lower().replace('_', ' ')}: {why}"
             return CriterionResult(
                 **common, status=status, reason=reason, reason_code=first.reason_code, error=first.error
             )
@@ -481,6 +537,9 @@ async def _run_jobs(
     judge: Optional[JudgeService],
 ) -> RunResult:
     limit = asyncio.Semaphore(max(1, concurrency))
+    unprepared = await _prepared(jobs)
+    if strict and unprepared:
+        raise next(iter(unprepared.values()))
     tasks: list[asyncio.Task[CriterionResult]] = []
     order: list[ResolvedCriterion] = []
     for set_index, job in enumerate(jobs):
@@ -490,7 +549,9 @@ async def _run_jobs(
                 failure = run.failures.get(case.eval_id)
                 scope = f"{set_index}:{case.eval_id}" + (f"#run{run_index + 1}" if run_index else "")
                 for criterion in job.criteria:
-                    if failure is not None:
+                    if id(criterion.evaluator) in unprepared:
+                        coro = _prepare_failed(criterion, unprepared[id(criterion.evaluator)])
+                    elif failure is not None:
                         coro = _agent_failed(criterion, failure)
                     elif case.eval_id not in run.actual:
                         coro = _run_missing(criterion, run_index, len(runs))

@@ -246,6 +246,13 @@ class Evaluator(ABC):
     def check_ready(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Preflight before any case runs (credentials, project...). Raise to stop."""
 
+    def prepare(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
+        """Costly one-time setup (heavy imports, loading a model), run once per run before
+        the first ``evaluate``, in a worker thread. With ``--agent`` it runs while the
+        agent does, so its cost is hidden behind the agent's turns. Raising makes this
+        criterion's results ERRORED (``prepare_error``); other criteria are unaffected.
+        Must be safe to call more than once (e.g. by ``agenteval.testing``)."""
+
     def judge_models(self) -> list[str]:
         """The judge models this evaluator will call (checked before any work).
 

@@ -464,6 +464,11 @@ def check_evaluator(
         evaluator.check_ready()
     except Exception as exc:  # noqa: BLE001
         _fail(cls, f"check_ready() raised {type(exc).__name__}: {exc} (pass params that make it ready)")
+    for attempt in ("prepare()", "prepare() a second time"):  # it must be safe to repeat
+        try:
+            evaluator.prepare()
+        except Exception as exc:  # noqa: BLE001
+            _fail(cls, f"{attempt} raised {type(exc).__name__}: {exc}")
     if info.informational:
         threshold = None
     elif threshold is None:

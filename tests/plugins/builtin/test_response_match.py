@@ -169,3 +169,20 @@ def test_many_scorings_are_fast():
     assert result.value is not None and 0 < result.value < 1
     # About 0.1 s on a 2-core machine; the bound only catches a lost stemming cache.
     assert elapsed < 3.0, f"2000 ROUGE-1 scorings took {elapsed:.2f} s"
+
+
+def test_importing_the_criterion_does_not_import_nltk_until_prepare():
+    """rouge-score imports nltk (about half a second): only ``prepare()`` or the first
+    score pays for it, so a run starts its agent without waiting for it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from agenteval_builtin.response_match import ResponseMatchScore\n"
+        "assert 'nltk' not in sys.modules and 'rouge_score.rouge_scorer' not in sys.modules\n"
+        "ResponseMatchScore().prepare()\n"
+        "assert 'nltk' in sys.modules and 'rouge_score.rouge_scorer' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

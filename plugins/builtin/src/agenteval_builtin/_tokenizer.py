@@ -28,15 +28,23 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
-from nltk.stem import porter
-from rouge_score import tokenize as rouge_tokenize
-
-__all__ = ["UnicodeAwareTokenizer", "tokenize"]
+__all__ = ["UnicodeAwareTokenizer", "load_stemming", "tokenize"]
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
-_STEMMER = porter.PorterStemmer()
+
+
+@lru_cache(maxsize=1)
+def load_stemming() -> tuple[Callable, object]:
+    """rouge_score's word tokenisation and NLTK's Porter stemmer, imported on first use:
+    importing nltk costs about half a second, which runs without ROUGE should not pay
+    (``ResponseMatchScore.prepare`` calls this in the background)."""
+    from nltk.stem import porter
+    from rouge_score import tokenize as rouge_tokenize
+
+    return rouge_tokenize.tokenize, porter.PorterStemmer()
 
 
 def _is_solo_script(code: int) -> bool:
@@ -87,7 +95,8 @@ _TABLE = _RewriteTable()
 @lru_cache(maxsize=1 << 16)
 def _ascii_word_tokens(word: str) -> tuple[str, ...]:
     # rouge_score's own default tokenisation, stemmer included, once per distinct word.
-    return tuple(rouge_tokenize.tokenize(word, _STEMMER))
+    tokenize_words, stemmer = load_stemming()
+    return tuple(tokenize_words(word, stemmer))
 
 
 def _words(text: str) -> list[str]:

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
+from typing import Any
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
-from rouge_score import rouge_scorer
 
 from ._format import shorten
 from ._summary import summarise
-from ._tokenizer import UnicodeAwareTokenizer, tokenize
+from ._tokenizer import UnicodeAwareTokenizer, load_stemming, tokenize
 
 __all__ = ["ResponseMatchScore"]
 
-# One scorer for the process: it holds no per-call state, and building one per call
-# would waste time.
-_SCORER = rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeAwareTokenizer())
 _MAX_SHOWN_TOKENS = 8
+
+
+@lru_cache(maxsize=1)
+def _scorer() -> Any:
+    """One rouge-score scorer for the process (it holds no per-call state), built on first
+    use: rouge-score imports nltk, about half a second of start-up."""
+    from rouge_score import rouge_scorer
+
+    load_stemming()
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeAwareTokenizer())
 
 
 class ResponseMatchScore(Evaluator):
@@ -46,6 +54,10 @@ class ResponseMatchScore(Evaluator):
         requires_expected=True,
     )
 
+    def prepare(self) -> None:
+        """Import rouge-score and nltk (in the background while the agent runs)."""
+        _scorer()
+
     def evaluate(self, ctx: EvaluationContext) -> Score:
         scores = [_score_invocation(got.final_text(), want.final_text()) for got, want in ctx.pairs()]
         return summarise(scores, ctx.threshold)
@@ -53,7 +65,7 @@ class ResponseMatchScore(Evaluator):
 
 def _score_invocation(response: str, reference: str) -> InvocationScore:
     # Same argument order as ADK: target = the expected text, prediction = the response.
-    rouge = _SCORER.score(reference, response)["rouge1"]
+    rouge = _scorer().score(reference, response)["rouge1"]
     response_tokens = tokenize(response)
     reference_tokens = tokenize(reference)
     details = {
