@@ -33,9 +33,7 @@ def respond(message: str, history: list) -> dict:
         }
     if "yen" in text:
         return {
-            "tool_calls": [
-                {"name": "convert_currency", "args": {"amount": 780, "from": "EUR", "to": "JPY"}}
-            ],
+            "tool_calls": [{"name": "convert_currency", "args": {"amount": 780, "from": "EUR", "to": "JPY"}}],
             "tool_responses": [{"name": "convert_currency", "response": {"amount": 126204, "to": "JPY"}}],
             "text": "780 euros is about 126,000 Japanese yen at today's rate.",
         }
