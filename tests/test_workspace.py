@@ -16,6 +16,7 @@ DISTRIBUTIONS = [
     ROOT / "plugins" / "llm_judges",
     ROOT / "plugins" / "vertex_safety",
     ROOT / "plugins" / "adk",
+    ROOT / "plugins" / "pytest",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 

@@ -1,0 +1,309 @@
+"""The pytest plugin: each case of an eval file is a test, once an agent is named for it.
+
+``*.test.json`` and ``*.evalset.json`` files are collected only when an agent is named for
+them, first match wins: the ``pytest_agenteval_agent`` hook in a ``conftest.py`` (scoped to
+its folder), ``--agenteval-agent TARGET``, or the ``agenteval_agent`` ini option. Other
+JSON files, and eval files without an agent, are left alone.
+
+The first test of a file runs ``agenteval.evaluate_agent`` on the file's selected cases
+(all at once, concurrently) and keeps the result on the file's collector; every test then
+reads its own case. A case passes when its status is PASSED or INFORMATIONAL, the rule of
+``agenteval run``'s exit code.
+
+pytest loads this module in every run, so it imports nothing from agenteval itself: the
+engine is imported when an eval file is collected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+import pytest
+
+from . import hookspecs
+
+if TYPE_CHECKING:
+    from agenteval import CaseResult, RunResult
+    from agenteval.models import EvalCase
+
+__all__ = ["EvalCaseItem", "EvalFile"]
+
+#: The names ``agenteval run FOLDER`` picks up.
+_EVAL_FILE = re.compile(r".*\.(test|evalset)\.json$", re.IGNORECASE)
+#: ``path/to/agent.py:function`` (the function part may be dotted).
+_FILE_TARGET = re.compile(r"^(?P<file>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_.]*)$")
+_NO_AGENT = (
+    "no agent is named for this eval file, so its cases cannot run. Name one with the "
+    "pytest_agenteval_agent(path) hook in a conftest.py, with --agenteval-agent TARGET, "
+    "or with the agenteval_agent ini option (docs/pytest.md)"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    agent: Optional[str]
+    num_runs: int
+    criteria: Optional[tuple[str, ...]]
+
+
+_SETTINGS = pytest.StashKey[_Settings]()
+_WARNINGS = pytest.StashKey[dict[str, list[str]]]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agenteval", "agenteval: eval files (*.test.json, *.evalset.json) as tests")
+    group.addoption(
+        "--agenteval-agent",
+        metavar="TARGET",
+        help=(
+            "the agent under test for eval files no pytest_agenteval_agent hook names one for: an "
+            "agenteval --agent target (pkg.module:function, path/to/agent.py:function, a folder...)"
+        ),
+    )
+    group.addoption(
+        "--agenteval-num-runs",
+        metavar="N",
+        help="run each eval case N times; verdicts use the mean score, as ADK's num_runs (default 1)",
+    )
+    group.addoption(
+        "--agenteval-criteria",
+        metavar="A,B",
+        help=(
+            "apply only these criteria (as agenteval run --criteria: thresholds and params "
+            "from the test_config.json beside each file are kept)"
+        ),
+    )
+    parser.addini(
+        "agenteval_agent",
+        "the agent under test for eval files (as --agenteval-agent; a relative path is taken "
+        "from the ini file's folder)",
+    )
+    parser.addini("agenteval_num_runs", "run each eval case this many times (default 1)")
+
+
+def _ini_base(config: pytest.Config) -> Path:
+    return config.inipath.parent if config.inipath is not None else config.rootpath
+
+
+def _absolute_target(target: str, base: Path) -> str:
+    """``target`` with a relative file or folder part made absolute against ``base``;
+    module targets (``pkg.module:function``) and URLs are returned unchanged."""
+    if "://" in target:
+        return target
+    match = _FILE_TARGET.match(target)
+    path_part = match["file"] if match else target
+    if Path(path_part).is_absolute() or not (base / path_part).exists():
+        return target
+    resolved = str(base / path_part)
+    return f"{resolved}:{match['function']}" if match else resolved
+
+
+def _num_runs(value: Any, where: str) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise pytest.UsageError(f"{where}: expected a whole number of runs, at least 1; got {value!r}")
+    return number
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    option = config.getoption("agenteval_agent")
+    ini = config.getini("agenteval_agent")
+    agent = None
+    if option:
+        agent = _absolute_target(option, config.invocation_params.dir)
+    elif ini:
+        agent = _absolute_target(str(ini).strip(), _ini_base(config))
+    runs_option = config.getoption("agenteval_num_runs")
+    runs_ini = config.getini("agenteval_num_runs")
+    if runs_option is not None:
+        num_runs = _num_runs(runs_option, "--agenteval-num-runs")
+    elif runs_ini:
+        num_runs = _num_runs(runs_ini, "agenteval_num_runs")
+    else:
+        num_runs = 1
+    criteria = None
+    criteria_option = config.getoption("agenteval_criteria")
+    if criteria_option is not None:
+        names = [n.strip() for n in criteria_option.split(",") if n.strip()]
+        if not names:
+            msg = "--agenteval-criteria: give at least one criterion name, e.g. response_match_score"
+            raise pytest.UsageError(msg)
+        criteria = tuple(dict.fromkeys(names))
+    config.stash[_SETTINGS] = _Settings(agent=agent, num_runs=num_runs, criteria=criteria)
+    config.stash[_WARNINGS] = {}
+
+
+def _agent_for(file_path: Path, parent: pytest.Collector) -> Any:
+    """The agent named for ``file_path``: the nearest conftest's hook, else the options."""
+    hook = parent.session.gethookproxy(file_path)
+    agent = hook.pytest_agenteval_agent(path=file_path, config=parent.config)
+    if isinstance(agent, os.PathLike):
+        agent = os.fspath(agent)
+    if isinstance(agent, str):
+        agent = _absolute_target(agent, parent.config.invocation_params.dir) if agent.strip() else None
+    if agent is not None:
+        return agent
+    return parent.config.stash[_SETTINGS].agent
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
+    if not _EVAL_FILE.match(file_path.name):
+        return None
+    agent = _agent_for(file_path, parent)
+    if agent is None:
+        if parent.session.isinitpath(file_path):  # named on the command line: say why nothing runs
+            return _UnnamedEvalFile.from_parent(parent, path=file_path)
+        return None
+    return EvalFile.from_parent(parent, path=file_path, agent=agent)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    warnings = config.stash.get(_WARNINGS, {})
+    if not warnings:
+        return
+    terminalreporter.section("agenteval warnings")
+    for source, messages in warnings.items():
+        for message in messages:
+            terminalreporter.line(f"{source}: {message}")
+
+
+class _UnnamedEvalFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        raise self.CollectError(f"{self.path.name}: {_NO_AGENT}")
+
+
+class _EvalProblem(Exception):
+    """Why a file's cases could not run (its text is the whole failure report)."""
+
+
+class _CaseNotPassed(AssertionError):
+    """A case whose status is not PASSED or INFORMATIONAL; its text is the report."""
+
+
+class EvalFile(pytest.File):
+    """An eval file; its items are its cases, and it runs them together once."""
+
+    def __init__(self, *, agent: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.agent = agent
+        self._outcome: Union[None, RunResult, _EvalProblem] = None
+        self._case_ids: list[str] = []
+
+    def collect(self) -> Iterator[EvalCaseItem]:
+        from agenteval import AgentEvalError, load_eval_set
+        from agenteval.agents import Agent
+
+        if not isinstance(self.agent, (str, Agent)):
+            msg = (
+                f"pytest_agenteval_agent returned {self.agent!r}; return an agenteval --agent "
+                "target (a str) or an agenteval.agents.Agent, or None"
+            )
+            raise self.CollectError(msg)
+        try:
+            eval_set = load_eval_set(self.path)
+        except AgentEvalError as exc:
+            raise self.CollectError(str(exc)) from None
+        self._case_ids = [case.eval_id for case in eval_set.eval_cases]
+        for case in eval_set.eval_cases:
+            yield EvalCaseItem.from_parent(
+                self, name=case.eval_id, case=case, eval_set_id=eval_set.eval_set_id
+            )
+
+    def _selection(self) -> str:
+        """The ``agenteval run`` PATH for this file's cases selected in this session (all of
+        them when a selection cannot be spelt ``FILE:ID,ID``)."""
+        path = str(self.path)
+        selected = [i.name for i in self.session.items if isinstance(i, EvalCaseItem) and i.parent is self]
+        if not selected or set(selected) == set(self._case_ids):
+            return path
+        spellable = ":" not in os.path.splitdrive(path)[1] and all(
+            name == name.strip() and "," not in name for name in selected
+        )
+        return f"{path}:{','.join(selected)}" if spellable else path
+
+    def result(self) -> RunResult:
+        """The file's run result, made by the first of its tests that asks for it."""
+        if self._outcome is None:
+            try:
+                self._outcome = self._evaluate()
+            except Exception as exc:  # an engine or plugin bug: the first test shows the traceback
+                self._outcome = _EvalProblem(
+                    f"evaluating {self.path.name} raised {type(exc).__name__}: {exc} "
+                    "(the traceback is in the file's first failed test)"
+                )
+                raise
+        if isinstance(self._outcome, _EvalProblem):
+            raise self._outcome
+        return self._outcome
+
+    def _evaluate(self) -> Union[RunResult, _EvalProblem]:
+        from agenteval import AgentEvalError, evaluate_agent
+
+        settings = self.config.stash[_SETTINGS]
+        try:
+            criteria = _criteria_config(self.path, settings.criteria) if settings.criteria else None
+            result = evaluate_agent(self.agent, self._selection(), criteria, num_runs=settings.num_runs)
+        except AgentEvalError as exc:
+            return _EvalProblem(f"agenteval could not run {self.path.name}: {exc}")
+        if result.interrupted:  # Ctrl-C while scoring: stop the session, as pytest would
+            raise KeyboardInterrupt
+        if result.warnings:
+            self.config.stash[_WARNINGS][self.nodeid] = list(result.warnings)
+        return result
+
+
+def _criteria_config(path: Path, names: tuple[str, ...]) -> Any:
+    """``--agenteval-criteria``: the config beside ``path`` (else ADK's defaults) with only
+    the named criteria, keeping their configured thresholds and params (the CLI's rule)."""
+    from agenteval import Criterion, EvalConfig, load_config
+    from agenteval.loading import CONFIG_FILE_NAME
+
+    beside = path.parent / CONFIG_FILE_NAME
+    config = load_config(beside) if beside.is_file() else EvalConfig.default()
+    return dataclasses.replace(config, criteria=[config.get(n) or Criterion(name=n) for n in names])
+
+
+class EvalCaseItem(pytest.Item):
+    """One eval case: passes when its status is PASSED or INFORMATIONAL."""
+
+    def __init__(self, *, case: EvalCase, eval_set_id: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.eval_set_id = eval_set_id
+        self.extra_keyword_matches.add(eval_set_id)
+        self.case_result: Optional[CaseResult] = None
+
+    def runtest(self) -> None:
+        assert isinstance(self.parent, EvalFile)
+        result = self.parent.result()
+        found = next((c for c in result.cases() if c.eval_id == self.name), None)
+        if found is None:
+            raise _EvalProblem(f"case {self.name!r} has no result in the run of {self.path.name}")
+        self.case_result = found
+        self.user_properties.append(("agenteval_status", found.status.value))
+        for criterion in found.criteria:
+            self.user_properties.append((f"agenteval.{criterion.criterion}", criterion.score))
+        if not found.status.ok:
+            from ._report import case_report
+
+            raise _CaseNotPassed(case_report(found, self.case.conversation))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (_CaseNotPassed, _EvalProblem)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, Optional[int], str]:
+        return self.path, None, f"{self.eval_set_id}::{self.name}"
