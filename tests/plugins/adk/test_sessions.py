@@ -212,3 +212,20 @@ def test_recorded_turns_round_trip_through_json(team, team_evalset, form):
     )
     again = EvalSet.model_validate_json(eval_set.to_json())
     assert again == eval_set
+
+
+def test_each_case_has_its_own_memory_and_shares_sessions_and_artifacts(team):
+    """As in ``adk eval``: what one case stores in memory cannot reach another."""
+
+    async def go():
+        agent = AdkAgent(str(team))
+        first = await agent.session(make_case([]))
+        second = await agent.session(make_case([]))
+        await agent.aclose()
+        return first._runner, second._runner
+
+    first, second = asyncio.run(go())
+    assert first is not second
+    assert first.memory_service is not second.memory_service
+    assert first.session_service is second.session_service
+    assert first.artifact_service is second.artifact_service

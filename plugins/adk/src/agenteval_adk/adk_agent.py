@@ -8,11 +8,11 @@ Each eval case is one ADK session, seeded from the case's ``session_input`` (app
 id, state, pinned session id) with ADK's defaults otherwise (app ``EvaluationGenerator``,
 user ``test_user_id``, a generated ``adk-eval-session-...`` id); every user turn is one
 ``Runner.run_async`` call, whose events become that turn's ``Invocation`` (see
-``_events``). A ``Runner`` serves one app name, so one is built per app name the cases use
-and reused by them; sessions, artifacts and memory live in in-memory services shared by the
-run's cases (``adk eval`` shares sessions and artifacts too, but gives each case its own
-memory). An exception raised by the agent (a tool, a callback, the model) makes that case
-ERRORED.
+``_events``). Each case gets its own ``Runner`` (cheap: a fraction of a millisecond) with its
+own in-memory memory service, so nothing one case stores in memory leaks into another, as
+with ``adk eval``; sessions and artifacts live in in-memory services shared by the run's
+cases, as ``adk eval`` shares them. An exception raised by the agent (a tool, a callback,
+the model) makes that case ERRORED.
 
 ``AdkAgent(target, intermediate_form="legacy")`` records the legacy ``tool_uses`` form
 instead of ADK's ``invocation_events``; the builtin criteria score both alike.
@@ -88,10 +88,12 @@ class _Run:
         self.loaded = loaded
         self.sessions = InMemorySessionService()
         self.artifacts = InMemoryArtifactService()
-        self.memory = InMemoryMemoryService()
+        self.new_memory = InMemoryMemoryService
         self.recorder = RequestRecorder()
         self.plugins = [self.recorder, RetryDefaults()]
-        self.runners: dict[str, Any] = {}
+        self.apps: dict[str, Any] = {}
+        #: Every case's runner wraps the same agent and plugins: closing one closes them.
+        self.closer: Any = None
         self.root_agent: Any = loaded.root_agent
         self.exit_stack: Any = None
         self._lock = asyncio.Lock()
@@ -106,31 +108,33 @@ class _Run:
         return self.root_agent
 
     def runner(self, app_name: str, root: Any) -> Any:
-        if app_name not in self.runners:
+        """A new runner for one case: the shared sessions and artifacts, its own memory."""
+        from google.adk.runners import Runner
+
+        if app_name not in self.apps:
             from google.adk.apps import App
-            from google.adk.runners import Runner
 
             app = self.loaded.app
             if app is not None:  # the app's plugins and configs apply; ours run after them
                 app = app.model_copy(update={"plugins": [*app.plugins, *self.plugins], "root_agent": root})
             else:  # validation skipped, as Runner does for a bare agent: any folder name goes
                 app = App.model_construct(name=self.loaded.name, root_agent=root, plugins=list(self.plugins))
-            self.runners[app_name] = Runner(
-                app=app,
-                app_name=app_name,
-                session_service=self.sessions,
-                artifact_service=self.artifacts,
-                memory_service=self.memory,
-            )
-        return self.runners[app_name]
+            self.apps[app_name] = app
+        runner = Runner(
+            app=self.apps[app_name],
+            app_name=app_name,
+            session_service=self.sessions,
+            artifact_service=self.artifacts,
+            memory_service=self.new_memory(),
+        )
+        self.closer = self.closer or runner
+        return runner
 
     async def close(self) -> None:
-        # Every runner wraps the same agent and plugins: closing one closes its toolsets
-        # and plugins once.
-        runners, self.runners = list(self.runners.values()), {}
+        closer, self.closer = self.closer, None
         try:
-            if runners:
-                await runners[0].close()
+            if closer is not None:  # closes the agent's toolsets and the plugins, once
+                await closer.close()
         except Exception as exc:  # noqa: BLE001 - closing must not hide the run's results
             logger.warning("closing the ADK runner failed: %s: %s", type(exc).__name__, exc)
         stack, self.exit_stack = self.exit_stack, None

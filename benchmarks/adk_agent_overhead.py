@@ -1,0 +1,154 @@
+"""An ADK agent under `agenteval run --agent` and under ADK's own `adk eval`: the same agent
+folder, the same eval set, the time each tool adds around the agent.
+
+The agent is a real google-adk ``LlmAgent`` whose model is a no-op ``BaseLlm`` (it answers
+at once with a fixed sentence and writes a timestamp at its first and last call), so every
+second measured is the tool's own: start-up to the first model call, the agent phase, and
+the last model call to exit. Needs the agenteval-adk plugin in this interpreter; with
+``--adk-cli PATH`` (an ``adk`` executable, e.g. from a venv with ``google-adk==2.13.0``) the
+same folder also runs under ``adk eval``.
+
+    python benchmarks/adk_agent_overhead.py
+    python benchmarks/adk_agent_overhead.py --adk-cli /tmp/adkvenv/bin/adk --cases 20 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+AGENT_PY = """
+import os, time
+from typing import AsyncGenerator
+
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+
+class NoOpModel(BaseLlm):
+    model: str = "no-op"
+
+    async def generate_content_async(self, llm_request, stream=False) -> AsyncGenerator[LlmResponse, None]:
+        stamp = repr(time.time())
+        first = os.environ["AGENTEVAL_BENCH_FIRST"]
+        if not os.path.exists(first):
+            with open(first, "w") as handle:
+                handle.write(stamp)
+        with open(os.environ["AGENTEVAL_BENCH_LAST"], "w") as handle:
+            handle.write(stamp)
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="It is sunny.")]))
+
+
+root_agent = LlmAgent(name="weather", model=NoOpModel(), instruction="Answer about the weather.")
+"""
+
+
+def _eval_set(count: int) -> dict:
+    turn = {
+        "user_content": {"role": "user", "parts": [{"text": "Weather?"}]},
+        "final_response": {"role": "model", "parts": [{"text": "It is sunny."}]},
+        "intermediate_data": {"tool_uses": [], "tool_responses": [], "intermediate_responses": []},
+    }
+    return {
+        "eval_set_id": "overhead",
+        "eval_cases": [
+            {"eval_id": f"case_{i:05d}", "conversation": [{**turn, "invocation_id": f"inv-{i}"}]}
+            for i in range(count)
+        ],
+    }
+
+
+def _agent_folder(workdir: Path, cases: int) -> tuple[Path, Path]:
+    folder = workdir / "noop_weather"
+    folder.mkdir(exist_ok=True)
+    (folder / "__init__.py").write_text("from . import agent\n")
+    (folder / "agent.py").write_text(AGENT_PY)
+    (folder / "test_config.json").write_text(
+        json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}})
+    )
+    evalset = folder / f"overhead_{cases}.evalset.json"
+    evalset.write_text(json.dumps(_eval_set(cases)))
+    return folder, evalset
+
+
+def _timed(command: list[str], workdir: Path) -> dict[str, float]:
+    first, last = workdir / "first.txt", workdir / "last.txt"
+    first.unlink(missing_ok=True)
+    env = {**os.environ, "AGENTEVAL_BENCH_FIRST": str(first), "AGENTEVAL_BENCH_LAST": str(last)}
+    started = time.time()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=workdir)
+    ended = time.time()
+    if done.returncode != 0:
+        raise SystemExit(
+            f"{command[0]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
+    first_call, last_call = float(first.read_text()), float(last.read_text())
+    return {
+        "total": ended - started,
+        "startup": first_call - started,
+        "agent_phase": last_call - first_call,
+        "exit": ended - last_call,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, nargs="+", default=[20, 200])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size; the median is shown")
+    parser.add_argument("--adk-cli", help="an `adk` executable to compare with (google-adk 2.13)")
+    args = parser.parse_args()
+    agenteval = Path(sys.executable).with_name("agenteval")
+    tools = {}
+    tools["agenteval run --agent"] = lambda folder, evalset: [
+        str(agenteval),
+        "run",
+        str(evalset),
+        "--agent",
+        str(folder),
+        "--format",
+        "json",
+        "--output",
+        str(folder.parent / "result.json"),
+    ]
+    if args.adk_cli:
+        tools["adk eval"] = lambda folder, evalset: [args.adk_cli, "eval", str(folder), str(evalset)]
+    print(f"a no-op ADK agent (LlmAgent + no-op BaseLlm); median of {args.repeat} runs")
+    print(
+        f"{'tool':<22} {'cases':>6} {'total s':>8} {'start-up s':>10} {'agent s':>8} {'exit s':>7} "
+        f"{'fixed s':>8} {'per case ms':>12}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        for cases in args.cases:
+            folder, evalset = _agent_folder(workdir, cases)
+            totals = {}
+            for name, command in tools.items():
+                runs = [_timed(command(folder, evalset), workdir) for _ in range(args.repeat)]
+                m = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+                totals[name] = m
+                per_case_ms = m["agent_phase"] / max(cases - 1, 1) * 1000
+                print(
+                    f"{name:<22} {cases:>6} {m['total']:>8.2f} {m['startup']:>10.2f} "
+                    f"{m['agent_phase']:>8.2f} {m['exit']:>7.2f} {m['startup'] + m['exit']:>8.2f} "
+                    f"{per_case_ms:>12.2f}"
+                )
+            if len(totals) == 2:
+                ours, adk = totals["agenteval run --agent"], totals["adk eval"]
+                print(
+                    f"{'':<22} {cases:>6} adk eval / agenteval: total {adk['total'] / ours['total']:.1f}x, "
+                    f"start-up {adk['startup'] / ours['startup']:.1f}x"
+                )
+    print("fixed = start-up to the first model call + last model call to exit")
+
+
+if __name__ == "__main__":
+    main()
