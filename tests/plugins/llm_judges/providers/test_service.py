@@ -101,7 +101,7 @@ def test_hang_times_out_and_is_retried(target) -> None:
     server, model = target
     server.script(Reply(text="too late", delay=10), Reply(text="too late", delay=10))
     service = JudgeService()
-    opts = options(model, timeout_seconds=0.2, max_retries=1)
+    opts = options(model, timeout_seconds=1.0, max_retries=1)
     with pytest.raises(JudgeUnavailable) as caught:
         run(service, lambda judge: judge.generate(REQUEST, opts))
     assert caught.value.code == "judge_timeout"
