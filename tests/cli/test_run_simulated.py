@@ -115,6 +115,15 @@ def test_a_scenario_is_played_by_the_simulator_and_judged(runner, server, tmp_pa
     assert quality["criterion"] == "per_turn_user_simulator_quality_v1" and quality["status"] == "PASSED"
     # The fixed case next to it is replayed as usual; the simulator is not asked.
     assert cases["greeting"]["agent_runs"][0]["simulation"] is None
+    # The simulator's model calls are part of the run's judge activity, and shown apart.
+    summary = doc["summary"]
+    assert summary["user_simulator"]["calls"] == 2
+    judged = sum(c["judge"]["calls"] for c in summary["criteria"] if c["judge"])
+    assert summary["judge"]["calls"] == judged + 2
+    table = runner.invoke(
+        main, ["run", str(folder), "--agent", str(folder), "--cache-dir", str(tmp_path / "c2")]
+    )
+    assert "(of which the user simulator: 2 call(s), 0 from cache)" in " ".join(table.output.split())
 
 
 def test_each_run_plays_the_scenario_again(runner, server, tmp_path):
@@ -147,3 +156,16 @@ def test_a_simulator_that_cannot_answer_makes_only_that_case_errored(
     assert criterion["status"] == "ERRORED" and criterion["reason_code"] == "user_simulator_error"
     assert not criterion["reason"].startswith("the agent failed")
     assert cases["greeting"]["status"] == "INFORMATIONAL"
+
+
+def test_dry_run_counts_conversations_and_simulator_calls(runner, server, tmp_path):
+    folder = _project(tmp_path, {"model": "gemini-2.5-flash", "max_allowed_invocations": 4})
+    result = runner.invoke(main, ["run", str(folder), "--agent", str(folder), "--num-runs", "3", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "the agent: 2 case(s) x 3 run(s) = 6 conversation(s)" in result.output
+    assert "the user simulator: 9 judge call(s)" in result.output  # 1 scenario x 3 messages x 3 runs
+    assert server.requests == []
+    (tmp_path / "u").mkdir()
+    unlimited = _project(tmp_path / "u", {"model": "gemini-2.5-flash", "max_allowed_invocations": -1})
+    result = runner.invoke(main, ["run", str(unlimited), "--agent", str(unlimited), "--dry-run"])
+    assert "calls not bounded" in result.output

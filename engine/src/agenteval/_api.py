@@ -261,6 +261,8 @@ async def run_agent_for(
     that scoring (in another event loop) can use it again.
     """
     user_simulator = user_simulator or (lambda job: job.user_simulator)
+    if judge is not None:
+        judge.begin_run()  # the simulator's calls count towards this run
     start_preparing(jobs)  # the criteria's heavy setup overlaps with the agent's turns
     if num_runs < 1:
         raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")

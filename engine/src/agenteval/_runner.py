@@ -29,7 +29,7 @@ from typing import Any, Optional, TypeVar
 
 from ._resolve import ResolvedCriterion
 from ._version import __version__
-from .agents import AgentFailure, SimulatedConversation
+from .agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation
 from .evaluator import EvaluationContext, Score
 from .judging import JudgeService
 from .loading import EvalConfig
@@ -462,6 +462,7 @@ def _summary(eval_sets: list[EvalSetResult], judge: Optional[JudgeService]) -> R
             if p.status is Status.NOT_EVALUATED
         ),
         judge=judge.activity() if judge is not None else None,
+        user_simulator=judge.activity(USER_SIMULATOR_ACTIVITY) if judge is not None else None,
     )
 
 
@@ -502,7 +503,8 @@ async def run_jobs(
     """
     if judge is None and any(c.info.requires_judge for job in jobs for c in job.criteria):
         judge = JudgeService()
-    if judge is not None:
+    if judge is not None and not any(job.agent_ran for job in jobs):
+        # After ``run_agent_for`` the count goes on: the user simulator's calls are the run's.
         judge.begin_run()
     with _loaded_data_frozen():
         return await _run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge)

@@ -197,7 +197,10 @@ class RunSummary(_Record):
     criteria: list[CriterionSummary]
     not_evaluated_reasons: dict[str, int] = Field(default_factory=dict)
     invocations_not_evaluated: dict[str, int] = Field(default_factory=dict)
+    #: Every judge-model call of the run (criteria and user simulator), summed.
     judge: Optional[JudgeActivity] = None
+    #: The user simulator's share of ``judge`` (``--agent`` runs with conversation scenarios).
+    user_simulator: Optional[JudgeActivity] = None
 
 
 class RunResult(_Record):

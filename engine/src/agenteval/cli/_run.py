@@ -189,7 +189,7 @@ def run(
         paths, actual, criteria_names=_split_criteria(criteria), config_path=config, judge=judge, agent=agent
     )
     if dry_run:
-        _print_plan(jobs, judge, no_cache)
+        _print_plan(jobs, judge, no_cache, num_runs=num_runs if agent is not None else None)
         sys.exit(ExitCode.OK)
     if agent is not None:
         run_sync(
@@ -252,12 +252,14 @@ def run(
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
 
 
-def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool) -> None:
-    """``--dry-run``: how many judge calls each criterion would make, at most."""
+def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool, *, num_runs: Optional[int]) -> None:
+    """``--dry-run``: what the agent would run and how many judge calls each criterion (and
+    the user simulator) would make, at most. ``num_runs`` is None without ``--agent``."""
     from .._runner import context_for
 
     planned: dict[str, int] = {}
     cases = 0
+    runs = num_runs or 1
     for set_index, job in enumerate(jobs):
         for case in job.cases:
             cases += 1
@@ -265,11 +267,17 @@ def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool) -> Non
                 # With --agent nothing has run yet: the expected turns stand in for its own.
                 actual = job.actual.get(case.eval_id, case.conversation or [])
                 ctx = context_for(case, actual, criterion, judge, f"{set_index}:{case.eval_id}")
-                planned[criterion.name] = planned.get(
-                    criterion.name, 0
-                ) + criterion.evaluator.planned_judge_calls(ctx)
-    total = sum(planned.values())
+                calls = criterion.evaluator.planned_judge_calls(ctx) * runs
+                planned[criterion.name] = planned.get(criterion.name, 0) + calls
     click.echo(f"dry run: {cases} case(s), {len(planned)} criteria; nothing was called")
+    if num_runs is not None:
+        click.echo(f"  the agent: {cases} case(s) x {num_runs} run(s) = {cases * num_runs} conversation(s)")
+        simulated = _simulator_calls(jobs, num_runs)
+        if simulated is not None:
+            planned["the user simulator"] = simulated
+        elif any(job.user_simulator is not None for job in jobs):
+            click.echo("  the user simulator: no turn limit (max_allowed_invocations: -1), calls not bounded")
+    total = sum(planned.values())
     for name, calls in planned.items():
         click.echo(f"  {name}: {calls} judge call(s)" if calls else f"  {name}: no judge calls")
     cache_note = (
@@ -278,3 +286,18 @@ def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool) -> Non
         else "answers already in the cache will not be called again"
     )
     click.echo(f"at most {total} judge call(s); {cache_note}")
+
+
+def _simulator_calls(jobs: Sequence[Job], num_runs: int) -> Optional[int]:
+    """The most user-simulator calls: one per simulated message after the starting prompt,
+    per scenario and run; None when some scenario has no turn limit."""
+    total = 0
+    for job in jobs:
+        if job.user_simulator is None:
+            continue
+        limit = job.user_simulator.config.max_allowed_invocations
+        scenarios = sum(1 for case in job.cases if case.conversation_scenario is not None)
+        if scenarios and limit < 0:
+            return None
+        total += scenarios * max(limit - 1, 0) * num_runs
+    return total

@@ -150,6 +150,12 @@ def _judge_line(result: RunResult) -> Optional[Text]:
     if activity.failures:
         failed = ", ".join(f"{n} {code}" for code, n in sorted(activity.failures.items()))
         text.append(f"; failed calls: {failed}", style="yellow")
+    simulator = result.summary.user_simulator
+    if simulator is not None:
+        text.append(
+            f" (of which the user simulator: {simulator.calls} call(s), {simulator.cache_hits} from cache)",
+            style="dim",
+        )
     return text
 
 
