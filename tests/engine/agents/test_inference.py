@@ -85,3 +85,27 @@ def test_a_scenario_case_needs_the_user_simulator():
     )
     [outcome] = asyncio.run(run_agent(Echo("x"), [scenario]))
     assert isinstance(outcome, AgentFailure) and outcome.code == "no_user_simulator"
+
+
+class Timed(Agent):
+    """Returns turns that carry their own timing."""
+
+    async def session(self, case: EvalCase) -> AgentSession:
+        return _TimedSession()
+
+
+class _TimedSession(AgentSession):
+    async def turn(self, user_content: Content) -> Invocation:
+        return Invocation(user_content=user_content, duration=7.0, creation_timestamp=123.0)
+
+
+def test_turns_are_timed_unless_the_adapter_timed_them():
+    import time
+
+    before = time.time()
+    [turns] = asyncio.run(run_agent(Echo("x"), [case("a", "hi")]))
+    (turn,) = turns
+    assert 0.005 <= turn.duration < 5 and turn.duration == round(turn.duration, 3)
+    assert before <= turn.creation_timestamp <= time.time()
+    [[own]] = asyncio.run(run_agent(Timed("x"), [case("b", "hi")]))
+    assert (own.duration, own.creation_timestamp) == (7.0, 123.0)

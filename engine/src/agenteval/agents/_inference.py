@@ -15,6 +15,7 @@ invocations: its criteria are then ERRORED with that error, and the other cases 
 from __future__ import annotations
 
 import asyncio
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,7 +80,11 @@ _NO_SIMULATOR = AgentFailure(
 
 
 async def _send(session: AgentSession, content: Content, number: int, timeout: float) -> Invocation:
-    """One agent turn; ``_Stop`` on a timeout or a malformed answer (a crash propagates)."""
+    """One agent turn; ``_Stop`` on a timeout or a malformed answer (a crash propagates).
+
+    When the adapter did not time the turn, its ``creation_timestamp`` and ``duration``
+    (wall-clock seconds, rounded to ms, as ADK records them) are filled in here."""
+    started_at, clock = time.time(), time.monotonic()
     try:
         invocation = await asyncio.wait_for(session.turn(content), timeout)
     except asyncio.TimeoutError:
@@ -90,7 +95,12 @@ async def _send(session: AgentSession, content: Content, number: int, timeout: f
         kind = type(invocation).__name__
         msg = f"turn {number}: the adapter returned {kind}, not an Invocation"
         raise _Stop(AgentFailure(msg, "agent_error"))
-    return invocation
+    timing = {}
+    if invocation.duration is None:
+        timing["duration"] = round(time.monotonic() - clock, 3)
+    if not invocation.creation_timestamp:
+        timing["creation_timestamp"] = started_at
+    return invocation.model_copy(update=timing) if timing else invocation
 
 
 async def _ask(simulator: UserSimulator, ctx: SimulationContext) -> NextUserMessage:
