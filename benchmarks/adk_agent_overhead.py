@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _phases import timed_phases
 
 AGENT_PY = """
 import os, time
@@ -80,26 +79,6 @@ def _agent_folder(workdir: Path, cases: int) -> tuple[Path, Path]:
     return folder, evalset
 
 
-def _timed(command: list[str], workdir: Path) -> dict[str, float]:
-    first, last = workdir / "first.txt", workdir / "last.txt"
-    first.unlink(missing_ok=True)
-    env = {**os.environ, "AGENTEVAL_BENCH_FIRST": str(first), "AGENTEVAL_BENCH_LAST": str(last)}
-    started = time.time()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=workdir)
-    ended = time.time()
-    if done.returncode != 0:
-        raise SystemExit(
-            f"{command[0]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
-        )
-    first_call, last_call = float(first.read_text()), float(last.read_text())
-    return {
-        "total": ended - started,
-        "startup": first_call - started,
-        "agent_phase": last_call - first_call,
-        "exit": ended - last_call,
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, nargs="+", default=[20, 200])
@@ -132,7 +111,7 @@ def main() -> None:
             folder, evalset = _agent_folder(workdir, cases)
             totals = {}
             for name, command in tools.items():
-                runs = [_timed(command(folder, evalset), workdir) for _ in range(args.repeat)]
+                runs = [timed_phases(command(folder, evalset), workdir) for _ in range(args.repeat)]
                 m = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
                 totals[name] = m
                 per_case_ms = m["agent_phase"] / max(cases - 1, 1) * 1000

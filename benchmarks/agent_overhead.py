@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _phases import timed_phases
 
 NOOP_AGENT = """
 import os, time
@@ -83,13 +82,6 @@ def measure(cases: int, criterion: str, workdir: Path, turn_seconds: float = 0.0
     evalset.write_text(json.dumps(_eval_set(cases)))
     agent = workdir / "noop_agent.py"
     agent.write_text(NOOP_AGENT)
-    first, last = workdir / "first.txt", workdir / "last.txt"
-    env = {
-        **os.environ,
-        "AGENTEVAL_BENCH_FIRST": str(first),
-        "AGENTEVAL_BENCH_LAST": str(last),
-        "AGENTEVAL_BENCH_TURN_SECONDS": repr(turn_seconds),
-    }
     command = [
         *_agenteval(),
         "run",
@@ -103,18 +95,7 @@ def measure(cases: int, criterion: str, workdir: Path, turn_seconds: float = 0.0
         "--output",
         str(workdir / "result.json"),
     ]
-    started = time.time()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=workdir)
-    ended = time.time()
-    if done.returncode != 0:
-        raise SystemExit(f"agenteval exited {done.returncode}:\n{done.stderr}")
-    first_call, last_call = float(first.read_text()), float(last.read_text())
-    return {
-        "total": ended - started,
-        "startup": first_call - started,
-        "exit": ended - last_call,
-        "agent_phase": last_call - first_call,
-    }
+    return timed_phases(command, workdir, {"AGENTEVAL_BENCH_TURN_SECONDS": repr(turn_seconds)})
 
 
 def main() -> None:

@@ -44,17 +44,29 @@ def evalset_fixtures(fixtures_dir: Path) -> Path:
     return fixtures_dir / "evalsets"
 
 
-@pytest.fixture(scope="session")
-def dists() -> ModuleType:
-    """``tests/fixtures/dists.py``: fake installed distributions for entry-point tests."""
-    name = "agenteval_tests_fixtures_dists"
+def load_fixture_module(name: str, filename: str) -> ModuleType:
+    """``tests/fixtures/<filename>``, imported once under the module name ``name`` (the suite
+    runs with ``--import-mode=importlib``, so test modules cannot import it by path)."""
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, TESTS_DIR / "fixtures" / "dists.py")
+        spec = importlib.util.spec_from_file_location(name, TESTS_DIR / "fixtures" / filename)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def dists() -> ModuleType:
+    """``tests/fixtures/dists.py``: fake installed distributions for entry-point tests."""
+    return load_fixture_module("agenteval_tests_fixtures_dists", "dists.py")
+
+
+@pytest.fixture(scope="session")
+def schema_answers() -> ModuleType:
+    """``tests/fixtures/schema_answers.py``: answers any judge request with an instance of
+    its own response schema."""
+    return load_fixture_module("agenteval_tests_fixtures_schema_answers", "schema_answers.py")
 
 
 @pytest.fixture
@@ -70,15 +82,7 @@ FAKE_LLM_SERVERS = "agenteval_tests_fixtures_fake_llm_servers"
 def load_fake_llm_servers() -> ModuleType:
     """``tests/fixtures/fake_llm_servers.py``, imported once as ``FAKE_LLM_SERVERS``
     (test modules then ``from agenteval_tests_fixtures_fake_llm_servers import Reply``)."""
-    if FAKE_LLM_SERVERS not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            FAKE_LLM_SERVERS, TESTS_DIR / "fixtures" / "fake_llm_servers.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[FAKE_LLM_SERVERS] = module
-        spec.loader.exec_module(module)
-    return sys.modules[FAKE_LLM_SERVERS]
+    return load_fixture_module(FAKE_LLM_SERVERS, "fake_llm_servers.py")
 
 
 @pytest.fixture

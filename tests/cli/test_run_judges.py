@@ -4,7 +4,6 @@ own JSON schema, or with scripted faults)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -15,18 +14,10 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
 CRITERIA = "final_response_match_v2,hallucinations_v1"
 
 
-def _answers():
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "schema_answers.py"
-    spec = importlib.util.spec_from_file_location("_cli_schema_answers", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
-def judge_server(gemini_env, monkeypatch):
+def judge_server(gemini_env, monkeypatch, schema_answers):
     monkeypatch.setenv("AGENTEVAL_JUDGE_BACKOFF_SECONDS", "0.01")
-    answers = _answers()
+    answers = schema_answers
     gemini_env.responder = lambda request: answers.answer_for(request.body)
     return gemini_env
 
@@ -72,8 +63,10 @@ def test_judge_criteria_end_to_end_and_the_second_run_is_free(runner, judge_serv
     assert len(judge_server.requests) == sent
 
 
-def test_faults_never_crash_the_run_and_are_reported_by_reason(runner, judge_server, tmp_path):
-    faults = _answers()
+def test_faults_never_crash_the_run_and_are_reported_by_reason(
+    runner, judge_server, tmp_path, schema_answers
+):
+    faults = schema_answers
     from agenteval_tests_fixtures_fake_llm_servers import Reply
 
     def responder(request):
@@ -116,11 +109,11 @@ def test_missing_credentials_stop_before_any_work(runner, clean_judge_env, tmp_p
 
 
 def test_env_file_beside_the_eval_file_provides_judge_credentials(
-    runner, clean_judge_env, fake_gemini, tmp_path, monkeypatch
+    runner, clean_judge_env, fake_gemini, tmp_path, monkeypatch, schema_answers
 ):
     import shutil
 
-    answers = _answers()
+    answers = schema_answers
     fake_gemini.responder = lambda request: answers.answer_for(request.body)
     folder = tmp_path / "evals"
     folder.mkdir()

@@ -4,7 +4,6 @@ the simulated turns, and ``--num-runs`` plays each scenario once per run."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -15,20 +14,12 @@ AGENT = "def respond(message, history):\n    return f'Noted ({len(history) + 1})
 PLAN = "Ask for a table for two at 8pm, then ask about vegan options, then stop."
 
 
-def _answers():
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "schema_answers.py"
-    spec = importlib.util.spec_from_file_location("_cli_sim_schema_answers", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
-def server(gemini_env, monkeypatch):
+def server(gemini_env, monkeypatch, schema_answers):
     """Judge requests (with a response schema) get schema answers; simulator requests (free
     text) get a user message, and the stop signal once the agent has answered twice."""
     monkeypatch.setenv("AGENTEVAL_JUDGE_BACKOFF_SECONDS", "0.01")
-    answers = _answers()
+    answers = schema_answers
 
     def respond(request):
         config = request.body.get("generationConfig", {})

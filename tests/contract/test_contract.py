@@ -38,15 +38,6 @@ BUILTIN = {
 INSTALLED = Registry().names()
 
 
-def _schema_answers():
-    """``tests/fixtures/schema_answers.py`` (importlib mode: loaded by path)."""
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "schema_answers.py"
-    spec = importlib.util.spec_from_file_location("_contract_schema_answers", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _load(stem: str):
     """``tests/fixtures/<stem>.py``, loaded by path (importlib mode)."""
     path = Path(__file__).resolve().parents[1] / "fixtures" / f"{stem}.py"
@@ -83,7 +74,7 @@ def test_installed_criterion_keeps_the_contract(name, request):
             monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
             monkeypatch.setenv("AGENTEVAL_VERTEX_EVAL_ENDPOINT", fake.base_url)
         else:
-            answers = _schema_answers()
+            answers = request.getfixturevalue("schema_answers")
             server = request.getfixturevalue("gemini_env")
             server.responder = lambda recorded: answers.answer_for(recorded.body)
         judge = JudgeService()
