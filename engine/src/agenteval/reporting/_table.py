@@ -59,25 +59,26 @@ def _clip(text: str, limit: int = 300) -> str:
 
 
 def _case_table(title: str, cases: Sequence[CaseResult]) -> Table:
+    """One row per case (its id and status), then one indented row per criterion: case ids
+    of any length fit, and the table stays within 80 columns."""
     table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD)
-    table.add_column("case", overflow="fold", min_width=12)
-    table.add_column("criterion", no_wrap=True)
+    table.add_column("case / criterion", overflow="fold")
     runs = any(r.runs for case in cases for r in case.criteria)
     table.add_column("mean (min–max)" if runs else "score", justify="right", no_wrap=True)
     table.add_column("threshold", justify="right", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for case in cases:
+        table.add_row(
+            Text(case.eval_id, style="bold"), "", "", _status(case.status), end_section=not case.criteria
+        )
         for index, result in enumerate(case.criteria):
             table.add_row(
-                escape(case.eval_id) if index == 0 else "",
-                escape(result.criterion),
+                Text(f"  {result.criterion}"),
                 _score_cell(result),
                 _score(result.threshold),
                 _status(result.status),
                 end_section=index == len(case.criteria) - 1,
             )
-        if not case.criteria:
-            table.add_row(escape(case.eval_id), "(no criteria)", "", "", _status(case.status))
     return table
 
 
