@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "Unparseable",
+    "entries",
     "json_objects",
     "label",
     "norm_key",
@@ -88,6 +89,17 @@ def require(obj: Any, *fields: str, where: str = "the answer") -> dict[str, Any]
     if missing:
         raise Unparseable(f"{where} has no {', '.join(repr(m) for m in missing)} field")
     return keyed
+
+
+def entries(keyed: Mapping[str, Any], key: str, *fields: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index, item)`` for each item of the list ``keyed[key]`` (``keyed`` as ``require``
+    returned it), each item ``require``-d with ``fields``; ``Unparseable`` when
+    ``keyed[key]`` is not a list or an item is not an object holding every field."""
+    items = keyed[key]
+    if not isinstance(items, list):
+        raise Unparseable(f"'{key}' is not a list")
+    for index, item in enumerate(items):
+        yield index, require(item, *fields, where=f"{key}[{index}]")
 
 
 def label(value: Any, allowed: Mapping[str, str], field: str) -> str:

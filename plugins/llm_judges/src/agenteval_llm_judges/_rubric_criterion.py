@@ -37,7 +37,7 @@ from ._judge import (
     shorten,
     summarise,
 )
-from ._parsing import Unparseable, label, require, text_field
+from ._parsing import Unparseable, entries, label, require, text_field
 from ._render import encode
 from ._rubrics import RubricSet, merge_rubrics, rubric_text
 from ._voting import majority, mean
@@ -93,13 +93,8 @@ def rubric_reader(ids: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, Ru
         return folded.get(_norm_id(value))
 
     def read(obj: dict[str, Any]) -> dict[str, RubricVerdict]:
-        keyed = require(obj, "rubrics")
-        items = keyed["rubrics"]
-        if not isinstance(items, list):
-            raise Unparseable("'rubrics' is not a list")
         found: dict[str, RubricVerdict] = {}
-        for index, item in enumerate(items):
-            entry = require(item, "rubric_id", "rationale", "verdict", where=f"rubrics[{index}]")
+        for index, entry in entries(require(obj, "rubrics"), "rubrics", "rubric_id", "rationale", "verdict"):
             verdict = label(entry["verdict"], RUBRIC_VERDICTS, f"rubrics[{index}].verdict")
             rid = match(entry["rubric_id"])
             if rid is None:

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from ._context import HallucinationStep, hallucination_steps
 from ._judge import JudgeCriterion, Sample, ask, failure, gather, not_scored, shorten, summarise
-from ._parsing import Unparseable, label, require, text_field
+from ._parsing import Unparseable, entries, label, require, text_field
 from ._prompts import hallucinations as prompts
 from ._render import nonce_for, render
 from ._voting import mean
@@ -68,13 +68,8 @@ def read_labels(ids: list[str]) -> Callable[[dict[str, Any]], dict[str, Sentence
     """A reader for validator answers that must label exactly the sentences ``ids``."""
 
     def read(obj: dict[str, Any]) -> dict[str, SentenceLabel]:
-        keyed = require(obj, "sentences")
-        items = keyed["sentences"]
-        if not isinstance(items, list):
-            raise Unparseable("'sentences' is not a list")
         found: dict[str, SentenceLabel] = {}
-        for index, item in enumerate(items):
-            entry = require(item, "id", "label", "rationale", where=f"sentences[{index}]")
+        for index, entry in entries(require(obj, "sentences"), "sentences", "id", "label", "rationale"):
             value = label(entry["label"], _LABELS, f"sentences[{index}].label")
             sid = str(entry["id"]).strip().strip("\"'`").lower()
             if sid not in ids:

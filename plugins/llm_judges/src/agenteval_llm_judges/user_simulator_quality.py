@@ -25,7 +25,7 @@ from ._judge import (
     shorten,
     summarise,
 )
-from ._parsing import Unparseable, label, require, text_field
+from ._parsing import entries, label, require, text_field
 from ._prompts import user_simulator_quality as prompts
 from ._render import encode, nonce_for, render
 from ._voting import majority
@@ -56,12 +56,8 @@ class TurnVerdict:
 def read_turn_verdict(obj: dict[str, Any]) -> TurnVerdict:
     """``{"criteria": [{"name", "reasoning", "passes"}], "is_valid": bool}``."""
     keyed = require(obj, "criteria", "is_valid")
-    items = keyed["criteria"]
-    if not isinstance(items, list):
-        raise Unparseable("'criteria' is not a list")
     criteria = []
-    for index, item in enumerate(items):
-        entry = require(item, "name", "reasoning", "passes", where=f"criteria[{index}]")
+    for index, entry in entries(keyed, "criteria", "name", "reasoning", "passes"):
         passes = label(entry["passes"], _BOOLEAN, f"criteria[{index}].passes") == "true"
         criteria.append(
             {"name": text_field(entry, "name"), "passes": passes, "reasoning": text_field(entry, "reasoning")}
