@@ -7,6 +7,7 @@ goes through ``plan_from_paths``, which also finds a ``test_config.json`` beside
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -260,12 +261,12 @@ async def run_agent_for(
     ``judge`` is the service the simulators call through: it is closed at the end, so
     that scoring (in another event loop) can use it again.
     """
+    if num_runs < 1:
+        raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
     user_simulator = user_simulator or (lambda job: job.user_simulator)
     if judge is not None:
         judge.begin_run()  # the simulator's calls count towards this run
     start_preparing(jobs)  # the criteria's heavy setup overlaps with the agent's turns
-    if num_runs < 1:
-        raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
     for job in jobs:
         job.agent_ran = True
         job.actual, job.failures = {}, {}
@@ -277,9 +278,10 @@ async def run_agent_for(
         await agent.aclose()
         if judge is not None:
             await judge.aclose()
+    runs = {id(job): job.runs() for job in jobs}  # run 1 shares job.actual / job.failures
     for run_index, run_outcomes in enumerate(outcomes):
         for (job, case), outcome in zip(pairs, run_outcomes, strict=True):
-            run = job.runs()[run_index] if run_index else AgentRun(job.actual, job.failures)
+            run = runs[id(job)][run_index]
             if isinstance(outcome, AgentFailure):
                 run.failures[case.eval_id] = outcome
             else:
@@ -322,9 +324,10 @@ def save_actual(jobs: Sequence[Job], path: Path) -> list[tuple[Path, int]]:
     (``NAME.run1.json``, ``NAME.run2.json``...), which ``--actual`` takes back together
     as runs. Cases the agent could not run are left out. Returns each file written with
     its number of cases."""
-    runs = max(len(job.runs()) for job in jobs) if jobs else 1
-    ids = [case.eval_id for job in jobs for case in job.cases]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    job_runs = [(job, job.runs()) for job in jobs]
+    runs = max((len(r) for _, r in job_runs), default=1)
+    counts = Counter(case.eval_id for job in jobs for case in job.cases)
+    duplicates = sorted(i for i, n in counts.items() if n > 1)
     if duplicates:
         shared = ", ".join(map(repr, duplicates))
         msg = f"cannot save one actual file for eval sets that share eval_ids: {shared}"
@@ -337,12 +340,12 @@ def save_actual(jobs: Sequence[Job], path: Path) -> list[tuple[Path, int]]:
         cases = [
             EvalCase(
                 eval_id=case.eval_id,
-                conversation=list(job.runs()[run_index].actual[case.eval_id]),
+                conversation=list(runs_of_job[run_index].actual[case.eval_id]),
                 session_input=case.session_input,
             )
-            for job in jobs
+            for job, runs_of_job in job_runs
             for case in job.cases
-            if run_index < len(job.runs()) and case.eval_id in job.runs()[run_index].actual
+            if run_index < len(runs_of_job) and case.eval_id in runs_of_job[run_index].actual
         ]
         name = "actual invocations recorded by agenteval" + (f" (run {run_index + 1})" if runs > 1 else "")
         eval_set = EvalSet(eval_set_id=eval_set_id, name=name, eval_cases=cases)

@@ -189,9 +189,9 @@ async def _prepared(jobs: Sequence[Job]) -> dict[int, BaseException]:
     failed: dict[int, BaseException] = {}
     for future in started.values():
         failed.update(await asyncio.wrap_future(future))
-    pending = [e for job in jobs if job.preparing is None for e in _evaluators([job])]
+    pending = _evaluators([job for job in jobs if job.preparing is None])
     if pending:
-        failed.update(await asyncio.to_thread(_prepare_all, list({id(e): e for e in pending}.values())))
+        failed.update(await asyncio.to_thread(_prepare_all, pending))
     return failed
 
 
