@@ -2,7 +2,7 @@
 user-simulator contract for conversation scenarios."""
 
 from ._contract import Agent, AgentSession
-from ._inference import AgentFailure, SimulatedConversation, run_agent
+from ._inference import AgentFailure, SimulatedConversation, run_agent, run_case
 from ._simulator import (
     NextUserMessage,
     SimulationContext,
@@ -34,5 +34,6 @@ __all__ = [
     "parse_user_simulator_config",
     "prepare_user_simulators",
     "run_agent",
+    "run_case",
     "user_simulator_factory",
 ]

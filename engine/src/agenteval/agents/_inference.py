@@ -25,7 +25,7 @@ from ..models import Content, EvalCase, Invocation
 from ._contract import Agent, AgentSession
 from ._simulator import NextUserMessage, SimulationContext, SimulatorStatus, UserSimulator, UserSimulatorError
 
-__all__ = ["AgentFailure", "SimulatedConversation", "run_agent"]
+__all__ = ["AgentFailure", "SimulatedConversation", "run_agent", "run_case"]
 
 #: Makes the simulator of one conversation; ``None`` means "no simulator for this case".
 SimulatorFactory = Callable[[EvalCase], Optional[UserSimulator]]
@@ -162,6 +162,56 @@ async def _play_scenario(
     return SimulatedConversation(turns, status, details)
 
 
+async def run_case(
+    agent: Agent,
+    case: EvalCase,
+    *,
+    timeout: float = 300.0,
+    user_simulator: Optional[SimulatorFactory] = None,
+    run_index: int = 0,
+) -> Union[list[Invocation], AgentFailure]:
+    """One run of the agent on one case: its actual invocations, or why there are none.
+
+    Never raises for the agent's or the simulator's faults: they become an
+    ``AgentFailure`` (``agent_error``, ``agent_timeout``, ``user_simulator_error``,
+    ``no_user_simulator``). ``run_index`` (from 0) is what the simulator sees.
+    """
+    scenario = case.conversation is None
+    if scenario and user_simulator is None:
+        return _NO_SIMULATOR
+    turns: list[Invocation] = []
+    session: Optional[AgentSession] = None
+    simulator: Optional[UserSimulator] = None
+    try:
+        if scenario:
+            assert user_simulator is not None
+            try:
+                simulator = user_simulator(case)
+            except Exception as exc:  # noqa: BLE001 - reported as this case's failure
+                msg = f"the user simulator could not be made: {type(exc).__name__}: {exc}"
+                return AgentFailure(msg, "user_simulator_error", _trace(exc))
+            if simulator is None:
+                return _NO_SIMULATOR
+        session = await asyncio.wait_for(agent.session(case), timeout)
+        if simulator is not None:
+            return await _play_scenario(session, case, simulator, turns, timeout, run_index)
+        return await _play_fixed(session, case, turns, timeout)
+    except _Stop as stop:
+        return stop.failure
+    except asyncio.TimeoutError:
+        return AgentFailure(f"the agent's session did not start within {timeout:g} s", "agent_timeout")
+    except Exception as exc:  # the agent's crash is this case's result; the run goes on
+        msg = f"turn {len(turns) + 1}: the agent raised {type(exc).__name__}: {exc}"
+        return AgentFailure(msg, "agent_error", _trace(exc))
+    finally:
+        for closing in (session, simulator):
+            if closing is not None:
+                try:
+                    await closing.aclose()
+                except Exception:  # noqa: BLE001 - closing must not hide the case's outcome
+                    pass
+
+
 async def _one_case(
     agent: Agent,
     case: EvalCase,
@@ -170,41 +220,10 @@ async def _one_case(
     user_simulator: Optional[SimulatorFactory],
     run_index: int,
 ) -> Union[list[Invocation], AgentFailure]:
-    scenario = case.conversation is None
-    if scenario and user_simulator is None:
+    if case.conversation is None and user_simulator is None:
         return _NO_SIMULATOR
     async with limit:
-        turns: list[Invocation] = []
-        session: Optional[AgentSession] = None
-        simulator: Optional[UserSimulator] = None
-        try:
-            if scenario:
-                assert user_simulator is not None
-                try:
-                    simulator = user_simulator(case)
-                except Exception as exc:  # noqa: BLE001 - reported as this case's failure
-                    msg = f"the user simulator could not be made: {type(exc).__name__}: {exc}"
-                    return AgentFailure(msg, "user_simulator_error", _trace(exc))
-                if simulator is None:
-                    return _NO_SIMULATOR
-            session = await asyncio.wait_for(agent.session(case), timeout)
-            if simulator is not None:
-                return await _play_scenario(session, case, simulator, turns, timeout, run_index)
-            return await _play_fixed(session, case, turns, timeout)
-        except _Stop as stop:
-            return stop.failure
-        except asyncio.TimeoutError:
-            return AgentFailure(f"the agent's session did not start within {timeout:g} s", "agent_timeout")
-        except Exception as exc:  # the agent's crash is this case's result; the run goes on
-            msg = f"turn {len(turns) + 1}: the agent raised {type(exc).__name__}: {exc}"
-            return AgentFailure(msg, "agent_error", _trace(exc))
-        finally:
-            for closing in (session, simulator):
-                if closing is not None:
-                    try:
-                        await closing.aclose()
-                    except Exception:  # noqa: BLE001 - closing must not hide the case's outcome
-                        pass
+        return await run_case(agent, case, timeout=timeout, user_simulator=user_simulator, run_index=run_index)
 
 
 async def run_agent(
