@@ -245,3 +245,83 @@ def test_any_json_is_a_config_or_one_config_error(data):
         assert str(error).startswith("<config>: ")
     else:
         assert all(c.threshold is None or math.isfinite(c.threshold) for c in config.criteria)
+
+
+# -- ADK 2.13's config model reads every section in both spellings ---------------------------
+
+
+def _adk_reads(data: dict[str, Any]) -> Any:
+    from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
+
+    return AdkEvalConfig.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("camel", "snake"),
+    [
+        ("userSimulatorConfig", "user_simulator_config"),
+        ("liveModelConfig", "live_model_config"),
+        ("customMetrics", "custom_metrics"),
+    ],
+)
+def test_camel_case_sections_are_read_as_adk_reads_them(tmp_path, camel, snake):
+    value = {
+        "userSimulatorConfig": {"model": "gemini-2.5-pro", "maxAllowedInvocations": 7},
+        "liveModelConfig": {"timeoutSeconds": 120},
+        "customMetrics": {"my_metric": {"code_config": {"name": "pkg.mod.fn"}}},
+    }[camel]
+    data = {"criteria": {"my_metric": 0.5}, camel: value}
+    config = load_config(write(tmp_path, data))
+    assert config.warnings == []
+    assert getattr(config, snake) == value
+    adk = _adk_reads(data)
+    assert getattr(adk, snake) is not None  # ADK reads the camelCase section too
+    if camel == "userSimulatorConfig":
+        assert config.user_simulator.model == adk.user_simulator_config.model == "gemini-2.5-pro"
+        assert config.user_simulator.max_allowed_invocations == 7
+        assert adk.user_simulator_config.max_allowed_invocations == 7
+
+
+def test_a_section_in_both_spellings_is_refused(tmp_path):
+    data = {"criteria": {}, "user_simulator_config": {}, "userSimulatorConfig": {"model": "m"}}
+    message = config_error(tmp_path, data)
+    twice = "'userSimulatorConfig' is given twice, as 'user_simulator_config' and 'userSimulatorConfig'"
+    assert twice in message
+    assert "keep one spelling" in message
+
+
+def test_camel_case_non_object_section_names_the_key_as_written(tmp_path):
+    assert "liveModelConfig: expected an object, got 3" in config_error(
+        tmp_path, {"criteria": {}, "liveModelConfig": 3}
+    )
+
+
+def test_unknown_key_warning_does_not_claim_adk_behaviour_it_lacks(tmp_path):
+    path = write(tmp_path, {"criteria": {}, "_comment": "x"})
+    [warning] = load_config(path).warnings
+    assert "ADK 2.13 does not read it either" in warning and "camelCase" in warning
+    assert "_comment" not in _adk_reads({"criteria": {}, "_comment": "x"}).model_dump()
+
+
+def test_an_uninstalled_simulator_type_is_refused_at_load(tmp_path):
+    message = config_error(tmp_path, {"criteria": {}, "userSimulatorConfig": {"type": "scripted"}})
+    assert "user_simulator_config.type: no user simulator 'scripted' is installed" in message
+    assert "Installed types: llm_backed" in message
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="scripted"):  # ADK refuses a type it does not know
+        _adk_reads({"criteria": {}, "user_simulator_config": {"type": "scripted"}})
+
+
+def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    real = importlib.metadata.entry_points
+
+    def without_simulators(**kwargs):
+        return [] if kwargs.get("group") == "agenteval.user_simulators" else real(**kwargs)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", without_simulators)
+    message = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"model": "m"}})
+    assert "no user simulator 'llm_backed' is installed; it comes with agenteval-llm-judges" in message
+    assert "pip install agenteval-llm-judges" in message and "Installed types: none" in message

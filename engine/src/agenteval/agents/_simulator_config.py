@@ -8,6 +8,8 @@ For ``llm_backed``, a key that looks like a typo of a real one is an error with 
 suggestion; any other unknown key is ignored with a warning. For another ``type`` (a
 third-party simulator), unknown keys are kept in ``model_extra`` for it to read.
 ``type: "llm_audio"`` (ADK's live-audio simulator) is refused: agenteval has no live mode.
+``check_simulator_installed`` refuses, at config load, a ``type`` that no installed
+distribution provides (as ADK refuses a type it does not know), from metadata only.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import ConfigError
 
-__all__ = ["DEFAULT_SIMULATOR_MODEL", "UserSimulatorConfig", "parse_user_simulator_config"]
+__all__ = [
+    "DEFAULT_SIMULATOR_MODEL",
+    "UserSimulatorConfig",
+    "check_simulator_installed",
+    "parse_user_simulator_config",
+]
 
 DEFAULT_SIMULATOR_MODEL = "gemini-2.5-flash"
 DEFAULT_SIMULATOR_TYPE = "llm_backed"
 _SECTION = "user_simulator_config"
+#: The distribution that provides each simulator type agenteval knows of.
+_DISTRIBUTIONS = {DEFAULT_SIMULATOR_TYPE: "agenteval-llm-judges"}
 
 
 class UserSimulatorConfig(BaseModel):
@@ -145,3 +154,24 @@ def parse_user_simulator_config(
         raise ConfigError(f"invalid {_SECTION}:\n{detail}", source=where) from None
     config._source = source
     return config
+
+
+def check_simulator_installed(config: UserSimulatorConfig) -> None:
+    """``ConfigError`` unless an ``agenteval.user_simulators`` entry point named
+    ``config.type`` is installed (read from metadata; nothing is imported). The message
+    names the distribution to install when the type is one agenteval knows of, and the
+    installed types."""
+    import importlib.metadata
+
+    from .._registry import USER_SIMULATORS_GROUP
+
+    installed = sorted({ep.name for ep in importlib.metadata.entry_points(group=USER_SIMULATORS_GROUP)})
+    if config.type in installed:
+        return
+    dist = _DISTRIBUTIONS.get(config.type)
+    fix = f"; it comes with {dist} (pip install {dist})" if dist else "; install its distribution"
+    msg = (
+        f"{_SECTION}.type: no user simulator {config.type!r} is installed{fix}. "
+        f"Installed types: {', '.join(installed) or 'none'}"
+    )
+    raise ConfigError(msg, source=config.source)

@@ -2,9 +2,11 @@
 
 Accepted as ADK 2.13 accepts it: ``{"criteria": {name: number | numeric string |
 {"threshold": ..., <params>}}}``, plus ``custom_metrics``, ``user_simulator_config`` and
-``live_model_config``. Unknown top-level keys are warnings (ADK ignores them). Parameters
-are checked against the evaluator's ``Params`` later, when the criteria are resolved;
-``user_simulator_config`` is checked here (``agenteval.agents.UserSimulatorConfig``).
+``live_model_config``, each in snake_case or camelCase (``userSimulatorConfig``...; one
+section given in both spellings is an error). Other top-level keys are warnings (ADK
+ignores them). Parameters are checked against the evaluator's ``Params`` later, when the
+criteria are resolved; ``user_simulator_config`` is checked here
+(``agenteval.agents.UserSimulatorConfig``), its ``type`` against the installed simulators.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..agents._simulator_config import UserSimulatorConfig, parse_user_simulator_config
+from pydantic.alias_generators import to_camel
+
+from ..agents._simulator_config import (
+    UserSimulatorConfig,
+    check_simulator_installed,
+    parse_user_simulator_config,
+)
 from ..criterion import Criterion
 from ..errors import ConfigError
 from ._json import read_json
@@ -25,7 +33,10 @@ __all__ = ["DEFAULT_CRITERIA", "EvalConfig", "load_config", "config_from_data"]
 #: The criteria applied when no config is given (ADK's defaults).
 DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 
-_TOP_LEVEL_KEYS = {"criteria", "custom_metrics", "user_simulator_config", "live_model_config"}
+_SECTIONS = ("custom_metrics", "user_simulator_config", "live_model_config")
+_TOP_LEVEL_KEYS = {"criteria", *_SECTIONS}
+#: Accepted spelling -> section name (ADK's config model takes both spellings).
+_SPELLINGS = {**{key: key for key in _TOP_LEVEL_KEYS}, **{to_camel(key): key for key in _SECTIONS}}
 
 
 @dataclass
@@ -92,12 +103,7 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
     if not isinstance(data, dict):
         msg = f'a config is a JSON object {{"criteria": {{...}}}}, got a JSON {json_type(data)}'
         raise ConfigError(msg, source=where)
-    warnings = [
-        f"{where}: unknown top-level key {key!r} ignored (ADK ignores it too); "
-        f"known keys: {', '.join(sorted(_TOP_LEVEL_KEYS))}"
-        for key in data
-        if key not in _TOP_LEVEL_KEYS
-    ]
+    sections, warnings = _sections(data, where)
     if "criteria" not in data:
         raise ConfigError(
             '\'criteria\' is missing; e.g. {"criteria": {"response_match_score": 0.8}}', source=where
@@ -116,14 +122,39 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
             criteria.append(Criterion(name=name, threshold=threshold, params=params))
         else:
             criteria.append(Criterion(name=name, threshold=_threshold(value, where, path)))
-    for key in ("custom_metrics", "user_simulator_config", "live_model_config"):
-        if key in data and data[key] is not None and not isinstance(data[key], dict):
-            raise ConfigError(f"{key}: expected an object, got {data[key]!r}", source=where)
-    return EvalConfig(
+    for spelling in sections.values():
+        if data[spelling] is not None and not isinstance(data[spelling], dict):
+            raise ConfigError(f"{spelling}: expected an object, got {data[spelling]!r}", source=where)
+    section = {key: data[spelling] for key, spelling in sections.items()}
+    config = EvalConfig(
         criteria=criteria,
         source=source,
-        custom_metrics=data.get("custom_metrics") or {},
-        user_simulator_config=data.get("user_simulator_config"),
-        live_model_config=data.get("live_model_config"),
+        custom_metrics=section.get("custom_metrics") or {},
+        user_simulator_config=section.get("user_simulator_config"),
+        live_model_config=section.get("live_model_config"),
         warnings=warnings,
     )
+    if config.user_simulator is not None:
+        check_simulator_installed(config.user_simulator)
+    return config
+
+
+def _sections(data: dict[str, Any], where: str) -> tuple[dict[str, str], list[str]]:
+    """Section name -> the spelling used in ``data``, and warnings for unknown keys;
+    ``ConfigError`` when a section is given in both spellings."""
+    found: dict[str, str] = {}
+    warnings = []
+    for key in data:
+        name = _SPELLINGS.get(key)
+        if name is None:
+            warnings.append(
+                f"{where}: unknown top-level key {key!r} ignored (ADK 2.13 does not read it either); "
+                f"known keys: {', '.join(sorted(_TOP_LEVEL_KEYS))} (or their camelCase spellings)"
+            )
+        elif name in found:
+            msg = f"{key!r} is given twice, as {found[name]!r} and {key!r}; keep one spelling"
+            raise ConfigError(msg, source=where)
+        else:
+            found[name] = key
+    found.pop("criteria", None)
+    return found, warnings
