@@ -63,3 +63,73 @@ def test_bad_initial_session(runner, tmp_path):
     )
     assert result.exit_code == 2
     assert "user_id: required key is missing" in result.output
+
+
+# -- checked as ADK 2.13's migrate_eval_data_to_new_schema checks ------------------------------
+
+
+def _adk_migrates(old, new) -> str | None:
+    """None when ADK migrates ``old``, else its error message."""
+    from google.adk.evaluation.agent_evaluator import AgentEvaluator
+
+    try:
+        AgentEvaluator.migrate_eval_data_to_new_schema(str(old), str(new))
+    except (ValueError, KeyError) as exc:
+        return str(exc)
+    return None
+
+
+def _folder(tmp_path, turns, config=None):
+    old = tmp_path / "dice.test.json"
+    old.write_text(json.dumps(turns))
+    if config is not None:
+        (tmp_path / "test_config.json").write_text(json.dumps(config))
+    return old
+
+
+def test_a_config_with_a_non_legacy_criterion_is_refused_as_adk_refuses_it(runner, tmp_path):
+    old = _folder(tmp_path, FLAT, {"criteria": {"response_match_score": 0.8, "final_response_match_v2": 0.5}})
+    adk = _adk_migrates(old, tmp_path / "adk.json")
+    assert adk is not None and "Invalid criteria key: final_response_match_v2" in adk
+    result = runner.invoke(main, ["migrate", str(old), "-o", str(tmp_path / "new.json")])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'test_config.json'}: criteria.final_response_match_v2: ADK migrates" in result.output
+    assert (
+        "tool_trajectory_avg_score, response_evaluation_score, response_match_score, safety_v1"
+        in result.output
+    )
+    assert "Traceback" not in result.output and not (tmp_path / "new.json").exists()
+
+
+def test_a_turn_without_reference_is_refused_with_its_position(runner, tmp_path):
+    turns = [dict(FLAT[0]), {"query": "thanks", "expected_tool_use": []}]
+    old = _folder(tmp_path, turns)
+    result = runner.invoke(main, ["migrate", str(old), "-o", str(tmp_path / "new.json")])
+    assert result.exit_code == 2, result.output
+    assert f"{old}: [1]: the turn has no 'reference'" in result.output
+    assert "response_match_score" in result.output and 'Fix: add it, e.g. "reference":' in result.output
+    # ADK checks only the first turn; with the reference missing there, it refuses too.
+    first_missing = _folder(tmp_path, [turns[1], turns[0]])
+    adk = _adk_migrates(first_missing, tmp_path / "adk.json")
+    assert adk is not None and "must include 'query' and 'reference'" in adk
+    again = runner.invoke(main, ["migrate", str(first_missing), "-o", str(tmp_path / "new.json")])
+    assert again.exit_code == 2 and f"{first_missing}: [0]: the turn has no 'reference'" in again.output
+
+
+def test_the_keys_required_follow_the_configs_criteria(runner, tmp_path):
+    turns = [{"query": "hi", "reference": "hello"}]  # no expected_tool_use
+    old = _folder(tmp_path, turns, {"criteria": {"response_match_score": 0.5}})
+    assert _adk_migrates(old, tmp_path / "adk.json") is None
+    assert runner.invoke(main, ["migrate", str(old), "-o", str(tmp_path / "new.json")]).exit_code == 0
+    (tmp_path / "test_config.json").unlink()  # default criteria: the trajectory needs expected_tool_use
+    adk = _adk_migrates(old, tmp_path / "adk.json")
+    assert adk is not None and "'expected_tool_use'" in adk
+    result = runner.invoke(main, ["migrate", str(old), "-o", str(tmp_path / "new2.json")])
+    assert result.exit_code == 2 and "[0]: the turn has no 'expected_tool_use'" in result.output
+
+
+def test_a_multi_case_turn_without_reference_is_named_by_case_and_turn(runner, tmp_path):
+    cases = [{"name": "c1", "data": [FLAT[0], {"query": "q", "expected_tool_use": []}]}]
+    old = _folder(tmp_path, cases)
+    result = runner.invoke(main, ["migrate", str(old), "-o", str(tmp_path / "new.json")])
+    assert result.exit_code == 2 and f"{old}: [0].data[1]: the turn has no 'reference'" in result.output

@@ -1,4 +1,9 @@
-"""``agenteval migrate``: convert a legacy ADK list file into the eval-set format."""
+"""``agenteval migrate``: convert a legacy ADK list file into the eval-set format.
+
+Checked first as ADK's migration checks it (``agenteval.loading._migration``): the
+``test_config.json`` beside the old file names only legacy criteria, and every turn has
+the keys those criteria need (``reference`` for ``response_match_score``...).
+"""
 
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ def migrate(old: Path, initial_session: Optional[Path], output: Path, force: boo
     from ..errors import DataError
     from ..loading import read_eval_file
     from ..loading._json import read_json
+    from ..loading._migration import check_migratable, migration_config
     from ..loading._paths import describe_validation_error
     from ..models import SessionInput
 
@@ -57,6 +63,7 @@ def migrate(old: Path, initial_session: Optional[Path], output: Path, force: boo
     loaded = read_eval_file(old, initial_session=session)
     if loaded.format == "evalset":
         raise DataError("already in the eval-set format; nothing to migrate", source=str(old))
+    check_migratable(read_json(old, what="an eval file"), migration_config(old), source=str(old))
     if output.exists() and not force:
         raise DataError("exists; pass --force to overwrite it", source=str(output))
     output.write_text(loaded.eval_set.to_json() + "\n", encoding="utf-8")
