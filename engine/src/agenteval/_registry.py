@@ -45,9 +45,6 @@ _NOT_YET_PROVIDED = {
     "multi_turn_task_success_v1": "no agenteval plugin yet",
     "multi_turn_trajectory_quality_v1": "no agenteval plugin yet",
     "multi_turn_tool_use_quality_v1": "no agenteval plugin yet",
-    "inference_call_count_v1": "no agenteval plugin yet",
-    "token_usage_v1": "no agenteval plugin yet",
-    "invocation_duration_v1": "no agenteval plugin yet",
 }
 
 

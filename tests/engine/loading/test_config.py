@@ -325,3 +325,27 @@ def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch)
     message = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"model": "m"}})
     assert "no user simulator 'llm_backed' is installed; it comes with agenteval-llm-judges" in message
     assert "pip install agenteval-llm-judges" in message and "Installed types: none" in message
+
+
+# -- the efficiency criteria: ADK's rule, applied on request ---------------------------------
+
+
+def test_with_efficiency_appends_the_four_not_named_in_adks_order():
+    from agenteval.loading._config import EFFICIENCY_CRITERIA, with_efficiency
+    from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
+    from google.adk.evaluation.eval_config import get_eval_metrics_from_config
+
+    config = config_from_data({"criteria": {"response_match_score": 0.5, "token_usage_v1": {}}})
+    extended = with_efficiency(config)
+    assert [c.name for c in extended.criteria] == [
+        "response_match_score",
+        "token_usage_v1",
+        "tool_call_count_v1",
+        "inference_call_count_v1",
+        "invocation_duration_v1",
+    ]
+    assert all(c.threshold is None and c.params == {} for c in extended.criteria[1:])
+    assert [c.name for c in config.criteria] == ["response_match_score", "token_usage_v1"]  # unchanged
+    assert with_efficiency(extended).criteria == extended.criteria
+    adk = get_eval_metrics_from_config(AdkEvalConfig(criteria={"response_match_score": 0.5}))
+    assert [m.metric_name for m in adk][1:] == list(EFFICIENCY_CRITERIA)

@@ -19,6 +19,9 @@ CRITERIA = {
     "trajectory_single_tool_use": ("agenteval_builtin.partial_trajectory", "TrajectorySingleToolUse"),
     "response_match_score": ("agenteval_builtin.response_match", "ResponseMatchScore"),
     "tool_call_count_v1": ("agenteval_builtin.tool_call_count", "ToolCallCount"),
+    "inference_call_count_v1": ("agenteval_builtin.inference_call_count", "InferenceCallCount"),
+    "token_usage_v1": ("agenteval_builtin.token_usage", "TokenUsage"),
+    "invocation_duration_v1": ("agenteval_builtin.invocation_duration", "InvocationDuration"),
 }
 PARAMS = {"trajectory_single_tool_use": {"tool_name": "get_weather"}}
 PLUGIN_DIR = Path(__file__).resolve().parents[3] / "plugins" / "builtin"

@@ -12,7 +12,7 @@ criteria are resolved; ``user_simulator_config`` is checked here
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -28,10 +28,25 @@ from ..errors import ConfigError
 from ._json import read_json
 from ._paths import json_type
 
-__all__ = ["DEFAULT_CRITERIA", "EvalConfig", "load_config", "config_from_data"]
+__all__ = [
+    "DEFAULT_CRITERIA",
+    "EFFICIENCY_CRITERIA",
+    "EvalConfig",
+    "config_from_data",
+    "load_config",
+    "with_efficiency",
+]
 
 #: The criteria applied when no config is given (ADK's defaults).
 DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+
+#: ADK 2.13's four efficiency metrics (informational: reported, never passed or failed).
+EFFICIENCY_CRITERIA: tuple[str, ...] = (
+    "tool_call_count_v1",
+    "inference_call_count_v1",
+    "token_usage_v1",
+    "invocation_duration_v1",
+)
 
 _SECTIONS = ("custom_metrics", "user_simulator_config", "live_model_config")
 _TOP_LEVEL_KEYS = {"criteria", *_SECTIONS}
@@ -72,6 +87,19 @@ class EvalConfig:
     def get(self, name: str) -> Optional[Criterion]:
         """The configured criterion with this name, if any."""
         return next((c for c in self.criteria if c.name == name), None)
+
+
+def with_efficiency(config: EvalConfig) -> EvalConfig:
+    """``config`` with the efficiency criteria it does not name appended (no threshold,
+    no params), in ``EFFICIENCY_CRITERIA`` order: ADK 2.13's rule (its
+    ``get_eval_metrics_from_config`` appends them to every run), applied by agenteval
+    only on request (``agenteval run --efficiency``), so a run reports what its config
+    names and nothing else by default. ``config`` itself is not changed."""
+    named = {criterion.name for criterion in config.criteria}
+    added = [Criterion(name=name) for name in EFFICIENCY_CRITERIA if name not in named]
+    if not added:
+        return config
+    return replace(config, criteria=[*config.criteria, *added], warnings=list(config.warnings))
 
 
 def load_config(path: str | Path) -> EvalConfig:

@@ -4,7 +4,12 @@
 turn to ``POST {base}/chat/completions`` with the conversation so far (user messages and
 the agent's earlier answers) and records the answer: its ``content`` is the final response
 and its ``tool_calls`` (name and JSON arguments) the turn's tool calls, in the legacy
-``tool_uses`` form. ``model`` defaults to ``agent``. A bearer token is taken from
+``tool_uses`` form. When the answer has OpenAI's ``usage`` object, the turn is recorded in
+ADK's event form instead, with one model-call event carrying that usage (as Gemini
+``usage_metadata``) and the answer's ``model``: ``token_usage_v1`` reports the endpoint's
+tokens and ``inference_call_count_v1`` counts the one completion the endpoint answered
+(calls the agent makes behind the endpoint are not visible). Without ``usage`` both are
+NOT_EVALUATED for the turn. ``model`` defaults to ``agent``. A bearer token is taken from
 ``AGENTEVAL_AGENT_API_KEY`` when set. A non-2xx answer or a malformed body raises, which
 makes that case ERRORED with the reason; the run goes on.
 """
@@ -20,9 +25,13 @@ from agenteval import ConfigError
 from agenteval.agents import Agent, AgentSession
 from agenteval.models import Content, EvalCase, Invocation
 
+from ._usage import model_call_event
+
 __all__ = ["HttpAgent"]
 
 DEFAULT_MODEL = "agent"
+#: The author of the events recorded for the endpoint's answer.
+_AUTHOR = "agent"
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -60,7 +69,8 @@ class _Session(AgentSession):
                 f"{self._agent.endpoint} answered HTTP {answer.status_code}: {_clip(answer.text)}"
             )
         try:
-            message = answer.json()["choices"][0]["message"]
+            completion = answer.json()
+            message = completion["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise ValueError(
                 f"{self._agent.endpoint} sent no chat completion: {_clip(answer.text)}"
@@ -73,9 +83,22 @@ class _Session(AgentSession):
                 "invocation_id": f"turn-{len(self._messages) // 2}",
                 "user_content": user_content,
                 "final_response": {"role": "model", "parts": [{"text": content}]},
-                "intermediate_data": {"tool_uses": calls},
+                "intermediate_data": self._intermediate(calls, completion),
             }
         )
+
+    def _intermediate(self, calls: list[dict[str, Any]], completion: dict[str, Any]) -> dict[str, Any]:
+        usage = completion.get("usage")
+        if usage is None:
+            return {"tool_uses": calls}
+        try:
+            model_call = model_call_event(_AUTHOR, usage, completion.get("model"))
+        except ValueError as exc:
+            raise ValueError(f"{self._agent.endpoint} sent a malformed usage: {exc}") from None
+        events = [
+            {"author": _AUTHOR, "content": {"role": "model", "parts": [{"function_call": c}]}} for c in calls
+        ]
+        return {"invocation_events": [*events, model_call]}
 
 
 class HttpAgent(Agent):

@@ -13,8 +13,14 @@ conversation. The reply is one of:
 
 * a ``str``: the final response, no tool calls;
 * a ``dict``: ``{"text": str, "tool_calls": [{"name": str, "args": {...}}],
-  "tool_responses": [{"name": str, "response": {...}}], "intermediate": [[author, text]]}``
-  (every key optional), recorded in the legacy ``tool_uses`` form;
+  "tool_responses": [{"name": str, "response": {...}}], "intermediate": [[author, text]],
+  "model_calls": [{"model": str, "usage": {...}}]}`` (every key optional), recorded in the
+  legacy ``tool_uses`` form, or, when it reports ``model_calls``, in ADK's event form: one
+  event per model call the function made, carrying its token usage (OpenAI's names,
+  ``{"prompt_tokens": 12, "completion_tokens": 5}``, or Gemini's ``usage_metadata``
+  names; ``{}`` or no ``usage`` when unknown) and model name, which the efficiency
+  criteria read (``inference_call_count_v1``, ``token_usage_v1``). Without
+  ``model_calls`` those criteria are NOT_EVALUATED for the turn, never 0;
 * an ``Invocation``, used as it is.
 
 Synchronous functions run in a worker thread, so a slow agent does not hold up other cases.
@@ -40,10 +46,15 @@ from agenteval.agents import Agent, AgentSession
 from agenteval.models import Content, EvalCase, Invocation
 from pydantic import ValidationError
 
+from ._usage import model_call_event
+
 __all__ = ["PythonAgent", "reply_to_invocation"]
 
 _TARGET = re.compile(r"^(?P<module>[^:]+?):(?P<function>[A-Za-z_][A-Za-z0-9_.]*)$")
-_REPLY_KEYS = {"text", "tool_calls", "tool_responses", "intermediate"}
+_REPLY_KEYS = {"text", "tool_calls", "tool_responses", "intermediate", "model_calls"}
+_MODEL_CALL_KEYS = {"model", "usage"}
+#: The author of the events recorded for a function's turn.
+_AUTHOR = "agent"
 #: A folder target runs ``FOLDER/agent.py:respond``.
 _FOLDER_MODULE, _FOLDER_FUNCTION = "agent.py", "respond"
 #: Names that make ``agent.py`` an ADK agent (the ``adk`` adapter's), not a plain function.
@@ -83,22 +94,53 @@ def reply_to_invocation(reply: Any, user_content: Content, turn: int) -> Invocat
         raise ValueError(
             f"the agent's reply has unknown keys {sorted(unknown)}; known: {sorted(_REPLY_KEYS)}"
         )
+    calls = reply.get("tool_calls") or []
+    responses = reply.get("tool_responses") or []
+    steps = reply.get("intermediate") or []
+    if reply.get("model_calls") is not None:
+        intermediate = {"invocation_events": _events(calls, responses, steps, reply["model_calls"])}
+    else:
+        intermediate = {
+            "tool_uses": calls,
+            "tool_responses": responses,
+            "intermediate_responses": [[author, [{"text": text}]] for author, text in steps],
+        }
     data = {
         "invocation_id": f"turn-{turn}",
         "user_content": user_content,
         "final_response": {"role": "model", "parts": [{"text": reply.get("text")}]},
-        "intermediate_data": {
-            "tool_uses": reply.get("tool_calls") or [],
-            "tool_responses": reply.get("tool_responses") or [],
-            "intermediate_responses": [
-                [author, [{"text": text}]] for author, text in reply.get("intermediate") or []
-            ],
-        },
+        "intermediate_data": intermediate,
     }
     try:
         return Invocation.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"the agent's reply is not a valid turn: {exc}") from None
+
+
+def _events(calls: Any, responses: Any, steps: Any, model_calls: Any) -> list[dict[str, Any]]:
+    """The reply in ADK's event form: tool calls, tool responses, intermediate texts, then
+    one content-less event per model call (``ValueError`` for a malformed report)."""
+    if not isinstance(model_calls, list):
+        raise ValueError(f"the agent's reply: model_calls is a list of {{model, usage}}, got {model_calls!r}")
+    events: list[dict[str, Any]] = [
+        {"author": _AUTHOR, "content": {"role": "model", "parts": [{"function_call": c}]}} for c in calls
+    ]
+    events += [
+        {"author": _AUTHOR, "content": {"role": "user", "parts": [{"function_response": r}]}}
+        for r in responses
+    ]
+    events += [{"author": a, "content": {"role": "model", "parts": [{"text": t}]}} for a, t in steps]
+    for index, call in enumerate(model_calls):
+        where = f"the agent's reply: model_calls[{index}]"
+        if not isinstance(call, dict) or set(call) - _MODEL_CALL_KEYS:
+            raise ValueError(
+                f'{where}: expected {{"model": str, "usage": {{...}}}} (both optional), got {call!r}'
+            )
+        try:
+            events.append(model_call_event(_AUTHOR, call.get("usage") or {}, call.get("model")))
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+    return events
 
 
 class _Session(AgentSession):
