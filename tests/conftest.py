@@ -146,3 +146,19 @@ def openai_env(clean_judge_env: None, monkeypatch: pytest.MonkeyPatch, fake_open
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
     monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_openai.base_url}/v1")
     return fake_openai
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _runs_dir_outside_the_repository(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every ``agenteval run`` in the suite records its run folder under a temporary
+    folder, never in the repository's ``.agenteval/runs``."""
+    import os
+
+    folder = tmp_path_factory.mktemp("agenteval-runs")
+    previous = os.environ.get("AGENTEVAL_RUNS_DIR")
+    os.environ["AGENTEVAL_RUNS_DIR"] = str(folder)
+    yield
+    if previous is None:
+        os.environ.pop("AGENTEVAL_RUNS_DIR", None)
+    else:
+        os.environ["AGENTEVAL_RUNS_DIR"] = previous

@@ -1,4 +1,4 @@
-"""``_api.py``: ``evaluate`` input forms and ``plan_from_paths`` (what the CLI runs)."""
+"""``_api.py``: ``evaluate`` input forms; ``plan_paths`` (what the CLI plans) run by ``EvalRun``."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import Any
 import agenteval
 import pytest
 from agenteval import Criterion, EvalConfig, Evaluator, EvaluatorInfo, Score, Status, evaluate
-from agenteval._api import plan_from_paths
-from agenteval._runner import run_jobs
+from agenteval._api import run_sync
+from agenteval._run import EvalRun, plan_paths
 from agenteval.errors import ConfigError, CriterionLoadError, DataError
+from agenteval.judging import JudgeService
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation, registry_for
 
@@ -183,7 +184,7 @@ def test_evaluate_async_is_awaitable():
     assert result.passed
 
 
-# -- plan_from_paths(): files, folders, selections and configs ---------------------------------
+# -- plan_paths(): files, folders, selections and configs ---------------------------------
 
 
 @pytest.fixture
@@ -207,21 +208,23 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def plan(project: Path, *paths: str, **kwargs):
-    return plan_from_paths(
+def plan(project: Path, *paths: str, actual=("actual.json",), **kwargs):
+    made = plan_paths(
         [str(project / p) if not p.startswith("/") else p for p in paths],
-        [project / "actual.json"],
+        [project / a for a in actual],
         registry=REGISTRY,
+        judge=JudgeService(),
         **kwargs,
     )
+    return list(made.sets), list(made.warnings), made
 
 
-def run(jobs) -> agenteval.RunResult:
-    return asyncio.run(run_jobs(jobs))
+def run(planned) -> agenteval.RunResult:
+    return run_sync(EvalRun(planned).execute())
 
 
 def test_folder_with_per_folder_configs(project):
-    jobs, warnings = plan(project, ".")
+    jobs, warnings, made = plan(project, ".")
     assert [(j.eval_set.eval_set_id, [c.eval_id for c in j.cases]) for j in jobs] == [
         ("flights", ["a", "b", "c"]),
         ("hotels", ["h1", "h2"]),
@@ -234,8 +237,8 @@ def test_folder_with_per_folder_configs(project):
         ("response_match_score", 0.8),
     ]
     assert len(warnings) == 1 and "'_comment'" in warnings[0]
-    assert flights.source == str(project / "flights" / "flights.evalset.json")
-    result = run(jobs)
+    assert flights.source == project / "flights" / "flights.evalset.json"
+    result = run(made)
     assert [c.status for c in result.cases()] == [
         Status.PASSED,
         Status.FAILED,
@@ -246,9 +249,9 @@ def test_folder_with_per_folder_configs(project):
 
 
 def test_case_selection(project):
-    jobs, _ = plan(project, "flights/flights.evalset.json:c,a")
+    jobs, _, made = plan(project, "flights/flights.evalset.json:c,a")
     assert [c.eval_id for c in jobs[0].cases] == ["a", "c"]  # file order
-    assert set(jobs[0].actual) == {"a", "c"}
+    assert set(made.recorded) == {(0, "a"), (0, "c")}
 
 
 def test_unknown_case_id_lists_the_valid_ids(project):
@@ -260,13 +263,13 @@ def test_unknown_case_id_lists_the_valid_ids(project):
 
 def test_config_option_overrides_the_files_beside(project, tmp_path):
     shared = write(tmp_path / "elsewhere" / "cfg.json", {"criteria": {"always": 0.9}})
-    jobs, warnings = plan(project, ".", config_path=shared)
+    jobs, warnings, _ = plan(project, ".", config_path=shared)
     assert all([(c.name, c.threshold) for c in j.criteria] == [("always", 0.9)] for j in jobs)
     assert warnings == []  # the folder config (with its _comment) was not read
 
 
 def test_criteria_names_keep_configured_thresholds(project):
-    jobs, _ = plan(project, "flights", criteria_names=["turns", "matches", "always"])
+    jobs, _, _ = plan(project, "flights", criteria_names=["turns", "matches", "always"])
     assert [(c.name, c.threshold) for c in jobs[0].criteria] == [
         ("turns", None),
         ("matches", 1.0),
@@ -294,23 +297,23 @@ def test_missing_actual_case(project, tmp_path):
 
 def test_a_case_in_several_actual_files_is_several_runs(project):
     write(project / "more_actual.json", actual_set("other", ids=("h1",), wrong=("h1",)))
-    jobs, _ = plan_from_paths(
-        [str(project / "hotels")],
-        [project / "actual.json", project / "more_actual.json"],
-        registry=REGISTRY,
-    )
-    (job,) = jobs
-    assert [run.actual["h1"][0].final_text() for run in job.runs()] == ["answer h1", "nope"]
+    shared = write(project / "cfg.json", {"criteria": {"matches": {"threshold": 1.0, "ignore_case": True}}})
+    _, _, made = plan(project, "hotels", actual=("actual.json", "more_actual.json"), config_path=shared)
+    assert made.num_runs == 2
+    assert [turns[0].final_text() for turns in made.recorded[(0, "h1")]] == ["answer h1", "nope"]
     # h2 is only in the first file: the second run has nothing for it.
-    assert "h2" in job.runs()[0].actual and "h2" not in job.runs()[1].actual
+    assert len(made.recorded[(0, "h2")]) == 1
+    result = run(made)
+    (h1, h2) = result.cases()
+    assert [r.score for r in h1.criteria[0].runs] == [1.0, 0.0]
+    assert h2.criteria[0].status is Status.NOT_EVALUATED
+    assert h2.criteria[0].runs[1].reason_code == "missing_run"
 
 
 def test_actual_in_the_same_eval_set_wins(project):
     write(project / "more_actual.json", actual_set("hotels", ids=("h1",), wrong=("h1",)))
-    jobs, _ = plan_from_paths(
-        [str(project / "hotels")], [project / "actual.json", project / "more_actual.json"], registry=REGISTRY
-    )
-    assert jobs[0].actual["h1"][0].final_text() == "nope"
+    _, _, made = plan(project, "hotels", actual=("actual.json", "more_actual.json"))
+    assert [turns[0].final_text() for turns in made.recorded[(0, "h1")]] == ["nope"]
 
 
 def test_actual_scenario_case_is_a_data_error(project):
@@ -351,7 +354,7 @@ def test_custom_metrics_are_explained(project):
 
 def test_same_config_is_read_once_and_evaluators_are_shared(project):
     write(project / "flights" / "more.test.json", expected_set("more", ids=("a",)))
-    jobs, warnings = plan(project, "flights")
+    jobs, warnings, _ = plan(project, "flights")
     assert [j.eval_set.eval_set_id for j in jobs] == ["flights", "more"]
     assert jobs[0].criteria[0].evaluator is jobs[1].criteria[0].evaluator
     assert len(warnings) == 1  # the _comment warning, once

@@ -9,6 +9,7 @@ from ._criteria import criteria
 from ._exit import ExitCode
 from ._migrate import migrate
 from ._run import run
+from ._runs import runs
 
 __all__ = ["ExitCode", "main"]
 
@@ -44,3 +45,4 @@ def main() -> None:
 main.add_command(run)
 main.add_command(criteria)
 main.add_command(migrate)
+main.add_command(runs)

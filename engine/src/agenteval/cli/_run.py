@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +14,7 @@ import click
 from ._exit import ExitCode, reports_errors
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
-    from .._runner import Job
+    from .._run import Plan
     from ..judging import JudgeService
 
 __all__ = ["run"]
@@ -39,8 +41,11 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     "--actual",
     "actual",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Eval set file with the agent's actual invocations (same eval_ids). Repeatable.",
+    type=click.Path(path_type=Path),
+    help=(
+        "The agent's actual invocations: an eval set file whose cases carry the same eval_ids, "
+        "or a run folder recorded earlier. Repeatable (each one is a run)."
+    ),
 )
 @click.option(
     "--criteria",
@@ -140,6 +145,23 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     help="With --agent: write the agent's invocations as an eval set that --actual accepts later.",
 )
 @click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where run folders are written (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
+)
+@click.option("--no-record", is_flag=True, help="Write no run folder.")
+@click.option(
+    "--resume",
+    "resume",
+    is_flag=False,
+    flag_value="latest",
+    default=None,
+    metavar="[RUN_ID]",
+    help="Continue the latest interrupted run of the same inputs (or RUN_ID): finished cases are kept.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress display; only the report.")
 @reports_errors
 def run(
     paths: tuple[str, ...],
@@ -161,6 +183,10 @@ def run(
     num_runs: int,
     save_actual: Optional[Path],
     strict: bool,
+    runs_dir: Optional[Path],
+    no_record: bool,
+    resume: Optional[str],
+    quiet: bool,
 ) -> None:
     """Score eval files against the agent's actual invocations.
 
@@ -169,10 +195,13 @@ def run(
     failed, errored or was not evaluated, 2 bad usage, data, config or plugin, 130
     interrupted (what was scored is still reported).
     """
-    from .._api import plan_from_paths, resolve_agent, run_agent_for
+    from .._api import resolve_agent, run_sync
     from .._api import save_actual as write_actual
-    from .._runner import run_jobs, run_sync
+    from .._registry import Registry
+    from .._run import SIGNAL_EXIT_CODES, plan_paths, progress_for
+    from .._run._session import open_run
     from ..judging import JudgeCache, JudgeService
+    from ..runs import default_runs_dir
 
     if bool(actual) == bool(agent_target):
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
@@ -183,99 +212,196 @@ def run(
             "--num-runs runs the agent several times; it needs --agent "
             "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
         )
+    # Output paths are fixed now (an agent may chdir) and checked before any work.
+    output = _writable_file(output, "--output")
+    save_actual = _writable_file(save_actual, "--save-actual")
+    records_dir = None if no_record else (runs_dir or default_runs_dir()).resolve()
     agent = resolve_agent(agent_target, agent_type) if agent_target else None
     judge = JudgeService(concurrency=judge_concurrency, cache=None if no_cache else JudgeCache(cache_dir))
-    jobs, warnings = plan_from_paths(
-        paths, actual, criteria_names=_split_criteria(criteria), config_path=config, judge=judge, agent=agent
+    plan = plan_paths(
+        paths,
+        actual,
+        registry=Registry.installed(),
+        judge=judge,
+        criteria_names=_split_criteria(criteria),
+        config_path=config,
+        agent=agent,
+        agent_target=agent_target,
+        num_runs=num_runs,
     )
     if dry_run:
-        _print_plan(jobs, judge, no_cache, num_runs=num_runs if agent is not None else None)
+        for warning in plan.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        _print_plan(plan, judge, no_cache)
         sys.exit(ExitCode.OK)
-    if agent is not None:
-        run_sync(
-            run_agent_for(
-                jobs,
-                agent,
-                concurrency=agent_concurrency,
-                timeout=agent_timeout,
-                num_runs=num_runs,
-                judge=judge,
-            )
-        )
-        if save_actual is not None:
-            written = write_actual(jobs, save_actual)
-            for path, count in written:
-                click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
-            rescore = " ".join(f"--actual {path}" for path, _ in written)
-            click.echo(
-                f"agenteval: score them again with: agenteval run {' '.join(paths)} {rescore}", err=True
-            )
-    result = run_sync(run_jobs(jobs, concurrency=concurrency, strict=strict, warnings=warnings, judge=judge))
+    progress = progress_for(sys.stderr, quiet=quiet, judge_counters=_judge_counters(judge))
+    evaluation = open_run(
+        plan,
+        runs_dir=records_dir,
+        resume=resume,
+        judge=judge,
+        concurrency=concurrency,
+        agent_concurrency=agent_concurrency,
+        agent_timeout=agent_timeout,
+        strict=strict,
+        progress=progress,
+    )
+    result = run_sync(evaluation.execute(handle_signals=True))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if output_format == "json":
-        from ..reporting import render_json
-
-        text = render_json(result)
-        if output is not None:
-            output.write_text(text, encoding="utf-8")
-        else:
-            click.echo(text, nl=False)
-    else:
-        from rich.console import Console
-
-        from ..reporting import render_table
-
-        conversations = {
-            (i, case.eval_id): (job.actual.get(case.eval_id, ()), case.conversation)
-            for i, job in enumerate(jobs)
-            for case in job.cases
-        }
-        if output is not None:
-            with output.open("w", encoding="utf-8") as handle:
-                render_table(
-                    result,
-                    Console(file=handle, width=120, no_color=True),
-                    detailed=detailed,
-                    conversations=conversations,
-                )
-        else:
-            render_table(result, Console(), detailed=detailed, conversations=conversations)
+    if save_actual is not None and agent is not None:
+        written = write_actual(result, save_actual)
+        for path, count in written:
+            click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
+        rescore = " ".join(f"--actual {shlex.quote(str(path))}" for path, _ in written)
+        click.echo(f"agenteval: score them again with: agenteval run {_joined(paths)} {rescore}", err=True)
+    _render(result, plan, output_format, output, detailed)
     if output is not None or output_format == "json":
         counts = (
             ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
         )
         click.echo(f"agenteval: {counts}", err=True)
+    if evaluation.writer is not None:
+        click.echo(f"agenteval: run {evaluation.run_id} recorded in {evaluation.writer.folder}", err=True)
+        click.echo(f"agenteval: see it again with: agenteval runs show {evaluation.run_id}", err=True)
+    if evaluation.failed is not None:
+        click.echo(f"error: {evaluation.failed}; the run stopped, what was recorded before is kept", err=True)
+        sys.exit(ExitCode.NOT_PASSED)
     if result.interrupted:
         click.echo("agenteval: interrupted; the results above are what was scored before", err=True)
-        sys.exit(ExitCode.INTERRUPTED)
+        if evaluation.writer is not None:
+            click.echo(f"agenteval: resume it with: {_resume_command(evaluation.run_id)}", err=True)
+        sys.exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
 
 
-def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool, *, num_runs: Optional[int]) -> None:
+def _joined(paths: Sequence[str]) -> str:
+    return " ".join(shlex.quote(p) for p in paths)
+
+
+def _resume_command(run_id: str) -> str:
+    """The command line that resumes this run: the same arguments plus ``--resume RUN_ID``."""
+    args = list(sys.argv[1:])
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--resume":
+            skip = True
+            continue
+        if arg.startswith("--resume="):
+            continue
+        kept.append(arg)
+    if kept and kept[0] != "run":
+        kept.insert(0, "run")
+    return "agenteval " + " ".join(shlex.quote(a) for a in kept) + f" --resume {run_id}"
+
+
+def _writable_file(path: Optional[Path], option: str) -> Optional[Path]:
+    """``path`` made absolute; ``UsageError`` (exit 2) now when it cannot be written later."""
+    if path is None:
+        return None
+    path = path.expanduser().absolute()
+    folder = path.parent
+    if path.is_dir():
+        raise click.UsageError(f"{option} {str(path)!r} is a folder; give a file name")
+    if not folder.is_dir():
+        raise click.UsageError(
+            f"{option} {str(path)!r}: the folder {str(folder)!r} does not exist; "
+            "create it or give another path"
+        )
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.UsageError(f"{option} {str(path)!r} cannot be written (no permission); give another path")
+    return path
+
+
+def _judge_counters(judge: JudgeService):  # noqa: ANN202 - a callable for the progress display
+    def counters() -> dict[str, int]:
+        activity = judge.activity()
+        found = {}
+        if activity is not None:
+            found = {"calls": activity.calls, "cache_hits": activity.cache_hits, "retries": activity.retries}
+        live = getattr(judge, "progress", None)
+        if callable(live):
+            try:
+                found.update({k: v for k, v in dict(live()).items() if isinstance(v, int)})
+            except Exception:  # noqa: BLE001 - the display must never break the run
+                pass
+        return found
+
+    return counters
+
+
+def _render(result, plan, output_format: str, output: Optional[Path], detailed: bool) -> None:  # noqa: ANN001
+    if output_format == "json":
+        from ..reporting import render_json
+
+        text = render_json(result)
+        if output is not None:
+            output.write_text(text, encoding="utf-8", errors="backslashreplace")
+        else:
+            click.echo(text, nl=False)
+        return
+    from rich.console import Console
+
+    from ..reporting import render_table
+
+    conversations = _conversations(result, plan) if detailed else None
+    if output is not None:
+        with output.open("w", encoding="utf-8", errors="backslashreplace") as handle:
+            render_table(
+                result,
+                Console(file=handle, width=120, no_color=True),
+                detailed=detailed,
+                conversations=conversations,
+            )
+    else:
+        render_table(result, Console(), detailed=detailed, conversations=conversations)
+
+
+def _conversations(result, plan) -> dict:  # noqa: ANN001
+    """(eval set index, eval_id) -> (actual of the first run, expected), for the detailed view."""
+    found = {}
+    for planned, eval_set in zip(plan.sets, result.eval_sets, strict=True):
+        for case_plan, case in zip(planned.cases, eval_set.cases, strict=True):
+            actual = ()
+            if case.agent_runs:
+                actual = case.agent_runs[0].invocations
+            else:
+                recorded = plan.recorded.get((planned.index, case.eval_id), ())
+                if recorded and isinstance(recorded[0], (list, tuple)):
+                    actual = recorded[0]
+            found[(planned.index, case.eval_id)] = (actual, case_plan.conversation)
+    return found
+
+
+def _print_plan(plan: Plan, judge: JudgeService, no_cache: bool) -> None:
     """``--dry-run``: what the agent would run and how many judge calls each criterion (and
-    the user simulator) would make, at most. ``num_runs`` is None without ``--agent``."""
-    from .._runner import context_for
+    the user simulator) would make, at most."""
+    from .._run import context_for
 
     planned: dict[str, int] = {}
-    cases = 0
-    runs = num_runs or 1
-    for set_index, job in enumerate(jobs):
-        for case in job.cases:
-            cases += 1
-            for criterion in job.criteria:
+    cases = plan.case_count
+    runs = plan.num_runs
+    for item in plan.sets:
+        for case in item.cases:
+            recorded = plan.recorded.get((item.index, case.eval_id))
+            for criterion in item.criteria:
                 # With --agent nothing has run yet: the expected turns stand in for its own.
-                actual = job.actual.get(case.eval_id, case.conversation or [])
-                ctx = context_for(case, actual, criterion, judge, f"{set_index}:{case.eval_id}")
+                first = recorded[0] if recorded else None
+                actual = first if isinstance(first, (list, tuple)) else (case.conversation or [])
+                ctx = context_for(case, actual, criterion, judge, f"{item.index}:{case.eval_id}")
                 calls = criterion.evaluator.planned_judge_calls(ctx) * runs
                 planned[criterion.name] = planned.get(criterion.name, 0) + calls
     click.echo(f"dry run: {cases} case(s), {len(planned)} criteria; nothing was called")
-    if num_runs is not None:
-        click.echo(f"  the agent: {cases} case(s) x {num_runs} run(s) = {cases * num_runs} conversation(s)")
-        simulated = _simulator_calls(jobs, num_runs)
+    if plan.agent is not None:
+        click.echo(f"  the agent: {cases} case(s) x {runs} run(s) = {cases * runs} conversation(s)")
+        simulated = _simulator_calls(plan)
         if simulated is not None:
             planned["the user simulator"] = simulated
-        elif any(job.user_simulator is not None for job in jobs):
+        elif any(item.user_simulator is not None for item in plan.sets):
             click.echo("  the user simulator: no turn limit (max_allowed_invocations: -1), calls not bounded")
     total = sum(planned.values())
     for name, calls in planned.items():
@@ -288,16 +414,16 @@ def _print_plan(jobs: Sequence[Job], judge: JudgeService, no_cache: bool, *, num
     click.echo(f"at most {total} judge call(s); {cache_note}")
 
 
-def _simulator_calls(jobs: Sequence[Job], num_runs: int) -> Optional[int]:
+def _simulator_calls(plan: Plan) -> Optional[int]:
     """The most user-simulator calls: one per simulated message after the starting prompt,
     per scenario and run; None when some scenario has no turn limit."""
     total = 0
-    for job in jobs:
-        if job.user_simulator is None:
+    for item in plan.sets:
+        if item.user_simulator is None:
             continue
-        limit = job.user_simulator.config.max_allowed_invocations
-        scenarios = sum(1 for case in job.cases if case.conversation_scenario is not None)
+        limit = item.user_simulator.config.max_allowed_invocations
+        scenarios = sum(1 for case in item.cases if case.conversation_scenario is not None)
         if scenarios and limit < 0:
             return None
-        total += scenarios * max(limit - 1, 0) * num_runs
+        total += scenarios * max(limit - 1, 0) * plan.num_runs
     return total

@@ -1,4 +1,4 @@
-"""``_runner.py``: every (case, criterion) pair gives exactly one result; failures are data."""
+"""The scoring stage: every (case, criterion) pair gives exactly one result; failures are data."""
 
 from __future__ import annotations
 

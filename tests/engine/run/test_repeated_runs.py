@@ -9,10 +9,12 @@ from typing import Optional
 import agenteval
 import pytest
 from agenteval import Evaluator, EvaluatorInfo, InvocationScore, RunResult, Score, Status
-from agenteval._api import _as_config
+from agenteval._api import run_sync
 from agenteval._resolve import resolve_criteria
-from agenteval._runner import AgentRun, Job, combine_runs, run_jobs, run_sync
-from agenteval.agents import AgentFailure
+from agenteval._run import EvalRun, Plan, PlannedSet, as_config
+from agenteval._run._plan import criterion_entry
+from agenteval._verdicts import combine_runs
+from agenteval.agents import Agent, AgentFailure, AgentSession
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation, registry_for
 
@@ -54,30 +56,55 @@ def conversation(*texts: str):
     return [make_invocation(f"q{i}", text, invocation_id=f"i{i}") for i, text in enumerate(texts)]
 
 
-def run(runs: list, criteria=None, threshold: float = 0.5) -> RunResult:
-    """One case, one conversation per run; a run may be an ``AgentFailure`` or ``None``
-    (missing from that run)."""
+class ScriptedAgent(Agent):
+    """Answers each run of a case from a script: a list of invocations (one per turn), or
+    an ``AgentFailure`` (the agent raises in turn 1)."""
+
+    def __init__(self, script: list) -> None:
+        super().__init__("scripted")
+        self.script = script
+        self.sessions = 0
+
+    async def session(self, case):
+        item = self.script[self.sessions]
+        self.sessions += 1
+        return ScriptedSession(item)
+
+
+class ScriptedSession(AgentSession):
+    def __init__(self, item) -> None:
+        self.item = item
+        self.turns = 0
+
+    async def turn(self, user_content):
+        if isinstance(self.item, AgentFailure):
+            raise RuntimeError("boom")
+        invocation = self.item[self.turns]
+        self.turns += 1
+        return invocation.model_copy(update={"user_content": user_content})
+
+
+def run(runs: list, criteria=None, threshold: float = 0.5, *, via_agent: bool = False) -> RunResult:
+    """One case, one conversation per run. Recorded runs (as from several ``--actual``
+    files) may end early with ``None`` (later runs lack the case); ``via_agent`` plays
+    them through an agent, where an ``AgentFailure`` is an agent that crashed."""
     case = make_case(conversation(*["x"] * len(next(r for r in runs if isinstance(r, list)))), eval_id="c")
-    config = _as_config(criteria or {"text": {"threshold": threshold}})
+    config = as_config(criteria or {"text": {"threshold": threshold}})
     resolved = resolve_criteria([(c, "criteria") for c in config.criteria], REGISTRY, [])
-    agent_runs = []
-    for item in runs:
-        run_ = AgentRun()
-        if isinstance(item, AgentFailure):
-            run_.failures["c"] = item
-        elif item is not None:
-            run_.actual["c"] = item
-        agent_runs.append(run_)
-    job = Job(
-        EvalSet(eval_set_id="s", eval_cases=[case]),
-        [case],
-        agent_runs[0].actual,
-        resolved,
-        failures=agent_runs[0].failures,
-        more_runs=agent_runs[1:],
-        agent_ran=True,
+    planned = PlannedSet(
+        index=0,
+        eval_set=EvalSet(eval_set_id="s", eval_cases=[case]),
+        cases=(case,),
+        criteria=tuple(resolved),
+        entries=tuple(criterion_entry(r) for r in resolved),
     )
-    return run_sync(run_jobs([job]))
+    if via_agent:
+        plan = Plan(sets=(planned,), agent=ScriptedAgent(runs), agent_target="scripted", num_runs=len(runs))
+        return run_sync(EvalRun(plan, agent_concurrency=1).execute())
+    present = [r for r in runs if r is not None]
+    assert runs[: len(present)] == present, "a missing run can only come after the present ones"
+    plan = Plan(sets=(planned,), recorded={(0, "c"): present}, num_runs=len(runs))
+    return run_sync(EvalRun(plan).execute())
 
 
 def only(result: RunResult):
@@ -87,7 +114,9 @@ def only(result: RunResult):
 
 def test_the_verdict_is_the_mean_of_every_per_invocation_score_of_every_run():
     # ADK's rule: pooled per-invocation scores, not the mean of the run means.
-    case, result = only(run([conversation("1", "1"), conversation("0", "none")], threshold=0.6))
+    case, result = only(
+        run([conversation("1", "1"), conversation("0", "none")], threshold=0.6, via_agent=True)
+    )
     assert result.score == pytest.approx(2 / 3) and result.status is Status.PASSED
     assert result.details["run_scores"] == [1.0, 0.0]
     assert result.details["spread"] == {"min": 0.0, "max": 1.0, "stdev": 0.5}
@@ -111,7 +140,7 @@ def test_without_per_invocation_scores_the_run_scores_are_averaged():
 
 def test_a_run_whose_agent_crashed_makes_the_case_errored_not_a_lower_mean():
     crash = AgentFailure("turn 1: the agent raised RuntimeError: boom", "agent_error", "Traceback...")
-    case, result = only(run([conversation("1"), crash, conversation("1")]))
+    case, result = only(run([conversation("1"), crash, conversation("1")], via_agent=True))
     assert result.status is Status.ERRORED and case.status is Status.ERRORED
     assert result.reason.startswith("run(s) 2 of 3 errored: the agent failed: turn 1")
     assert result.reason_code == "agent_error"
@@ -155,6 +184,6 @@ def test_combine_runs_sums_judge_activity():
         r.model_copy(update={"judge": JudgeActivity(calls=2, cache_hits=1, failures={"judge_timeout": 1})})
         for r in result.runs
     ]
-    resolved = resolve_criteria([(c, "criteria") for c in _as_config({"text": 0.5}).criteria], REGISTRY, [])
-    combined = combine_runs(resolved[0], with_judges)
+    resolved = resolve_criteria([(c, "criteria") for c in as_config({"text": 0.5}).criteria], REGISTRY, [])
+    combined = combine_runs(criterion_entry(resolved[0]), with_judges)
     assert combined.judge == JudgeActivity(calls=4, cache_hits=2, failures={"judge_timeout": 2})

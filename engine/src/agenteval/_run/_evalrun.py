@@ -1,0 +1,465 @@
+"""``EvalRun``: the one owner of a run and its stages.
+
+    plan ──▶ acquire ──▶ score ──▶ record
+    (Plan)   (agent or    (criteria   (results.jsonl line,
+              recorded     under the   summary, progress)
+              turns)       limits)
+
+The plan is made before (``agenteval._run._plan``): every input checked, every criterion
+resolved, the judges and the agent preflighted. ``EvalRun.execute`` then takes each
+case × run through acquire → score → record as one unit of work, under one bound on the
+units in flight, so a finished case is on disk a moment after it finishes, memory is
+bounded by what is in flight, and an interruption loses only what was in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .._verdicts import SummaryBuilder, case_status, combine_runs
+from .._version import __version__
+from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
+from ..judging import JudgeService
+from ..models import EvalCase
+from ..results import AgentRunRecord, CaseResult, CriterionResult, ErrorInfo, EvalSetResult, RunResult
+from ..runs import CaseRecord, RecordedRun, RecordingError, RunState, RunWriter, SummaryDocument, utc_now
+from ._plan import Plan, PlannedSet
+from ._progress import Progress, SilentProgress
+from ._scoring import Preparation, score_run
+
+__all__ = ["DEFAULT_CONCURRENCY", "EvalRun", "SIGNAL_EXIT_CODES"]
+
+DEFAULT_CONCURRENCY = 16
+
+#: The exit code of a run stopped by each signal (128 + the signal number).
+SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+#: How long in-flight work may take to wind down after an interruption.
+_WIND_DOWN_SECONDS = 1.5
+
+
+@dataclass
+class _CaseState:
+    """The runs of one case finished so far."""
+
+    planned: PlannedSet
+    case: EvalCase
+    runs: dict[int, CaseRecord] = field(default_factory=dict)
+
+
+class EvalRun:
+    """One run: the plan, the judge service, the limits, the run folder and the progress.
+
+    Args:
+        plan: what to run (``agenteval._run.plan_paths`` / ``plan_eval_sets``).
+        judge: the judge service for judge criteria and the user simulator.
+        concurrency: evaluations at once (judge criteria wait on the judge's own limit).
+        agent_concurrency / agent_timeout: agent cases at once; seconds per agent turn.
+        strict: re-raise evaluator exceptions instead of recording ERRORED results.
+        writer: the run folder being written (``None``: keep no record).
+        resume_from: a recorded run whose finished cases are taken as they are.
+        progress: where progress goes (default: nowhere).
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        *,
+        judge: Optional[JudgeService] = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        agent_concurrency: int = 4,
+        agent_timeout: float = 300.0,
+        strict: bool = False,
+        writer: Optional[RunWriter] = None,
+        resume_from: Optional[RecordedRun] = None,
+        progress: Optional[Progress] = None,
+        run_id: Optional[str] = None,
+    ) -> None:
+        self.plan = plan
+        needs_judge = any(c.info.requires_judge for s in plan.sets for c in s.criteria)
+        self.judge = judge if judge is not None else (JudgeService() if needs_judge else None)
+        self.concurrency = max(1, concurrency)
+        self.agent_concurrency = max(1, agent_concurrency)
+        self.agent_timeout = agent_timeout
+        self.strict = strict
+        self.writer = writer
+        self.resume_from = resume_from
+        self.progress = progress or SilentProgress()
+        self.run_id = writer.run_id if writer is not None else (run_id or "")
+        self.stopped_by: Optional[str] = None
+        self.failed: Optional[str] = None
+        self._task: Optional[asyncio.Task] = None
+        self._interrupts = 0
+        self.agent_calls = 0
+        self._states_done: dict[tuple[int, str], bool] = {}
+
+    # -- interruption -------------------------------------------------------------
+    def interrupt(self, signal_name: str = "SIGINT") -> None:
+        """Stop the run: no new work starts, work in flight is cancelled, what finished is
+        kept. A second call stops waiting for in-flight work at once."""
+        self._interrupts += 1
+        if self.stopped_by is None:
+            self.stopped_by = signal_name
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    @contextlib.contextmanager
+    def _signals_handled(self, loop: asyncio.AbstractEventLoop, enabled: bool) -> Iterator[None]:
+        installed = []
+        if enabled:
+            for name in SIGNAL_EXIT_CODES:
+                number = getattr(signal, name, None)
+                if number is None:
+                    continue
+                try:
+                    loop.add_signal_handler(number, self.interrupt, name)
+                    installed.append(number)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
+        try:
+            yield
+        finally:
+            for number in installed:
+                loop.remove_signal_handler(number)
+
+    # -- the stages ---------------------------------------------------------------
+    async def execute(self, *, handle_signals: bool = False) -> RunResult:
+        """Run every unfinished case × run through acquire → score → record; return the
+        result of every planned case (interrupted ones NOT_EVALUATED ``interrupted``)."""
+        loop = asyncio.get_running_loop()
+        if self.judge is not None:
+            self.judge.begin_run()
+        evaluators = [c.evaluator for s in self.plan.sets for c in s.criteria]
+        preparation = Preparation(evaluators)
+        states = self._states()
+        done_before = self._resumed_records(states)
+        self.progress.start(total=len(states), done=0)
+        summary = SummaryBuilder()
+        finished: dict[tuple[int, str], CaseResult] = {}
+        for key, state in states.items():
+            if len(state.runs) == self.plan.num_runs:
+                self._finish_case(key, state, finished, summary)
+        with self._signals_handled(loop, handle_signals), _loaded_data_frozen():
+            self._task = asyncio.ensure_future(
+                self._work(states, preparation, finished, summary, done_before)
+            )
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                if self.stopped_by is None:  # cancelled from outside (e.g. the host's Ctrl-C)
+                    self.stopped_by = "cancelled"
+            except RecordingError as exc:
+                self.failed = str(exc)
+            finally:
+                self._task = None
+                self.progress.stop()
+                if self.judge is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(self.judge.aclose(), 5)
+                if self.plan.agent is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(self.plan.agent.aclose(), 5)
+        self._states_done = {key: key in finished for key in states}
+        result = self._result(states, finished, summary)
+        self._finish_record(result)
+        return result
+
+    def _states(self) -> dict[tuple[int, str], _CaseState]:
+        return {(s.index, case.eval_id): _CaseState(s, case) for s in self.plan.sets for case in s.cases}
+
+    def _resumed_records(self, states: dict[tuple[int, str], _CaseState]) -> int:
+        if self.resume_from is None:
+            return 0
+        count = 0
+        for record in self.resume_from.records():
+            state = states.get((record.eval_set_index, record.case_id))
+            if state is not None and record.run_index <= self.plan.num_runs:
+                state.runs[record.run_index] = record
+                count += 1
+        return count
+
+    async def _work(
+        self,
+        states: dict[tuple[int, str], _CaseState],
+        preparation: Preparation,
+        finished: dict[tuple[int, str], CaseResult],
+        summary: SummaryBuilder,
+        done_before: int,
+    ) -> None:
+        limit = asyncio.Semaphore(self.concurrency)
+        agent_limit = asyncio.Semaphore(self.agent_concurrency)
+        window = asyncio.Semaphore(self.concurrency + self.agent_concurrency * 2)
+        unprepared: Optional[dict[int, BaseException]] = None
+        prepared = asyncio.Lock()
+        tasks: set[asyncio.Task] = set()
+        failure: list[BaseException] = []
+
+        async def one(key: tuple[int, str], state: _CaseState, run_index: int) -> None:
+            nonlocal unprepared
+            try:
+                outcome, origin = await self._acquire(state, run_index, agent_limit)
+                async with prepared:
+                    if unprepared is None:
+                        unprepared = await preparation.failures()
+                        if self.strict and unprepared:
+                            raise next(iter(unprepared.values()))
+                started = time.perf_counter()
+                scope = f"{state.planned.index}:{state.case.eval_id}" + (
+                    f"#run{run_index}" if run_index > 1 else ""
+                )
+                results = await score_run(
+                    state.case,
+                    outcome if not isinstance(outcome, _Missing) else None,
+                    state.planned.scored,
+                    limit=limit,
+                    strict=self.strict,
+                    judge=self.judge,
+                    scope=scope,
+                    unprepared=unprepared,
+                )
+                record = self._record(
+                    state, run_index, outcome, origin, results, time.perf_counter() - started
+                )
+                if self.writer is not None:
+                    self.writer.append(record)
+                state.runs[run_index] = record
+                if len(state.runs) == self.plan.num_runs:
+                    self._finish_case(key, state, finished, summary)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # strict mode, or the run folder failed: stop the run
+                failure.append(exc)
+                raise
+            finally:
+                window.release()
+
+        try:
+            for key, state in states.items():
+                for run_index in range(1, self.plan.num_runs + 1):
+                    if run_index in state.runs:
+                        continue
+                    await window.acquire()
+                    if failure:
+                        window.release()
+                        break
+                    task = asyncio.ensure_future(one(key, state, run_index))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                if failure:
+                    break
+            if tasks:
+                await asyncio.gather(*list(tasks), return_exceptions=True)
+        except asyncio.CancelledError:
+            pending = [t for t in tasks if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending and self._interrupts < 2:
+                await asyncio.wait(pending, timeout=_WIND_DOWN_SECONDS)
+            raise
+        if failure:
+            raise failure[0]
+
+    async def _acquire(
+        self, state: _CaseState, run_index: int, agent_limit: asyncio.Semaphore
+    ) -> tuple[Any, str]:
+        """This run's actual turns (or why there are none) and where they came from."""
+        plan = self.plan
+        if plan.agent is None:
+            recorded = plan.recorded.get((state.planned.index, state.case.eval_id), ())
+            if run_index > len(recorded):
+                return _Missing(run_index, len(recorded)), "recorded"
+            return recorded[run_index - 1], "recorded"
+        factory = state.planned.user_simulator
+        async with agent_limit:
+            self.agent_calls += 1
+            outcome = await run_case(
+                plan.agent,
+                state.case,
+                timeout=self.agent_timeout,
+                user_simulator=factory,
+                run_index=run_index - 1,
+            )
+        return outcome, "agent"
+
+    def _record(
+        self,
+        state: _CaseState,
+        run_index: int,
+        outcome: Any,
+        origin: str,
+        results: Sequence[CriterionResult],
+        duration: float,
+    ) -> CaseRecord:
+        status = case_status(results)
+        problem = next((r for r in results if not r.status.ok), None)
+        actual: Optional[AgentRunRecord]
+        if isinstance(outcome, AgentFailure):
+            error = ErrorInfo(type="AgentFailure", message=outcome.message, traceback=outcome.traceback)
+            actual = AgentRunRecord(run=run_index, error_code=outcome.code, error=error)
+        elif isinstance(outcome, _Missing):
+            actual = None
+        else:
+            simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
+            actual = AgentRunRecord(run=run_index, invocations=list(outcome), simulation=simulation)
+        planned = state.planned
+        return CaseRecord(
+            run_id=self.run_id,
+            eval_set_index=planned.index,
+            eval_set_id=planned.eval_set.eval_set_id,
+            eval_set_file=str(planned.source) if planned.source is not None else None,
+            case_id=state.case.eval_id,
+            run_index=run_index,
+            status=status,
+            reason=problem.reason if problem is not None else None,
+            reason_code=problem.reason_code if problem is not None else None,
+            duration_s=round(duration, 6),
+            scores={r.criterion: r.score for r in results},
+            statuses={r.criterion: r.status for r in results},
+            criteria=list(results),
+            expected=list(state.case.conversation) if state.case.conversation is not None else None,
+            actual=actual,
+            origin=origin,
+        )
+
+    def _finish_case(
+        self,
+        key: tuple[int, str],
+        state: _CaseState,
+        finished: dict[tuple[int, str], CaseResult],
+        summary: SummaryBuilder,
+    ) -> None:
+        case = self._case_result(state)
+        finished[key] = case
+        summary.add(case)
+        self.progress.case_done(case.status)
+
+    def _case_result(self, state: _CaseState) -> CaseResult:
+        from .._verdicts import not_evaluated
+
+        entries = state.planned.entries
+        per_run: list[list[CriterionResult]] = []
+        for run_index in range(1, self.plan.num_runs + 1):
+            record = state.runs.get(run_index)
+            if record is not None:
+                per_run.append(list(record.criteria))
+            else:
+                why = "the run was interrupted before this was scored"
+                per_run.append([not_evaluated(e, why, "interrupted") for e in entries])
+        if self.plan.num_runs == 1:
+            results = per_run[0]
+        else:
+            results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(entries)]
+        agent_runs = []
+        if self.plan.agent is not None:
+            for run_index in range(1, self.plan.num_runs + 1):
+                record = state.runs.get(run_index)
+                if record is not None and record.actual is not None:
+                    agent_runs.append(record.actual)
+        return CaseResult(
+            eval_id=state.case.eval_id, status=case_status(results), criteria=results, agent_runs=agent_runs
+        )
+
+    def _result(
+        self,
+        states: dict[tuple[int, str], _CaseState],
+        finished: dict[tuple[int, str], CaseResult],
+        summary: SummaryBuilder,
+    ) -> RunResult:
+        interrupted = self.stopped_by is not None or self.failed is not None
+        by_set: dict[int, list[CaseResult]] = {}
+        for key, state in states.items():
+            case = finished.get(key)
+            if case is None:
+                case = self._case_result(state)
+                summary.add(case)
+            by_set.setdefault(state.planned.index, []).append(case)
+        judge = self.judge
+        judged = {e.name for s in self.plan.sets for e in s.entries if e.requires_judge}
+        run_summary = summary.build(
+            judge_by_criterion={
+                n: a for n in judged if judge is not None and (a := judge.activity(n)) is not None
+            },
+            judge=judge.activity() if judge is not None else None,
+            user_simulator=judge.activity(USER_SIMULATOR_ACTIVITY) if judge is not None else None,
+        )
+        eval_sets = [
+            EvalSetResult(
+                eval_set_id=s.eval_set.eval_set_id,
+                source=str(s.source) if s.source is not None else None,
+                cases=by_set.get(s.index, []),
+            )
+            for s in self.plan.sets
+        ]
+        return RunResult(
+            engine_version=__version__,
+            summary=run_summary,
+            eval_sets=eval_sets,
+            warnings=list(self.plan.warnings),
+            interrupted=interrupted,
+        )
+
+    def _finish_record(self, result: RunResult) -> None:
+        """Write ``summary.json`` and the final manifest (state, end time, exit code)."""
+        if self.writer is None:
+            return
+        if self.failed is not None:
+            state, code = RunState.FAILED, 1
+        elif self.stopped_by is not None:
+            state, code = RunState.INTERRUPTED, SIGNAL_EXIT_CODES.get(self.stopped_by, 130)
+        else:
+            state, code = RunState.COMPLETE, 0 if result.passed else 1
+        manifest = self.writer.manifest
+        manifest.state = state
+        manifest.finished_at = utc_now()
+        manifest.stopped_by = self.stopped_by
+        manifest.exit_code = code
+        manifest.error = self.failed
+        recorded = sum(1 for s in self._states_done.values() if s)
+        document = SummaryDocument(
+            run_id=self.run_id,
+            state=state,
+            summary=result.summary,
+            cases_recorded=recorded,
+            cases_planned=self.plan.case_count,
+        )
+        try:
+            self.writer.write_summary(document)
+            self.writer.write_manifest()
+        except RecordingError as exc:
+            self.failed = self.failed or str(exc)
+        finally:
+            self.writer.close()
+
+
+@dataclass(frozen=True)
+class _Missing:
+    """A run that one of several ``--actual`` sources lacks for this case."""
+
+    run_index: int
+    available: int
+
+
+@contextlib.contextmanager
+def _loaded_data_frozen() -> Iterator[None]:
+    """Keep the garbage collector off the eval data during a run.
+
+    The loaded eval sets are hundreds of thousands of long-lived objects without cycles;
+    every full collection during a run would walk them all again. ``gc.freeze`` sets them
+    aside for the run and ``gc.unfreeze`` returns them afterwards. Skipped when the host
+    application froze objects itself, so that its freeze is never undone.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

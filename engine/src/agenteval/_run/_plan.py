@@ -1,0 +1,449 @@
+"""The plan stage: every input loaded, checked and resolved before any work.
+
+A ``Plan`` says which cases of which eval sets run under which criteria, where their
+actual turns come from (the agent, or recorded ``--actual`` files and run folders), and
+how many runs each case gets. Anything wrong with an input is an ``AgentEvalError`` here,
+before the agent or a judge is called.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from .._registry import Registry
+from .._resolve import ResolvedCriterion, resolve_criteria
+from ..agents import Agent, AgentFailure, prepare_user_simulators
+from ..criterion import Criterion
+from ..errors import ConfigError, DataError
+from ..judging import JudgeService
+from ..loading import EvalConfig, LoadedEvalSet, config_from_data, expand_targets, load_config, read_eval_file
+from ..loading._eval_files import check_unique_ids
+from ..models import EvalCase, EvalSet, Invocation
+from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
+
+__all__ = [
+    "AGENT_ERROR_KEY",
+    "CriteriaSpec",
+    "Plan",
+    "PlannedSet",
+    "RecordedActuals",
+    "as_config",
+    "plan_eval_sets",
+    "plan_paths",
+]
+
+CriteriaSpec = Union[None, EvalConfig, Mapping[str, Any], Sequence[Union[str, Criterion]]]
+
+#: The key under which a saved actual file keeps a case the agent could not run
+#: (``{"code": ..., "message": ...}``), so that re-scoring it reports the same error.
+AGENT_ERROR_KEY = "agenteval_agent_error"
+
+#: One run's outcome for a case: its actual turns, or why the agent produced none.
+Outcome = Union[Sequence[Invocation], AgentFailure]
+
+
+def as_config(criteria: CriteriaSpec) -> EvalConfig:
+    """The embedding API's ``criteria`` argument as an ``EvalConfig``."""
+    if criteria is None:
+        return EvalConfig.default()
+    if isinstance(criteria, EvalConfig):
+        return criteria
+    if isinstance(criteria, Mapping):
+        return config_from_data({"criteria": dict(criteria)})
+    items = [c if isinstance(c, Criterion) else Criterion(name=c) for c in criteria]
+    return EvalConfig(criteria=items)
+
+
+def criteria_for(config: EvalConfig, names: Optional[Sequence[str]], registry: Registry) -> list[Criterion]:
+    """``--criteria`` picks names; configured thresholds and params are kept."""
+    chosen = list(config.criteria) if not names else [config.get(n) or Criterion(name=n) for n in names]
+    for criterion in chosen:
+        custom = config.custom_metrics.get(criterion.name)
+        if custom is not None and criterion.name not in registry.names():
+            target = (custom.get("code_config") or {}).get("name") if isinstance(custom, dict) else None
+            msg = (
+                f"criteria.{criterion.name} is an ADK custom metric (custom_metrics.{criterion.name}"
+                f"{f' -> {target!r}' if target else ''}). agenteval loads every criterion from a "
+                "plugin instead: wrap the function in an Evaluator and register it under the "
+                "'agenteval.criteria' entry points (docs/writing-a-criterion.md)"
+            )
+            raise ConfigError(msg, source=str(config.source) if config.source else "<config>")
+    return chosen
+
+
+def criterion_entry(resolved: ResolvedCriterion) -> CriterionEntry:
+    """What the run folder records about a resolved criterion."""
+    evaluator = resolved.evaluator
+    params = getattr(evaluator, "params", None)
+    info = resolved.info
+    return CriterionEntry(
+        name=resolved.name,
+        distribution=resolved.plugin.distribution,
+        version=resolved.plugin.version,
+        entry_point=resolved.plugin.entry_point,
+        threshold=resolved.threshold,
+        params=params.model_dump(mode="json") if params is not None else {},
+        higher_is_better=info.higher_is_better,
+        informational=info.informational,
+        min_score=info.min_score,
+        max_score=info.max_score,
+        requires_judge=info.requires_judge,
+        judge_models=list(evaluator.judge_models()) if info.requires_judge else [],
+    )
+
+
+@dataclass(frozen=True)
+class PlannedSet:
+    """One eval set of the run: its selected cases and the criteria applied to them."""
+
+    index: int
+    eval_set: EvalSet
+    cases: tuple[EvalCase, ...]
+    criteria: tuple[ResolvedCriterion, ...]
+    entries: tuple[CriterionEntry, ...]
+    source: Optional[Path] = None
+    sha256: Optional[str] = None
+    config: Optional[EvalConfig] = None
+    #: Makes the user simulator of each conversation scenario (``--agent`` runs), else None.
+    user_simulator: Optional[Any] = None
+
+    @property
+    def scored(self) -> tuple[tuple[ResolvedCriterion, CriterionEntry], ...]:
+        return tuple(zip(self.criteria, self.entries, strict=True))
+
+    def entry(self) -> EvalSetEntry:
+        return EvalSetEntry(
+            index=self.index,
+            eval_set_id=self.eval_set.eval_set_id,
+            path=str(self.source) if self.source is not None else None,
+            sha256=self.sha256,
+            case_ids=[case.eval_id for case in self.cases],
+            config=str(self.config.source) if self.config is not None and self.config.source else None,
+            criteria=list(self.entries),
+        )
+
+
+class RecordedActuals:
+    """The agent's turns recorded earlier, found by case id in O(1).
+
+    Each ``--actual`` file is one run of the agent; a run folder contributes one run per
+    run index. When several sources hold a case, each is a run; sources of the case's own
+    eval set win over others.
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, list[tuple[str, Outcome]]] = {}
+        self.files: list[InputFile] = []
+        self.warnings: list[str] = []
+        self._described: list[str] = []
+
+    def add_file(self, loaded: LoadedEvalSet, sha256: Optional[str]) -> None:
+        self.files.append(InputFile(path=str(loaded.source), sha256=sha256))
+        self._described.append(str(loaded.source))
+        self.warnings.extend(loaded.warnings)
+        for case in loaded.eval_set.eval_cases:
+            self._by_id.setdefault(case.eval_id, []).append(
+                (loaded.eval_set.eval_set_id, _outcome_of(case, str(loaded.source)))
+            )
+
+    def add_run(self, run: RecordedRun) -> None:
+        self.files.append(InputFile(path=str(run.folder)))
+        self._described.append(str(run.folder))
+        for record in run.records():
+            if record.actual is None:
+                continue
+            actual = record.actual
+            outcome: Outcome
+            if actual.error is not None:
+                outcome = AgentFailure(
+                    actual.error.message, actual.error_code or "agent_error", actual.error.traceback
+                )
+            else:
+                outcome = actual.invocations
+            self._by_id.setdefault(record.case_id, []).append((record.eval_set_id, outcome))
+
+    def runs_for(self, eval_set: EvalSet, case: EvalCase, where: str) -> list[Outcome]:
+        """The case's actual conversations, one per source that holds it."""
+        matches = self._by_id.get(case.eval_id)
+        if not matches:
+            files = ", ".join(self._described)
+            raise DataError(
+                f"case {case.eval_id!r} has no actual invocations: no case with that eval_id in "
+                f"{files}. Add it there (an eval set whose cases carry the same eval_ids), or "
+                f"select only the cases you have, e.g. {where}:<case_id>",
+                source=where,
+            )
+        same_set = [outcome for set_id, outcome in matches if set_id == eval_set.eval_set_id]
+        return same_set or [outcome for _, outcome in matches]
+
+
+def _outcome_of(case: EvalCase, where: str) -> Outcome:
+    error = (case.model_extra or {}).get(AGENT_ERROR_KEY)
+    if isinstance(error, dict):
+        return AgentFailure(str(error.get("message", "")), str(error.get("code") or "agent_error"))
+    if case.conversation is None:
+        raise DataError(
+            f"eval_cases[{case.eval_id!r}] holds a conversation scenario, "
+            "not the agent's actual conversation",
+            source=where,
+        )
+    return case.conversation
+
+
+def file_sha256(path: Path) -> Optional[str]:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a run will do, decided before it starts (see the module docstring)."""
+
+    sets: tuple[PlannedSet, ...]
+    #: Recorded runs per (eval set index, case id), when the turns come from files.
+    recorded: Mapping[tuple[int, str], Sequence[Outcome]] = field(default_factory=dict)
+    actual_files: tuple[InputFile, ...] = ()
+    agent: Optional[Agent] = None
+    agent_target: Optional[str] = None
+    num_runs: int = 1
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def case_count(self) -> int:
+        return sum(len(s.cases) for s in self.sets)
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides a case's result; ``--resume`` compares it."""
+        material = {
+            "sets": [
+                {
+                    "id": s.eval_set.eval_set_id,
+                    "path": str(s.source) if s.source else None,
+                    "sha256": s.sha256 or _content_hash(s.eval_set, s.cases),
+                    "cases": [c.eval_id for c in s.cases],
+                    "criteria": [e.model_dump(mode="json") for e in s.entries],
+                }
+                for s in self.sets
+            ],
+            "actual": [f.model_dump(mode="json") for f in self.actual_files],
+            "agent": self.agent_target,
+            "num_runs": self.num_runs,
+        }
+        blob = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _content_hash(eval_set: EvalSet, cases: Sequence[EvalCase]) -> str:
+    digest = hashlib.sha256()
+    for case in cases:
+        digest.update(case.model_dump_json().encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _read_actual_sources(paths: Sequence[Union[str, Path]]) -> RecordedActuals:
+    actuals = RecordedActuals()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            actuals.add_run(RecordedRun.open(path))
+        else:
+            actuals.add_file(read_eval_file(path), file_sha256(path))
+    return actuals
+
+
+def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str) -> list[EvalCase]:
+    cases = loaded.eval_set.eval_cases
+    if case_ids is None:
+        return list(cases)
+    known = {c.eval_id for c in cases}
+    unknown = [i for i in case_ids if i not in known]
+    if unknown:
+        msg = (
+            f"no case with eval_id {', '.join(map(repr, unknown))} in this file; "
+            f"its cases are: {', '.join(sorted(known)) or '(none)'}"
+        )
+        raise DataError(msg, source=where)
+    wanted = set(case_ids)
+    return [c for c in cases if c.eval_id in wanted]
+
+
+def plan_paths(
+    paths: Sequence[str],
+    actual_paths: Sequence[Union[str, Path]] = (),
+    *,
+    registry: Registry,
+    judge: JudgeService,
+    criteria_names: Optional[Sequence[str]] = None,
+    config_path: Optional[Union[str, Path]] = None,
+    config: Optional[EvalConfig] = None,
+    agent: Optional[Agent] = None,
+    agent_target: Optional[str] = None,
+    num_runs: int = 1,
+) -> Plan:
+    """Plan a run from command-line style inputs (see ``agenteval run --help``).
+
+    ``config`` (or the file ``config_path``) applies to every eval file; without either,
+    each file uses the ``test_config.json`` beside it, else ADK's defaults.
+    """
+    from .._api import load_env_files
+
+    if num_runs < 1:
+        raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
+    warnings: list[str] = []
+    targets = expand_targets(list(paths))
+    load_env_files(target.path.parent for target in targets)
+    shared = config if config is not None else load_config(config_path) if config_path else None
+    actuals = None if agent is not None else _read_actual_sources(actual_paths)
+    if actuals is not None:
+        warnings.extend(actuals.warnings)
+    configs: dict[Optional[Path], EvalConfig] = {}
+    staged = []
+    requests: list[tuple[Criterion, str]] = []
+    for target in targets:
+        loaded = read_eval_file(target.path)
+        warnings.extend(loaded.warnings)
+        cases = _select(loaded, target.case_ids, str(target.path))
+        if shared is not None:
+            set_config = shared
+        else:
+            config_file = target.beside_config()
+            if config_file not in configs:
+                configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
+            set_config = configs[config_file]
+        warnings.extend(set_config.warnings)
+        where = str(set_config.source) if set_config.source else "default criteria"
+        chosen = criteria_for(set_config, criteria_names, registry)
+        requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
+        staged.append((target, loaded, cases, set_config, len(chosen)))
+    resolved = resolve_criteria(requests, registry, warnings)
+    preflight_judges(resolved, judge)
+    if agent is not None:
+        agent.check_ready()
+    sets = []
+    position = 0
+    for index, (target, loaded, cases, set_config, count) in enumerate(staged):
+        criteria = tuple(resolved[position : position + count])
+        position += count
+        sets.append(
+            PlannedSet(
+                index=index,
+                eval_set=loaded.eval_set,
+                cases=tuple(cases),
+                criteria=criteria,
+                entries=tuple(criterion_entry(c) for c in criteria),
+                source=target.path,
+                sha256=file_sha256(target.path),
+                config=set_config,
+            )
+        )
+    recorded: dict[tuple[int, str], Sequence[Outcome]] = {}
+    if actuals is not None:
+        for planned in sets:
+            for case in planned.cases:
+                recorded[(planned.index, case.eval_id)] = actuals.runs_for(
+                    planned.eval_set, case, str(planned.source)
+                )
+        num_runs = max((len(r) for r in recorded.values()), default=1)
+    if agent is not None:
+        groups = [(s.config.user_simulator if s.config else None, s.cases) for s in sets]
+        factories = prepare_user_simulators(groups, judge)
+        sets = [_with(s, user_simulator=f) for s, f in zip(sets, factories, strict=True)]
+    return Plan(
+        sets=tuple(sets),
+        recorded=recorded,
+        actual_files=tuple(actuals.files) if actuals is not None else (),
+        agent=agent,
+        agent_target=agent_target,
+        num_runs=num_runs,
+        warnings=tuple(dict.fromkeys(warnings)),
+    )
+
+
+def _with(planned: PlannedSet, **changes: Any) -> PlannedSet:
+    import dataclasses
+
+    return dataclasses.replace(planned, **changes)
+
+
+def preflight_judges(resolved: Iterable[ResolvedCriterion], judge: JudgeService) -> None:
+    """Resolve and check every judge model the criteria will call, before any work."""
+    specs = [spec for r in resolved if r.info.requires_judge for spec in r.evaluator.judge_models()]
+    if specs:
+        judge.preflight(specs)
+
+
+def plan_eval_sets(
+    eval_sets: Sequence[Union[EvalSet, str, Path]],
+    actual: Any,
+    criteria: CriteriaSpec,
+    *,
+    registry: Registry,
+    judge: Optional[JudgeService],
+) -> Plan:
+    """Plan the embedding API's ``evaluate``: eval sets (objects or paths), actual turns
+    (an ``EvalSet``, its path, or a mapping ``eval_id -> [Invocation]``)."""
+    warnings: list[str] = []
+    loaded: list[LoadedEvalSet] = []
+    for item in eval_sets:
+        if isinstance(item, EvalSet):
+            check_unique_ids(item, f"<eval set {item.eval_set_id!r}>")
+            loaded.append(LoadedEvalSet(item, None, "evalset"))
+        else:
+            loaded.append(read_eval_file(Path(item)))
+            warnings.extend(loaded[-1].warnings)
+    config = as_config(criteria)
+    actual_map = _actual_map(actual)
+    chosen = criteria_for(config, None, registry)
+    resolved = resolve_criteria([(c, "criteria") for c in chosen], registry, warnings)
+    if judge is not None:
+        preflight_judges(resolved, judge)
+    entries = tuple(criterion_entry(c) for c in resolved)
+    sets = []
+    recorded: dict[tuple[int, str], Sequence[Outcome]] = {}
+    for index, item in enumerate(loaded):
+        cases = tuple(item.eval_set.eval_cases)
+        missing = [c.eval_id for c in cases if c.eval_id not in actual_map]
+        if missing:
+            raise DataError(f"no actual invocations for case(s) {', '.join(map(repr, missing))}")
+        for case in cases:
+            recorded[(index, case.eval_id)] = [actual_map[case.eval_id]]
+        sets.append(
+            PlannedSet(
+                index=index,
+                eval_set=item.eval_set,
+                cases=cases,
+                criteria=tuple(resolved),
+                entries=entries,
+                source=item.source,
+                sha256=file_sha256(item.source) if item.source else None,
+            )
+        )
+    return Plan(
+        sets=tuple(sets), recorded=recorded, warnings=tuple(dict.fromkeys([*warnings, *config.warnings]))
+    )
+
+
+def _actual_map(actual: Any) -> Mapping[str, Outcome]:
+    if isinstance(actual, (str, Path)):
+        actual = read_eval_file(Path(actual)).eval_set
+    if isinstance(actual, EvalSet):
+        scenarios = [
+            c.eval_id
+            for c in actual.eval_cases
+            if c.conversation is None and AGENT_ERROR_KEY not in (c.model_extra or {})
+        ]
+        if scenarios:
+            msg = (
+                f"actual case(s) {', '.join(map(repr, scenarios))} hold a conversation scenario, "
+                "not the agent's actual conversation"
+            )
+            raise DataError(msg)
+        return {c.eval_id: _outcome_of(c, "<actual>") for c in actual.eval_cases}
+    return actual

@@ -1,0 +1,261 @@
+"""Scoring one run of one case under its criteria: preconditions, the evaluator call under
+the run's limit, contract checks, thresholds. Every (case, run, criterion) gives exactly
+one ``CriterionResult``; an evaluator's exception or broken contract is ERRORED, never the
+end of the run (unless ``strict``)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import inspect
+import threading
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Optional
+
+from .._resolve import ResolvedCriterion
+from .._verdicts import base_fields, not_evaluated, status_for
+from ..agents import AgentFailure
+from ..evaluator import EvaluationContext, Score
+from ..judging import JudgeService
+from ..models import EvalCase, Invocation
+from ..results import CriterionResult, ErrorInfo, InvocationResult, Status
+from ..runs import CriterionEntry
+
+__all__ = ["Preparation", "context_for", "score_run"]
+
+
+def _errored(
+    criterion: CriterionEntry, exc: BaseException, started: float, what: str, code: str
+) -> CriterionResult:
+    error = ErrorInfo(
+        type=type(exc).__name__,
+        message=str(exc),
+        traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
+    return CriterionResult(
+        **base_fields(criterion),
+        score=None,
+        status=Status.ERRORED,
+        reason=f"{what}: {type(exc).__name__}: {exc}",
+        reason_code=code,
+        duration_seconds=time.perf_counter() - started,
+        error=error,
+    )
+
+
+def agent_failed(criterion: CriterionEntry, failure: AgentFailure) -> CriterionResult:
+    """A case the agent could not run: ERRORED with the agent's error (NOT_EVALUATED when
+    the case could not be run at all, e.g. a scenario without a user simulator)."""
+    if failure.code == "no_user_simulator":
+        return not_evaluated(criterion, failure.message, failure.code)
+    error = ErrorInfo(type="AgentFailure", message=failure.message, traceback=failure.traceback)
+    reason = (
+        failure.message if failure.code == "user_simulator_error" else f"the agent failed: {failure.message}"
+    )
+    return CriterionResult(
+        **base_fields(criterion),
+        score=None,
+        status=Status.ERRORED,
+        reason=reason,
+        reason_code=failure.code,
+        error=error,
+    )
+
+
+class Preparation:
+    """Every evaluator's ``prepare()`` (costly setup), once each, in a background thread
+    started when the run starts, so that it overlaps with the agent's first turns."""
+
+    def __init__(self, evaluators: Sequence[object]) -> None:
+        self._future: concurrent.futures.Future = concurrent.futures.Future()
+        unique = list({id(e): e for e in evaluators}.values())
+
+        def work() -> None:
+            failed: dict[int, BaseException] = {}
+            for evaluator in unique:
+                try:
+                    evaluator.prepare()  # type: ignore[attr-defined]
+                except Exception as exc:  # failing is data: that criterion's results say why
+                    failed[id(evaluator)] = exc
+            self._future.set_result(failed)
+
+        threading.Thread(target=work, name="agenteval-prepare", daemon=True).start()
+
+    async def failures(self) -> dict[int, BaseException]:
+        """The exceptions raised by ``prepare()``, by evaluator id (waits for the thread)."""
+        return await asyncio.wrap_future(self._future)
+
+
+def _precondition(
+    case: EvalCase, actual: Sequence[Invocation], resolved: ResolvedCriterion, entry: CriterionEntry
+) -> Optional[CriterionResult]:
+    if not resolved.info.requires_expected:
+        return None
+    if case.conversation is None:
+        return not_evaluated(
+            entry,
+            f"{entry.name} compares with expected invocations, and this case is a "
+            "conversation scenario without them",
+            "no_expected_invocations",
+        )
+    if len(case.conversation) != len(actual):
+        return not_evaluated(
+            entry,
+            f"the case expects {len(case.conversation)} invocations but the actual "
+            f"conversation has {len(actual)}; turns cannot be paired",
+            "invocation_count_mismatch",
+        )
+    return None
+
+
+def _check_range(value: Optional[float], entry: CriterionEntry, what: str) -> None:
+    """A score outside the range the evaluator declared breaks the contract."""
+    low, high = entry.min_score, entry.max_score
+    if value is None:
+        return
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise ValueError(f"{what} {value!r} is outside the declared range {bounds}")
+
+
+def _to_result(
+    score: Score, entry: CriterionEntry, actual: Sequence[Invocation], started: float
+) -> CriterionResult:
+    if score.per_invocation and len(score.per_invocation) != len(actual):
+        raise ValueError(
+            f"returned {len(score.per_invocation)} per-invocation scores for {len(actual)} invocations"
+        )
+    _check_range(score.value, entry, "the case score")
+    for index, item in enumerate(score.per_invocation):
+        _check_range(item.score, entry, f"invocation #{index + 1}'s score")
+    per_invocation = [
+        InvocationResult(
+            index=index,
+            invocation_id=actual[index].invocation_id,
+            score=item.score,
+            status=status_for(item.score, entry),
+            reason=item.reason,
+            reason_code=item.reason_code if item.score is None else None,
+            details=item.details,
+        )
+        for index, item in enumerate(score.per_invocation)
+    ]
+    status = status_for(score.value, entry)
+    reason_code = score.reason_code
+    if status is Status.NOT_EVALUATED and reason_code is None:
+        reason_code = "not_evaluated"
+    return CriterionResult(
+        **base_fields(entry),
+        score=score.value,
+        status=status,
+        reason=score.reason,
+        reason_code=reason_code if score.value is None else None,
+        per_invocation=per_invocation,
+        details=score.details,
+        duration_seconds=time.perf_counter() - started,
+    )
+
+
+def context_for(
+    case: EvalCase,
+    actual: Sequence[Invocation],
+    criterion: ResolvedCriterion,
+    judge: Optional[JudgeService],
+    scope: str,
+) -> EvaluationContext:
+    """The context an evaluator sees for one case (also used by ``--dry-run``)."""
+    client = (
+        judge.client(criterion.name, scope) if judge is not None and criterion.info.requires_judge else None
+    )
+    # Built from already-validated parts: validating them again would cost more than
+    # most deterministic criteria themselves.
+    return EvaluationContext.model_construct(
+        case=case, actual=actual, expected=case.conversation, threshold=criterion.threshold, judge=client
+    )
+
+
+async def _score_one(
+    case: EvalCase,
+    actual: Sequence[Invocation],
+    resolved: ResolvedCriterion,
+    entry: CriterionEntry,
+    limit: asyncio.Semaphore,
+    strict: bool,
+    judge: Optional[JudgeService],
+    scope: str,
+) -> CriterionResult:
+    blocked = _precondition(case, actual, resolved, entry)
+    if blocked is not None:
+        return blocked
+    ctx = context_for(case, actual, resolved, judge, scope)
+    # Judge criteria wait on the judge service's own limit, not on the evaluation slots.
+    slot = contextlib.nullcontext() if resolved.info.requires_judge else limit
+    async with slot:
+        started = time.perf_counter()
+        try:
+            outcome = resolved.evaluator.evaluate(ctx)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except Exception as exc:  # failing is data: the run goes on
+            if strict:
+                raise
+            return _errored(entry, exc, started, "the evaluator raised", "evaluator_error")
+    try:
+        if not isinstance(outcome, Score):
+            raise TypeError(f"evaluate() returned {type(outcome).__name__}, expected agenteval.Score")
+        result = _to_result(outcome, entry, actual, started)
+    except (TypeError, ValueError) as exc:
+        if strict:
+            raise
+        return _errored(entry, exc, started, "the evaluator broke the plugin contract", "evaluator_error")
+    if judge is not None and resolved.info.requires_judge:
+        result = result.model_copy(update={"judge": judge.activity(resolved.name, scope)})
+    return result
+
+
+async def score_run(
+    case: EvalCase,
+    outcome: object,
+    criteria: Sequence[tuple[ResolvedCriterion, CriterionEntry]],
+    *,
+    limit: asyncio.Semaphore,
+    strict: bool,
+    judge: Optional[JudgeService],
+    scope: str,
+    unprepared: dict[int, BaseException],
+) -> list[CriterionResult]:
+    """Every criterion's result for one run of one case, in criterion order.
+
+    ``outcome`` is the run's actual invocations, an ``AgentFailure``, or ``None`` when
+    this run has no actual invocations for the case (one of several ``--actual`` files
+    lacks it: NOT_EVALUATED ``missing_run``).
+    """
+    results: list[Optional[CriterionResult]] = [None] * len(criteria)
+    pending = []
+    for position, (resolved, entry) in enumerate(criteria):
+        failed = unprepared.get(id(resolved.evaluator))
+        if failed is not None:
+            result = _errored(
+                entry, failed, time.perf_counter(), "the evaluator's prepare() raised", "prepare_error"
+            )
+        elif isinstance(outcome, AgentFailure):
+            result = agent_failed(entry, outcome)
+        elif outcome is None:
+            result = not_evaluated(entry, "this run has no actual invocations for this case", "missing_run")
+        else:
+            pending.append(
+                (position, _score_one(case, outcome, resolved, entry, limit, strict, judge, scope))
+            )
+            continue
+        results[position] = result
+    if len(pending) == 1:
+        position, coro = pending[0]
+        results[position] = await coro
+    elif pending:
+        done = await asyncio.gather(*(coro for _, coro in pending))
+        for (position, _), result in zip(pending, done, strict=True):
+            results[position] = result
+    return [r for r in results if r is not None]

@@ -1,0 +1,116 @@
+"""``agenteval runs``: list, show and remove recorded runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ._exit import ExitCode, reports_errors
+
+__all__ = ["runs"]
+
+_RUNS_DIR = click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The runs folder (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
+)
+
+
+def _folder(runs_dir: Optional[Path]) -> Path:
+    from ..runs import default_runs_dir
+
+    return (runs_dir or default_runs_dir()).resolve()
+
+
+@click.group()
+def runs() -> None:
+    """Recorded runs: list them, show one again, remove them."""
+
+
+@runs.command("list")
+@_RUNS_DIR
+@reports_errors
+def list_command(runs_dir: Optional[Path]) -> None:
+    """The runs in the runs folder, oldest first, with their state and case counts."""
+    from ..runs import list_runs
+
+    folder = _folder(runs_dir)
+    found = list_runs(folder)
+    if not found:
+        click.echo(f"no recorded runs in {folder}")
+        return
+    for run in found:
+        manifest = run.manifest
+        written = run.summary()
+        planned = sum(len(s.case_ids) for s in manifest.eval_sets)
+        if written is not None:
+            counts = ", ".join(f"{n} {s.value.lower()}" for s, n in written.summary.cases.items() if n)
+        else:
+            counts = f"{len(run.keys())} record(s) of {planned * manifest.num_runs}"
+        sets = ", ".join(s.eval_set_id for s in manifest.eval_sets)
+        agent = f" agent {manifest.agent['target']}" if manifest.agent else ""
+        state = manifest.state.value
+        click.echo(f"{manifest.run_id}  {state:<11}  {planned} case(s): {counts or '-'}  [{sets}]{agent}")
+
+
+@runs.command("show")
+@click.argument("run_ref", required=False, metavar="[RUN]")
+@_RUNS_DIR
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@click.option("--print-detailed-results", "detailed", is_flag=True, help="Show per-invocation details.")
+@reports_errors
+def show_command(
+    run_ref: Optional[str], runs_dir: Optional[Path], output_format: str, detailed: bool
+) -> None:
+    """Print a recorded run's report again (RUN: an id, its prefix, a folder, or latest)."""
+    from ..runs import find_run
+
+    run = find_run(_folder(runs_dir), run_ref)
+    result = run.result()
+    if run.damaged_lines:
+        click.echo(
+            f"warning: {run.damaged_lines} damaged line(s) in {run.folder}/results.jsonl were skipped",
+            err=True,
+        )
+    if output_format == "json":
+        from ..reporting import render_json
+
+        click.echo(render_json(result), nl=False)
+    else:
+        from rich.console import Console
+
+        from ..reporting import render_table
+
+        conversations = None
+        if detailed:
+            conversations = {}
+            for record in run.records():
+                if record.run_index == 1:
+                    actual = record.actual.invocations if record.actual is not None else ()
+                    conversations[(record.eval_set_index, record.case_id)] = (actual, record.expected)
+        render_table(result, Console(), detailed=detailed, conversations=conversations)
+        click.echo(
+            f"run {run.run_id}: {run.manifest.state.value}, started {run.manifest.started_at}", err=True
+        )
+    sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+
+
+@runs.command("rm")
+@click.argument("run_refs", nargs=-1, required=True, metavar="RUN...")
+@_RUNS_DIR
+@reports_errors
+def rm_command(run_refs: tuple[str, ...], runs_dir: Optional[Path]) -> None:
+    """Remove recorded runs (each RUN an id, its prefix or a folder)."""
+    from ..runs import find_run, remove_run
+
+    folder = _folder(runs_dir)
+    chosen = [find_run(folder, ref) for ref in run_refs]
+    for run in chosen:
+        remove_run(run)
+        click.echo(f"removed run {run.run_id}")

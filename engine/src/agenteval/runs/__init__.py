@@ -1,0 +1,53 @@
+"""Run folders: the durable record of every ``agenteval run``.
+
+A run writes ``<runs dir>/<run_id>/`` as it goes (``docs/run-folder.md`` is the public,
+versioned schema):
+
+* ``manifest.json`` — what the run is (inputs with hashes, criteria with versions and
+  thresholds, agent, plugins), its ``state`` (running / complete / interrupted / failed);
+* ``results.jsonl`` — one ``CaseRecord`` per case × run, appended and flushed as each
+  finishes;
+* ``summary.json`` — the summary, at the end and at interruption.
+
+``RecordedRun`` reads one back (every reporter, ``agenteval runs``, ``--resume`` and
+``--actual RUN_FOLDER`` go through it); ``RunWriter`` writes one.
+"""
+
+from ._folder import RUNS_DIR_ENV, RecordingError, RunWriter, default_runs_dir, new_run_id, utc_now
+from ._reader import RecordedRun, case_from_records, find_run, list_runs, remove_run
+from ._records import (
+    MANIFEST_SCHEMA,
+    RECORD_SCHEMA,
+    SUMMARY_SCHEMA,
+    CaseRecord,
+    CriterionEntry,
+    EvalSetEntry,
+    InputFile,
+    Manifest,
+    RunState,
+    SummaryDocument,
+)
+
+__all__ = [
+    "MANIFEST_SCHEMA",
+    "RECORD_SCHEMA",
+    "RUNS_DIR_ENV",
+    "SUMMARY_SCHEMA",
+    "CaseRecord",
+    "CriterionEntry",
+    "EvalSetEntry",
+    "InputFile",
+    "Manifest",
+    "RecordedRun",
+    "RecordingError",
+    "RunState",
+    "RunWriter",
+    "SummaryDocument",
+    "case_from_records",
+    "default_runs_dir",
+    "find_run",
+    "list_runs",
+    "new_run_id",
+    "remove_run",
+    "utc_now",
+]

@@ -1,0 +1,206 @@
+"""Writing a run folder as the run goes: ``manifest.json`` replaced atomically,
+``results.jsonl`` appended and flushed one record at a time, ``summary.json`` at the end.
+
+Each run has a folder of its own (``<runs dir>/<run_id>``), so two runs at once never
+share a file; a resumed run takes an exclusive lock on its folder, so two processes can
+never append to the same ``results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import os
+import secrets
+from pathlib import Path
+from typing import IO, Optional
+
+from ..errors import AgentEvalError, ConfigError
+from ._records import CaseRecord, Manifest, SummaryDocument
+
+__all__ = [
+    "RUNS_DIR_ENV",
+    "RecordingError",
+    "RunWriter",
+    "default_runs_dir",
+    "new_run_id",
+    "utc_now",
+]
+
+#: The environment variable that moves the runs folder (``--runs-dir`` wins over it).
+RUNS_DIR_ENV = "AGENTEVAL_RUNS_DIR"
+MANIFEST = "manifest.json"
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+_LOCK = ".lock"
+
+
+class RecordingError(AgentEvalError):
+    """The run folder could not be written (disk full, removed, no permission)."""
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with microseconds."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
+
+
+def new_run_id() -> str:
+    """A run id that sorts by start time and is unique even for runs started in the same
+    microsecond (a random suffix; the folder is also created exclusively)."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond:06d}Z-{secrets.token_hex(3)}"
+
+
+def default_runs_dir() -> Path:
+    """``$AGENTEVAL_RUNS_DIR``, else ``.agenteval/runs`` under the current directory."""
+    return Path(os.environ.get(RUNS_DIR_ENV) or Path(".agenteval") / "runs")
+
+
+def _unwritable(folder: Path, exc: OSError) -> ConfigError:
+    why = exc.strerror or str(exc)
+    return ConfigError(
+        f"cannot write the run folder {str(folder)!r}: {why}. Give a writable folder with "
+        f"--runs-dir DIR (or ${RUNS_DIR_ENV}), or run with --no-record to keep no record"
+    )
+
+
+class RunWriter:
+    """Owns one run folder while a run writes it (see the module docstring)."""
+
+    def __init__(self, folder: Path, manifest: Manifest, results: IO[str], lock: Optional[IO[str]]) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self._results = results
+        self._lock = lock
+        self.records_written = 0
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest.run_id
+
+    @classmethod
+    def create(cls, runs_dir: Path, manifest: Manifest) -> RunWriter:
+        """Make ``runs_dir/<run_id>`` and write the manifest; ``ConfigError`` (exit 2,
+        before any work) when the folder cannot be made or written."""
+        runs_dir = runs_dir.resolve()
+        folder = runs_dir / manifest.run_id
+        try:
+            runs_dir.mkdir(parents=True, exist_ok=True)
+            folder.mkdir()  # exclusive: never two runs in one folder
+            lock = _lock(folder)
+            results = open(folder / RESULTS, "a", encoding="utf-8", errors="surrogatepass")  # noqa: SIM115
+        except OSError as exc:
+            raise _unwritable(folder, exc) from exc
+        writer = cls(folder, manifest, results, lock)
+        try:
+            writer.write_manifest()
+        except RecordingError as exc:
+            raise _unwritable(folder, exc.__cause__ or OSError(str(exc))) from exc
+        return writer
+
+    @classmethod
+    def reopen(cls, folder: Path, manifest: Manifest) -> RunWriter:
+        """Continue writing an existing run folder (``--resume``): a truncated last line
+        (a killed process) is cut off first, so new records start on a line of their own."""
+        try:
+            lock = _lock(folder)
+            path = folder / RESULTS
+            _drop_partial_line(path)
+            results = open(path, "a", encoding="utf-8", errors="surrogatepass")  # noqa: SIM115
+        except OSError as exc:
+            raise _unwritable(folder, exc) from exc
+        writer = cls(folder, manifest, results, lock)
+        writer.write_manifest()
+        return writer
+
+    def write_manifest(self) -> None:
+        """Replace ``manifest.json`` atomically (a reader sees the old or the new one)."""
+        self._replace(MANIFEST, self.manifest.dump())
+
+    def write_summary(self, summary: SummaryDocument) -> None:
+        self._replace(SUMMARY, summary.dump())
+
+    def append(self, record: CaseRecord) -> None:
+        """Append one record and flush it: a killed process loses only the cases in flight."""
+        try:
+            self._results.write(record.dump())
+            self._results.flush()
+        except OSError as exc:
+            raise _recording_failed(self.folder, exc) from exc
+        self.records_written += 1
+
+    def close(self) -> None:
+        for handle in (self._results, self._lock):
+            if handle is not None:
+                try:
+                    if handle is self._results:
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                    handle.close()
+                except OSError:
+                    pass
+
+    def _replace(self, name: str, text: str) -> None:
+        target = self.folder / name
+        temporary = self.folder / f".{name}.{os.getpid()}.tmp"
+        try:
+            with open(temporary, "w", encoding="utf-8", errors="surrogatepass") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, target)
+        except OSError as exc:
+            try:
+                temporary.unlink(missing_ok=True)
+            except OSError:
+                pass
+            raise _recording_failed(self.folder, exc) from exc
+
+
+def _recording_failed(folder: Path, exc: OSError) -> RecordingError:
+    full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    why = "the disk is full" if full else (exc.strerror or str(exc))
+    return RecordingError(f"could not write to the run folder {str(folder)!r}: {why}")
+
+
+def _lock(folder: Path) -> Optional[IO[str]]:
+    """An exclusive, non-blocking lock on the folder (POSIX); released when the process ends."""
+    handle = open(folder / _LOCK, "a", encoding="utf-8")  # noqa: SIM115
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; one folder per run still holds
+        return handle
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise ConfigError(
+            f"the run folder {str(folder)!r} is in use by another agenteval process; "
+            "wait for it to finish, or start a new run"
+        ) from None
+    return handle
+
+
+def _drop_partial_line(path: Path) -> None:
+    if not path.exists():
+        return
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as handle:
+        handle.seek(max(0, size - 1))
+        if handle.read(1) == b"\n":
+            return
+        # Walk back to the last complete line.
+        position = size
+        chunk = 65536
+        while position > 0:
+            start = max(0, position - chunk)
+            handle.seek(start)
+            block = handle.read(position - start)
+            cut = block.rfind(b"\n")
+            if cut != -1:
+                handle.truncate(start + cut + 1)
+                return
+            position = start
+        handle.truncate(0)

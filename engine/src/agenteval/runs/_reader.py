@@ -1,0 +1,240 @@
+"""Reading run folders: the manifest, every complete record (a truncated or damaged line
+is skipped and counted, never fatal), the last record of each key, and each case's result
+combined over its runs, in the run's own order."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .._verdicts import case_status, combine_runs, not_evaluated
+from ..errors import ConfigError
+from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult
+from ._folder import MANIFEST, RESULTS, SUMMARY
+from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
+
+__all__ = ["RecordedRun", "find_run", "list_runs", "remove_run"]
+
+
+class _Key(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    eval_set_index: int
+    case_id: str
+    run_index: int = 1
+
+
+class RecordedRun:
+    """A run folder opened for reading. ``ConfigError`` when it is not one."""
+
+    def __init__(self, folder: Path, manifest: Manifest) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self.damaged_lines = 0
+        self._offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
+
+    @classmethod
+    def open(cls, folder: Path) -> RecordedRun:
+        folder = Path(folder)
+        path = folder / MANIFEST
+        if not path.is_file():
+            raise ConfigError(
+                f"{str(folder)!r} is not an agenteval run folder (no {MANIFEST}); "
+                "list the runs with: agenteval runs list"
+            )
+        try:
+            manifest = Manifest.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError, ValueError) as exc:
+            first = str(exc).splitlines()[0]
+            raise ConfigError(
+                f"the run folder's {MANIFEST} is damaged ({first}); this run cannot be read or resumed. "
+                "Start a new run, or remove this one with: agenteval runs rm " + folder.name,
+                source=str(path),
+            ) from None
+        return cls(folder, manifest)
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest.run_id
+
+    def summary(self) -> Optional[SummaryDocument]:
+        """``summary.json`` when the run got to write it."""
+        path = self.folder / SUMMARY
+        try:
+            return SummaryDocument.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError, ValueError):
+            return None
+
+    def _lines(self) -> Iterator[tuple[int, bytes]]:
+        path = self.folder / RESULTS
+        if not path.is_file():
+            return
+        with open(path, "rb") as handle:
+            offset = 0
+            for line in handle:
+                yield offset, line
+                offset += len(line)
+
+    def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
+        """Key -> (offset, length) of the last complete, valid line for that key."""
+        if self._offsets is None:
+            offsets: dict[tuple[int, str, int], tuple[int, int]] = {}
+            damaged = 0
+            for offset, line in self._lines():
+                if not line.endswith(b"\n"):
+                    damaged += 1  # a killed writer's last line
+                    continue
+                try:
+                    key = _Key.model_validate_json(line)
+                except (ValidationError, ValueError):
+                    damaged += 1
+                    continue
+                offsets[(key.eval_set_index, key.case_id, key.run_index)] = (offset, len(line))
+            self._offsets = offsets
+            self.damaged_lines = damaged
+        return self._offsets
+
+    def keys(self) -> set[tuple[int, str, int]]:
+        """Every (eval set index, case id, run index) with a complete record."""
+        return set(self._index())
+
+    def records(self) -> Iterator[CaseRecord]:
+        """The last record of every key, in the order first written."""
+        path = self.folder / RESULTS
+        index = self._index()
+        if not index:
+            return
+        with open(path, "rb") as handle:
+            for offset, length in sorted(index.values()):
+                handle.seek(offset)
+                try:
+                    yield CaseRecord.model_validate_json(handle.read(length))
+                except (ValidationError, ValueError):
+                    self.damaged_lines += 1
+
+    def record(self, key: tuple[int, str, int]) -> Optional[CaseRecord]:
+        """The last record for ``key``, if any."""
+        where = self._index().get(key)
+        if where is None:
+            return None
+        with open(self.folder / RESULTS, "rb") as handle:
+            handle.seek(where[0])
+            try:
+                return CaseRecord.model_validate_json(handle.read(where[1]))
+            except (ValidationError, ValueError):
+                return None
+
+    def case_results(self) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
+        """Each planned case's result in plan order: one run as recorded, several runs
+        combined (``agenteval._verdicts.combine_runs``). A case with no record (the run was
+        interrupted first) is NOT_EVALUATED with reason code ``interrupted``."""
+        runs = self.manifest.num_runs
+        for entry in self.manifest.eval_sets:
+            for case_id in entry.case_ids:
+                records = [self.record((entry.index, case_id, r)) for r in range(1, runs + 1)]
+                yield entry, case_from_records(entry, case_id, records)
+
+    def eval_set_results(self) -> list[EvalSetResult]:
+        """Every eval set's case results (all in memory: for reports of a run)."""
+        by_set: dict[int, list[CaseResult]] = {}
+        for entry, case in self.case_results():
+            by_set.setdefault(entry.index, []).append(case)
+        return [
+            EvalSetResult(eval_set_id=entry.eval_set_id, source=entry.path, cases=by_set.get(entry.index, []))
+            for entry in self.manifest.eval_sets
+        ]
+
+
+    def result(self) -> RunResult:
+        """The run's ``RunResult`` re-rendered from its records (what ``agenteval runs
+        show`` prints): verdicts recomputed by the same rules, judge activity from
+        ``summary.json`` when the run wrote it."""
+        from .._verdicts import SummaryBuilder
+
+        eval_sets = self.eval_set_results()
+        builder = SummaryBuilder()
+        for eval_set in eval_sets:
+            for case in eval_set.cases:
+                builder.add(case)
+        written = self.summary()
+        judge = user_simulator = None
+        by_criterion = {}
+        if written is not None:
+            judge, user_simulator = written.summary.judge, written.summary.user_simulator
+            by_criterion = {c.criterion: c.judge for c in written.summary.criteria if c.judge is not None}
+        return RunResult(
+            engine_version=self.manifest.engine_version,
+            summary=builder.build(by_criterion, judge, user_simulator),
+            eval_sets=eval_sets,
+            warnings=list(self.manifest.warnings),
+            interrupted=self.manifest.state is not RunState.COMPLETE,
+        )
+
+
+def case_from_records(entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]) -> CaseResult:
+    """A case's result from its per-run records (``None`` for a run never recorded)."""
+    per_run: list[list[CriterionResult]] = []
+    for run_index, record in enumerate(records, start=1):
+        if record is not None:
+            per_run.append(list(record.criteria))
+            continue
+        why = "the run was interrupted before this case was scored"
+        if len(records) > 1:
+            why = f"run {run_index}: {why}"
+        per_run.append([not_evaluated(c, why, "interrupted") for c in entry.criteria])
+    if len(records) == 1:
+        results = per_run[0]
+    else:
+        results = [
+            combine_runs(criterion, [run[i] for run in per_run]) for i, criterion in enumerate(entry.criteria)
+        ]
+    agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
+    return CaseResult(eval_id=case_id, status=case_status(results), criteria=results, agent_runs=agent_runs)
+
+
+def list_runs(runs_dir: Path) -> list[RecordedRun]:
+    """The readable runs in ``runs_dir``, oldest first (damaged ones are left out)."""
+    if not runs_dir.is_dir():
+        return []
+    found = []
+    for folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+        try:
+            found.append(RecordedRun.open(folder))
+        except ConfigError:
+            continue
+    return found
+
+
+def find_run(runs_dir: Path, ref: Optional[str] = None) -> RecordedRun:
+    """A run by folder path, id, unique id prefix, or ``latest`` / ``None`` (the newest)."""
+    if ref is not None and ref != "latest":
+        path = Path(ref)
+        if (path / MANIFEST).is_file() or path.is_dir() and path.parent != Path("."):
+            return RecordedRun.open(path)
+        candidates = sorted(runs_dir.glob(f"{ref}*")) if runs_dir.is_dir() else []
+        candidates = [c for c in candidates if c.is_dir()]
+        if len(candidates) == 1:
+            return RecordedRun.open(candidates[0])
+        if len(candidates) > 1:
+            names = ", ".join(c.name for c in candidates[:5])
+            raise ConfigError(
+                f"{ref!r} matches several runs in {str(runs_dir)!r} ({names}); give more of the id"
+            )
+        raise ConfigError(
+            f"no run {ref!r} in {str(runs_dir)!r}; list them with: agenteval runs list"
+            + ("" if runs_dir.is_dir() else " (the runs folder does not exist; --runs-dir moves it)")
+        )
+    runs = list_runs(runs_dir)
+    if not runs:
+        raise ConfigError(
+            f"no recorded runs in {str(runs_dir)!r}; run agenteval run first (or give --runs-dir)"
+        )
+    return runs[-1]
+
+
+def remove_run(run: RecordedRun) -> None:
+    """Delete a run folder."""
+    shutil.rmtree(run.folder)

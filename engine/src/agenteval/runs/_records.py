@@ -1,0 +1,171 @@
+"""The run folder's records: ``manifest.json``, one ``results.jsonl`` line per case × run,
+``summary.json``. This is a public, versioned schema (``docs/run-folder.md``).
+
+Records are pydantic models; extra keys are ignored when reading so that a newer writer's
+additions never break an older reader of the same major schema version.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import Invocation
+from ..results import AgentRunRecord, CriterionResult, ErrorInfo, RunSummary, Status
+
+__all__ = [
+    "MANIFEST_SCHEMA",
+    "RECORD_SCHEMA",
+    "SUMMARY_SCHEMA",
+    "CaseRecord",
+    "CriterionEntry",
+    "EvalSetEntry",
+    "InputFile",
+    "Manifest",
+    "RunState",
+    "SummaryDocument",
+]
+
+MANIFEST_SCHEMA = "agenteval.run/1"
+RECORD_SCHEMA = "agenteval.record/1"
+SUMMARY_SCHEMA = "agenteval.summary/1"
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class RunState(str, enum.Enum):
+    """Where a run is: still going, finished, or stopped before the end."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
+    #: stopped by an error of its own (disk full, bad input found mid-run): what was
+    #: written before is kept.
+    FAILED = "failed"
+
+
+class CriterionEntry(_Doc):
+    """One criterion as the run applied it to an eval set."""
+
+    name: str
+    distribution: str
+    version: str
+    entry_point: str
+    threshold: Optional[float]
+    params: dict[str, Any] = Field(default_factory=dict)
+    higher_is_better: bool = True
+    informational: bool = False
+    min_score: Optional[float] = 0.0
+    max_score: Optional[float] = 1.0
+    requires_judge: bool = False
+    #: the judge models it calls (``gemini-2.5-flash``, ``openai:gpt-4o``...), when any.
+    judge_models: list[str] = Field(default_factory=list)
+    #: whatever the evaluator says about itself for provenance (prompt version, hash...).
+    describe: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalSetEntry(_Doc):
+    """One eval set (file) of the run, and what was applied to it."""
+
+    index: int
+    eval_set_id: str
+    path: Optional[str] = None
+    sha256: Optional[str] = None
+    #: the selected cases, in run order.
+    case_ids: list[str]
+    config: Optional[str] = None
+    criteria: list[CriterionEntry]
+
+
+class InputFile(_Doc):
+    """A recorded-actuals input (``--actual``): its path and content hash."""
+
+    path: str
+    sha256: Optional[str] = None
+
+
+class Manifest(_Doc):
+    """``manifest.json``: what the run is, written at start and replaced at the end."""
+
+    schema_: str = Field(MANIFEST_SCHEMA, alias="schema")
+    run_id: str
+    state: RunState = RunState.RUNNING
+    started_at: str
+    finished_at: Optional[str] = None
+    engine_version: str
+    #: every distribution that took part (the engine and the plugins used), by version.
+    distributions: dict[str, str] = Field(default_factory=dict)
+    argv: list[str] = Field(default_factory=list)
+    cwd: Optional[str] = None
+    git_commit: Optional[str] = None
+    eval_sets: list[EvalSetEntry] = Field(default_factory=list)
+    actual_files: list[InputFile] = Field(default_factory=list)
+    #: the ``--agent`` target and the adapter that ran it, else ``None``.
+    agent: Optional[dict[str, Any]] = None
+    num_runs: int = 1
+    #: sha256 over everything that decides what a case's result is (eval files, criteria,
+    #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.
+    inputs_fingerprint: str = ""
+    #: the run this one resumed, if any; and the signal that stopped it, if any.
+    resumed_from: Optional[str] = None
+    stopped_by: Optional[str] = None
+    exit_code: Optional[int] = None
+    error: Optional[str] = None
+    warnings: list[str] = Field(default_factory=list)
+
+    def dump(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2) + "\n"
+
+
+class CaseRecord(_Doc):
+    """One line of ``results.jsonl``: one case under one run of the agent (``run_index``
+    from 1). Flat keys first, so ``jq``, pandas and duckdb filter without unnesting."""
+
+    schema_: str = Field(RECORD_SCHEMA, alias="schema")
+    run_id: str
+    eval_set_index: int
+    eval_set_id: str
+    eval_set_file: Optional[str] = None
+    case_id: str
+    run_index: int = 1
+    status: Status
+    reason: Optional[str] = None
+    reason_code: Optional[str] = None
+    duration_s: float = 0.0
+    scores: dict[str, Optional[float]] = Field(default_factory=dict)
+    statuses: dict[str, Status] = Field(default_factory=dict)
+    criteria: list[CriterionResult] = Field(default_factory=list)
+    #: the case's expected turns (``None`` for a conversation scenario).
+    expected: Optional[list[Invocation]] = None
+    #: what the agent did in this run (or what the ``--actual`` file holds): its turns,
+    #: or why there are none.
+    actual: Optional[AgentRunRecord] = None
+    #: how this run's actual turns were obtained: ``agent`` or ``recorded``.
+    origin: str = "recorded"
+    error: Optional[ErrorInfo] = None
+
+    @property
+    def key(self) -> tuple[int, str, int]:
+        """What identifies a record: the last line for a key wins."""
+        return (self.eval_set_index, self.case_id, self.run_index)
+
+    def dump(self) -> str:
+        return self.model_dump_json(by_alias=True, exclude_defaults=False) + "\n"
+
+
+class SummaryDocument(_Doc):
+    """``summary.json``: the run's summary, at the end and at interruption."""
+
+    schema_: str = Field(SUMMARY_SCHEMA, alias="schema")
+    run_id: str
+    state: RunState
+    summary: RunSummary
+    cases_recorded: int
+    cases_planned: int
+
+    def dump(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2) + "\n"

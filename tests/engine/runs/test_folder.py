@@ -1,0 +1,206 @@
+"""The run folder: written as the run goes, read back whatever state it was left in."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+from agenteval.errors import ConfigError
+from agenteval.results import Status
+from agenteval.runs import (
+    CaseRecord,
+    CriterionEntry,
+    EvalSetEntry,
+    Manifest,
+    RecordedRun,
+    RecordingError,
+    RunState,
+    RunWriter,
+    find_run,
+    list_runs,
+    new_run_id,
+    utc_now,
+)
+
+
+def manifest(run_id: str | None = None, cases=("a", "b", "c"), num_runs: int = 1) -> Manifest:
+    entry = CriterionEntry(
+        name="exact", distribution="d", version="1", entry_point="m:C", threshold=0.5, params={}
+    )
+    return Manifest(
+        run_id=run_id or new_run_id(),
+        started_at=utc_now(),
+        engine_version="0",
+        eval_sets=[EvalSetEntry(index=0, eval_set_id="s", case_ids=list(cases), criteria=[entry])],
+        num_runs=num_runs,
+    )
+
+
+def record(run_id: str, case_id: str, score: float = 1.0, run_index: int = 1) -> CaseRecord:
+    from agenteval.results import CriterionResult, PluginInfo
+
+    result = CriterionResult(
+        criterion="exact",
+        threshold=0.5,
+        score=score,
+        status=Status.PASSED if score >= 0.5 else Status.FAILED,
+        plugin=PluginInfo(distribution="d", version="1", entry_point="m:C"),
+    )
+    return CaseRecord(
+        run_id=run_id,
+        eval_set_index=0,
+        eval_set_id="s",
+        case_id=case_id,
+        run_index=run_index,
+        status=result.status,
+        scores={"exact": score},
+        statuses={"exact": result.status},
+        criteria=[result],
+    )
+
+
+def test_run_ids_sort_by_time_and_never_collide():
+    ids = [new_run_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    assert sorted(ids, key=lambda i: i.split("-")[0]) == ids
+
+
+def test_records_are_on_disk_as_soon_as_they_are_appended(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest())
+    writer.append(record(writer.run_id, "a"))
+    # Not closed: another reader already sees the record (flushed).
+    run = RecordedRun.open(writer.folder)
+    assert [r.case_id for r in run.records()] == ["a"]
+    assert run.manifest.state is RunState.RUNNING
+    writer.close()
+
+
+def test_reader_skips_a_truncated_last_line_and_the_last_record_of_a_key_wins(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest())
+    for rec in (record(writer.run_id, "a", 0.0), record(writer.run_id, "b"), record(writer.run_id, "a", 1.0)):
+        writer.append(rec)
+    writer.close()
+    results = writer.folder / "results.jsonl"
+    with open(results, "a", encoding="utf-8") as handle:
+        handle.write(record(writer.run_id, "c").dump()[:40])  # a killed writer's partial line
+    run = RecordedRun.open(writer.folder)
+    assert [(r.case_id, r.scores["exact"]) for r in run.records()] == [("b", 1.0), ("a", 1.0)]
+    assert run.damaged_lines == 1
+    cases = {case.eval_id: case for _, case in run.case_results()}
+    assert cases["a"].status is Status.PASSED
+    assert cases["c"].status is Status.NOT_EVALUATED
+    assert cases["c"].criteria[0].reason_code == "interrupted"
+
+
+def test_a_damaged_line_in_the_middle_is_skipped_and_counted(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest())
+    writer.append(record(writer.run_id, "a"))
+    writer._results.write("{not json\n")
+    writer.append(record(writer.run_id, "b"))
+    writer.close()
+    run = RecordedRun.open(writer.folder)
+    assert [r.case_id for r in run.records()] == ["a", "b"] and run.damaged_lines == 1
+
+
+def test_reopening_cuts_a_partial_line_so_new_records_start_clean(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest())
+    writer.append(record(writer.run_id, "a"))
+    writer.close()
+    with open(writer.folder / "results.jsonl", "a", encoding="utf-8") as handle:
+        handle.write('{"schema": "agenteval.rec')
+    again = RunWriter.reopen(writer.folder, writer.manifest)
+    again.append(record(writer.run_id, "b"))
+    again.close()
+    lines = (writer.folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    assert [r.case_id for r in RecordedRun.open(writer.folder).records()] == ["a", "b"]
+
+
+def test_one_folder_per_run_and_one_writer_per_folder(tmp_path):
+    first = RunWriter.create(tmp_path, manifest())
+    second = RunWriter.create(tmp_path, manifest())
+    assert first.folder != second.folder
+    with pytest.raises(ConfigError, match="in use by another agenteval process"):
+        RunWriter.reopen(first.folder, first.manifest)
+    first.close()
+    RunWriter.reopen(first.folder, first.manifest).close()  # free again once closed
+    second.close()
+
+
+def test_the_manifest_is_replaced_atomically(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest())
+    writer.manifest.state = RunState.COMPLETE
+    writer.write_manifest()
+    assert RecordedRun.open(writer.folder).manifest.state is RunState.COMPLETE
+    assert [p.name for p in writer.folder.iterdir() if p.name.endswith(".tmp")] == []
+    writer.close()
+
+
+def test_a_runs_folder_that_is_a_file_is_a_usage_error(tmp_path):
+    blocker = tmp_path / "runs"
+    blocker.write_text("not a folder")
+    with pytest.raises(ConfigError) as info:
+        RunWriter.create(blocker, manifest())
+    assert "cannot write the run folder" in str(info.value) and "--no-record" in str(info.value)
+
+
+class _FullDisk:
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "closed")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_full_disk_is_a_recording_error_that_says_so(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest())
+    real, writer._results = writer._results, _FullDisk()
+    real.close()
+    with pytest.raises(RecordingError, match="the disk is full"):
+        writer.append(record(writer.run_id, "a"))
+    writer.close()
+
+
+def test_damaged_or_missing_manifests_are_clear_errors(tmp_path):
+    with pytest.raises(ConfigError, match="not an agenteval run folder"):
+        RecordedRun.open(tmp_path)
+    (tmp_path / "manifest.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ConfigError, match="damaged"):
+        RecordedRun.open(tmp_path)
+
+
+def test_finding_runs_by_id_prefix_and_latest(tmp_path):
+    assert list_runs(tmp_path / "nowhere") == []
+    first = RunWriter.create(tmp_path, manifest(run_id="20260101T000000000000Z-aaaaaa"))
+    second = RunWriter.create(tmp_path, manifest(run_id="20260102T000000000000Z-bbbbbb"))
+    (tmp_path / "junk").mkdir()  # not a run: left out
+    for writer in (first, second):
+        writer.close()
+    assert [r.run_id for r in list_runs(tmp_path)] == [first.run_id, second.run_id]
+    assert find_run(tmp_path).run_id == second.run_id
+    assert find_run(tmp_path, "20260101").run_id == first.run_id
+    assert find_run(tmp_path, str(second.folder)).run_id == second.run_id
+    with pytest.raises(ConfigError, match="matches several runs"):
+        find_run(tmp_path, "2026")
+    with pytest.raises(ConfigError, match="no run 'zzz'"):
+        find_run(tmp_path, "zzz")
+    with pytest.raises(ConfigError, match="no recorded runs"):
+        find_run(Path(tmp_path / "empty"))
+
+
+def test_several_runs_of_a_case_are_combined_from_their_records(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest(cases=("a",), num_runs=2))
+    writer.append(record(writer.run_id, "a", 1.0, run_index=1))
+    writer.append(record(writer.run_id, "a", 0.0, run_index=2))
+    writer.close()
+    [(_, case)] = list(RecordedRun.open(writer.folder).case_results())
+    [criterion] = case.criteria
+    assert criterion.score == 0.5 and criterion.status is Status.PASSED
+    assert [r.score for r in criterion.runs] == [1.0, 0.0]
