@@ -9,28 +9,37 @@ For provider authors: subclass ``JudgeModel`` and register it under the
 ``agenteval.judge_models`` entry-point group.
 """
 
+from .._secrets import register_secret, scrub_secrets
+from ._adaptive import AdaptiveLimit
 from ._cache import DEFAULT_CACHE_DIR, JudgeCache, cache_key
-from ._errors import JudgeCallError, JudgeUnavailable
-from ._http import retry_after_seconds
+from ._errors import ENDPOINT_DOWN_CODES, REASON_CODES, JudgeCallError, JudgeUnavailable
+from ._http import response_size_cap, retry_after_seconds
 from ._options import DEFAULT_JUDGE_MODEL, JudgeOptions
 from ._provider import JudgeModel
-from ._service import DEFAULT_JUDGE_CONCURRENCY, JudgeClient, JudgeService
+from ._service import DEFAULT_JUDGE_CONCURRENCY, JudgeClient, JudgeProgress, JudgeService
 from ._types import JudgeRequest, JudgeResponse, JudgeUsage
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
     "DEFAULT_JUDGE_CONCURRENCY",
     "DEFAULT_JUDGE_MODEL",
+    "ENDPOINT_DOWN_CODES",
+    "REASON_CODES",
+    "AdaptiveLimit",
     "JudgeCache",
     "JudgeCallError",
     "JudgeClient",
     "JudgeModel",
     "JudgeOptions",
+    "JudgeProgress",
     "JudgeRequest",
     "JudgeResponse",
     "JudgeService",
     "JudgeUnavailable",
     "JudgeUsage",
     "cache_key",
+    "register_secret",
+    "response_size_cap",
     "retry_after_seconds",
+    "scrub_secrets",
 ]

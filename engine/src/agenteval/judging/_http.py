@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import contextvars
 import email.utils
 import time
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["retry_after_seconds"]
+__all__ = ["RESPONSE_SIZE_CAP", "response_size_cap", "retry_after_seconds"]
+
+#: The response-size cap (bytes) of the judge call in progress, set by the judge service
+#: around ``JudgeModel.generate``; providers enforce it while reading the body.
+RESPONSE_SIZE_CAP: contextvars.ContextVar[Optional[int]] = contextvars.ContextVar(
+    "agenteval_judge_response_size_cap", default=None
+)
+
+
+def response_size_cap() -> Optional[int]:
+    """The most bytes the current judge call's response body may have (``None``: no cap,
+    outside a judge service call). A provider stops reading past it and raises
+    ``JudgeCallError(..., code="judge_response_too_large")``."""
+    return RESPONSE_SIZE_CAP.get()
 
 
 def retry_after_seconds(headers: Optional[Mapping[str, Any]]) -> Optional[float]:

@@ -23,8 +23,10 @@ class JudgeOptions(Params):
     governs instead, since ADK's default of 1 makes every call wait for the previous one).
 
     Ours: ``concurrency`` (a cap for this criterion within the run-wide limit),
-    ``temperature``, ``timeout_seconds`` per call, and ``max_retries`` on 429, 5xx and
-    timeouts.
+    ``temperature``, ``timeout_seconds`` per call (wall time, default 60), ``max_retries``
+    on 429, 5xx, timeouts and dropped connections (default 3: four attempts), and
+    ``max_response_bytes``, the largest answer body accepted (default 2 MB; a larger one
+    is NOT_EVALUATED ``judge_response_too_large`` and is not read further).
     """
 
     judge_model: str = DEFAULT_JUDGE_MODEL
@@ -33,5 +35,6 @@ class JudgeOptions(Params):
     parallelism_limit: Optional[int] = Field(default=None, ge=1)
     concurrency: Optional[int] = Field(default=None, ge=1)
     temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
-    timeout_seconds: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=6, ge=0, le=20)
+    timeout_seconds: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=20)
+    max_response_bytes: int = Field(default=2_000_000, ge=1_000)

@@ -3,47 +3,100 @@
 One service per run. It resolves judge-model names to provider instances (once each),
 runs preflight checks before any work, and wraps each call with, in order:
 
-1. the cache (a hit returns at once and costs nothing);
-2. one bounded concurrency limit for the whole run (cases × criteria × samples), plus an
-   optional per-criterion cap;
-3. a per-call timeout;
-4. retries with exponential backoff and full jitter on retryable failures (429, 5xx,
-   timeouts), waiting at least as long as a ``Retry-After`` asks.
+1. the cache (a hit returns at once and costs nothing; a cache that fails only warns);
+2. the endpoint's state: an endpoint that refused the connection (DNS, TLS, refused) or
+   the credentials (401/403), or that let ``_DEAD_AFTER_TIMEOUTS`` calls in a row time
+   out, gets no further calls: they fail at once with the same reason code, and the
+   problem is reported once (``warnings``, ``on_warning``);
+3. one bounded concurrency limit for the whole run (cases x criteria x samples), an
+   adaptive limit per endpoint (halved on 429 / ``Retry-After``, grown back by one per
+   window of successes), plus an optional per-criterion cap;
+4. a per-call timeout (the cancelled request is closed) and a response-size cap
+   (``JudgeOptions.max_response_bytes``, enforced by the providers while reading and
+   checked here on the text);
+5. retries with exponential backoff and full jitter on retryable failures (429, 5xx,
+   timeouts, dropped connections), waiting at least as long as a ``Retry-After`` asks.
 
 A call that still fails raises ``JudgeUnavailable`` to the criterion, which records the
-invocation as NOT_EVALUATED with the reason code; nothing is cached then. Activity (calls,
-cache hits, retries, failures by code, tokens) is counted per criterion.
+invocation as NOT_EVALUATED with the reason code (``REASON_CODES``); nothing is cached then.
+Every message is scrubbed of credential values (``agenteval.judging.scrub_secrets``).
+Activity (calls, cache hits, retries, failures by code, tokens) is counted per criterion;
+``progress()`` is a snapshot for a live display (waiting, in flight, retrying).
 """
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
+import logging
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from .._registry import ProviderRegistry
+from .._secrets import scrub_secrets
 from ..errors import ConfigError
 from ..results import JudgeActivity
+from ._adaptive import AdaptiveLimit
 from ._cache import JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable
+from ._http import RESPONSE_SIZE_CAP
 from ._options import JudgeOptions
 from ._provider import JudgeModel
 from ._types import JudgeRequest, JudgeResponse
 
-__all__ = ["DEFAULT_JUDGE_CONCURRENCY", "JudgeClient", "JudgeService"]
+__all__ = ["DEFAULT_JUDGE_CONCURRENCY", "JudgeClient", "JudgeProgress", "JudgeService"]
 
-DEFAULT_JUDGE_CONCURRENCY = 8
-_MAX_BACKOFF_SECONDS = 60.0
+DEFAULT_JUDGE_CONCURRENCY = 16
+_MAX_BACKOFF_SECONDS = 30.0
 #: A ``Retry-After`` longer than this fails the call instead of stalling the run.
 _MAX_RETRY_AFTER_SECONDS = 300.0
+#: Calls in a row to one endpoint that timed out (no answer in between) after which the
+#: endpoint is taken for dead: a hung judge then costs about one timeout, not hours.
+_DEAD_AFTER_TIMEOUTS = 12
+_logger = logging.getLogger("agenteval.judging")
 
 
 def _base_delay() -> float:
     # Tests shorten the backoff; users have no reason to.
     return float(os.environ.get("AGENTEVAL_JUDGE_BACKOFF_SECONDS", "1.0"))
+
+
+def _endpoint_of(model: JudgeModel) -> str:
+    """The endpoint a model's calls go to: its identity without the model name."""
+    identity = {k: v for k, v in model.identity().items() if k != "model"}
+    return json.dumps(identity, sort_keys=True, default=str)
+
+
+def _endpoint_label(model: JudgeModel) -> str:
+    identity = model.identity()
+    where = identity.get("base_url") or identity.get("endpoint")
+    provider = identity.get("provider", type(model).__name__)
+    return f"{provider} at {where}" if where else str(provider)
+
+
+@dataclass(frozen=True)
+class JudgeProgress:
+    """A snapshot of the run's judge calls, for a live display.
+
+    Attributes:
+        waiting: calls waiting for a concurrency slot (run-wide, endpoint or criterion).
+        in_flight: calls being answered now.
+        retrying: calls sleeping before a retry (backoff or ``Retry-After``).
+        calls / cache_hits / failures: totals so far (failures: calls failed for good).
+        limits: each endpoint's current adaptive limit (``provider at URL`` -> slots).
+    """
+
+    waiting: int = 0
+    in_flight: int = 0
+    retrying: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    failures: int = 0
+    limits: dict[str, int] = field(default_factory=dict)
 
 
 class _Tally:
@@ -71,13 +124,27 @@ class _Tally:
         )
 
 
+class _Endpoint:
+    """What the service knows about one endpoint in this run."""
+
+    def __init__(self, label: str, ceiling: int) -> None:
+        self.label = label
+        self.limit = AdaptiveLimit(ceiling)
+        self.down: Optional[JudgeUnavailable] = None
+        self.timeouts_in_a_row = 0
+
+
 class JudgeService:
     """Judge calls for one run (see the module docstring).
 
     Args:
-        concurrency: the most judge calls in flight at once, over the whole run.
+        concurrency: the most judge calls in flight at once, over the whole run (and the
+            ceiling of each endpoint's adaptive limit).
         cache: where answers are kept; ``None`` disables caching.
         providers: where providers come from (default: installed entry points).
+        on_warning: called with each warning (a cache that stopped working, an endpoint
+            taken out of the run); default: the ``agenteval.judging`` logger. Either way
+            the warnings are kept in ``warnings``.
     """
 
     def __init__(
@@ -86,14 +153,29 @@ class JudgeService:
         concurrency: int = DEFAULT_JUDGE_CONCURRENCY,
         cache: Optional[JudgeCache] = None,
         providers: Optional[ProviderRegistry] = None,
+        on_warning: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.concurrency = max(1, concurrency)
         self.cache = cache
+        self.on_warning = on_warning
+        self.warnings: list[str] = []
+        if cache is not None and cache.on_warning is None:
+            cache.on_warning = self._warn
         self._providers = providers or ProviderRegistry()
         self._models: dict[str, JudgeModel] = {}
-        self._limit: Optional[asyncio.Semaphore] = None
+        self._limit: Optional[AdaptiveLimit] = None
         self._caps: dict[tuple[str, int], asyncio.Semaphore] = {}
+        self._endpoints: dict[str, _Endpoint] = {}
         self._tallies: dict[tuple[str, str], _Tally] = {}
+        self._waiting = self._retrying = 0
+
+    def _warn(self, message: str) -> None:
+        message = scrub_secrets(message)
+        self.warnings.append(message)
+        if self.on_warning is not None:
+            self.on_warning(message)
+        else:
+            _logger.warning("%s", message)
 
     # -- resolving and preflight (before any work) ----------------------------------
     def model(self, spec: str) -> JudgeModel:
@@ -143,6 +225,13 @@ class JudgeService:
     def _tally(self, criterion: str, scope: str) -> _Tally:
         return self._tallies.setdefault((criterion, scope), _Tally())
 
+    def _endpoint(self, model: JudgeModel) -> _Endpoint:
+        key = _endpoint_of(model)
+        endpoint = self._endpoints.get(key)
+        if endpoint is None:
+            endpoint = self._endpoints[key] = _Endpoint(_endpoint_label(model), self.concurrency)
+        return endpoint
+
     def activity(
         self, criterion: Optional[str] = None, scope: Optional[str] = None
     ) -> Optional[JudgeActivity]:
@@ -166,6 +255,20 @@ class JudgeService:
                 total.failures[code] = total.failures.get(code, 0) + count
         return total.snapshot()
 
+    def progress(self) -> JudgeProgress:
+        """What the judge calls are doing now (cheap; call it from a progress display)."""
+        in_flight = sum(e.limit.in_flight for e in self._endpoints.values())
+        tallies = list(self._tallies.values())
+        return JudgeProgress(
+            waiting=self._waiting,
+            in_flight=in_flight,
+            retrying=self._retrying,
+            calls=sum(t.calls for t in tallies),
+            cache_hits=sum(t.cache_hits for t in tallies),
+            failures=sum(sum(t.failures.values()) for t in tallies),
+            limits={e.label: e.limit.open_slots for e in self._endpoints.values()},
+        )
+
     async def generate(
         self,
         criterion: str,
@@ -177,14 +280,15 @@ class JudgeService:
         """One sample of one question; ``JudgeUnavailable`` when it cannot be had."""
         tally = self._tally(criterion, scope)
         model = self.model(options.judge_model)
-        key = cache_key(model.identity(), request, sample_index) if self.cache is not None else None
-        if key is not None:
+        key = None
+        if self.cache is not None and self.cache.readable:
+            key = cache_key(model.identity(), request, sample_index)
             hit = self.cache.get(key)
             if hit is not None:
                 tally.record(hit)
                 return hit
         if self._limit is None:
-            self._limit = asyncio.Semaphore(self.concurrency)
+            self._limit = AdaptiveLimit(self.concurrency)
         cap = None
         if options.concurrency is not None:
             cap = self._caps.setdefault(
@@ -196,9 +300,17 @@ class JudgeService:
             tally.failures[exc.code] = tally.failures.get(exc.code, 0) + 1
             raise
         tally.record(response)
-        if key is not None:
-            self.cache.put(key, response)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, response)  # never raises: a failing cache only warns
         return response
+
+    def _fail(self, message: str, code: str) -> JudgeUnavailable:
+        return JudgeUnavailable(scrub_secrets(message), code)
+
+    def _take_down(self, endpoint: _Endpoint, failure: JudgeUnavailable) -> None:
+        if endpoint.down is None:
+            endpoint.down = failure
+            self._warn(f"judge endpoint {endpoint.label}: {failure}; no further calls go to it in this run")
 
     async def _call_with_retries(
         self,
@@ -208,47 +320,115 @@ class JudgeService:
         tally: _Tally,
         cap: Optional[asyncio.Semaphore],
     ) -> JudgeResponse:
+        endpoint = self._endpoint(model)
         attempt = 0
         while True:
+            if endpoint.down is not None:
+                raise self._fail(str(endpoint.down), endpoint.down.code)
+            failure: Optional[JudgeUnavailable] = None
+            delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
             try:
-                return await self._one_call(model, request, options, cap)
+                return await self._one_call(model, endpoint, request, options, cap)
             except JudgeCallError as exc:
-                if not exc.retryable or attempt >= options.max_retries:
-                    status = f"HTTP {exc.status}: " if exc.status else ""
+                status = f"HTTP {exc.status}: " if exc.status else ""
+                if exc.endpoint_down:
+                    failure = self._fail(f"judge call failed: {status}{exc}", exc.code)
+                    self._take_down(endpoint, failure)
+                elif not exc.retryable or attempt >= options.max_retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
-                    raise JudgeUnavailable(f"judge call failed{tries}: {status}{exc}", exc.code) from exc
-                delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
-                if exc.retry_after is not None:
+                    failure = self._fail(f"judge call failed{tries}: {status}{exc}", exc.code)
+                elif exc.retry_after is not None:
                     if exc.retry_after > _MAX_RETRY_AFTER_SECONDS:
                         msg = (
                             f"judge call failed: HTTP {exc.status}: the server asked to wait "
                             f"{exc.retry_after:g} s (Retry-After), longer than the "
                             f"{_MAX_RETRY_AFTER_SECONDS:g} s agenteval waits: {exc}"
                         )
-                        raise JudgeUnavailable(msg, "judge_error") from exc
+                        failure = self._fail(msg, "judge_error")
                     delay = max(delay, exc.retry_after)
-            except asyncio.TimeoutError as exc:
-                if attempt >= options.max_retries:
-                    msg = f"judge call timed out after {options.timeout_seconds:g} s, {attempt + 1} times"
-                    raise JudgeUnavailable(msg, "judge_timeout") from exc
-                delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
+            except asyncio.TimeoutError:
+                endpoint.timeouts_in_a_row += 1
+                if endpoint.timeouts_in_a_row >= _DEAD_AFTER_TIMEOUTS:
+                    failure = self._fail(
+                        f"judge call timed out: {endpoint.timeouts_in_a_row} calls in a row got no answer "
+                        f"within {options.timeout_seconds:g} s",
+                        "judge_timeout",
+                    )
+                    self._take_down(endpoint, failure)
+                elif attempt >= options.max_retries:
+                    failure = self._fail(
+                        f"judge call timed out after {options.timeout_seconds:g} s, {attempt + 1} times",
+                        "judge_timeout",
+                    )
+            if failure is not None:
+                raise failure  # outside the except: no chained exception keeps a body alive
             attempt += 1
             tally.retries += 1
-            await asyncio.sleep(delay)
+            self._retrying += 1
+            try:
+                await asyncio.sleep(delay)
+            finally:
+                self._retrying -= 1
+
+    async def _slot(self, limit: AdaptiveLimit) -> int:
+        self._waiting += 1
+        try:
+            return await limit.acquire()
+        finally:
+            self._waiting -= 1
 
     async def _one_call(
         self,
         model: JudgeModel,
+        endpoint: _Endpoint,
         request: JudgeRequest,
         options: JudgeOptions,
         cap: Optional[asyncio.Semaphore],
     ) -> JudgeResponse:
         assert self._limit is not None
         if cap is not None:
-            async with cap, self._limit:
-                return await asyncio.wait_for(model.generate(request), options.timeout_seconds)
-        async with self._limit:
-            return await asyncio.wait_for(model.generate(request), options.timeout_seconds)
+            self._waiting += 1
+            try:
+                await cap.acquire()
+            finally:
+                self._waiting -= 1
+        try:
+            await self._slot(self._limit)
+            try:
+                window = await self._slot(endpoint.limit)
+                try:
+                    response = await self._bounded_call(model, request, options)
+                except JudgeCallError as exc:
+                    if exc.status == 429 or exc.retry_after is not None:
+                        endpoint.limit.throttled(window)
+                    raise
+                finally:
+                    endpoint.limit.release()
+            finally:
+                self._limit.release()
+        finally:
+            if cap is not None:
+                cap.release()
+        endpoint.timeouts_in_a_row = 0
+        endpoint.limit.succeeded()
+        return response
+
+    @staticmethod
+    async def _bounded_call(model: JudgeModel, request: JudgeRequest, options: JudgeOptions) -> JudgeResponse:
+        token = RESPONSE_SIZE_CAP.set(options.max_response_bytes)
+        try:
+            response = await asyncio.wait_for(model.generate(request), options.timeout_seconds)
+        finally:
+            RESPONSE_SIZE_CAP.reset(token)
+        size = len(response.text.encode("utf-8", "surrogatepass"))
+        if size > options.max_response_bytes:
+            raise JudgeCallError(
+                f"the answer is {size:,} bytes, more than the {options.max_response_bytes:,} allowed "
+                "(judge_model_options.max_response_bytes)",
+                retryable=False,
+                code="judge_response_too_large",
+            )
+        return response
 
     def begin_run(self) -> None:
         """Start counting afresh: a run's results report only that run's activity."""
@@ -259,11 +439,15 @@ class JudgeService:
         limits: the service can serve another run (in another event loop) afterwards.
         The activity counts stay readable until the next ``begin_run``."""
         for model in self._models.values():
-            await model.aclose()
+            try:
+                await model.aclose()
+            except Exception as exc:  # noqa: BLE001 - closing must not hide the run's results
+                self._warn(f"closing judge model {model.model!r} failed: {type(exc).__name__}: {exc}")
         if self.cache is not None:
             self.cache.close()
         self._limit = None
         self._caps = {}
+        self._endpoints = {}
 
 
 class JudgeClient:

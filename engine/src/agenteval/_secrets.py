@@ -1,0 +1,109 @@
+"""Keeping credentials out of everything agenteval records or prints.
+
+``scrub_secrets(text)`` replaces the value of every credential in use with ``[redacted]``:
+the values of environment variables whose names say they hold one (``*_API_KEY``,
+``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, ``*_KEY``...) plus any value a provider or an
+adapter registered with ``register_secret`` (a key read from a file, a bearer token).
+Values shorter than 6 characters are left alone (``1``, ``true``): they would redact
+ordinary words, and they are not credentials worth the name.
+
+``endpoint_override_warnings(env_file)`` is the ``.env`` check: a ``.env`` that sets an
+endpoint (``OPENAI_BASE_URL``...) while the matching key comes from elsewhere would send
+the user's own key to that endpoint; each such pair gets one warning naming both.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Optional
+
+__all__ = ["REDACTED", "endpoint_override_warnings", "register_secret", "scrub_secrets", "secret_values"]
+
+REDACTED = "[redacted]"
+_MIN_LENGTH = 6
+#: Environment variable names that hold credentials.
+_SECRET_NAME = re.compile(r"(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+#: Names that match the pattern above but hold no secret (paths, switches).
+_NOT_SECRET = {"GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GENAI_USE_VERTEXAI"}
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+#: Endpoint variables and the key variables whose values go to that endpoint.
+_ENDPOINT_KEYS: dict[str, tuple[str, ...]] = {
+    "OPENAI_BASE_URL": ("OPENAI_API_KEY",),
+    "OPENAI_API_BASE": ("OPENAI_API_KEY",),
+    "GOOGLE_GEMINI_BASE_URL": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+    "GOOGLE_VERTEX_BASE_URL": ("GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"),
+    "ANTHROPIC_BASE_URL": ("ANTHROPIC_API_KEY",),
+    "AZURE_OPENAI_ENDPOINT": ("AZURE_OPENAI_API_KEY",),
+}
+
+
+def register_secret(value: Optional[str]) -> None:
+    """Scrub ``value`` too from now on (a credential that is not in the environment)."""
+    if value and len(value) >= _MIN_LENGTH:
+        with _lock:
+            _registered.add(value)
+
+
+def secret_values(environ: Optional[Mapping[str, str]] = None) -> list[str]:
+    """The credential values to scrub, longest first (so a key that contains another is
+    replaced whole)."""
+    env = os.environ if environ is None else environ
+    values = {
+        value.strip()
+        for name, value in env.items()
+        if name.upper() not in _NOT_SECRET and _SECRET_NAME.search(name) and value
+    }
+    with _lock:
+        values |= _registered
+    return sorted((v for v in values if len(v) >= _MIN_LENGTH), key=len, reverse=True)
+
+
+def scrub_secrets(text: str, environ: Optional[Mapping[str, str]] = None) -> str:
+    """``text`` with every credential value in use replaced by ``[redacted]``.
+
+    ``text`` that is not a ``str`` is returned unchanged. Cost: one scan per value, meant
+    for error messages and stored strings, not for bulk data."""
+    if not isinstance(text, str) or not text:
+        return text
+    for value in secret_values(environ):
+        if value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+def _read_env_file(path: Path) -> dict[str, str]:
+    from dotenv import dotenv_values
+
+    return {name: value for name, value in dotenv_values(path).items() if value is not None}
+
+
+def endpoint_override_warnings(env_file: Path, environ: Optional[Mapping[str, str]] = None) -> list[str]:
+    """Warnings for ``env_file`` (a ``.env`` about to be loaded without overriding):
+    each endpoint it sets (and the environment does not) whose key comes from the
+    environment instead of the same file. Call it before loading the file; an unreadable
+    file gives no warning (loading it reports the problem)."""
+    env = os.environ if environ is None else environ
+    try:
+        values = _read_env_file(Path(env_file))
+    except (OSError, UnicodeDecodeError):
+        return []
+    warnings = []
+    for endpoint, keys in _ENDPOINT_KEYS.items():
+        if not values.get(endpoint) or env.get(endpoint):
+            continue  # not set by the file, or the environment's value wins
+        from_elsewhere = [key for key in keys if env.get(key) and not values.get(key)]
+        if from_elsewhere:
+            names = " and ".join(from_elsewhere)
+            warnings.append(
+                f"{env_file}: sets {endpoint}={values[endpoint]!r} while {names} comes from your "
+                f"environment, so that key would be sent to {values[endpoint]!r}; set {names} in the "
+                f"same file too if this is intended, or remove {endpoint} from it"
+            )
+    return warnings
