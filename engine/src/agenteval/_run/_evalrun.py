@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import gc
 import signal
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -112,22 +113,27 @@ class EvalRun:
 
     @contextlib.contextmanager
     def _signals_handled(self, loop: asyncio.AbstractEventLoop, enabled: bool) -> Iterator[None]:
-        installed = []
-        if enabled:
-            for name in SIGNAL_EXIT_CODES:
-                number = getattr(signal, name, None)
-                if number is None:
-                    continue
-                try:
-                    loop.add_signal_handler(number, self.interrupt, name)
-                    installed.append(number)
-                except (NotImplementedError, RuntimeError, ValueError):
-                    pass
+        """SIGINT, SIGTERM and SIGHUP interrupt the run while it executes; the handlers
+        that were there before are put back afterwards (so a host's or the CLI's own
+        handling resumes: a late second Ctrl-C never turns into a traceback)."""
+        if not enabled or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def handler(signum: int, _frame: object) -> None:
+            name = signal.Signals(signum).name
+            loop.call_soon_threadsafe(self.interrupt, name)
+
+        previous = {}
+        for name in SIGNAL_EXIT_CODES:
+            number = getattr(signal, name, None)
+            if number is not None:
+                previous[number] = signal.signal(number, handler)
         try:
             yield
         finally:
-            for number in installed:
-                loop.remove_signal_handler(number)
+            for number, old in previous.items():
+                signal.signal(number, old)
 
     # -- the stages ---------------------------------------------------------------
     async def execute(self, *, handle_signals: bool = False) -> RunResult:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -14,8 +16,9 @@ import click
 from ._exit import ExitCode, reports_errors
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
-    from .._run import Plan
+    from .._run import EvalRun, Plan
     from ..judging import JudgeService
+    from ..results import RunResult
 
 __all__ = ["run"]
 
@@ -196,9 +199,8 @@ def run(
     interrupted (what was scored is still reported).
     """
     from .._api import resolve_agent, run_sync
-    from .._api import save_actual as write_actual
     from .._registry import Registry
-    from .._run import SIGNAL_EXIT_CODES, plan_paths, progress_for
+    from .._run import plan_paths, progress_for
     from .._run._session import open_run
     from ..judging import JudgeCache, JudgeService
     from ..runs import default_runs_dir
@@ -246,10 +248,28 @@ def run(
         strict=strict,
         progress=progress,
     )
-    result = run_sync(evaluation.execute(handle_signals=True))
+    with _late_signals_ignored():
+        result = run_sync(evaluation.execute(handle_signals=True))
+        _report(result, plan, evaluation, save_actual, paths, output_format, output, detailed)
+
+
+def _report(
+    result: RunResult,
+    plan: Plan,
+    evaluation: EvalRun,
+    save_actual: Optional[Path],
+    paths: Sequence[str],
+    output_format: str,
+    output: Optional[Path],
+    detailed: bool,
+) -> None:
+    """Everything after the run: warnings, saved turns, the report, where the run is, the exit."""
+    from .._api import save_actual as write_actual
+    from .._run import SIGNAL_EXIT_CODES
+
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if save_actual is not None and agent is not None:
+    if save_actual is not None and plan.agent is not None:
         written = write_actual(result, save_actual)
         for path, count in written:
             click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
@@ -273,6 +293,22 @@ def run(
             click.echo(f"agenteval: resume it with: {_resume_command(evaluation.run_id)}", err=True)
         sys.exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+
+
+@contextlib.contextmanager
+def _late_signals_ignored() -> Iterator[None]:
+    """While the run winds down and its report is printed, a further Ctrl-C, SIGTERM or
+    SIGHUP is ignored: the report still comes out (the run's own handlers stop it)."""
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def _joined(paths: Sequence[str]) -> str:

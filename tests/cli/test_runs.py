@@ -1,0 +1,187 @@
+"""``agenteval runs`` and the run folder seen from the command line: list, show, rm, a run
+folder as ``--actual``, ``--no-record``, outputs checked before any work."""
+
+from __future__ import annotations
+
+import json
+
+from agenteval.cli import main
+from agenteval.runs import RunState, list_runs
+
+CRASHY_AGENT = """
+def respond(message, history):
+    if "Tokyo" in message or "東京" in message:
+        raise RuntimeError("the hotel tool is down")
+    import importlib.util, pathlib
+    beside = pathlib.Path(__file__).with_name("travel_agent.py")
+    spec = importlib.util.spec_from_file_location("travel", beside)
+    travel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(travel)
+    return travel.respond(message, history)
+"""
+
+
+def test_a_run_is_recorded_with_its_inputs_and_shown_again(runner, example, tmp_path):
+    runs = tmp_path / "runs"
+    first = runner.invoke(main, ["run", str(example), "--agent", str(example), "--runs-dir", str(runs)])
+    assert first.exit_code == 0, first.output
+    [run] = list_runs(runs)
+    manifest = run.manifest
+    assert manifest.state is RunState.COMPLETE and manifest.exit_code == 0
+    assert manifest.num_runs == 1 and manifest.agent["target"] == str(example)
+    [eval_set] = manifest.eval_sets
+    assert eval_set.eval_set_id == "travel_assistant" and len(eval_set.sha256) == 64
+    assert eval_set.case_ids == ["weather_paris", "flight_then_currency", "hotel_tokyo_ja"]
+    assert {c.name for c in eval_set.criteria} >= {"tool_trajectory_avg_score", "response_match_score"}
+    assert all(c.version and c.distribution == "agenteval-builtin" for c in eval_set.criteria)
+    assert manifest.distributions["agenteval-engine"]
+    records = list(run.records())
+    assert [(r.case_id, r.run_index, r.origin) for r in records] == [
+        ("weather_paris", 1, "agent"),
+        ("flight_then_currency", 1, "agent"),
+        ("hotel_tokyo_ja", 1, "agent"),
+    ] or sorted(r.case_id for r in records) == sorted(eval_set.case_ids)
+    assert all(r.expected and r.actual.invocations for r in records)
+    assert f"recorded in {run.folder}" in first.stderr
+
+    listed = runner.invoke(main, ["runs", "list", "--runs-dir", str(runs)])
+    assert listed.exit_code == 0 and run.run_id in listed.stdout and "complete" in listed.stdout
+    shown = runner.invoke(
+        main, ["runs", "show", run.run_id[:12], "--runs-dir", str(runs), "--format", "json"]
+    )
+    assert shown.exit_code == 0
+    original = runner.invoke(
+        main, ["run", str(example), "--agent", str(example), "--no-record", "--format", "json"]
+    )
+    strip = lambda doc: [  # noqa: E731
+        (c["eval_id"], [(r["criterion"], r["score"], r["status"]) for r in c["criteria"]])
+        for c in doc["eval_sets"][0]["cases"]
+    ]
+    assert strip(json.loads(shown.stdout)) == strip(json.loads(original.stdout))
+    table = runner.invoke(main, ["runs", "show", "--runs-dir", str(runs)])
+    assert "3 cases: 3 passed" in table.stdout
+
+    removed = runner.invoke(main, ["runs", "rm", run.run_id, "--runs-dir", str(runs)])
+    assert removed.exit_code == 0 and list_runs(runs) == []
+    missing = runner.invoke(main, ["runs", "show", "nope", "--runs-dir", str(runs)])
+    assert missing.exit_code == 2 and "no run 'nope'" in missing.stderr
+
+
+def test_no_record_writes_nothing(runner, example, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTEVAL_RUNS_DIR", str(tmp_path / "runs"))
+    result = runner.invoke(main, ["run", str(example), "--agent", str(example), "--no-record"])
+    assert result.exit_code == 0 and not (tmp_path / "runs").exists()
+    assert "recorded in" not in result.stderr
+
+
+def test_the_environment_variable_moves_the_runs_folder(runner, example, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTEVAL_RUNS_DIR", str(tmp_path / "elsewhere"))
+    result = runner.invoke(main, ["run", str(example), "--agent", str(example)])
+    assert result.exit_code == 0 and len(list_runs(tmp_path / "elsewhere")) == 1
+
+
+def test_a_recorded_run_re_scores_with_other_criteria_as_actual(runner, example, tmp_path):
+    runs = tmp_path / "runs"
+    runner.invoke(main, ["run", str(example), "--agent", str(example), "--runs-dir", str(runs)])
+    [run] = list_runs(runs)
+    again = runner.invoke(
+        main,
+        [
+            "run",
+            str(example),
+            "--actual",
+            str(run.folder),
+            "--criteria",
+            "trajectory_recall",
+            "--format",
+            "json",
+        ],
+    )
+    assert again.exit_code == 0, again.output
+    doc = json.loads(again.stdout)
+    assert [[r["criterion"] for r in c["criteria"]] for c in doc["eval_sets"][0]["cases"]] == [
+        ["trajectory_recall"]
+    ] * 3
+
+
+def test_saved_turns_keep_errored_cases_so_every_case_re_scores(runner, example, tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text(CRASHY_AGENT, encoding="utf-8")
+    (tmp_path / "travel_agent.py").write_text(
+        (example / "agent.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    saved = tmp_path / "actual.json"
+    first = runner.invoke(
+        main,
+        ["run", str(example), "--agent", f"{agent}:respond", "--save-actual", str(saved), "--format", "json"],
+    )
+    assert first.exit_code == 1
+    assert "wrote the actual invocations of 3 case(s)" in first.stderr
+    again = runner.invoke(main, ["run", str(example), "--actual", str(saved), "--format", "json"])
+    assert again.exit_code == 1, again.output  # not 2: every case is there
+    cases = {c["eval_id"]: c for c in json.loads(again.stdout)["eval_sets"][0]["cases"]}
+    tokyo = cases["hotel_tokyo_ja"]
+    assert tokyo["status"] == "ERRORED"
+    assert tokyo["criteria"][0]["reason_code"] == "agent_error"
+    assert "the hotel tool is down" in tokyo["criteria"][0]["reason"]
+    assert cases["weather_paris"]["status"] == "PASSED"
+
+
+def test_outputs_that_cannot_be_written_stop_the_run_before_any_work(runner, example, tmp_path):
+    calls = tmp_path / "calls.txt"
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        f"def respond(message, history):\n    open({str(calls)!r}, 'a').write('x')\n    return 'hi'\n",
+        encoding="utf-8",
+    )
+    for option in ("--output", "--save-actual"):
+        result = runner.invoke(
+            main,
+            [
+                "run",
+                str(example),
+                "--agent",
+                f"{agent}:respond",
+                option,
+                str(tmp_path / "nowhere" / "x.json"),
+            ],
+        )
+        assert result.exit_code == 2, result.output
+        assert "does not exist" in result.stderr
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = runner.invoke(
+        main, ["run", str(example), "--agent", f"{agent}:respond", "--runs-dir", str(blocker / "runs")]
+    )
+    assert result.exit_code == 2 and "--no-record" in result.stderr
+    assert not calls.exists()
+
+
+def test_resume_without_a_record_or_a_run_is_a_usage_error(runner, example, tmp_path):
+    result = runner.invoke(main, ["run", str(example), "--agent", str(example), "--no-record", "--resume"])
+    assert result.exit_code == 2 and "--no-record" in result.stderr
+    result = runner.invoke(
+        main, ["run", str(example), "--agent", str(example), "--runs-dir", str(tmp_path), "--resume"]
+    )
+    assert result.exit_code == 2 and "no interrupted run to resume" in result.stderr
+
+
+def test_a_resumed_run_whose_records_were_damaged_recovers_every_complete_line(runner, example, tmp_path):
+    runs = tmp_path / "runs"
+    runner.invoke(main, ["run", str(example), "--agent", str(example), "--runs-dir", str(runs)])
+    [run] = list_runs(runs)
+    manifest = json.loads((run.folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["state"] = "interrupted"
+    (run.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    results = run.folder / "results.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    results.write_text(lines[0] + lines[1][:50], encoding="utf-8")  # one whole line, one cut
+    resumed = runner.invoke(
+        main, ["run", str(example), "--agent", str(example), "--runs-dir", str(runs), "--resume"]
+    )
+    assert resumed.exit_code == 0, resumed.output
+    [run] = list_runs(runs)
+    assert run.manifest.state is RunState.COMPLETE and len(run.keys()) == 3 and run.damaged_lines == 0
+    (run.folder / "manifest.json").unlink()
+    broken = runner.invoke(main, ["runs", "show", str(run.folder)])
+    assert broken.exit_code == 2 and "not an agenteval run folder" in broken.stderr
