@@ -3,9 +3,10 @@
 
 * a folder is loaded as a package named after the folder (so ``from . import agent``
   and ``import <folder>.tools`` work) without touching ``sys.path``; when another module
-  already owns that name, a private alias is used instead. Its ``.env`` is read first
-  (variables already set win). The agent is looked up in the package's ``agent``
-  submodule, then in the package itself;
+  already owns that name, a private alias is used instead. The nearest ``.env`` (in the
+  folder, else the closest folder above it, as ``adk eval`` looks) is read first
+  (variables already set win; ``ADK_DISABLE_LOAD_DOTENV=1`` skips it, as in ADK). The
+  agent is looked up in the package's ``agent`` submodule, then in the package itself;
 * a dotted module is imported normally, with the current directory appended to
   ``sys.path`` when it is not there; the agent is looked up in its ``agent`` attribute
   when that is a module, else in the module itself.
@@ -34,7 +35,7 @@ from agenteval import ConfigError
 
 from ._target import AGENT_FILES
 
-__all__ = ["LoadedAgent", "load_agent", "require_adk"]
+__all__ = ["LoadedAgent", "load_agent", "nearest_env_file", "require_adk"]
 
 _INSTALL = "pip install agenteval-adk (or, from the agenteval repository, pip install -e plugins/adk)"
 
@@ -178,10 +179,10 @@ def _load_folder(target: str, folder: Path) -> LoadedAgent:
             "no ADK agent. Point --agent at the agent's folder (the one adk eval takes)"
         )
         raise ConfigError(msg)
-    from dotenv import load_dotenv
+    env_file = nearest_env_file(folder)
+    if env_file is not None:
+        from dotenv import load_dotenv
 
-    env_file = folder / ".env"
-    if env_file.is_file():
         load_dotenv(env_file, override=False)
     name = _module_name_for(folder)
     try:
@@ -190,6 +191,19 @@ def _load_folder(target: str, folder: Path) -> LoadedAgent:
     except Exception as exc:  # the user's code failed: a config problem, stated once
         raise _user_error(target, f"importing the agent folder {str(folder)!r}", exc) from exc
     return _find_agent(target, folder.name, modules)
+
+
+def nearest_env_file(folder: Path) -> Optional[Path]:
+    """The ``.env`` file ``adk eval`` reads for an agent folder: in the folder, else in the
+    closest folder above it; ``None`` when there is none or ``ADK_DISABLE_LOAD_DOTENV`` is
+    true (ADK's switch)."""
+    if (os.environ.get("ADK_DISABLE_LOAD_DOTENV") or "").strip().lower() in ("1", "true", "yes", "on"):
+        return None
+    for candidate in (folder, *folder.parents):
+        env_file = candidate / ".env"
+        if env_file.is_file():
+            return env_file
+    return None
 
 
 def _load_module(target: str) -> LoadedAgent:
@@ -220,6 +234,9 @@ def load_agent(target: str) -> LoadedAgent:
     """Import the agent ``target`` names (a folder or a dotted module); ``ConfigError``
     saying what, why and how to fix it on any failure."""
     require_adk(target)
+    # LiteLLM (which an agent may use through ADK) fetches a model-price map from the
+    # internet when imported unless told to use its bundled copy: no call agenteval causes.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     path = Path(target)
     if path.is_dir():
         return _load_folder(target, path.resolve())

@@ -3,9 +3,9 @@
 * ``RequestRecorder`` keeps the first model request each agent makes in each invocation,
   so the turn's ``app_details`` (instructions and tool declarations, which rubric judges
   read) can be filled in. It only reads: session state and responses are left alone;
-* ``RetryDefaults`` gives model requests that have no retry options of their own a few
-  retries on transient HTTP errors (408, 429, 5xx), as ADK's eval inference also does, so a
-  rate limit does not turn a whole case into an error.
+* ``RetryDefaults`` gives model requests that have no retry options of their own ADK's eval
+  retries (7 attempts, 5 s initial delay doubling up to 120 s, on HTTP 408, 429 and 5xx), as
+  ADK's eval inference does, so a rate limit does not turn a whole case into an error.
 
 Importing this module imports google-adk.
 """
@@ -20,9 +20,9 @@ from google.genai import types
 __all__ = ["RequestRecorder", "RetryDefaults"]
 
 _RETRY = types.HttpRetryOptions(
-    attempts=5,
-    initial_delay=2.0,
-    max_delay=60.0,
+    attempts=7,
+    initial_delay=5.0,
+    max_delay=120.0,
     exp_base=2.0,
     http_status_codes=[408, 429, 500, 502, 503, 504],
 )

@@ -16,24 +16,36 @@ the model) makes that case ERRORED.
 
 ``AdkAgent(target, intermediate_form="legacy")`` records the legacy ``tool_uses`` form
 instead of ADK's ``invocation_events``; the builtin criteria score both alike.
+
+``--agent path/to/agent_folder#sub_agent_name`` (or ``AdkAgent(target, agent_name=...)``)
+evaluates one sub-agent of the tree on its own, as ``AgentEvaluator``'s ``agent_name``
+does. Before any case runs, ``check_ready`` imports the agent and checks that its models
+can be reached with the credentials at hand (``_preflight``; no network call). Each turn's
+duration is split into model and tool time with ADK's own instrumentation, as ``adk eval``
+does. What ADK logs (its ``google_adk`` loggers, warnings and up) while a case's turns run
+is kept in that session's ``log`` (``_logs``) instead of going to stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import aclosing
 from typing import Any, Optional
 
+from agenteval import ConfigError
 from agenteval.agents import Agent, AgentSession
 from agenteval.models import Content, EvalCase, Invocation
 
-from . import _target
+from . import _logs, _target
 from ._events import Form, app_details, build_invocation, to_genai_content
 from ._loading import LoadedAgent, load_agent
+from ._preflight import check_credentials
 
 __all__ = ["AdkAgent"]
 
@@ -43,6 +55,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_APP_NAME = "EvaluationGenerator"
 DEFAULT_USER_ID = "test_user_id"
 SESSION_ID_PREFIX = "adk-eval-session-"
+_WHERE_TO_SET = " (in the environment, or in a .env file in the agent's folder or a folder above it)"
+#: ``--agent FOLDER#NAME`` evaluates the sub-agent ``NAME`` (ADK's ``agent_name``).
+AGENT_NAME_SEPARATOR = "#"
 
 
 class _Session(AgentSession):
@@ -52,20 +67,26 @@ class _Session(AgentSession):
         self._user_id = user_id
         self._session_id = session_id
         self._form = form
+        #: What ADK logged (warnings and up) during this conversation's turns, in order:
+        #: ``{"turn", "level", "logger", "message"}`` each (see ``_logs``).
+        self.log: list[dict[str, Any]] = []
+        self._turns = 0
 
     async def turn(self, user_content: Content) -> Invocation:
         message = to_genai_content(user_content)
         events: list[Any] = []
+        self._turns += 1
         started_at, clock = time.time(), time.monotonic()
         stream = self._runner.run_async(
             user_id=self._user_id, session_id=self._session_id, new_message=message
         )
-        async with aclosing(stream):
-            async for event in stream:
-                events.append(event)
+        with _logs.captured(self.log, self._turns), _busy_intervals() as busy:
+            async with aclosing(stream):
+                async for event in stream:
+                    events.append(event)
         duration = round(time.monotonic() - clock, 3)
         invocation_id = next((e.invocation_id for e in events if e.invocation_id), "")
-        return build_invocation(
+        invocation = build_invocation(
             user_content,
             events,
             form=self._form,
@@ -73,6 +94,27 @@ class _Session(AgentSession):
             started_at=started_at,
             duration=duration,
         )
+        if busy is None:
+            return invocation
+        model, tool = round(busy.model_seconds(), 3), round(busy.tool_seconds(), 3)
+        return invocation.model_copy(update={"model_duration": model, "tool_duration": tool})
+
+
+@contextlib.contextmanager
+def _busy_intervals() -> Iterator[Any]:
+    """ADK's own model/tool time collector (what ``adk eval`` splits a turn's duration
+    with), or ``None`` when this google-adk has none: the split is then unknown."""
+    try:
+        from google.adk.telemetry import _instrumentation
+    except ImportError:
+        yield None
+        return
+    collect = getattr(_instrumentation, "collect_busy_intervals", None)
+    if collect is None:
+        yield None
+        return
+    with collect() as busy:
+        yield busy
 
 
 class _Run:
@@ -160,28 +202,57 @@ class AdkAgent(Agent):
 
     description = "a Google ADK agent: its folder (agent.py with root_agent) or a dotted module"
 
-    def __init__(self, target: str, *, intermediate_form: Form = "events") -> None:
+    def __init__(
+        self, target: str, *, intermediate_form: Form = "events", agent_name: Optional[str] = None
+    ) -> None:
         super().__init__(target)
         if intermediate_form not in ("events", "legacy"):
             raise ValueError(f"intermediate_form must be 'events' or 'legacy', not {intermediate_form!r}")
         self.intermediate_form: Form = intermediate_form
+        path, _, suffix = target.partition(AGENT_NAME_SEPARATOR)
+        #: The agent folder or module, without a ``#agent_name`` suffix.
+        self.agent_path = path
+        #: The sub-agent to evaluate on its own (``None``: the root agent).
+        self.agent_name = agent_name or suffix or None
         self._loaded: Optional[LoadedAgent] = None
         self._run: Optional[_Run] = None
 
     @classmethod
     def claims(cls, target: str) -> bool:
-        return _target.claims(target)
+        return _target.claims(target.partition(AGENT_NAME_SEPARATOR)[0])
 
     def check_ready(self) -> None:
-        self._loaded = load_agent(self.target)
+        self._loaded = load_agent(self.agent_path)
+        if self._loaded.root_agent is not None:
+            agent = self._selected(self._loaded.root_agent)
+            check_credentials(self.target, agent, _WHERE_TO_SET)
+
+    def _selected(self, root: Any) -> Any:
+        """The agent under evaluation: ``root``, or its sub-agent named ``agent_name``."""
+        if self.agent_name is None:
+            return root
+        found = root.find_agent(self.agent_name)
+        if found is None:
+            names = []
+            pending = [root]
+            while pending:
+                current = pending.pop(0)
+                names.append(current.name)
+                pending.extend(getattr(current, "sub_agents", None) or [])
+            msg = (
+                f"--agent {self.target!r}: the agent tree has no agent named {self.agent_name!r}; "
+                f"its agents: {', '.join(names)}"
+            )
+            raise ConfigError(msg)
+        return found
 
     async def session(self, case: EvalCase) -> AgentSession:
         if self._loaded is None:
-            self._loaded = load_agent(self.target)
+            self._loaded = load_agent(self.agent_path)
         if self._run is None:
             self._run = _Run(self._loaded)
         run = self._run
-        root = await run.root()
+        root = self._selected(await run.root())
         given = case.session_input
         app_name = given.app_name if given else DEFAULT_APP_NAME
         user_id = given.user_id if given else DEFAULT_USER_ID
