@@ -198,3 +198,95 @@ def test_a_service_serves_run_after_run_in_new_event_loops():
         assert judges.activity("c").calls == 1  # the counts are this run's, readable after closing
     judges.begin_run()
     assert judges.activity() is None
+
+
+# -- failing fast, staying bounded, adapting -------------------------------------------
+@pytest.mark.parametrize("code", ["judge_unreachable", "judge_auth"])
+def test_an_endpoint_that_is_down_gets_no_further_calls_and_one_warning(code):
+    Scripted.script = [JudgeCallError("connection refused", retryable=False, code=code)]
+    seen: list[str] = []
+    judges = service(on_warning=seen.append)
+
+    async def run():
+        return await asyncio.gather(
+            *(judges.generate("c", JudgeRequest(prompt=f"q{i}"), options()) for i in range(10)),
+            return_exceptions=True,
+        )
+
+    judges.concurrency = 1  # one call at a time: the first one takes the endpoint down
+    outcomes = asyncio.run(run())
+    assert Scripted.calls == 1
+    assert {o.code for o in outcomes} == {code}
+    assert len(seen) == 1 and "no further calls" in seen[0] and judges.warnings == seen
+    assert judges.activity("c").failures == {code: 10}
+
+
+def test_an_endpoint_that_never_answers_costs_about_one_timeout(monkeypatch):
+    monkeypatch.setattr("agenteval.judging._service._DEAD_AFTER_TIMEOUTS", 4)
+    Scripted.script = ["hang"] * 100
+    judges = service(concurrency=4, on_warning=lambda message: None)
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        outcomes = await asyncio.gather(
+            *(
+                judges.generate("c", JudgeRequest(prompt=f"q{i}"), options(timeout_seconds=0.2))
+                for i in range(40)
+            ),
+            return_exceptions=True,
+        )
+        return outcomes, loop.time() - started
+
+    outcomes, elapsed = asyncio.run(run())
+    assert {o.code for o in outcomes} == {"judge_timeout"}
+    assert Scripted.calls <= 8 and elapsed < 2.0
+    assert "4 calls in a row" in judges.warnings[0]
+
+
+def test_an_answer_over_the_size_cap_is_not_evaluated():
+    Scripted.script = ["x" * 5_000]
+    with pytest.raises(JudgeUnavailable) as info:
+        asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options(max_response_bytes=4_000)))
+    assert info.value.code == "judge_response_too_large" and "5,000 bytes" in str(info.value)
+    assert Scripted.calls == 1
+
+
+def test_credentials_never_appear_in_a_failure(monkeypatch):
+    monkeypatch.setenv("SCRIPTED_API_KEY", "sk-very-secret-value")
+    Scripted.script = [JudgeCallError("bad key sk-very-secret-value", retryable=False, status=400)]
+    with pytest.raises(JudgeUnavailable) as info:
+        asyncio.run(service().generate("c", JudgeRequest(prompt="q"), options()))
+    assert "sk-very-secret-value" not in str(info.value) and "[redacted]" in str(info.value)
+
+
+def test_429s_halve_the_endpoint_limit_and_progress_shows_retries():
+    judges = service(concurrency=8)
+    Scripted.script = [JudgeCallError("slow down", retryable=True, status=429, retry_after=0.05)] * 8
+    snapshots = []
+
+    async def run():
+        calls = [
+            asyncio.ensure_future(judges.generate("c", JudgeRequest(prompt=f"q{i}"), options()))
+            for i in range(16)
+        ]
+        await asyncio.sleep(0.03)
+        snapshots.append(judges.progress())
+        await asyncio.gather(*calls)
+        snapshots.append(judges.progress())
+
+    asyncio.run(run())
+    during, after = snapshots
+    assert during.retrying == 8
+    [limit] = during.limits.values()
+    assert limit == 4  # halved once for the whole window of 429s, not eight times
+    assert after.calls == 16 and after.retrying == after.waiting == after.in_flight == 0
+
+
+def test_a_failing_cache_never_costs_an_answer(tmp_path):
+    (tmp_path / "judge-cache.sqlite3").write_bytes(b"not a database at all" * 100)
+    judges = service(cache=JudgeCache(tmp_path), on_warning=lambda message: None)
+    answer = asyncio.run(judges.generate("c", JudgeRequest(prompt="q"), options()))
+    assert answer.text == "ok" and Scripted.calls == 1
+    [warning] = judges.warnings
+    assert "goes on without the cache" in warning

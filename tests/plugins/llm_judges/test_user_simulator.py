@@ -232,7 +232,7 @@ def test_persistent_errors_fail_after_the_retries(gemini_env, tmp_path):
     gemini_env.responder = lambda request: Reply(status=503)
     [failure], judge = simulate(tmp_path, [scenario()])
     assert failure.code == "user_simulator_error"
-    assert "gave no message (judge_error): judge call failed after 7 attempts: HTTP 503" in failure.message
+    assert "gave no message (judge_error): judge call failed after 4 attempts: HTTP 503" in failure.message
     assert judge.activity(USER_SIMULATOR_ACTIVITY).failures == {"judge_error": 1}
 
 

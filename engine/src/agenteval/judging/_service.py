@@ -397,6 +397,8 @@ class JudgeService:
             try:
                 window = await self._slot(endpoint.limit)
                 try:
+                    if endpoint.down is not None:  # taken down while this call waited
+                        raise self._fail(str(endpoint.down), endpoint.down.code)
                     response = await self._bounded_call(model, request, options)
                 except JudgeCallError as exc:
                     if exc.status == 429 or exc.retry_after is not None:

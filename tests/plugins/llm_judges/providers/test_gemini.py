@@ -297,14 +297,15 @@ def test_sdk_side_timeout_is_retryable(gemini_env: FakeGeminiServer) -> None:
     assert error.retryable is True and "timed out" in str(error)
 
 
-def test_refused_connection_is_retryable(clean_judge_env, monkeypatch) -> None:
+def test_refused_connection_takes_the_endpoint_out(clean_judge_env, monkeypatch) -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     monkeypatch.setenv("GOOGLE_API_KEY", "fake")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", f"http://127.0.0.1:{port}")
     error = call_error(JudgeRequest(prompt="hi"))
-    assert error.retryable is True and "connection failed" in str(error) and error.status is None
+    assert error.retryable is False and error.code == "judge_unreachable" and error.endpoint_down
+    assert "cannot connect" in str(error) and error.status is None
 
 
 def test_token_endpoint_failure_is_reported(vertex_env: FakeGeminiServer, monkeypatch, tmp_path) -> None:

@@ -24,7 +24,16 @@ from typing import Any, ClassVar, Optional
 from agenteval.errors import ConfigError
 from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 
-from ._common import MALFORMED, clip, is_retryable_status, retry_after_seconds, transport_error
+from ._common import (
+    MALFORMED,
+    capped_async_client,
+    clip,
+    is_retryable_status,
+    release,
+    retry_after_seconds,
+    status_code,
+    transport_failure,
+)
 
 __all__ = ["GeminiJudge"]
 
@@ -122,6 +131,7 @@ class GeminiJudge(JudgeModel):
         self._client: Any = None
         self._client_loop: Optional[asyncio.AbstractEventLoop] = None
         self._settings: Optional[_Settings] = None
+        self._http: Any = None
 
     # -- the contract ------------------------------------------------------------------
     def check_ready(self) -> None:
@@ -151,19 +161,26 @@ class GeminiJudge(JudgeModel):
 
         config = self._config(request, types)
         client = self._get_client()
+        failure: Optional[JudgeCallError] = None
         try:
             response = await client.aio.models.generate_content(
                 model=self.model, contents=request.prompt, config=config
             )
         except Exception as exc:
-            raise self._call_error(exc) from exc
+            failure = self._call_error(exc)
+            release(exc)  # the failed body goes now, not at the next full collection
+        if failure is not None:
+            raise failure  # outside the except: nothing chains to the released exception
         return self._read(response)
 
     async def aclose(self) -> None:
         client, self._client, self._client_loop = self._client, None, None
+        http, self._http = self._http, None
         if client is not None:
             await client.aio.aclose()
             client.close()
+        if http is not None:
+            await http.aclose()
 
     # -- helpers ---------------------------------------------------------------------
     def _current_settings(self) -> _Settings:
@@ -196,13 +213,15 @@ class GeminiJudge(JudgeModel):
         try:
             # No retry_options: the SDK does not retry; the judge service does. The base
             # URL comes from GOOGLE_GEMINI_BASE_URL / GOOGLE_VERTEX_BASE_URL (the SDK).
-            client = genai.Client(http_options=types.HttpOptions(), **kwargs)
+            # The httpx client is ours: it stops reading a body past the size cap.
+            http = capped_async_client()
+            client = genai.Client(http_options=types.HttpOptions(httpx_async_client=http), **kwargs)
         except Exception as exc:
             raise JudgeCallError(
                 f"judge model {self.model!r}: could not set up the Gemini client: {clip(exc)}",
                 retryable=False,
             ) from exc
-        self._client, self._client_loop, self._settings = client, loop, settings
+        self._client, self._client_loop, self._settings, self._http = client, loop, settings, http
         return client
 
     def _config(self, request: JudgeRequest, types: Any) -> Any:
@@ -289,12 +308,11 @@ class GeminiJudge(JudgeModel):
                 retryable=retryable,
                 status=code or None,
                 retry_after=_retry_after(exc) if retryable else None,
+                code=status_code(code),
             )
-        transport = transport_error(exc)
+        transport = transport_failure(exc, f"{where} at {self._current_settings().endpoint()}")
         if transport is not None:
-            return JudgeCallError(
-                f"{where} at {self._current_settings().endpoint()}: {transport}", retryable=True
-            )
+            return transport
         auth = _auth_error(exc)
         if auth is not None:
             return auth
@@ -346,11 +364,14 @@ def _auth_error(exc: Exception) -> Optional[JudgeCallError]:
             f"Vertex AI: no Application Default Credentials ({clip(exc)}); run "
             "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS",
             retryable=False,
+            code="judge_auth",
         )
     if isinstance(exc, auth_exceptions.RefreshError):
         retryable = bool(getattr(exc, "retryable", False))
         return JudgeCallError(
-            f"Vertex AI: could not refresh the access token: {clip(exc)}", retryable=retryable
+            f"Vertex AI: could not refresh the access token: {clip(exc)}",
+            retryable=retryable,
+            code="judge_error" if retryable else "judge_auth",
         )
     if isinstance(exc, auth_exceptions.TransportError):
         return JudgeCallError(f"Vertex AI: could not reach the token endpoint: {clip(exc)}", retryable=True)

@@ -27,9 +27,25 @@ from urllib.parse import urlparse
 from agenteval.errors import ConfigError
 from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 
-from ._common import MALFORMED, clip, is_retryable_status, retry_after_seconds, transport_error
+from ._common import (
+    MALFORMED,
+    capped_async_client,
+    clip,
+    is_retryable_status,
+    release,
+    retry_after_seconds,
+    status_code,
+    transport_failure,
+)
 
 __all__ = ["OpenAICompatibleJudge"]
+
+
+def _LIMITS() -> Any:  # noqa: N802 - a constant, built lazily (httpx is imported on first call)
+    import httpx
+
+    return httpx.Limits(max_connections=256, max_keepalive_connections=64)
+
 
 _OPENAI_URL = "https://api.openai.com/v1"
 _NO_KEY = "not-needed"
@@ -129,12 +145,17 @@ class OpenAICompatibleJudge(JudgeModel):
                     kwargs.pop("response_format", None)
                 else:
                     kwargs["response_format"] = response_format
+            failure: Optional[JudgeCallError] = None
             try:
                 response = await client.chat.completions.create(**kwargs)
             except Exception as exc:
                 if position + 1 < len(modes) and _refuses_response_format(exc):
+                    release(exc)
                     continue
-                raise self._call_error(exc) from exc
+                failure = self._call_error(exc)
+                release(exc)  # the failed body goes now, not at the next full collection
+            if failure is not None:
+                raise failure  # outside the except: nothing chains to the released exception
             if negotiate:
                 self._schema_mode = mode
             return self._read(response)
@@ -163,7 +184,13 @@ class OpenAICompatibleJudge(JudgeModel):
         import openai
 
         try:
-            client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or _NO_KEY, max_retries=0)
+            # The httpx client is ours: it stops reading a body past the size cap.
+            client = openai.AsyncOpenAI(
+                base_url=base_url,
+                api_key=api_key or _NO_KEY,
+                max_retries=0,
+                http_client=capped_async_client(limits=_LIMITS()),
+            )
         except Exception as exc:
             raise JudgeCallError(
                 f"judge model 'openai:{self.model}': could not set up the OpenAI client: {clip(exc)}",
@@ -210,6 +237,7 @@ class OpenAICompatibleJudge(JudgeModel):
                 f"{self._endpoint()} sent an answer that is not a chat completion "
                 f"({clip(response, 120)!r}); is the base URL right?",
                 retryable=False,
+                code="judge_unparseable",
             )
         if not choices:
             raise JudgeCallError("the judge returned no text (no choices)", retryable=False)
@@ -252,26 +280,24 @@ class OpenAICompatibleJudge(JudgeModel):
                 retryable=retryable,
                 status=code,
                 retry_after=retry_after_seconds(headers) if retryable else None,
+                code=status_code(code),
             )
         if isinstance(exc, openai.APITimeoutError):
-            return JudgeCallError(f"{where}: timed out", retryable=True)
+            return JudgeCallError(f"{where}: timed out", retryable=True, code="judge_timeout")
+        transport = transport_failure(exc, where)
+        if transport is not None:
+            return transport
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f" ({type(cause).__name__}: {clip(cause)})" if cause is not None else ""
             return JudgeCallError(f"{where}: connection failed{detail}", retryable=True)
-        if isinstance(exc, openai.APIResponseValidationError):
-            return JudgeCallError(
-                f"{where} sent an answer that is not a chat completion ({clip(exc)}); is the base URL right?",
-                retryable=False,
-            )
-        transport = transport_error(exc)
-        if transport is not None:
-            return JudgeCallError(f"{where}: {transport}", retryable=True)
-        if isinstance(exc, MALFORMED):  # the SDK could not read the body (not JSON, wrong shape)
+        if isinstance(exc, (openai.APIResponseValidationError, *MALFORMED)):
+            # the SDK could not read the body (not JSON, wrong shape)
             return JudgeCallError(
                 f"{where} sent an answer that is not a chat completion "
                 f"({type(exc).__name__}: {clip(exc)}); is the base URL right?",
                 retryable=False,
+                code="judge_unparseable",
             )
         return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {clip(exc)}", retryable=False)
 
