@@ -1,0 +1,106 @@
+"""Statistics for verdicts you can trust: pure functions over plain numbers.
+
+* intervals (``Interval``): ``clopper_pearson`` for 0/1 units, ``betting_interval`` for
+  bounded scores at small n, ``bca_interval`` from n = 20, ``manski_interval`` for missing
+  scores, and ``bounded_interval``, which picks among them;
+* ``derive_seed(run_id, case_id, criterion)``: resampling that re-renders identically;
+* tri-state verdicts (``VerdictResult``): ``case_verdict``, ``sequential_judge_verdict``,
+  ``combine_verdicts``, and per eval set ``set_statistics``;
+* paired run-vs-run comparison: ``compare_runs`` / ``compare_criterion``
+  (``Comparison``), ``compare_case_runs`` (per-case flags), ``sign_flip_test``,
+  ``two_sample_test``, ``holm``, ``benjamini_hochberg``, ``minimum_detectable_effect``;
+* judge sampling: ``majority_settled``, ``curtailed_majority``, ``sprt``,
+  ``sprt_barrier``, their exact operating characteristics, ``judge_agreement``,
+  ``krippendorff_alpha``, ``fleiss_kappa``, ``cohen_kappa``.
+
+Every result is a frozen dataclass recording method, level, n and (for resampling) seed.
+numpy and scipy are imported inside the functions that need them, never here.
+docs/statistics.md explains each number.
+"""
+
+from __future__ import annotations
+
+from ._compare import (
+    CaseChange,
+    ChangeStatus,
+    Comparison,
+    CriterionComparison,
+    compare_case_runs,
+    compare_criterion,
+    compare_runs,
+    minimum_detectable_effect,
+)
+from ._interval import Interval
+from ._intervals import (
+    BCA_MIN_N,
+    bca_interval,
+    betting_interval,
+    bounded_interval,
+    clopper_pearson,
+    manski_interval,
+)
+from ._judges import (
+    JudgeAgreement,
+    SampledVote,
+    cohen_kappa,
+    curtailed_majority,
+    curtailed_operating_characteristics,
+    fleiss_kappa,
+    judge_agreement,
+    krippendorff_alpha,
+    majority_settled,
+    sprt,
+    sprt_barrier,
+    sprt_operating_characteristics,
+)
+from ._multiplicity import benjamini_hochberg, holm
+from ._permutation import PermutationTest, sign_flip_test, two_sample_test
+from ._seed import derive_seed
+from ._summary import SetStatistics, VarianceComponents, set_statistics, variance_components
+from ._verdict import Basis, Verdict, VerdictResult, case_verdict, combine_verdicts, sequential_judge_verdict
+
+__all__ = [
+    "BCA_MIN_N",
+    "Basis",
+    "CaseChange",
+    "ChangeStatus",
+    "Comparison",
+    "CriterionComparison",
+    "Interval",
+    "JudgeAgreement",
+    "PermutationTest",
+    "SampledVote",
+    "SetStatistics",
+    "VarianceComponents",
+    "Verdict",
+    "VerdictResult",
+    "bca_interval",
+    "benjamini_hochberg",
+    "betting_interval",
+    "bounded_interval",
+    "case_verdict",
+    "clopper_pearson",
+    "cohen_kappa",
+    "combine_verdicts",
+    "compare_case_runs",
+    "compare_criterion",
+    "compare_runs",
+    "curtailed_majority",
+    "curtailed_operating_characteristics",
+    "derive_seed",
+    "fleiss_kappa",
+    "holm",
+    "judge_agreement",
+    "krippendorff_alpha",
+    "majority_settled",
+    "manski_interval",
+    "minimum_detectable_effect",
+    "sequential_judge_verdict",
+    "set_statistics",
+    "sign_flip_test",
+    "sprt",
+    "sprt_barrier",
+    "sprt_operating_characteristics",
+    "two_sample_test",
+    "variance_components",
+]

@@ -1,0 +1,233 @@
+"""Confidence intervals for a mean over independent units (runs of a case, cases of a set).
+
+Which method, as ``bounded_interval`` picks it:
+
+* every value at ``lo`` or ``hi`` (0/1 units): **Clopper–Pearson**, exact, its one-sided
+  error at most (1 - level)/2 at every n;
+* fewer than 20 values, or all values equal: the **betting** interval (Waudby-Smith and
+  Ramdas 2024, hedged capital), valid for any distribution on [lo, hi] at every n;
+* otherwise **BCa** bootstrap, seeded.
+
+numpy and scipy are imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Optional
+
+from ._interval import Interval
+
+__all__ = [
+    "BCA_MIN_N",
+    "DEFAULT_RESAMPLES",
+    "bca_interval",
+    "betting_interval",
+    "bounded_interval",
+    "clopper_pearson",
+    "manski_interval",
+]
+
+#: From this many values on (and unless all are equal) bounded scores use BCa.
+BCA_MIN_N = 20
+DEFAULT_RESAMPLES = 9999
+_GRID = 501
+
+
+def _check_level(level: float) -> None:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+
+
+def _check_values(values: Sequence[float], lo: float, hi: float) -> list[float]:
+    if not hi > lo:
+        raise ValueError(f"the range [lo, hi] must have hi > lo, got [{lo!r}, {hi!r}]")
+    out = [float(v) for v in values]
+    for v in out:
+        if not lo <= v <= hi:
+            raise ValueError(f"value {v!r} is outside [{lo!r}, {hi!r}]")
+    return out
+
+
+def clopper_pearson(successes: int, n: int, level: float = 0.95) -> Interval:
+    """The exact (Clopper–Pearson) interval for a rate from ``successes`` of ``n``.
+
+    ``low`` is 0 when ``successes == 0`` and ``high`` is 1 when ``successes == n``; with all
+    successes ``low = ((1 - level) / 2) ** (1 / n)``. ``n == 0`` gives [0, 1] (``no-data``).
+    """
+    _check_level(level)
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got {successes!r} of {n!r}")
+    if n == 0:
+        return Interval(0.0, 1.0, None, "no-data", level, 0)
+    from scipy.special import betaincinv
+
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, tail))
+    high = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1.0 - tail))
+    return Interval(low, high, successes / n, "clopper-pearson", level, n)
+
+
+def betting_interval(
+    values: Sequence[float], lo: float = 0.0, hi: float = 1.0, level: float = 0.95, grid: int = _GRID
+) -> Interval:
+    """The betting (hedged-capital) interval for the mean of values in [lo, hi].
+
+    For each candidate mean m on a ``grid``-point lattice of [lo, hi], a gambler bets for
+    and against ``mean > m`` with predictable plug-in bets sized for n values; m is
+    rejected once half the capital of either side, summed, reaches ``1 / (1 - level)`` at
+    any step (Ville's inequality makes this valid for any distribution at any n). The
+    interval spans the kept candidates, widened by one grid step on each side (never past
+    [lo, hi]); it never has zero width, so agreeing runs do not fake certainty.
+    Empty ``values`` give [lo, hi] (``no-data``).
+    """
+    _check_level(level)
+    xs = _check_values(values, lo, hi)
+    if not xs:
+        return Interval(lo, hi, None, "no-data", level, 0)
+    import numpy as np
+
+    span = hi - lo
+    x = (np.asarray(xs, dtype=float) - lo) / span
+    n = x.size
+    alpha = 1.0 - level
+    # Running estimates before each observation (the bets must be predictable).
+    counts = np.arange(1, n + 1)
+    mu_hat = (0.5 + np.cumsum(x)) / (counts + 1)
+    sq = np.cumsum((x - mu_hat) ** 2)
+    sigma2 = (0.25 + sq) / (counts + 1)
+    sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
+    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * sigma2_prev))
+    m = np.linspace(0.0, 1.0, grid)[:, None]
+    with np.errstate(divide="ignore"):
+        lam_up = np.minimum(lam[None, :], 0.5 / m)
+        lam_down = np.minimum(lam[None, :], 0.5 / (1.0 - m))
+    diff = x[None, :] - m
+    log_up = np.cumsum(np.log1p(lam_up * diff), axis=1)
+    log_down = np.cumsum(np.log1p(-lam_down * diff), axis=1)
+    capital = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
+    kept = np.nonzero(capital.max(axis=1) < 1.0 / alpha)[0]
+    mean = float(x.mean())
+    step = 1.0 / (grid - 1)
+    if kept.size == 0:  # only possible with a coarse grid: keep the lattice cell of the mean
+        low, high = mean - step, mean + step
+    else:
+        low, high = float(kept[0] - 1) * step, float(kept[-1] + 1) * step
+    low, high = max(0.0, min(low, mean)), min(1.0, max(high, mean))
+    return Interval(float(lo + low * span), float(lo + high * span), lo + mean * span, "betting", level, n)
+
+
+def bca_interval(
+    values: Sequence[float],
+    lo: float = 0.0,
+    hi: float = 1.0,
+    level: float = 0.95,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Interval:
+    """The BCa bootstrap interval for the mean (``scipy.stats.bootstrap``), resampled with
+    ``numpy.random.default_rng(seed)``, clipped to [lo, hi]. Needs at least 2 values that
+    are not all equal (``ValueError`` otherwise: use ``bounded_interval``, which sends those
+    to the betting interval)."""
+    _check_level(level)
+    xs = _check_values(values, lo, hi)
+    if len(xs) < 2 or len(set(xs)) == 1:
+        raise ValueError("BCa needs at least two values that are not all equal")
+    import numpy as np
+    from scipy import stats
+
+    data = np.asarray(xs, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DegenerateDataWarning: handled below
+        result = stats.bootstrap(
+            (data,),
+            np.mean,
+            confidence_level=level,
+            n_resamples=resamples,
+            method="BCa",
+            rng=np.random.default_rng(seed),
+        )
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError("BCa gave no finite interval for these values")
+    mean = float(data.mean())
+    low, high = max(lo, min(low, mean)), min(hi, max(high, mean))
+    return Interval(low, high, mean, "bca", level, len(xs), seed=seed, resamples=resamples)
+
+
+def _binary(xs: Sequence[float], lo: float, hi: float) -> bool:
+    return all(v == lo or v == hi for v in xs)
+
+
+def bounded_interval(
+    values: Sequence[float],
+    lo: float = 0.0,
+    hi: float = 1.0,
+    level: float = 0.95,
+    seed: int = 0,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Interval:
+    """The interval for the mean of ``values`` in [lo, hi], by the module's rule:
+    Clopper–Pearson when every value is ``lo`` or ``hi``; betting when fewer than 20
+    values or all equal; BCa (seeded with ``seed``) otherwise, falling back to betting if
+    the bootstrap degenerates. Empty ``values`` give [lo, hi] (``no-data``)."""
+    xs = _check_values(values, lo, hi)
+    _check_level(level)
+    if not xs:
+        return Interval(lo, hi, None, "no-data", level, 0)
+    if _binary(xs, lo, hi):
+        cp = clopper_pearson(sum(1 for v in xs if v == hi), len(xs), level)
+        span = hi - lo
+        return Interval(
+            lo + cp.low * span, lo + cp.high * span, math.fsum(xs) / len(xs), cp.method, level, len(xs)
+        )
+    if len(xs) < BCA_MIN_N or len(set(xs)) == 1:
+        return betting_interval(xs, lo, hi, level)
+    try:
+        return bca_interval(xs, lo, hi, level, seed, resamples)
+    except ValueError:
+        return betting_interval(xs, lo, hi, level)
+
+
+def manski_interval(
+    values: Sequence[Optional[float]],
+    lo: float = 0.0,
+    hi: float = 1.0,
+    level: float = 0.95,
+    seed: int = 0,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Interval:
+    """The interval for the mean when some values are missing (``None``): Manski bounds.
+
+    ``low`` comes from the interval with every missing value set to ``lo``, ``high`` from
+    the one with every missing value set to ``hi`` (each by ``bounded_interval``); the
+    result also contains the interval of the scored values alone, so it only ever widens.
+    ``estimate`` is the mean of the scored values (ADK's score; ``None`` if none).
+    ``method`` names the method of the scored values' interval. Without missing values
+    this is ``bounded_interval``.
+    """
+    scored = [float(v) for v in values if v is not None]
+    missing = len(values) - len(scored)
+    kept = bounded_interval(scored, lo, hi, level, seed, resamples=resamples)
+    if missing == 0:
+        return kept
+    low_side = bounded_interval(scored + [lo] * missing, lo, hi, level, seed, resamples=resamples)
+    high_side = bounded_interval(scored + [hi] * missing, lo, hi, level, seed, resamples=resamples)
+    low = min(low_side.low, kept.low)
+    high = max(high_side.high, kept.high)
+    return Interval(
+        low,
+        high,
+        kept.estimate,
+        kept.method if scored else low_side.method,
+        level,
+        len(scored),
+        seed=kept.seed,
+        resamples=kept.resamples,
+        n_missing=missing,
+        missing="bound",
+    )

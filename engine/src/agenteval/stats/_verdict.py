@@ -1,0 +1,342 @@
+"""Tri-state verdicts: PASS / FAIL / INCONCLUSIVE from an interval and a threshold.
+
+Per criterion × case the unit is the run; per criterion × eval set it is the case. With
+interval [L, U] (higher is better): PASS iff L >= threshold (ADK's inclusive comparison),
+FAIL iff U < threshold, else INCONCLUSIVE; lower-is-better mirrors it (PASS iff
+U <= threshold, FAIL iff L > threshold). Special cases, by ``basis``:
+
+* ``single-run``: one run gives no measure of variability; the point verdict stands;
+* ``zero-failure``: a threshold at the score's best value (ADK's 1.0) is met only by
+  perfect runs, so any imperfect run is a certain FAIL, and all-perfect runs PASS with a
+  bound on the failure rate, 1 - ((1 - level) / 2) ** (1 / n);
+* ``judge-sequential``: one run judged in sequential mode; bounds from settled votes;
+* ``runs`` / ``cases``: the interval decides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from statistics import NormalDist
+from typing import Optional
+
+from ._interval import Interval, _percent
+from ._intervals import BCA_MIN_N, betting_interval, clopper_pearson, manski_interval
+
+__all__ = [
+    "Basis",
+    "Verdict",
+    "VerdictResult",
+    "case_verdict",
+    "combine_verdicts",
+    "sequential_judge_verdict",
+]
+
+#: The largest number of runs a hint proposes; beyond it the hint says "more than".
+_HINT_CAP = 1000
+
+
+class Verdict(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INCONCLUSIVE = "INCONCLUSIVE"
+    NOT_EVALUATED = "NOT_EVALUATED"
+
+
+class Basis(str, Enum):
+    RUNS = "runs"
+    CASES = "cases"
+    SINGLE_RUN = "single-run"
+    ZERO_FAILURE = "zero-failure"
+    JUDGE_SEQUENTIAL = "judge-sequential"
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    """One tri-state verdict.
+
+    ``score`` is the point value (mean of the scored units, ADK's score); ``interval`` is
+    ``None`` for ``single-run`` and ``zero-failure`` FAILs; ``reason`` says why in one
+    sentence ("95% interval [0.27, 1.00] contains the threshold 0.80"); ``hint`` says how
+    many units would settle an INCONCLUSIVE verdict (``units_to_settle``, ``None`` when no
+    number of units can, e.g. a mean exactly at the threshold); ``failure_rate_bound`` is
+    set for a zero-failure PASS.
+    """
+
+    verdict: Verdict
+    basis: Basis
+    threshold: float
+    score: Optional[float]
+    interval: Optional[Interval]
+    reason: str
+    higher_is_better: bool = True
+    n: int = 0
+    n_missing: int = 0
+    hint: Optional[str] = None
+    units_to_settle: Optional[int] = None
+    failure_rate_bound: Optional[float] = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict is Verdict.PASS
+
+
+def _f(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _decide(interval: Interval, threshold: float, higher_is_better: bool) -> Verdict:
+    if higher_is_better:
+        if interval.low >= threshold:
+            return Verdict.PASS
+        return Verdict.FAIL if interval.high < threshold else Verdict.INCONCLUSIVE
+    if interval.high <= threshold:
+        return Verdict.PASS
+    return Verdict.FAIL if interval.low > threshold else Verdict.INCONCLUSIVE
+
+
+def _point(score: float, threshold: float, higher_is_better: bool) -> bool:
+    return score >= threshold if higher_is_better else score <= threshold
+
+
+def _interval_reason(verdict: Verdict, interval: Interval, threshold: float, higher_is_better: bool) -> str:
+    where = interval.text()
+    if verdict is Verdict.INCONCLUSIVE:
+        return f"{where} contains the threshold {_f(threshold)}"
+    above = (verdict is Verdict.PASS) == higher_is_better
+    side = "at or above" if above else "below"
+    if not higher_is_better:
+        side = "above" if above else "at or below"
+    missing = f" ({interval.n_missing} missing counted as best and worst)" if interval.n_missing else ""
+    return f"{where} is {side} the threshold {_f(threshold)}{missing}"
+
+
+def _units_to_settle(
+    values: Sequence[float], threshold: float, lo: float, hi: float, level: float
+) -> Optional[int]:
+    """How many units, at this mean and spread, would give an interval that excludes the
+    threshold; ``None`` when the mean is at the threshold or more than the cap is needed."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    gap = abs(mean - threshold)
+    if gap == 0.0:
+        return None
+    span = hi - lo
+    if all(v in (lo, hi) for v in values):
+        import numpy as np
+        from scipy.special import betaincinv
+
+        rate = (mean - lo) / span
+        t = (threshold - lo) / span
+        sizes = np.arange(n + 1, _HINT_CAP + 1)
+        k = np.round(rate * sizes)
+        tail = (1.0 - level) / 2.0
+        with np.errstate(invalid="ignore"):
+            low = np.where(k > 0, betaincinv(np.maximum(k, 1), sizes - k + 1, tail), 0.0)
+            high = np.where(k < sizes, betaincinv(k + 1, np.maximum(sizes - k, 1), 1.0 - tail), 1.0)
+        settled = (low >= t) | (high < t) if rate > t else (high < t)
+        hits = np.nonzero(settled)[0]
+        return int(sizes[hits[0]]) if hits.size else None
+    # Bounded scores: the betting interval on the observed values repeated, below 20
+    # units; a normal approximation of BCa from 20 on.
+    for size in range(n + 1, BCA_MIN_N):
+        tiled = [values[i % n] for i in range(size)]
+        interval = betting_interval(tiled, lo, hi, level)
+        if interval.low > threshold or interval.high < threshold:
+            return size
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / max(n - 1, 1))
+    if sd == 0.0:  # all equal: betting at every n
+        size = BCA_MIN_N
+        while size <= _HINT_CAP:
+            interval = betting_interval([values[0]] * size, lo, hi, level)
+            if interval.low > threshold or interval.high < threshold:
+                return size
+            size *= 2
+        return None
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    size = max(BCA_MIN_N, n + 1, math.ceil((z * sd / gap) ** 2))
+    return size if size <= _HINT_CAP else None
+
+
+def _hint(units: Optional[int], unit: str, mean: float, threshold: float) -> str:
+    if units is None:
+        if mean == threshold:
+            return f"the mean equals the threshold: more {unit}s cannot settle it"
+        return f"more than {_HINT_CAP} {unit}s would be needed at this mean and spread"
+    return f"at this mean and spread about {units} {unit}s in all would settle it"
+
+
+def case_verdict(
+    scores: Sequence[Optional[float]],
+    threshold: float,
+    *,
+    lo: float = 0.0,
+    hi: float = 1.0,
+    higher_is_better: bool = True,
+    level: float = 0.95,
+    seed: int = 0,
+    missing: str = "bound",
+    unit: str = "run",
+) -> VerdictResult:
+    """The tri-state verdict of one criterion from its unit scores in [lo, hi].
+
+    ``scores`` are the run scores of a case (``unit="run"``, basis ``runs``) or the case
+    scores of an eval set (``unit="case"``, basis ``cases``); ``None`` is a missing
+    (NOT_EVALUATED) unit. ``missing="bound"`` widens the interval by Manski bounds;
+    ``"exclude"`` drops missing units (ADK's behaviour). No scored unit gives
+    NOT_EVALUATED; one unit in all gives the point verdict (``single-run``); a threshold
+    at the best value follows the zero-failure rule; a threshold at the worst value
+    always passes. ``seed`` drives the BCa resamples (see ``derive_seed``).
+    """
+    if missing not in ("bound", "exclude"):
+        raise ValueError(f"missing must be 'bound' or 'exclude', got {missing!r}")
+    scored = [float(s) for s in scores if s is not None]
+    n_missing = len(scores) - len(scored)
+    basis = Basis.RUNS if unit == "run" else Basis.CASES
+    common = {"threshold": threshold, "higher_is_better": higher_is_better, "n": len(scored)}
+    if missing == "exclude":
+        n_missing = 0
+    common["n_missing"] = n_missing
+    if not scored:
+        return VerdictResult(
+            Verdict.NOT_EVALUATED, basis, score=None, interval=None, reason=f"no {unit} was scored", **common
+        )
+    score = math.fsum(scored) / len(scored)
+    if len(scored) + n_missing == 1:
+        ok = _point(score, threshold, higher_is_better)
+        return VerdictResult(
+            Verdict.PASS if ok else Verdict.FAIL,
+            Basis.SINGLE_RUN,
+            score=score,
+            interval=None,
+            reason=(
+                f"one {unit}: score {_f(score)} {'meets' if ok else 'misses'} the threshold {_f(threshold)} "
+                f"(no interval from a single {unit})"
+            ),
+            **common,
+        )
+    best, worst = (hi, lo) if higher_is_better else (lo, hi)
+    if threshold == worst or (threshold < lo if higher_is_better else threshold > hi):
+        return VerdictResult(
+            Verdict.PASS,
+            basis,
+            score=score,
+            interval=None,
+            reason=f"every score meets a threshold at the worst value {_f(threshold)}",
+            **common,
+        )
+    if threshold == best:
+        return _zero_failure(scored, n_missing, score, best, level, unit, common)
+    values: list[Optional[float]] = list(scored) + [None] * n_missing
+    interval = manski_interval(values, lo, hi, level, seed)
+    verdict = _decide(interval, threshold, higher_is_better)
+    reason = _interval_reason(verdict, interval, threshold, higher_is_better)
+    hint = units = None
+    if verdict is Verdict.INCONCLUSIVE and n_missing == 0:
+        units = _units_to_settle(scored, threshold, lo, hi, level)
+        hint = _hint(units, unit, score, threshold)
+    elif verdict is Verdict.INCONCLUSIVE:
+        hint = f"{n_missing} missing {unit}(s) keep it open: score them first"
+    return VerdictResult(
+        verdict,
+        basis,
+        score=score,
+        interval=interval,
+        reason=reason,
+        hint=hint,
+        units_to_settle=units,
+        **common,
+    )
+
+
+def _zero_failure(
+    scored: list[float], n_missing: int, score: float, best: float, level: float, unit: str, common: dict
+) -> VerdictResult:
+    imperfect = [i for i, s in enumerate(scored) if s != best]
+    if imperfect:
+        first = imperfect[0]
+        return VerdictResult(
+            Verdict.FAIL,
+            Basis.ZERO_FAILURE,
+            score=score,
+            interval=None,
+            reason=(
+                f"{len(imperfect)} of {len(scored)} {unit}s scored below {_f(best)} (first: {unit} "
+                f"{first + 1}, {_f(scored[first])}); a threshold at the best value fails on any "
+                f"imperfect {unit}"
+            ),
+            **common,
+        )
+    n = len(scored)
+    rate = clopper_pearson(n, n, level)
+    bound = 1.0 - rate.low
+    if n_missing:
+        return VerdictResult(
+            Verdict.INCONCLUSIVE,
+            Basis.ZERO_FAILURE,
+            score=score,
+            interval=None,
+            reason=f"all {n} scored {unit}s are perfect, but {n_missing} missing one(s) could fail",
+            hint=f"{n_missing} missing {unit}(s) keep it open: score them first",
+            **common,
+        )
+    return VerdictResult(
+        Verdict.PASS,
+        Basis.ZERO_FAILURE,
+        score=score,
+        interval=Interval(rate.low, 1.0, 1.0, rate.method, level, n),
+        reason=(
+            f"all {n} {unit}s are perfect; the failure rate is at most {bound:.1%} "
+            f"({_percent(level)} upper bound)"
+        ),
+        failure_rate_bound=bound,
+        **common,
+    )
+
+
+def sequential_judge_verdict(
+    settled_yes: int,
+    unsettled: int,
+    total: int,
+    threshold: float,
+    *,
+    higher_is_better: bool = True,
+) -> VerdictResult:
+    """The verdict of one run judged in sequential mode: of ``total`` invocations,
+    ``settled_yes`` settled YES and ``unsettled`` hit the sample cap; the score lies in
+    [settled_yes / total, (settled_yes + unsettled) / total] (the criterion's mean)."""
+    if total <= 0 or settled_yes < 0 or unsettled < 0 or settled_yes + unsettled > total:
+        raise ValueError("need 0 <= settled_yes + unsettled <= total and total > 0")
+    low, high = settled_yes / total, (settled_yes + unsettled) / total
+    interval = Interval(low, high, low, "judge-sequential", 1.0, total)
+    verdict = _decide(interval, threshold, higher_is_better)
+    where = f"settled votes bound the score to [{_f(low)}, {_f(high)}]"
+    if verdict is Verdict.INCONCLUSIVE:
+        reason = f"{where}, which contains the threshold {_f(threshold)}"
+        hint = f"{unsettled} unsettled invocation(s) need more judge samples"
+    else:
+        reason = f"{where}; {'meets' if verdict is Verdict.PASS else 'misses'} the threshold {_f(threshold)}"
+        hint = None
+    return VerdictResult(
+        verdict,
+        Basis.JUDGE_SEQUENTIAL,
+        threshold=threshold,
+        score=low if unsettled == 0 else None,
+        interval=interval,
+        reason=reason,
+        higher_is_better=higher_is_better,
+        n=total,
+        hint=hint,
+    )
+
+
+def combine_verdicts(verdicts: Sequence[Verdict]) -> Verdict:
+    """A case's verdict over its gating criteria, or a set's over its cases: FAIL if any
+    FAILs or is NOT_EVALUATED, else INCONCLUSIVE if any is, else PASS (PASS when empty)."""
+    if any(v in (Verdict.FAIL, Verdict.NOT_EVALUATED) for v in verdicts):
+        return Verdict.FAIL
+    if any(v is Verdict.INCONCLUSIVE for v in verdicts):
+        return Verdict.INCONCLUSIVE
+    return Verdict.PASS
