@@ -38,7 +38,7 @@ def config_error(tmp_path: Path, data: Any) -> str:
 
 @pytest.mark.parametrize(
     ("value", "threshold"),
-    [(0.7, 0.7), (1, 1.0), (0, 0.0), ("0.5", 0.5), (" 0.25 ", 0.25), (-1, -1.0), (1e-9, 1e-9)],
+    [(0.7, 0.7), (1, 1.0), (0, 0.0), (-1, -1.0), (1e-9, 1e-9)],
 )
 def test_number_thresholds(tmp_path, value, threshold):
     config = load_config(write(tmp_path, {"criteria": {"response_match_score": value}}))
@@ -77,9 +77,11 @@ def test_object_without_threshold_is_allowed_here(tmp_path):
     assert config.criteria[0].params == {"match_type": "ANY_ORDER"}
 
 
-def test_string_threshold_inside_an_object(tmp_path):
-    config = load_config(write(tmp_path, {"criteria": {"x": {"threshold": "0.9"}}}))
-    assert config.criteria[0].threshold == 0.9
+@pytest.mark.parametrize("value", ["0.9", {"threshold": "0.9"}, " 0.9 "])
+def test_a_numeric_string_threshold_is_refused_with_the_number_to_write(tmp_path, value):
+    # ADK converts "0.9"; a quoted number is more often a slip, and JSON has numbers.
+    message = config_error(tmp_path, {"criteria": {"x": value}})
+    assert "a threshold is a JSON number, e.g. 0.9, got" in message
 
 
 def test_criteria_keep_file_order(tmp_path):
@@ -93,27 +95,50 @@ def test_criteria_keep_file_order(tmp_path):
 @pytest.mark.parametrize(
     ("value", "fragment"),
     [
-        (True, "criteria.response_match_score: expected a number, got True"),
-        (False, "got False"),
-        (None, "expected a number, got None"),
-        ("high", "expected a number (e.g. 0.8), got 'high'"),
-        ("", "expected a number (e.g. 0.8), got ''"),
-        ([0.5], "expected a number (e.g. 0.8), got [0.5]"),
-        ("NaN", "the threshold must be finite"),
-        ("inf", "the threshold must be finite"),
-        ({"threshold": True}, "criteria.response_match_score.threshold: expected a number, got True"),
-        ({"threshold": None}, "criteria.response_match_score.threshold: expected a number, got None"),
-        ({"threshold": "x"}, "criteria.response_match_score.threshold: expected a number"),
+        (True, "criteria.response_match_score: a threshold is a JSON number, e.g. 0.8, got true"),
+        (False, "got false"),
+        (None, "a threshold is a JSON number, e.g. 0.8, got null"),
+        ("high", 'a threshold is a JSON number, e.g. 0.8, got "high"'),
+        ("", 'a threshold is a JSON number, e.g. 0.8, got ""'),
+        ([0.5], "a threshold is a JSON number, e.g. 0.8, got [0.5]"),
+        ("NaN", 'got "NaN"'),
+        ("inf", 'got "inf"'),
+        ({"threshold": True}, "criteria.response_match_score.threshold: a threshold is a JSON number"),
+        ({"threshold": None}, "criteria.response_match_score.threshold: a threshold is a JSON number"),
+        ({"threshold": "x"}, "criteria.response_match_score.threshold: a threshold is a JSON number"),
     ],
 )
 def test_bad_thresholds(tmp_path, value, fragment):
     assert fragment in config_error(tmp_path, {"criteria": {"response_match_score": value}})
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
-def test_non_finite_json_literals(tmp_path, literal):
-    message = config_error(tmp_path, '{"criteria": {"response_match_score": ' + literal + "}}")
-    assert "must be finite" in message
+@pytest.mark.parametrize(
+    "literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1e999", "9" * 400, "7" * 5000]
+)
+def test_non_finite_and_huge_json_numbers_are_errors_at_their_position(tmp_path, literal):
+    from agenteval.errors import DataError
+
+    path = write(tmp_path, '{"criteria": {\n  "response_match_score": ' + literal + "}}")
+    with pytest.raises(DataError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: 2:27: criteria.response_match_score: ")
+    assert "float" in message or "not JSON" in message
+    assert len(message) < 400
+
+
+def test_every_threshold_problem_is_reported_at_once(tmp_path):
+    message = config_error(tmp_path, {"criteria": {"a": "0.5", "b": 0.5, "c": None, "d": {"threshold": []}}})
+    assert "3 problems:" in message
+    for name in ("criteria.a:", "criteria.c:", "criteria.d.threshold:"):
+        assert name in message
+    assert "criteria.b" not in message
+
+
+def test_huge_python_int_threshold_from_the_embedding_api():
+    with pytest.raises(ConfigError) as info:
+        config_from_data({"criteria": {"a": 10**400}})
+    assert "criteria.a: the threshold must be a finite number" in str(info.value)
 
 
 def test_missing_criteria(tmp_path):
@@ -136,8 +161,11 @@ def test_non_object_config(tmp_path, data, kind):
     assert f'a config is a JSON object {{"criteria": {{...}}}}, got a JSON {kind}' in message
 
 
-def test_empty_criteria_object_is_allowed(tmp_path):
-    assert load_config(write(tmp_path, {"criteria": {}})).criteria == []
+def test_an_empty_criteria_object_is_an_error(tmp_path):
+    # Nothing would be evaluated: every case NOT_EVALUATED with no reason.
+    message = config_error(tmp_path, {"criteria": {}})
+    assert "criteria: the object is empty, so nothing would be evaluated" in message
+    assert "name at least one" in message
 
 
 def test_unknown_top_level_keys_warn(tmp_path):
@@ -165,7 +193,7 @@ def test_known_sections_are_kept(tmp_path):
 
 
 def test_user_simulator_config_is_checked_at_load(tmp_path):
-    data = {"criteria": {}, "user_simulator_config": {"maxAllowedInvocations": 10, "note": "x"}}
+    data = {"criteria": {"a": 0.5}, "user_simulator_config": {"maxAllowedInvocations": 10, "note": "x"}}
     path = write(tmp_path, data)
     config = load_config(path)
     assert config.user_simulator_config == data["user_simulator_config"]  # as written
@@ -173,9 +201,11 @@ def test_user_simulator_config_is_checked_at_load(tmp_path):
     assert config.user_simulator.type == "llm_backed" and config.user_simulator.source == str(path)
     [warning] = config.warnings
     assert warning.startswith(f"{path}: user_simulator_config.note: not a user simulator key; ignored")
-    bad = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"max_allowed_invocations": 0}})
+    bad = config_error(
+        tmp_path, {"criteria": {"a": 0.5}, "user_simulator_config": {"max_allowed_invocations": 0}}
+    )
     assert "user_simulator_config.max_allowed_invocations: must be -1 (no limit) or at least 1" in bad
-    audio = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"type": "llm_audio"}})
+    audio = config_error(tmp_path, {"criteria": {"a": 0.5}, "user_simulator_config": {"type": "llm_audio"}})
     assert "user_simulator_config.type: 'llm_audio'" in audio and "not supported" in audio
     assert EvalConfig.default().user_simulator is None
     built = EvalConfig(criteria=[], user_simulator_config={"model": "openai:m"})
@@ -184,14 +214,14 @@ def test_user_simulator_config_is_checked_at_load(tmp_path):
 
 def test_null_sections_are_empty(tmp_path):
     config = load_config(
-        write(tmp_path, {"criteria": {}, "custom_metrics": None, "user_simulator_config": None})
+        write(tmp_path, {"criteria": {"a": 0.5}, "custom_metrics": None, "user_simulator_config": None})
     )
     assert config.custom_metrics == {} and config.user_simulator_config is None
 
 
 @pytest.mark.parametrize("key", ["custom_metrics", "user_simulator_config", "live_model_config"])
 def test_non_object_sections(tmp_path, key):
-    assert f"{key}: expected an object, got [1]" in config_error(tmp_path, {"criteria": {}, key: [1]})
+    assert f"{key}: expected an object, got [1]" in config_error(tmp_path, {"criteria": {"a": 0.5}, key: [1]})
 
 
 def test_config_syntax_error_is_a_data_error_with_position(tmp_path):
@@ -204,7 +234,7 @@ def test_config_syntax_error_is_a_data_error_with_position(tmp_path):
 
 
 def test_config_from_data_without_a_file():
-    config = config_from_data({"criteria": {"a": "1"}})
+    config = config_from_data({"criteria": {"a": 1}})
     assert config.source is None and config.criteria[0].threshold == 1.0
     with pytest.raises(ConfigError) as info:
         config_from_data({"criteria": {"a": "x"}})
@@ -221,7 +251,13 @@ def test_default_config_is_adks():
 
 _VALUES = st.recursive(
     st.one_of(
-        st.none(), st.booleans(), st.integers(-2, 2), st.floats(), st.sampled_from(["0.5", "x", "", "nan"])
+        st.none(),
+        st.booleans(),
+        st.integers(-2, 2),
+        st.integers(),
+        st.just(10**400),
+        st.floats(),
+        st.sampled_from(["0.5", "x", "", "nan"]),
     ),
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),
@@ -283,7 +319,7 @@ def test_camel_case_sections_are_read_as_adk_reads_them(tmp_path, camel, snake):
 
 
 def test_a_section_in_both_spellings_is_refused(tmp_path):
-    data = {"criteria": {}, "user_simulator_config": {}, "userSimulatorConfig": {"model": "m"}}
+    data = {"criteria": {"a": 0.5}, "user_simulator_config": {}, "userSimulatorConfig": {"model": "m"}}
     message = config_error(tmp_path, data)
     twice = "'userSimulatorConfig' is given twice, as 'user_simulator_config' and 'userSimulatorConfig'"
     assert twice in message
@@ -292,25 +328,25 @@ def test_a_section_in_both_spellings_is_refused(tmp_path):
 
 def test_camel_case_non_object_section_names_the_key_as_written(tmp_path):
     assert "liveModelConfig: expected an object, got 3" in config_error(
-        tmp_path, {"criteria": {}, "liveModelConfig": 3}
+        tmp_path, {"criteria": {"a": 0.5}, "liveModelConfig": 3}
     )
 
 
 def test_unknown_key_warning_does_not_claim_adk_behaviour_it_lacks(tmp_path):
-    path = write(tmp_path, {"criteria": {}, "_comment": "x"})
+    path = write(tmp_path, {"criteria": {"a": 0.5}, "_comment": "x"})
     [warning] = load_config(path).warnings
     assert "ADK 2.13 does not read it either" in warning and "camelCase" in warning
-    assert "_comment" not in _adk_reads({"criteria": {}, "_comment": "x"}).model_dump()
+    assert "_comment" not in _adk_reads({"criteria": {"a": 0.5}, "_comment": "x"}).model_dump()
 
 
 def test_an_uninstalled_simulator_type_is_refused_at_load(tmp_path):
-    message = config_error(tmp_path, {"criteria": {}, "userSimulatorConfig": {"type": "scripted"}})
+    message = config_error(tmp_path, {"criteria": {"a": 0.5}, "userSimulatorConfig": {"type": "scripted"}})
     assert "user_simulator_config.type: no user simulator 'scripted' is installed" in message
     assert "Installed types: llm_backed" in message
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError, match="scripted"):  # ADK refuses a type it does not know
-        _adk_reads({"criteria": {}, "user_simulator_config": {"type": "scripted"}})
+        _adk_reads({"criteria": {"a": 0.5}, "user_simulator_config": {"type": "scripted"}})
 
 
 def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch):
@@ -322,7 +358,7 @@ def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch)
         return [] if kwargs.get("group") == "agenteval.user_simulators" else real(**kwargs)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", without_simulators)
-    message = config_error(tmp_path, {"criteria": {}, "user_simulator_config": {"model": "m"}})
+    message = config_error(tmp_path, {"criteria": {"a": 0.5}, "user_simulator_config": {"model": "m"}})
     assert "no user simulator 'llm_backed' is installed; it comes with agenteval-llm-judges" in message
     assert "pip install agenteval-llm-judges" in message and "Installed types: none" in message
 

@@ -170,42 +170,92 @@ def test_folder_instead_of_file(tmp_path):
     assert "is a folder" in str(info.value)
 
 
-def test_duplicate_keys_in_eval_files_keep_the_last_value_as_adk(tmp_path):
-    # Eval files take pydantic's one-pass JSON parser, which keeps the last value (as ADK
-    # does) and cannot report duplicates; configs are small and do report them (below).
+def test_duplicate_keys_in_eval_files_are_errors_at_their_position(tmp_path):
+    # ADK keeps the last value silently; here every duplicate is named with both positions.
     path = write(
-        tmp_path, '{"eval_set_id": "a", "eval_set_id": "b", "eval_cases": [], "name": "x", "name": "y"}'
+        tmp_path, '{"eval_set_id": "a", "eval_set_id": "b",\n "eval_cases": [], "name": "x", "name": "y"}'
     )
-    loaded = read_eval_file(path)
-    assert loaded.eval_set.eval_set_id == "b"
-    assert loaded.eval_set.name == "y"
-    assert loaded.warnings == []
+    message = str(error_of(path))
+    assert message.startswith(f"{path}: 2 problems:\n")
+    assert "  1:22: eval_set_id: duplicate key 'eval_set_id' (first at 1:2)" in message
+    assert "  2:33: name: duplicate key 'name' (first at 2:20)" in message
+    assert "keep one" in message
 
 
-def test_nested_duplicate_keys_keep_the_last_value(tmp_path):
+def test_nested_duplicate_keys_name_their_json_path(tmp_path):
     path = write(
         tmp_path,
-        '{"eval_set_id": "a", "eval_cases": [{"eval_id": "c", "eval_id": "d", "conversation": []}]}',
+        '{"eval_set_id": "a", "eval_cases": [{"eval_id": "c", "conversation": [], "eval_id": "d"}]}',
     )
-    assert read_eval_file(path).eval_set.eval_cases[0].eval_id == "d"
+    assert "1:74: eval_cases[0].eval_id: duplicate key 'eval_id' (first at 1:38)" in str(error_of(path))
 
 
-def test_duplicate_keys_in_config_warn(tmp_path):
+def test_escaped_spellings_of_one_key_are_duplicates(tmp_path):
+    path = write(tmp_path, '{"eval_set_id": "a", "eval_cases": [], "n": 1, "\\u006e": 2}')
+    assert "duplicate key 'n'" in str(error_of(path))
+
+
+def test_the_same_key_in_different_objects_is_fine(tmp_path):
+    path = write(tmp_path, '{"eval_set_id": "a", "eval_cases": [], "x": {"eval_set_id": {"x": 1}}}')
+    assert (
+        read_eval_file(path)
+        .warnings[0]
+        .endswith("unknown top-level key 'x' kept but not used (ADK ignores it)")
+    )
+
+
+def test_duplicate_keys_in_configs_are_errors(tmp_path):
     path = write(tmp_path, '{"criteria": {"a": 0.1, "a": 0.2}}', "test_config.json")
-    config = load_config(path)
-    assert config.criteria[0].threshold == 0.2
-    assert any("duplicate JSON keys 'a'" in w for w in config.warnings)
+    assert "1:25: criteria.a: duplicate key 'a' (first at 1:15)" in str(error_of(path, load_config))
 
 
-def test_read_json_without_a_warning_list_still_parses(tmp_path):
-    path = write(tmp_path, '{"a": 1, "a": 2}')
-    assert read_json(path, what="x") == {"a": 2}
+@pytest.mark.parametrize(
+    ("literal", "fragment"),
+    [
+        ("NaN", "NaN is not JSON"),
+        ("-Infinity", "-Infinity is not JSON"),
+        ("1e400", "1e400 is beyond a 64-bit float"),
+        ("-2.5E+999", "-2.5E+999 is beyond a 64-bit float"),
+        ("1" * 309, "a 309-digit integer"),
+        ("-" + "1" * 5000, "a 5,000-digit integer"),
+    ],
+)
+def test_numbers_json_cannot_carry_are_errors_where_they_stand(tmp_path, literal, fragment):
+    # Python's json (and ADK) read NaN, Infinity and 1e400 (as inf); pydantic and JSON
+    # readers elsewhere do not, and a 5,000-digit integer crashes Python's int().
+    path = write(tmp_path, '{"eval_set_id": "s", "eval_cases": [],\n"creation_timestamp": ' + literal + "}")
+    message = str(error_of(path))
+    assert f"{path}: 2:23: creation_timestamp: {fragment}" in message
+    assert len(message) < 300
 
 
-def test_nan_literal_is_parsed_like_python_and_pydantic_do(tmp_path):
-    # Python's json and ADK's pydantic parser both accept NaN; agenteval follows.
-    path = write(tmp_path, '{"eval_set_id": "s", "eval_cases": [], "creation_timestamp": NaN}')
-    assert load_eval_set(path).creation_timestamp != 0.0
+def test_numbers_that_fit_a_float_are_fine(tmp_path):
+    path = write(
+        tmp_path,
+        '{"eval_set_id": "s", "eval_cases": [], "creation_timestamp": 1.7e308, "x": ' + "9" * 308 + "}",
+    )
+    assert load_eval_set(path).creation_timestamp == 1.7e308
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "\\ud83d x"])
+def test_a_lone_surrogate_escape_is_an_error(tmp_path, escape):
+    path = write(tmp_path, '{"eval_set_id": "s", "eval_cases": [], "name": "a' + escape + '"}')
+    message = str(error_of(path))
+    assert "1:48: name: \\ud8" in message or "1:48: name: \\udf" in message
+    assert "half of a UTF-16 surrogate pair" in message
+
+
+@pytest.mark.parametrize("text", ["\\ud83d\\ude00", "\\\\ud800"])
+def test_a_surrogate_pair_and_an_escaped_backslash_are_fine(tmp_path, text):
+    path = write(tmp_path, '{"eval_set_id": "s", "eval_cases": [], "name": "' + text + '"}')
+    assert load_eval_set(path).name in ("\U0001f600", "\\ud800")
+
+
+def test_many_problems_are_capped(tmp_path):
+    body = ", ".join(f'"k{i}": NaN' for i in range(25))
+    message = str(error_of(write(tmp_path, '{"eval_set_id": "s", "eval_cases": [], ' + body + "}")))
+    assert message.count("NaN is not JSON") == 10
+    assert "25 problems:" in message and "... and 15 more" in message
 
 
 # -- property: any bytes give a value or one DataError -------------------------------------------
@@ -220,7 +270,7 @@ def test_any_bytes_parse_or_give_one_data_error(tmp_path, content):
     path = tmp_path / "f.json"
     path.write_bytes(content)
     try:
-        read_json(path, what="x", warnings=[])
+        read_json(path, what="x")
     except DataError as error:
         assert str(error).startswith(f"{path}: ")
 

@@ -1,9 +1,11 @@
 """``test_config.json`` / ``--config``: which criteria to apply, with thresholds and params.
 
-Accepted as ADK 2.13 accepts it: ``{"criteria": {name: number | numeric string |
-{"threshold": ..., <params>}}}``, plus ``custom_metrics``, ``user_simulator_config`` and
-``live_model_config``, each in snake_case or camelCase (``userSimulatorConfig``...; one
-section given in both spellings is an error). Other top-level keys are warnings (ADK
+Accepted as ADK 2.13 accepts it, ``{"criteria": {name: number | {"threshold": number,
+<params>}}}`` (at least one criterion; a numeric string threshold, which ADK converts, is
+an error here, and all threshold problems are reported together), plus
+``custom_metrics``, ``user_simulator_config`` and ``live_model_config``, each in
+snake_case or camelCase (``userSimulatorConfig``...; one section given in both spellings
+is an error). Other top-level keys are warnings (ADK
 ignores them). Parameters are checked against the evaluator's ``Params`` later, when the
 criteria are resolved; ``user_simulator_config`` is checked here
 (``agenteval.agents.UserSimulatorConfig``), its ``type`` against the installed simulators.
@@ -11,6 +13,7 @@ criteria are resolved; ``user_simulator_config`` is checked here
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -105,24 +108,38 @@ def with_efficiency(config: EvalConfig) -> EvalConfig:
 def load_config(path: str | Path) -> EvalConfig:
     """Read and check a config file; ``ConfigError`` (or ``DataError``) if malformed."""
     path = Path(path)
-    warnings: list[str] = []
-    data = read_json(path, what="an eval config", warnings=warnings)
-    config = config_from_data(data, source=path)
-    config.warnings[:0] = warnings
-    return config
+    return config_from_data(read_json(path, what="an eval config"), source=path)
 
 
-def _threshold(value: Any, where: str, path: str) -> float:
-    if isinstance(value, bool) or value is None:
-        raise ConfigError(f"{path}: expected a number, got {value!r}", source=where)
+def _threshold(value: Any, path: str) -> float:
+    """A threshold as a float; ``ValueError`` with the reason and the fix otherwise.
+
+    Only a JSON number is a threshold: a numeric string (``"0.8"``, which ADK converts)
+    is refused, as are booleans, ``null``, non-finite and out-of-float-range numbers.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        example = f"{float(value):g}" if isinstance(value, str) and _is_number(value) else "0.8"
+        raise ValueError(f"{path}: a threshold is a JSON number, e.g. {example}, got {_shown(value)}")
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        msg = f"{path}: expected a number (e.g. 0.8), got {value!r}"
-        raise ConfigError(msg, source=where) from None
+    except OverflowError:
+        number = math.inf
     if not math.isfinite(number):
-        raise ConfigError(f"{path}: the threshold must be finite, got {value!r}", source=where)
+        raise ValueError(f"{path}: the threshold must be a finite number, got {_shown(value)}")
     return number
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _shown(value: Any) -> str:
+    """``value`` as JSON would spell it, cut to 40 characters."""
+    text = json.dumps(value) if isinstance(value, (str, bool)) or value is None else repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
@@ -138,18 +155,32 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
         )
     raw = data["criteria"]
     if not isinstance(raw, dict):
-        raise ConfigError(f"criteria: expected an object of name -> threshold, got {raw!r}", source=where)
-    criteria = []
+        raise ConfigError(
+            f"criteria: expected an object of name -> threshold, got {_shown(raw)}", source=where
+        )
+    if not raw:
+        msg = (
+            "criteria: the object is empty, so nothing would be evaluated; name at least one, e.g. "
+            '{"criteria": {"response_match_score": 0.8}}, or leave the config out for the defaults'
+        )
+        raise ConfigError(msg, source=where)
+    criteria, problems = [], []
     for name, value in raw.items():
         path = f"criteria.{name}"
-        if isinstance(value, dict):
-            params = {k: v for k, v in value.items() if k != "threshold"}
-            threshold = (
-                _threshold(value["threshold"], where, f"{path}.threshold") if "threshold" in value else None
-            )
-            criteria.append(Criterion(name=name, threshold=threshold, params=params))
-        else:
-            criteria.append(Criterion(name=name, threshold=_threshold(value, where, path)))
+        try:
+            if isinstance(value, dict):
+                params = {k: v for k, v in value.items() if k != "threshold"}
+                threshold = (
+                    _threshold(value["threshold"], f"{path}.threshold") if "threshold" in value else None
+                )
+                criteria.append(Criterion(name=name, threshold=threshold, params=params))
+            else:
+                criteria.append(Criterion(name=name, threshold=_threshold(value, path)))
+        except ValueError as exc:
+            problems.append(str(exc))
+    if problems:
+        many = f"{len(problems)} problems:\n  " if len(problems) > 1 else ""
+        raise ConfigError(many + "\n  ".join(problems), source=where)
     for spelling in sections.values():
         if data[spelling] is not None and not isinstance(data[spelling], dict):
             raise ConfigError(f"{spelling}: expected an object, got {data[spelling]!r}", source=where)

@@ -56,14 +56,17 @@ def load_eval_set(path: str | Path) -> EvalSet:
 def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None) -> LoadedEvalSet:
     """Load an eval file with its format and warnings (see the module docstring).
 
-    A valid eval set is parsed and validated in one pass by pydantic's JSON parser, with
-    the garbage collector paused (about three times faster than ``json.loads`` plus
-    validation). Anything else — a legacy list or a file with a problem — takes the slow
-    path, which explains the problem with its line:column or JSON path.
-    Duplicate keys in an object keep their last value, as in ADK, without a warning.
+    The file is first checked by the standard parser without building anything (syntax,
+    duplicate keys, non-finite and out-of-range numbers, lone surrogates: each an error
+    at its line:column). A valid eval set is then parsed and validated in one pass by
+    pydantic's JSON parser, with the garbage collector paused (about three times faster
+    than building the data and validating it). Anything else — a legacy list or a file
+    with a problem — takes the slow path, which explains every problem with its JSON path.
     """
     where = str(path)
     raw = read_bytes(path, what="an eval set")
+    with gc_paused():
+        parse_json(raw, source=where, what="an eval set", keep=False, model=EvalSet)
     if initial_session is None and raw.lstrip()[:1] == b"{":
         with gc_paused():
             try:
@@ -76,7 +79,7 @@ def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None
             check_unique_ids(eval_set, where)
             return LoadedEvalSet(eval_set=eval_set, source=path, format="evalset", warnings=warnings)
     with gc_paused():
-        data = parse_json(raw, source=where, what="an eval set")
+        data = parse_json(raw, source=where, what="an eval set", model=EvalSet)
     return eval_set_from_data(data, source=path, initial_session=initial_session)
 
 

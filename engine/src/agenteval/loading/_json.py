@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import math
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
+
+from pydantic import BaseModel
 
 from ..errors import ConfigError, DataError
+from ._json_scan import MAX_INT_DIGITS, SURROGATE_ESCAPE, JsonProblem, find_problems
+from ._spellings import camel_spellings, spelt_twice
 
-__all__ = ["MAX_FILE_BYTES", "gc_paused", "parse_json", "read_bytes", "read_json"]
+__all__ = ["MAX_FILE_BYTES", "MAX_PROBLEMS", "gc_paused", "parse_json", "read_bytes", "read_json"]
 
 #: Files larger than this are refused before reading (override with AGENTEVAL_MAX_FILE_MB).
 MAX_FILE_BYTES = 512 * 1024 * 1024
+#: Problems listed from one file, at most (a count of the rest follows).
+MAX_PROBLEMS = 10
 
 
 @contextmanager
@@ -87,13 +95,14 @@ def read_bytes(path: Path, *, what: str) -> bytes:
     file, is under the size limit and is not empty. ``DataError`` otherwise."""
     source = str(path)
     try:
-        size = path.stat().st_size
+        status = path.stat()
     except FileNotFoundError:
         raise DataError(f"no such file (expected {what})", source=source) from None
     except OSError as exc:
-        raise DataError(f"cannot read the file: {exc.strerror}", source=source) from None
-    if path.is_dir():
+        raise DataError(f"cannot read the file: {exc.strerror or exc}", source=source) from None
+    if stat.S_ISDIR(status.st_mode):
         raise DataError(f"is a folder, expected {what} file", source=source)
+    size = status.st_size
     limit = _max_bytes()
     if size > limit:
         msg = (
@@ -101,7 +110,10 @@ def read_bytes(path: Path, *, what: str) -> bytes:
             "split it into several eval sets, or raise the limit with AGENTEVAL_MAX_FILE_MB"
         )
         raise DataError(msg, source=source)
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"cannot read the file: {exc.strerror or exc}", source=source) from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data.strip():
@@ -109,42 +121,91 @@ def read_bytes(path: Path, *, what: str) -> bytes:
     return data
 
 
-def parse_json(data: bytes, *, source: str, what: str, warnings: list[str] | None = None) -> Any:
-    """Parse UTF-8 JSON bytes with errors at line:column.
-
-    Duplicate keys in an object keep the last value, as Python and pydantic do; when a
-    ``warnings`` list is given, they add a warning.
-    """
+def _decode(data: bytes, source: str) -> str:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _line_col(data, exc.start)
         msg = f"{line}:{col}: the file is not valid UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
         raise DataError(msg, source=source) from None
-    duplicates: list[str] = []
 
-    def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in obj:
-                duplicates.append(key)
-            obj[key] = value
-        return obj
+
+def problems_message(problems: list[JsonProblem], *, noun: str = "problem") -> str:
+    """One problem as one line; several as a count and one indented line each (at most
+    ``MAX_PROBLEMS``, then how many more)."""
+    if len(problems) == 1:
+        return str(problems[0])
+    shown = [f"  {problem}" for problem in problems[:MAX_PROBLEMS]]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(f"  ... and {len(problems) - MAX_PROBLEMS} more")
+    return f"{len(problems)} {noun}s:\n" + "\n".join(shown)
+
+
+def parse_json(
+    data: bytes, *, source: str, what: str, keep: bool = True, model: Optional[type[BaseModel]] = None
+) -> Any:
+    """Parse UTF-8 JSON bytes; ``DataError`` with line:column (and the JSON path) for a
+    syntax error, a byte that is not UTF-8, or anything JSON cannot carry faithfully:
+    a duplicate key, ``NaN`` / ``Infinity``, a number no 64-bit float holds (``1e400``,
+    more than 308 integer digits) or a lone UTF-16 surrogate escape (``"\\ud800"``).
+    All such problems of the file are reported together (up to ``MAX_PROBLEMS``).
+
+    With ``model`` (the eval models' root), one field of a model object given in both
+    spellings (``eval_id`` and ``evalId``) is an error too.
+
+    ``keep=False`` only checks (the value returned is meaningless), which costs about
+    half a full parse: the loader's fast path checks the file this way and then lets
+    pydantic parse and validate it in one pass.
+    """
+    text = _decode(data, source)
+    damaged = False
+    camel = camel_spellings() if model is not None else {}
+
+    def _object(pairs: list[tuple[str, Any]]) -> Any:
+        nonlocal damaged
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            damaged = True
+        elif camel and not camel.keys().isdisjoint(obj) and any(camel.get(k) in obj for k in obj):
+            damaged = True
+        return obj if keep else None
+
+    def _int(digits: str) -> Any:
+        nonlocal damaged
+        if len(digits) > MAX_INT_DIGITS and len(digits.lstrip("-")) > MAX_INT_DIGITS:
+            damaged = True
+            return 0
+        return int(digits)
+
+    def _float(literal: str) -> float:
+        nonlocal damaged
+        number = float(literal)
+        if math.isinf(number):
+            damaged = True
+        return number
+
+    def _constant(name: str) -> None:
+        nonlocal damaged
+        damaged = True
 
     try:
-        value = json.loads(text, object_pairs_hook=_pairs)
+        value = json.loads(
+            text, object_pairs_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant
+        )
     except json.JSONDecodeError as exc:
         msg = f"{exc.lineno}:{exc.colno}: invalid JSON: {_explain_syntax(exc)}"
         raise DataError(msg, source=source) from None
     except RecursionError:
-        msg = "the JSON is nested too deeply to be an eval file (thousands of levels)"
+        msg = f"the JSON is nested too deeply to be {what} (thousands of levels)"
         raise DataError(msg, source=source) from None
-    if duplicates and warnings is not None:
-        names = ", ".join(sorted(set(map(repr, duplicates))))
-        warnings.append(f"{source}: duplicate JSON keys {names}; the last value of each is used")
+    if damaged or SURROGATE_ESCAPE.search(text):
+        twice = functools.partial(spelt_twice, model) if model is not None else None
+        problems = find_problems(text, twice)
+        if problems:
+            raise DataError(problems_message(problems), source=source)
     return value
 
 
-def read_json(path: Path, *, what: str, warnings: list[str] | None = None) -> Any:
+def read_json(path: Path, *, what: str) -> Any:
     """``read_bytes`` then ``parse_json``: parse ``path`` as UTF-8 JSON (BOM allowed)."""
-    return parse_json(read_bytes(path, what=what), source=str(path), what=what, warnings=warnings)
+    return parse_json(read_bytes(path, what=what), source=str(path), what=what)

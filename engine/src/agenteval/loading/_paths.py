@@ -10,7 +10,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
-__all__ = ["describe_validation_error", "json_path", "json_type", "suggest"]
+__all__ = ["describe_validation_error", "json_path", "json_type", "model_at", "suggest"]
 
 MAX_ERRORS_SHOWN = 5
 
@@ -118,7 +118,7 @@ def _walk(model: type[BaseModel], loc: Sequence[Union[str, int]]) -> tuple[tuple
     return tuple(clean), (current if _is_model(current) else None)
 
 
-def _model_at(model: type[BaseModel], loc: Sequence[Union[str, int]]) -> type[BaseModel] | None:
+def model_at(model: type[BaseModel], loc: Sequence[Union[str, int]]) -> type[BaseModel] | None:
     """The pydantic model that owns the last element of ``loc`` (best effort)."""
     return _walk(model, loc)[1]
 
@@ -136,7 +136,7 @@ def _first_model(annotation: Any, typing: Any) -> Any:
 def _strays(model: type[BaseModel], error: Any) -> str:
     """For a missing key, name the keys present that the model does not know."""
     parent = error.get("input")
-    owner = _model_at(model, tuple(error["loc"]))
+    owner = model_at(model, tuple(error["loc"]))
     if not isinstance(parent, dict) or owner is None:
         return ""
     known = (

@@ -21,6 +21,8 @@ _COMMON = ConfigDict(
     loc_by_alias=False,
     ser_json_bytes="base64",
     val_json_bytes="base64",
+    # Fields such as ``model_version`` are ADK's names; older pydantic warns about them.
+    protected_namespaces=(),
 )
 
 

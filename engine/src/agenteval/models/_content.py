@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from pydantic import field_validator
+
 from ._base import AdkModel
 
 __all__ = ["Content", "FunctionCall", "FunctionResponse", "Part"]
@@ -18,13 +20,23 @@ JsonObject = dict[str, Any]
 
 
 class FunctionCall(AdkModel):
-    """A tool call. Only ``name`` and ``args`` ever take part in a comparison."""
+    """A tool call. Only ``name`` and ``args`` ever take part in a comparison.
+
+    ``name`` is required and not blank (a call to no tool can match nothing).
+    """
 
     id: Optional[str] = None
-    name: Optional[str] = None
+    name: str
     args: Optional[JsonObject] = None
     partial_args: Optional[list[JsonObject]] = None
     will_continue: Optional[bool] = None
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a tool call needs the tool's name; 'name' is empty")
+        return value
 
 
 class FunctionResponse(AdkModel):
@@ -60,11 +72,26 @@ class Part(AdkModel):
     speech_metadata: Optional[JsonObject] = None
 
 
+#: The roles a message may have, as in google-genai's ``Content`` (tool responses are
+#: ``user`` messages).
+ROLES = ("user", "model")
+_ROLE_HINTS = {"assistant": "model", "agent": "model", "bot": "model", "human": "user", "tool": "user"}
+
+
 class Content(AdkModel):
-    """A message: a role (``user``, ``model``, or anything the writer used) and parts."""
+    """A message: a role (``user``, ``model`` or none) and parts."""
 
     role: Optional[str] = None
     parts: Optional[list[Part]] = None
+
+    @field_validator("role")
+    @classmethod
+    def _known_role(cls, value: Optional[str]) -> Optional[str]:
+        if value is None or value in ROLES:
+            return value
+        hint = _ROLE_HINTS.get(value.strip().lower())
+        fix = f"did you mean {hint!r}? " if hint else ""
+        raise ValueError(f"unknown role {value!r}; {fix}a message's role is 'user' or 'model' (or left out)")
 
     @classmethod
     def from_text(cls, text: Optional[str], role: str = "user") -> Content:

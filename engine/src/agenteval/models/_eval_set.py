@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._base import AdkModel, AdkModelKeepExtra
+from ._checks import check_id, check_unique_rubric_ids
 from ._invocation import Invocation
 from ._rubric import Rubric
 
 __all__ = [
+    "BUILTIN_PERSONAS",
     "ConversationScenario",
     "EvalCase",
     "EvalSet",
@@ -52,16 +54,33 @@ class UserPersona(AdkModel):
     behaviors: list[UserBehavior] = []
 
 
+#: The ids of ADK's built-in personas, which a scenario may name instead of giving one.
+BUILTIN_PERSONAS = ("EXPERT", "NOVICE", "EVALUATOR")
+
+
 class ConversationScenario(AdkModel):
     """A conversation played by a simulated user instead of a fixed list of turns.
 
     ``user_persona`` is a persona object or the id of a built-in persona
-    (``EXPERT``, ``NOVICE``, ``EVALUATOR``).
+    (``BUILTIN_PERSONAS``; any other id is an error, as in ADK).
     """
 
     starting_prompt: str
     conversation_plan: str
     user_persona: Optional[Union[UserPersona, str]] = None
+
+    @field_validator("user_persona")
+    @classmethod
+    def _known_persona(cls, value: Optional[Union[UserPersona, str]]) -> Optional[Union[UserPersona, str]]:
+        if not isinstance(value, str) or value in BUILTIN_PERSONAS:
+            return value
+        upper = value.strip().upper()
+        hint = f"did you mean {upper!r}? " if upper in BUILTIN_PERSONAS else ""
+        msg = (
+            f"unknown persona {value!r}; {hint}the built-in personas are {', '.join(BUILTIN_PERSONAS)}, "
+            'or give one as an object {"id": ..., "description": ..., "behaviors": [...]}'
+        )
+        raise ValueError(msg)
 
 
 class EvalCase(AdkModelKeepExtra):
@@ -74,6 +93,27 @@ class EvalCase(AdkModelKeepExtra):
     creation_timestamp: float = 0.0
     rubrics: Optional[list[Rubric]] = None
     final_session_state: Optional[dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("eval_id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return check_id(value, "eval_id")
+
+    @field_validator("rubrics")
+    @classmethod
+    def _unique_rubrics(cls, value: Optional[list[Rubric]]) -> Optional[list[Rubric]]:
+        check_unique_rubric_ids(rubric.rubric_id for rubric in value or ())
+        return value
+
+    @model_validator(mode="after")
+    def _rubric_ids_unique_per_turn(self) -> EvalCase:
+        """Case rubrics are added to each turn's own (as ADK does): their ids must differ."""
+        case_ids = [rubric.rubric_id for rubric in self.rubrics or ()]
+        for index, turn in enumerate(self.conversation or ()):
+            if case_ids and turn.rubrics:
+                turn_ids = [rubric.rubric_id for rubric in turn.rubrics]
+                check_unique_rubric_ids([*case_ids, *turn_ids], f"in 'rubrics' and in conversation[{index}]")
+        return self
 
     @model_validator(mode="after")
     def _one_conversation_kind(self) -> EvalCase:
@@ -99,6 +139,11 @@ class EvalSet(BaseModel):
     description: Optional[str] = None
     eval_cases: list[EvalCase]
     creation_timestamp: float = 0.0
+
+    @field_validator("eval_set_id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return check_id(value, "eval_set_id")
 
     def case(self, eval_id: str) -> EvalCase:
         """The case with this id (``KeyError`` if there is none)."""

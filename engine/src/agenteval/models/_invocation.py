@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag, field_validator
 
 from ._base import AdkModel, AdkModelIgnoreExtra
+from ._checks import check_unique_rubric_ids
 from ._content import Content, FunctionCall, FunctionResponse, Part
 from ._rubric import Rubric
 
@@ -96,6 +97,12 @@ class Invocation(AdkModel):
     tool_duration: Optional[float] = None
     rubrics: Optional[list[Rubric]] = None
     app_details: Optional[AppDetails] = None
+
+    @field_validator("rubrics")
+    @classmethod
+    def _unique_rubrics(cls, value: Optional[list[Rubric]]) -> Optional[list[Rubric]]:
+        check_unique_rubric_ids(rubric.rubric_id for rubric in value or ())
+        return value
 
     def final_text(self) -> str:
         """The final response's text (parts joined with newlines); ``""`` if none."""

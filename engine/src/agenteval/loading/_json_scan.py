@@ -1,0 +1,179 @@
+"""Finding, with line:column and JSON path, what JSON cannot carry faithfully.
+
+Run only once a parse has flagged a problem (or the text has a surrogate escape), on
+text the standard parser has already accepted: a duplicate key, ``NaN`` / ``Infinity``,
+a number no 64-bit float holds, a lone UTF-16 surrogate escape.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from ._paths import json_path
+
+__all__ = ["MAX_INT_DIGITS", "SURROGATE_ESCAPE", "JsonProblem", "SpeltTwice", "find_problems"]
+
+#: ``(path of an object, a key, the keys before it) -> the other spelling of that key
+#: among them``, when the two are one field of a model (``evalId`` beside ``eval_id``).
+SpeltTwice = Callable[[Sequence[Union[str, int]], str, Collection[str]], Optional[str]]
+
+#: Digits a JSON integer may have: a 64-bit float holds at most about 1.8e308.
+MAX_INT_DIGITS = 308
+#: Any high or low surrogate escape; a pair is fine, a lone one is not a character.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+_TOKEN = re.compile(
+    r"""[ \t\n\r]*(?:
+        (?P<string>"(?:[^"\\]|\\.)*")
+      | (?P<constant>NaN|-?Infinity)
+      | (?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+      | (?P<word>true|false|null)
+      | (?P<mark>[{}\[\]:,])
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class JsonProblem:
+    """One problem: where (``line``, ``column``, 1-based; ``path``) and what, with the fix."""
+
+    line: int
+    column: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}: {self.path}: {self.message}"
+
+
+class _Frame:
+    """An open object (``keys`` seen, with where) or array (``index``) on the way down."""
+
+    __slots__ = ("is_object", "keys", "key", "index", "expect_key")
+
+    def __init__(self, is_object: bool) -> None:
+        self.is_object = is_object
+        self.keys: dict[str, tuple[int, int]] = {}
+        self.key: Union[str, None] = None
+        self.index = 0
+        self.expect_key = is_object
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _number_problem(literal: str) -> Union[str, None]:
+    if not any(mark in literal for mark in ".eE"):
+        digits = len(literal.lstrip("-"))
+        if digits <= MAX_INT_DIGITS:
+            return None
+        return (
+            f"a {digits:,}-digit integer: a JSON number must fit a 64-bit float (at most "
+            f"{MAX_INT_DIGITS} digits); write a smaller number, or a string if it is an identifier"
+        )
+    if not math.isinf(float(literal)):
+        return None
+    shown = literal if len(literal) <= 20 else literal[:17] + "..."
+    return f"{shown} is beyond a 64-bit float (at most about 1.8e308); write a smaller number"
+
+
+def _string_problem(token: str) -> Union[str, None]:
+    if not SURROGATE_ESCAPE.search(token):
+        return None
+    try:
+        json.loads(token).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(exc.object[exc.start])
+        return (
+            f"\\u{code:04x} is half of a UTF-16 surrogate pair without its other half, not a "
+            "character; remove it or complete the pair"
+        )
+    return None
+
+
+def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[JsonProblem]:
+    """Every problem in ``text`` (valid JSON, ``NaN`` and ``Infinity`` allowed), in
+    document order; ``[]`` when there is none (a surrogate escape that is half of a
+    pair, or ``\\ud800`` spelt with an escaped backslash, is fine)."""
+    problems: list[JsonProblem] = []
+    stack: list[_Frame] = []
+    position = 0
+    end = len(text)
+
+    def here() -> list[Union[str, int]]:
+        return [
+            (frame.key if frame.is_object else frame.index)
+            for frame in stack
+            if not frame.is_object or frame.key is not None
+        ]
+
+    def add(offset: int, message: str, loc: list[Union[str, int]]) -> None:
+        line, column = _line_column(text, offset)
+        problems.append(JsonProblem(line, column, json_path(loc), message))
+
+    while position < end:
+        match = _TOKEN.match(text, position)
+        if match is None:
+            break  # trailing whitespace
+        position = match.end()
+        start = match.start(match.lastgroup or 0)
+        kind = match.lastgroup
+        token = match.group(kind) if kind else ""
+        top = stack[-1] if stack else None
+        if kind == "mark":
+            if token in "{[":
+                stack.append(_Frame(token == "{"))
+            elif token in "}]":
+                stack.pop()
+            elif token == "," and top is not None:
+                if top.is_object:
+                    top.expect_key = True
+                else:
+                    top.index += 1
+            continue
+        if kind == "string" and top is not None and top.is_object and top.expect_key:
+            key = json.loads(token)
+            top.expect_key = False
+            top.key = key
+            trouble = _string_problem(token)
+            if trouble:
+                add(start, f"the key: {trouble}", here())
+            other = spelt_twice(here()[:-1], key, top.keys) if spelt_twice else None
+            if other is not None:
+                first_line, first_column = top.keys[other]
+                add(
+                    start,
+                    f"{key!r} is given twice, as {other!r} (at {first_line}:{first_column}) and {key!r}; "
+                    "keep one spelling",
+                    here(),
+                )
+            if key in top.keys:
+                first_line, first_column = top.keys[key]
+                add(
+                    start,
+                    f"duplicate key {key!r} (first at {first_line}:{first_column}); JSON keys must be "
+                    "unique (ADK silently keeps the last value): keep one",
+                    here(),
+                )
+            else:
+                top.keys[key] = _line_column(text, start)
+            continue
+        if kind == "string":
+            trouble = _string_problem(token)
+        elif kind == "constant":
+            trouble = f"{token} is not JSON (no JSON number is infinite or NaN); write a number or null"
+        elif kind == "number":
+            trouble = _number_problem(token)
+        else:
+            trouble = None
+        if trouble:
+            add(start, trouble, here())
+    return problems
