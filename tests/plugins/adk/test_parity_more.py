@@ -194,3 +194,55 @@ def test_adk_warnings_in_a_turn_go_to_that_conversations_log(team, team_evalset,
     # ADK's instrumentation split the turn's duration, as adk eval records it.
     assert turn.duration is not None and turn.model_duration is not None and turn.tool_duration is not None
     assert turn.model_duration + turn.tool_duration <= turn.duration + 0.01
+
+
+ECHO_AGENT = """
+from google.adk.agents import Agent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+
+class Echo(BaseLlm):
+    model: str = "echo"
+
+    async def generate_content_async(self, llm_request, stream=False):
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="ok")]))
+
+
+resets = []
+reset_data = RESET
+root_agent = Agent(name="echo_agent", model=Echo(), instruction="x")
+"""
+
+
+def _echo_folder(tmp_path, reset: str) -> Path:
+    folder = tmp_path / "echo_agent"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("from . import agent\n")
+    (folder / "agent.py").write_text(ECHO_AGENT.replace("RESET", reset))
+    return folder
+
+
+def test_reset_data_is_called_before_each_case_as_adk_does(tmp_path, converse):
+    from agenteval.testing import make_case, make_invocation
+
+    folder = _echo_folder(tmp_path, "lambda: resets.append(1)")
+    agent = AdkAgent(str(folder))
+    agent.check_ready()
+    case = make_case([make_invocation("hi", "ok")])
+
+    async def two_cases():
+        for _ in range(2):
+            await converse(agent, case, close=False)
+        await agent.aclose()
+
+    asyncio.run(two_cases())
+    module = sys.modules[agent._loaded.source.rsplit(".", 1)[0]]
+    assert module.resets == [1, 1]
+
+
+def test_a_reset_data_that_is_not_a_function_is_refused(tmp_path):
+    folder = _echo_folder(tmp_path, "42")
+    with pytest.raises(ConfigError, match="reset_data is a int; ADK calls it before each case"):
+        AdkAgent(str(folder)).check_ready()

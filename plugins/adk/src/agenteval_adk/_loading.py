@@ -13,7 +13,8 @@
 
 The agent is ``app`` (an ADK ``App``: its root agent, plugins and configs), else
 ``root_agent``, else the coroutine function ``get_agent_async``, which is only awaited
-later, in the event loop the agent will run in.
+later, in the event loop the agent will run in. A ``reset_data`` function beside it is
+kept: ADK calls it before each case's conversation, and so does the adapter.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class LoadedAgent:
     root_agent: Any = None
     app: Any = None
     factory: Optional[Callable[[], Any]] = None
+    reset_data: Optional[Callable[[], Any]] = None
+    """The module's ``reset_data``, which ADK calls before each case's conversation."""
 
 
 def require_adk(target: str) -> None:
@@ -145,9 +148,16 @@ def _find_agent(target: str, name: str, modules: list[ModuleType]) -> LoadedAgen
 
     for module in modules:
         source = module.__name__
+        reset = getattr(module, "reset_data", None)
+        if reset is not None and not callable(reset):
+            msg = (
+                f"--agent {target!r}: {source}.reset_data is a {type(reset).__name__}; ADK calls it "
+                "before each case, so it must be a function (or remove it)"
+            )
+            raise ConfigError(msg)
         app = getattr(module, "app", None)
         if isinstance(app, App):
-            return LoadedAgent(name, f"{source}.app", root_agent=app.root_agent, app=app)
+            return LoadedAgent(name, f"{source}.app", root_agent=app.root_agent, app=app, reset_data=reset)
         root = getattr(module, "root_agent", None)
         if root is not None:
             if not isinstance(root, (BaseAgent, BaseNode)):
@@ -157,10 +167,10 @@ def _find_agent(target: str, name: str, modules: list[ModuleType]) -> LoadedAgen
                     f"ADK agent{hint}. Bind root_agent to an agent such as google.adk.agents.Agent"
                 )
                 raise ConfigError(msg)
-            return LoadedAgent(name, f"{source}.root_agent", root_agent=root)
+            return LoadedAgent(name, f"{source}.root_agent", root_agent=root, reset_data=reset)
         factory = getattr(module, "get_agent_async", None)
         if callable(factory):
-            return LoadedAgent(name, f"{source}.get_agent_async()", factory=factory)
+            return LoadedAgent(name, f"{source}.get_agent_async()", factory=factory, reset_data=reset)
     searched = ", ".join(m.__name__ for m in modules)
     other_apps = [f"{m.__name__}.app is a {type(m.app).__name__}" for m in modules if hasattr(m, "app")]
     why = f" ({'; '.join(other_apps)}, not an ADK App)" if other_apps else ""

@@ -19,7 +19,8 @@ instead of ADK's ``invocation_events``; the builtin criteria score both alike.
 
 ``--agent path/to/agent_folder#sub_agent_name`` (or ``AdkAgent(target, agent_name=...)``)
 evaluates one sub-agent of the tree on its own, as ``AgentEvaluator``'s ``agent_name``
-does. Before any case runs, ``check_ready`` imports the agent and checks that its models
+does. A ``reset_data()`` function beside the agent is called before each case's
+conversation, as ADK does. Before any case runs, ``check_ready`` imports the agent and checks that its models
 can be reached with the credentials at hand (``_preflight``; no network call). Each turn's
 duration is split into model and tool time with ADK's own instrumentation, as ``adk eval``
 does. What ADK logs (its ``google_adk`` loggers, warnings and up) while a case's turns run
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import inspect
 import logging
 import time
 import uuid
@@ -253,6 +255,10 @@ class AdkAgent(Agent):
             self._run = _Run(self._loaded)
         run = self._run
         root = self._selected(await run.root())
+        if self._loaded.reset_data is not None:  # as ADK's inference, before each case
+            reset = self._loaded.reset_data()
+            if inspect.isawaitable(reset):
+                await reset
         given = case.session_input
         app_name = given.app_name if given else DEFAULT_APP_NAME
         user_id = given.user_id if given else DEFAULT_USER_ID
