@@ -191,3 +191,48 @@ def test_unknown_criteria_are_one_load_error():
         "'nope' is not an installed criterion; installed criteria: count, not_ready, trajectory, with_default"
         in message
     )
+
+
+# -- thresholds against the criterion's declared range and direction --------------------------
+
+
+class LowerIsBetter(Evaluator):
+    info = EvaluatorInfo(description="Errors per turn.", min_score=0, max_score=None, higher_is_better=False)
+
+    def evaluate(self, ctx):
+        return Score(value=0.0)
+
+
+RANGED = registry_for(trajectory=Trajectory, errors=LowerIsBetter)
+
+
+@pytest.mark.parametrize(
+    ("name", "threshold", "outcome"),
+    [
+        ("trajectory", -1.0, "[0, 1] (higher is better), so every score would pass"),
+        ("trajectory", 1.5, "[0, 1] (higher is better), so no score could pass"),
+        ("trajectory", 1e300, "no score could pass"),
+        ("errors", -0.5, "[0, inf] (lower is better), so no score could pass"),
+    ],
+)
+def test_a_threshold_outside_the_score_range_is_an_error(name, threshold, outcome):
+    with pytest.raises(ConfigError) as info:
+        resolve_criteria([(Criterion(name=name, threshold=threshold), WHERE)], RANGED, [])
+    message = str(info.value)
+    assert message.startswith(f"{WHERE}: criteria.{name}: threshold {threshold:g} is outside the score range")
+    assert outcome in message and "give a threshold within the range" in message
+
+
+@pytest.mark.parametrize(("name", "threshold"), [("trajectory", 1.0), ("trajectory", 0.5), ("errors", 1e6)])
+def test_thresholds_within_the_range_resolve_quietly(name, threshold):
+    warnings: list[str] = []
+    [resolved] = resolve_criteria([(Criterion(name=name, threshold=threshold), WHERE)], RANGED, warnings)
+    assert resolved.threshold == threshold and warnings == []
+
+
+def test_a_threshold_every_score_passes_warns():
+    warnings: list[str] = []
+    resolve_criteria([(Criterion(name="trajectory", threshold=0.0), WHERE)], RANGED, warnings)
+    [warning] = warnings
+    assert warning.startswith(f"{WHERE}: criteria.trajectory: threshold 0 is the lowest score")
+    assert "so every score passes" in warning

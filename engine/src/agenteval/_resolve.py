@@ -74,7 +74,7 @@ def _check_params(
     return kept
 
 
-def _threshold(criterion: Criterion, info: EvaluatorInfo, where: str) -> Optional[float]:
+def _threshold(criterion: Criterion, info: EvaluatorInfo, where: str, warnings: list[str]) -> Optional[float]:
     if info.informational:
         if criterion.threshold is not None:
             msg = (
@@ -83,11 +83,42 @@ def _threshold(criterion: Criterion, info: EvaluatorInfo, where: str) -> Optiona
             )
             raise ConfigError(msg, source=where)
         return None
+    if criterion.threshold is not None:
+        _check_range(criterion.name, criterion.threshold, info, where, warnings)
     threshold = criterion.threshold if criterion.threshold is not None else info.default_threshold
     if threshold is None:
         msg = f'criteria.{criterion.name}: a threshold is required, e.g. {{"threshold": 0.8}}'
         raise ConfigError(msg, source=where)
     return threshold
+
+
+def _check_range(name: str, threshold: float, info: EvaluatorInfo, where: str, warnings: list[str]) -> None:
+    """A threshold outside the criterion's score range is an error (every score would pass,
+    or none could); one on the passing edge of the range (``0`` when higher is better)
+    passes every score and gets a warning."""
+    low, high = info.min_score, info.max_score
+    below = low is not None and threshold < low
+    above = high is not None and threshold > high
+    better = "higher" if info.higher_is_better else "lower"
+    if below or above:
+        outcome = "every score would pass" if below == info.higher_is_better else "no score could pass"
+        span = f"[{_number(low, '-inf')}, {_number(high, 'inf')}]"
+        msg = (
+            f"criteria.{name}: threshold {_number(threshold)} is outside the score range of {name}, "
+            f"{span} ({better} is better), so {outcome}; give a threshold within the range"
+        )
+        raise ConfigError(msg, source=where)
+    edge = low if info.higher_is_better else high
+    if edge is not None and threshold == edge:
+        extreme = "lowest" if info.higher_is_better else "highest"
+        warnings.append(
+            f"{where}: criteria.{name}: threshold {_number(threshold)} is the {extreme} score "
+            f"{name} gives ({better} is better), so every score passes"
+        )
+
+
+def _number(value: Optional[float], unbounded: str = "") -> str:
+    return unbounded if value is None else f"{value:g}"
 
 
 def resolve_criteria(
@@ -114,7 +145,7 @@ def resolve_criteria(
                 exc, entry.evaluator_class.Params, prefix=("criteria", criterion.name)
             )
             raise ConfigError(f"invalid parameters for {criterion.name}:\n{detail}", source=where) from None
-        threshold = _threshold(criterion, entry.info, where)
+        threshold = _threshold(criterion, entry.info, where, warnings)
         key = f"{criterion.name}:{json.dumps(params.model_dump(mode='json'), sort_keys=True)}"
         if key not in cache:
             evaluator = entry.evaluator_class(params)
