@@ -153,8 +153,11 @@ def combine_runs(criterion: CriterionEntry, runs: Sequence[CriterionResult]) -> 
     )
 
 
+_STATUSES = tuple(Status)
+
+
 def _count(statuses: Iterable[Status]) -> dict[Status, int]:
-    counts = {status: 0 for status in Status}
+    counts = dict.fromkeys(_STATUSES, 0)
     for status in statuses:
         counts[status] += 1
     return counts
@@ -176,9 +179,9 @@ class SummaryBuilder:
         for result in case.criteria:
             self._results[result.status] += 1
             key = (result.criterion, result.threshold, str(result.plugin))
-            group = self._criteria.setdefault(
-                key, {"plugin": result.plugin, "scores": [], "counts": _count(())}
-            )
+            group = self._criteria.get(key)
+            if group is None:
+                group = self._criteria[key] = {"plugin": result.plugin, "scores": [], "counts": _count(())}
             group["counts"][result.status] += 1
             if result.score is not None:
                 group["scores"].append(result.score)

@@ -24,13 +24,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .._verdicts import SummaryBuilder, case_status, combine_runs
+from .._verdicts import SummaryBuilder, case_status, combine_runs, not_evaluated
 from .._version import __version__
 from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
 from ..judging import JudgeService
 from ..models import EvalCase
 from ..results import AgentRunRecord, CaseResult, CriterionResult, ErrorInfo, EvalSetResult, RunResult
-from ..runs import CaseRecord, RecordedRun, RecordingError, RunState, RunWriter, SummaryDocument, utc_now
+from ..runs import (
+    RECORD_SCHEMA,
+    CaseRecord,
+    RecordedRun,
+    RecordingError,
+    RunState,
+    RunWriter,
+    SummaryDocument,
+    utc_now,
+)
 from ._plan import Plan, PlannedSet
 from ._progress import Progress, SilentProgress
 from ._scoring import Preparation, score_run
@@ -315,7 +324,9 @@ class EvalRun:
             simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
             actual = AgentRunRecord(run=run_index, invocations=list(outcome), simulation=simulation)
         planned = state.planned
-        return CaseRecord(
+        # Every part was validated when it was made: constructing skips validating it again.
+        return CaseRecord.model_construct(
+            schema_=RECORD_SCHEMA,
             run_id=self.run_id,
             eval_set_index=planned.index,
             eval_set_id=planned.eval_set.eval_set_id,
@@ -347,8 +358,6 @@ class EvalRun:
         self.progress.case_done(case.status)
 
     def _case_result(self, state: _CaseState) -> CaseResult:
-        from .._verdicts import not_evaluated
-
         entries = state.planned.entries
         per_run: list[list[CriterionResult]] = []
         for run_index in range(1, self.plan.num_runs + 1):

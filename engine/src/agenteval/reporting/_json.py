@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 from ..results import RunResult
 
 __all__ = ["render_json"]
 
 
 def render_json(result: RunResult, *, indent: int = 2) -> str:
-    """The stable JSON document: format_version, engine_version, summary, eval_sets, warnings."""
-    return json.dumps(result.model_dump(mode="json"), indent=indent, ensure_ascii=False) + "\n"
+    """The stable JSON document: format_version, engine_version, summary, eval_sets, warnings.
+
+    Serialised by pydantic's own encoder (several times faster than the standard library on
+    large runs); non-finite numbers become ``null``, so the document is always valid JSON.
+    """
+    return result.model_dump_json(indent=indent) + "\n"
