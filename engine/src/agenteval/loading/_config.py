@@ -195,6 +195,11 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
     )
     if config.user_simulator is not None:
         check_simulator_installed(config.user_simulator)
+    if config.live_model_config is not None:
+        config.warnings.append(
+            f"{where}: {sections['live_model_config']}: ADK's live (bidirectional audio) mode is not "
+            "supported; agenteval runs agents in text mode and ignores this section"
+        )
     return config
 
 
