@@ -119,3 +119,40 @@ def test_folder_expansion_skips_hidden_and_dependency_folders(tree):
         (tree / name).write_text("{}", encoding="utf-8")
     found = {t.path.relative_to(tree).as_posix() for t in expand_targets([str(tree)])}
     assert found == {"a.test.json", "sub/b.evalset.json", "sub/deeper/c.TEST.JSON"}
+
+
+# -- paths the system cannot take, names no tool can show --------------------------------------
+
+
+@pytest.mark.parametrize("argument", ["x" * 300 + ".test.json", "dir/" + "y" * 256, "é" * 200 + ".json"])
+def test_a_name_over_255_bytes_is_a_clear_error(argument):
+    with pytest.raises(DataError) as info:
+        expand_targets([argument])
+    message = str(info.value)
+    assert message.startswith("PATH argument: a file or folder name of ")
+    assert "a name is at most 255 bytes: give a shorter path" in message
+    assert len(message) < 250
+
+
+def test_a_path_over_the_system_limit_is_a_clear_error():
+    argument = "/".join(["d" * 200] * 30)  # 6,000 bytes of short enough names
+    with pytest.raises(DataError) as info:
+        expand_targets([argument])
+    assert "the path is 6,029 bytes, longer than the system takes" in str(info.value)
+
+
+def test_a_long_case_selection_on_an_existing_file_is_a_selection(tree):
+    long_id = "c" * 400
+    [target] = expand_targets([f"{tree / 'a.test.json'}:{long_id}"])
+    assert target.case_ids == (long_id,)
+
+
+@pytest.mark.parametrize("name", ["bad\nname.test.json", "bell\x07.evalset.json", "esc\x1b[2J.test.json"])
+def test_an_eval_file_with_a_control_character_in_its_name_is_an_error(tmp_path, name):
+    (tmp_path / "fine.test.json").write_text("{}", encoding="utf-8")
+    (tmp_path / name).write_text("{}", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        expand_targets([str(tmp_path)])
+    message = str(info.value)
+    assert "has a control character" in message and "rename it" in message
+    assert "\n" not in message and "\x07" not in message and "\x1b" not in message

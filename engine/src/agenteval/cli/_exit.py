@@ -1,15 +1,21 @@
-"""Exit codes and the one place where ``AgentEvalError`` becomes terminal output."""
+"""Exit codes and the one place where ``AgentEvalError`` becomes terminal output.
+
+Messages are printed through ``agenteval._terminal.visible``: a file name or id in them
+can never act on the terminal."""
 
 from __future__ import annotations
 
 import enum
+import errno
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from .._terminal import visible
 from ..errors import AgentEvalError
 
 __all__ = ["ExitCode", "reports_errors"]
@@ -27,14 +33,43 @@ class ExitCode(enum.IntEnum):
 
 
 def reports_errors(command: F) -> F:
-    """Print an ``AgentEvalError`` as ``error: <message>`` and exit 2 (no traceback)."""
+    """Print an ``AgentEvalError`` as ``error: <message>`` and exit 2 (no traceback); an
+    ``OSError`` about a path the command was given (a name too long, a folder that cannot
+    be read) likewise, with the path, the reason and the fix."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except AgentEvalError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(ExitCode.USAGE)
+            _fail(str(exc))
+        except OSError as exc:
+            if exc.filename is None or isinstance(exc, BrokenPipeError):
+                raise
+            _fail(os_error_message(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {visible(message, newlines=True)}", err=True)
+    sys.exit(ExitCode.USAGE)
+
+
+_FIXES = {
+    errno.ENAMETOOLONG: "a file name is at most 255 bytes and a path at most 4,096; use a shorter one",
+    errno.EACCES: "check the permissions, or name a file you can read",
+    errno.ELOOP: "the path loops through symbolic links; name the file itself",
+    errno.ENOTDIR: "a part of the path is a file, not a folder; check the path",
+}
+
+
+def os_error_message(exc: OSError) -> str:
+    """``<path>: <reason> (<fix>)`` for an ``OSError`` about a path; a long path is cut
+    in the middle, with its length in bytes."""
+    path = os.fsdecode(exc.filename)
+    size = len(os.fsencode(path))
+    shown = path if len(path) <= 120 else f"{path[:60]}…{path[-40:]} ({size:,} bytes)"
+    reason = exc.strerror or type(exc).__name__
+    fix = _FIXES.get(exc.errno or 0)
+    return f"{shown}: {reason}" + (f"; {fix}" if fix else "")

@@ -2,23 +2,30 @@
 
 ``PATH`` is a file, a folder (searched recursively for ``*.test.json`` and
 ``*.evalset.json``), or ``file.json:case_1,case_2`` (ADK's selection syntax; an unknown
-case id is an error here, where ADK skips it silently).
+case id is an error here, where ADK skips it silently). A path the system cannot take (a
+name over 255 bytes) and, in a folder, an eval file whose name holds a line break or
+another control character are errors, never skipped.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from .._terminal import visible
 from ..errors import DataError
 
 __all__ = ["EvalTarget", "expand_targets", "CONFIG_FILE_NAME"]
 
 CONFIG_FILE_NAME = "test_config.json"
-_EVAL_FILE = re.compile(r".*\.(test|evalset)\.json$", re.IGNORECASE)
+_EVAL_FILE = re.compile(r".*\.(test|evalset)\.json", re.IGNORECASE | re.DOTALL)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: The longest file name (one path component) most file systems take, in bytes.
+MAX_NAME_BYTES = 255
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
@@ -40,16 +47,58 @@ _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "site-packages", "venv"}
 
 def _eval_files_under(folder: Path) -> list[Path]:
     """Eval files below ``folder``, skipping hidden folders (``.venv``, ``.git``,
-    ``.adk``...) and dependency folders."""
+    ``.adk``...) and dependency folders. ``DataError`` for an eval file whose name has a
+    control character (a line break...): no tool or log could name it unambiguously."""
     found = []
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in os.walk(folder, onerror=_raise):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS]
-        found.extend(Path(root) / name for name in files if _EVAL_FILE.match(name))
+        for name in files:
+            if not _EVAL_FILE.fullmatch(name):
+                continue
+            if _CONTROL.search(name):
+                msg = (
+                    f"the eval file {visible(name)!r} has a control character (a line break, tab or "
+                    "escape) in its name; rename it"
+                )
+                raise DataError(msg, source=visible(root))
+            found.append(Path(root) / name)
     return sorted(found)
 
 
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _check_length(text: str) -> None:
+    """``DataError`` when a part of the path is longer than a file system takes."""
+    for part in Path(text).parts:
+        size = len(os.fsencode(part))
+        if size > MAX_NAME_BYTES:
+            shown = part if len(part) <= 60 else f"{part[:40]}…{part[-12:]}"
+            msg = (
+                f"a file or folder name of {size:,} bytes ({shown!r}); a name is at most "
+                f"{MAX_NAME_BYTES} bytes: give a shorter path"
+            )
+            raise DataError(msg, source="PATH argument")
+
+
+def _exists(text: str, *, strict: bool = False) -> bool:
+    """Whether ``text`` names something; a path too long for the system is ``False``, or
+    with ``strict`` a ``DataError`` saying so."""
+    try:
+        return Path(text).exists()
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        if strict:
+            size = len(os.fsencode(text))
+            msg = f"the path is {size:,} bytes, longer than the system takes; give a shorter path"
+            raise DataError(msg, source="PATH argument") from None
+        return False
+
+
 def _split(argument: str) -> tuple[str, Optional[tuple[str, ...]]]:
-    if Path(argument).exists():
+    if _exists(argument):
         return argument, None
     start = 2 if _DRIVE.match(argument) else 0
     colon = argument.find(":", start)
@@ -64,8 +113,9 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
     merged: dict[Path, Optional[list[str]]] = {}
     for argument in arguments:
         path_text, ids = _split(argument)
+        _check_length(path_text)
         path = Path(path_text)
-        if not path.exists():
+        if not _exists(path_text, strict=True):
             raise DataError("no such file or folder", source=path_text)
         if path.is_dir():
             if ids:

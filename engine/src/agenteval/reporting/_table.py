@@ -3,6 +3,9 @@
 With ``detailed=True`` each criterion also lists its per-invocation scores, and each
 invocation shows the prompt, expected and actual responses and tool calls (what ADK's
 ``--print_detailed_results`` shows).
+
+Every untrusted string (ids, file names, criterion names, reasons, agent and judge text,
+tracebacks) goes through ``_terminal.visible`` first, so none can act on the terminal.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from .._terminal import visible
 from ..models import FunctionCall, Invocation
 from ..results import CaseResult, CriterionResult, RunResult, Status
 
@@ -49,12 +53,21 @@ def _status(status: Status) -> Text:
 
 
 def _call(call: FunctionCall) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (call.args or {}).items())
-    return f"{call.name}({args})"
+    args = ", ".join(f"{k}={_json(v)}" for k, v in (call.args or {}).items())
+    return visible(f"{call.name}({args})")
+
+
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):  # nesting too deep, a circular value
+        return "…"
 
 
 def _clip(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
+    """One line (whitespace runs made one space), at most ``limit`` characters, made
+    visible."""
+    text = visible(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -69,11 +82,15 @@ def _case_table(title: str, cases: Sequence[CaseResult]) -> Table:
     table.add_column("status", no_wrap=True)
     for case in cases:
         table.add_row(
-            Text(case.eval_id, style="bold"), "", "", _status(case.status), end_section=not case.criteria
+            Text(visible(case.eval_id), style="bold"),
+            "",
+            "",
+            _status(case.status),
+            end_section=not case.criteria,
         )
         for index, result in enumerate(case.criteria):
             table.add_row(
-                Text(f"  {result.criterion}"),
+                Text(f"  {visible(result.criterion)}"),
                 _score_cell(result),
                 _score(result.threshold),
                 _status(result.status),
@@ -88,10 +105,11 @@ def _problems(console: Console, cases: Sequence[CaseResult]) -> None:
         for result in case.criteria:
             if result.status.ok:
                 continue
-            head = Text("  ✗ ", style=_STYLE[result.status]).append(f"{case.eval_id} · {result.criterion} ")
+            head = Text("  ✗ ", style=_STYLE[result.status])
+            head.append(f"{visible(case.eval_id)} · {visible(result.criterion)} ")
             head.append(_status(result.status))
             if result.reason_code:
-                head.append(f" [{result.reason_code}]", style="dim")
+                head.append(f" [{visible(result.reason_code)}]", style="dim")
             console.print(head)
             if result.reason:
                 console.print(Padding(Text(_clip(result.reason, 600)), (0, 0, 0, 4)))
@@ -103,14 +121,15 @@ def _details(
     actual: Optional[Sequence[Invocation]],
     expected: Optional[Sequence[Invocation]],
 ) -> None:
-    console.print(Text(f"▸ {case.eval_id}: ", style="bold").append(_status(case.status)))
+    console.print(Text(f"▸ {visible(case.eval_id)}: ", style="bold").append(_status(case.status)))
     for result in case.criteria:
-        line = f"  {result.criterion} ({result.plugin.id}): {_score(result.score)}"
+        line = f"  {visible(result.criterion)} ({visible(result.plugin.id)}): {_score(result.score)}"
         if result.threshold is not None:
             line += f" / threshold {_score(result.threshold)}"
         console.print(Text(line).append(" ").append(_status(result.status)))
         if result.error is not None:
-            console.print(Text(_clip(result.error.traceback, 2000), style="dim"))
+            traceback = visible(result.error.traceback, newlines=True)
+            console.print(Text(traceback if len(traceback) <= 2000 else traceback[:1999] + "…", style="dim"))
     count = len(actual or ())
     for index in range(count):
         console.print(Text(f"  invocation {index + 1}", style="bold"))
@@ -130,7 +149,7 @@ def _details(
             if item is None:
                 continue
             text = (
-                Text(f"    {result.criterion}: ")
+                Text(f"    {visible(result.criterion)}: ")
                 .append(_status(item.status))
                 .append(f" ({_score(item.score)})")
             )
@@ -149,7 +168,7 @@ def _judge_line(result: RunResult) -> Optional[Text]:
         style="dim",
     )
     if activity.failures:
-        failed = ", ".join(f"{n} {code}" for code, n in sorted(activity.failures.items()))
+        failed = ", ".join(f"{n} {visible(code)}" for code, n in sorted(activity.failures.items()))
         text.append(f"; failed calls: {failed}", style="yellow")
     simulator = result.summary.user_simulator
     if simulator is not None:
@@ -161,8 +180,10 @@ def _judge_line(result: RunResult) -> Optional[Text]:
 
 
 def _not_evaluated_line(result: RunResult) -> Optional[Text]:
-    parts = [f"{n} {code}" for code, n in result.summary.not_evaluated_reasons.items()]
-    parts += [f"{n} invocation(s) {code}" for code, n in result.summary.invocations_not_evaluated.items()]
+    parts = [f"{n} {visible(code)}" for code, n in result.summary.not_evaluated_reasons.items()]
+    parts += [
+        f"{n} invocation(s) {visible(code)}" for code, n in result.summary.invocations_not_evaluated.items()
+    ]
     if not parts:
         return None
     return Text(f"not evaluated: {', '.join(parts)}", style="yellow")
@@ -203,7 +224,7 @@ def render_table(
     ``(actual, expected)`` invocations, used by the detailed view."""
     for set_index, eval_set in enumerate(result.eval_sets):
         title = eval_set.eval_set_id + (f"  ({eval_set.source})" if eval_set.source else "")
-        console.print(_case_table(escape(title), eval_set.cases))
+        console.print(_case_table(escape(visible(title)), eval_set.cases))
         _problems(console, eval_set.cases)
         if detailed:
             for case in eval_set.cases:
@@ -217,7 +238,7 @@ def render_table(
         for item in result.summary.criteria:
             counts = item.counts
             means.add_row(
-                escape(item.criterion),
+                Text(visible(item.criterion)),
                 _score(item.mean_score),
                 _score(item.threshold),
                 str(counts[Status.PASSED]),
@@ -226,7 +247,7 @@ def render_table(
                 str(counts[Status.ERRORED]),
             )
         console.print(means)
-        plugins = sorted({item.plugin.id for item in result.summary.criteria})
+        plugins = sorted({visible(item.plugin.id) for item in result.summary.criteria})
         console.print(Text(f"scored by {', '.join(plugins)}", style="dim"))
     for line in (_judge_line(result), _not_evaluated_line(result)):
         if line is not None:

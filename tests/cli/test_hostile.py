@@ -1,0 +1,165 @@
+"""Hostile names and text never reach the terminal raw: eval ids, eval-set ids, file names,
+tool names and agent replies carrying escape sequences go through the table, the error
+messages and the JSON document, and what the terminal receives shows them instead."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from agenteval._terminal import visible
+from agenteval.cli import main
+from hypothesis import given
+from hypothesis import strategies as st
+
+#: What a hostile string may try: clear the screen, set the window title, hide a link
+#: (OSC 8), a one-byte C1 CSI, rewrite the line with a bare CR, reorder it (bidi).
+HOSTILE = {
+    "clear": "\x1b[2J\x1b[H",
+    "title": "\x1b]0;owned\x07",
+    "link": "\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\",
+    "c1": "\x9b31mred",
+    "cr": "safe\rEVIL",
+    "bidi": "abc\u202edcba",
+}
+#: Characters that must never reach the terminal raw.
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _case(eval_id: str, tool: str, reply: str) -> dict:
+    return {
+        "eval_id": eval_id,
+        "conversation": [
+            {
+                "user_content": {"role": "user", "parts": [{"text": "hi"}]},
+                "final_response": {"role": "model", "parts": [{"text": reply}]},
+                "intermediate_data": {"tool_uses": [{"name": tool, "args": {"q": reply}}]},
+            }
+        ],
+    }
+
+
+@pytest.fixture
+def hostile_files(tmp_path: Path) -> tuple[Path, Path]:
+    """An eval set whose file name, set id, case ids, tool names and texts are hostile,
+    and recorded invocations that fail every case (so reasons quote the agent's text)."""
+    expected = {
+        "eval_set_id": "set" + HOSTILE["title"],
+        "eval_cases": [_case(name + value, "tool" + value, "ok") for name, value in HOSTILE.items()],
+    }
+    actual = {
+        "eval_set_id": "set" + HOSTILE["title"],
+        "eval_cases": [
+            _case(name + value, "other" + value, "reply" + value) for name, value in HOSTILE.items()
+        ],
+    }
+    eval_file = tmp_path / f"x{HOSTILE['clear']}{HOSTILE['cr']}.evalset.json"
+    eval_file.write_text(json.dumps(expected), encoding="utf-8")
+    actual_file = tmp_path / "actual.json"
+    actual_file.write_text(json.dumps(actual), encoding="utf-8")
+    return eval_file, actual_file
+
+
+def _assert_shown_not_sent(output: str) -> None:
+    found = RAW.search(output)
+    assert found is None, (
+        f"raw {found.group()!r} at {found.start()}: {output[max(0, found.start() - 60) :][:120]!r}"
+    )
+
+
+def test_the_table_shows_hostile_text_without_sending_it(runner, hostile_files):
+    eval_file, actual_file = hostile_files
+    result = runner.invoke(
+        main, ["run", str(eval_file), "--actual", str(actual_file), "--print-detailed-results"]
+    )
+    assert result.exit_code == 1, result.output
+    _assert_shown_not_sent(result.output)
+    flat = "".join(result.output.split())
+    for value in HOSTILE.values():
+        assert "".join(visible(value).split()) in flat, visible(value)
+    assert "\\x1b[2J" in flat and "safe\\rEVIL" in flat and "\\u202e" in flat
+
+
+def test_errors_show_hostile_names_without_sending_them(runner, hostile_files, tmp_path):
+    eval_file, actual_file = hostile_files
+    unknown = runner.invoke(main, ["run", f"{eval_file}:nope{HOSTILE['link']}", "--actual", str(actual_file)])
+    assert unknown.exit_code == 2
+    assert unknown.output.startswith("error: ")
+    _assert_shown_not_sent(unknown.output)
+    assert "\\x1b]8;;http://evil.example" in unknown.output
+
+    broken = tmp_path / f"broken{HOSTILE['title']}{HOSTILE['c1']}.evalset.json"
+    broken.write_text('{"eval_set_id": "s\x1b[2J", "eval_cases": [}', encoding="utf-8")
+    result = runner.invoke(main, ["run", str(broken), "--actual", str(actual_file)])
+    assert result.exit_code == 2 and "invalid JSON" in result.output
+    _assert_shown_not_sent(result.output)
+    assert "Traceback" not in result.output
+
+
+def test_the_json_document_escapes_control_characters_and_keeps_the_ids(runner, hostile_files):
+    eval_file, actual_file = hostile_files
+    result = runner.invoke(main, ["run", str(eval_file), "--actual", str(actual_file), "--format", "json"])
+    assert result.exit_code == 1
+    assert re.search("[\x00-\x1f]", result.stdout.replace("\n", "")) is None  # JSON escapes C0
+    document = json.loads(result.stdout)
+    [eval_set] = document["eval_sets"]
+    assert eval_set["eval_set_id"] == "set" + HOSTILE["title"]
+    ids = [case["eval_id"] for case in eval_set["cases"]]
+    assert ids == [name + value for name, value in HOSTILE.items()]
+
+
+def test_a_path_too_long_for_the_system_is_exit_2_without_a_traceback(runner, tmp_path):
+    for argument in ("x" * 300 + ".test.json", f"{'y' * 300}.test.json:case"):
+        result = runner.invoke(main, ["run", argument, "--actual", argument])
+        assert result.exit_code == 2, result.output
+        assert "a name is at most 255 bytes" in result.output
+        assert (
+            "Traceback" not in result.output
+            and result.exception is None
+            or isinstance(result.exception, SystemExit)
+        )
+
+
+def test_an_os_error_on_an_input_path_is_exit_2_with_the_fix(runner, tmp_path):
+    deep = tmp_path / ("d" * 250) / ("e" * 250)
+    argument = str(deep) + "/" + "/".join(["f" * 250] * 20) + "/x.test.json"
+    result = runner.invoke(main, ["run", argument, "--actual", argument])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ")
+    assert "Traceback" not in result.output
+
+
+# -- the function itself -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("\x1b[2J", "\\x1b[2J"),
+        ("a\rb", "a\\rb"),
+        ("\x9b1m", "\\x9b1m"),
+        ("\u202eabc", "\\u202eabc"),
+        ("lone \ud800", "lone \\ud800"),
+        ("line\nnext\ttab", "line\\nnext\\ttab"),
+        ("caf\u00e9 \U0001f600 \u4e2d", "caf\u00e9 \U0001f600 \u4e2d"),
+    ],
+)
+def test_visible(text, shown):
+    assert visible(text) == shown
+
+
+def test_visible_keeps_line_breaks_when_asked_but_never_a_cr():
+    assert visible("a\nb\tc\r\n\x1b", newlines=True) == "a\nb\tc\\r\n\\x1b"
+
+
+@given(st.text())
+def test_visible_output_is_printable_and_encodable(text):
+    shown = visible(text)
+    shown.encode("utf-8")
+    assert RAW.search(shown) is None and "\n" not in shown and "\r" not in shown
+    if RAW.search(text) is None and not re.search(
+        "[\n\t\r\u2028\u2029\ufeff\u061c\u200e\u200f\ud800-\udfff]", text
+    ):
+        assert shown == text
