@@ -40,5 +40,5 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     for rank in range(k - 1, -1, -1):
         i = order[rank]
         running = min(running, ps[i] * k / (rank + 1))
-        adjusted[i] = min(1.0, running)
+        adjusted[i] = min(1.0, max(ps[i], running))
     return adjusted

@@ -1,0 +1,159 @@
+"""Intervals: golden values, the method rule, and the properties of §5.9 of the study."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from agenteval.stats import (
+    bca_interval,
+    betting_interval,
+    bounded_interval,
+    clopper_pearson,
+    derive_seed,
+    manski_interval,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+small_samples = st.lists(unit, min_size=1, max_size=12)
+levels = st.sampled_from([0.8, 0.9, 0.95, 0.99])
+GRID = 201  # the study allows a 201-point grid in tests
+
+
+def test_clopper_pearson_golden_values():
+    cp = clopper_pearson(17, 20)
+    assert (round(cp.low, 5), round(cp.high, 5)) == (0.62107, 0.96793)
+    assert cp.method == "clopper-pearson" and cp.level == 0.95 and cp.n == 20
+    assert (round(clopper_pearson(32, 40).low, 3), round(clopper_pearson(32, 40).high, 3)) == (0.644, 0.909)
+    assert (round(clopper_pearson(45, 50).low, 3), round(clopper_pearson(45, 50).high, 3)) == (0.782, 0.967)
+
+
+def test_clopper_pearson_edges():
+    assert clopper_pearson(0, 5).low == 0.0 and clopper_pearson(5, 5).high == 1.0
+    assert clopper_pearson(5, 5).low == pytest.approx(0.025 ** (1 / 5))
+    empty = clopper_pearson(0, 0)
+    assert (empty.low, empty.high, empty.method, empty.estimate) == (0.0, 1.0, "no-data", None)
+    with pytest.raises(ValueError):
+        clopper_pearson(6, 5)
+    with pytest.raises(ValueError):
+        clopper_pearson(1, 5, level=1.0)
+
+
+@settings(deadline=None)
+@given(n=st.integers(1, 60), data=st.data(), level=levels)
+def test_clopper_pearson_matches_statsmodels_and_reflects(n, data, level):
+    from statsmodels.stats.proportion import proportion_confint
+
+    k = data.draw(st.integers(0, n))
+    cp = clopper_pearson(k, n, level)
+    low, high = proportion_confint(k, n, alpha=1 - level, method="beta")
+    assert cp.low == pytest.approx(low, abs=1e-10) and cp.high == pytest.approx(high, abs=1e-10)
+    mirrored = clopper_pearson(n - k, n, level)
+    assert cp.low == pytest.approx(1 - mirrored.high, abs=1e-12)
+    assert cp.low <= k / n <= cp.high
+    if k < n:  # one more success never lowers either bound
+        more = clopper_pearson(k + 1, n, level)
+        assert more.low >= cp.low and more.high >= cp.high
+
+
+def test_betting_golden_value():
+    interval = betting_interval([1, 0.667, 1, 1, 0.667])
+    assert (round(interval.low, 2), round(interval.high, 2)) == (0.27, 1.0)
+    assert interval.method == "betting" and interval.n == 5 and interval.seed is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=small_samples, level=levels)
+def test_betting_contains_the_mean_and_stays_in_range(values, level):
+    interval = betting_interval(values, level=level, grid=GRID)
+    mean = math.fsum(values) / len(values)
+    assert 0.0 <= interval.low <= mean <= interval.high <= 1.0
+    assert interval.width > 0  # agreeing runs never give a zero-width interval
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=small_samples)
+def test_betting_reflection_and_nesting(values):
+    interval = betting_interval(values, grid=GRID)
+    mirrored = betting_interval([1 - v for v in values], grid=GRID)
+    assert interval.low == pytest.approx(1 - mirrored.high, abs=1e-9)
+    assert interval.high == pytest.approx(1 - mirrored.low, abs=1e-9)
+    wider = betting_interval(values, level=0.99, grid=GRID)
+    assert wider.low <= interval.low and wider.high >= interval.high
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=small_samples)
+def test_betting_is_scale_equivariant(values):
+    scaled = betting_interval([10 + 5 * v for v in values], lo=10, hi=15, grid=GRID)
+    plain = betting_interval(values, grid=GRID)
+    assert scaled.low == pytest.approx(10 + 5 * plain.low)
+    assert scaled.high == pytest.approx(10 + 5 * plain.high)
+
+
+@settings(max_examples=30, deadline=None)
+@given(values=st.lists(unit, min_size=1, max_size=8))
+def test_duplicating_the_data_never_widens_much(values):
+    once = betting_interval(values, grid=GRID)
+    twice = betting_interval(values * 2, grid=GRID)
+    assert twice.width <= once.width + 2.0 / (GRID - 1)
+
+
+def test_bounded_interval_picks_the_method():
+    assert bounded_interval([1, 0, 1, 1]).method == "clopper-pearson"
+    assert bounded_interval([0.5, 0.7, 0.9]).method == "betting"
+    assert bounded_interval([0.6] * 40).method == "betting"  # all equal at any n
+    big = bounded_interval([0.5, 0.6, 0.7, 0.8, 0.9] * 5, seed=3)
+    assert big.method == "bca" and big.seed == 3 and big.resamples == 9999
+    empty = bounded_interval([])
+    assert (empty.low, empty.high, empty.method) == (0.0, 1.0, "no-data")
+    # a binary scale other than [0, 1]
+    scaled = bounded_interval([2, 4, 4, 4], lo=2, hi=4)
+    cp = clopper_pearson(3, 4)
+    assert scaled.low == pytest.approx(2 + 2 * cp.low) and scaled.method == "clopper-pearson"
+
+
+def test_bounded_interval_rejects_out_of_range_values():
+    with pytest.raises(ValueError, match="outside"):
+        bounded_interval([0.5, 1.2])
+    with pytest.raises(ValueError, match="hi > lo"):
+        bounded_interval([0.5], lo=1, hi=1)
+
+
+def test_bca_is_reproducible_by_seed_and_refuses_constant_data():
+    values = [0.2, 0.5, 0.9, 0.4, 0.7] * 6
+    seed = derive_seed("run-1", "case-7", "response_match_score")
+    first, again = bca_interval(values, seed=seed), bca_interval(values, seed=seed)
+    assert first == again and first.seed == seed
+    assert first.low <= sum(values) / len(values) <= first.high
+    with pytest.raises(ValueError):
+        bca_interval([0.5] * 30)
+
+
+def test_derive_seed_is_stable_and_distinct():
+    assert derive_seed("r", "c", "k") == derive_seed("r", "c", "k")
+    assert derive_seed("r", "c", "k") != derive_seed("r", "c", "k2")
+    assert derive_seed("ab", "c") != derive_seed("a", "bc")  # parts are separated
+    assert 0 <= derive_seed("x") < 2**63
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), unit), min_size=2, max_size=10))
+def test_manski_contains_the_exclude_missing_interval(values):
+    scored = [v for v in values if v is not None]
+    widened = manski_interval(values)
+    plain = bounded_interval(scored)
+    assert widened.low <= plain.low and widened.high >= plain.high
+    assert widened.n_missing == len(values) - len(scored)
+    if widened.n_missing:
+        assert widened.missing == "bound"
+
+
+def test_manski_example():
+    widened = manski_interval([1, 1, None, 1])
+    assert widened.estimate == 1.0 and widened.n == 3 and widened.n_missing == 1
+    assert widened.low == pytest.approx(clopper_pearson(3, 4).low) and widened.high == 1.0
+    nothing = manski_interval([None, None])
+    assert (nothing.low, nothing.high, nothing.estimate) == (0.0, 1.0, None)

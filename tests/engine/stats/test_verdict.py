@@ -1,0 +1,140 @@
+"""Tri-state verdicts per criterion × case and per eval set."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from agenteval.stats import (
+    Basis,
+    Verdict,
+    case_verdict,
+    clopper_pearson,
+    combine_verdicts,
+    sequential_judge_verdict,
+    set_statistics,
+    variance_components,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+thresholds = st.floats(min_value=0.05, max_value=0.95, allow_nan=False)
+
+
+def test_study_example_is_inconclusive_with_reason_and_hint():
+    result = case_verdict([1.0, 0.667, 1.0, 1.0, 0.667], 0.8)
+    assert result.verdict is Verdict.INCONCLUSIVE and result.basis is Basis.RUNS
+    assert result.reason == "95% interval [0.27, 1.00] contains the threshold 0.80"
+    assert result.interval.method == "betting" and result.n == 5
+    assert result.units_to_settle is not None and result.units_to_settle > 5
+    assert f"about {result.units_to_settle} runs" in result.hint
+
+
+def test_binary_runs_use_clopper_pearson_and_settle_as_the_study_says():
+    assert case_verdict([1] * 16, 0.8).verdict is Verdict.INCONCLUSIVE
+    passed = case_verdict([1] * 17, 0.8)  # 17 passing runs certify 0.8
+    assert passed.verdict is Verdict.PASS and passed.interval.method == "clopper-pearson"
+    assert case_verdict([0, 0, 0], 0.8).verdict is Verdict.FAIL  # three failures settle it
+    assert case_verdict([0, 0], 0.8).verdict is Verdict.INCONCLUSIVE
+    hinted = case_verdict([1] * 5, 0.8)
+    assert hinted.units_to_settle == 17
+
+
+def test_single_run_keeps_the_point_verdict():
+    for score, expected in [(0.9, Verdict.PASS), (0.8, Verdict.PASS), (0.7, Verdict.FAIL)]:
+        result = case_verdict([score], 0.8)
+        assert result.verdict is expected and result.basis is Basis.SINGLE_RUN and result.interval is None
+
+
+def test_threshold_at_the_maximum_follows_the_zero_failure_rule():
+    failed = case_verdict([1, 1, 0.9, 1], 1.0)
+    assert failed.verdict is Verdict.FAIL and failed.basis is Basis.ZERO_FAILURE
+    assert "run 3" in failed.reason
+    passed = case_verdict([1.0] * 17, 1.0)
+    assert passed.verdict is Verdict.PASS and passed.basis is Basis.ZERO_FAILURE
+    assert passed.failure_rate_bound == pytest.approx(1 - 0.025 ** (1 / 17))
+    assert round(passed.failure_rate_bound, 3) == 0.195
+    assert case_verdict([1.0, None, 1.0], 1.0).verdict is Verdict.INCONCLUSIVE
+    # mirrored: lower is better with the threshold at 0
+    assert case_verdict([0, 0, 0.1], 0.0, higher_is_better=False).verdict is Verdict.FAIL
+    assert case_verdict([0, 0, 0], 0.0, higher_is_better=False).verdict is Verdict.PASS
+
+
+def test_threshold_at_the_worst_value_always_passes():
+    assert case_verdict([0.0, 0.1], 0.0).verdict is Verdict.PASS
+
+
+def test_lower_is_better_mirrors_the_rule():
+    assert case_verdict([0, 0, 0, 0, 0, 0, 0, 0], 0.4, higher_is_better=False).verdict is Verdict.PASS
+    assert case_verdict([1, 1, 1, 1, 1, 1, 1], 0.4, higher_is_better=False).verdict is Verdict.FAIL
+    result = case_verdict([0.2, 0.3], 0.4, higher_is_better=False)
+    assert result.verdict is Verdict.INCONCLUSIVE
+
+
+def test_missing_runs():
+    assert case_verdict([None, None], 0.5).verdict is Verdict.NOT_EVALUATED
+    bounded = case_verdict([1, 1, 1, 1, 1, 1, 1, None], 0.5)
+    excluded = case_verdict([1, 1, 1, 1, 1, 1, 1, None], 0.5, missing="exclude")
+    assert bounded.interval.low < excluded.interval.low
+    assert bounded.n_missing == 1 and excluded.n_missing == 0
+    with pytest.raises(ValueError):
+        case_verdict([1, 1], 0.5, missing="ignore")
+
+
+@settings(max_examples=80, deadline=None)
+@given(scores=st.lists(unit, min_size=2, max_size=12), threshold=thresholds)
+def test_the_verdict_never_contradicts_the_point_estimate(scores, threshold):
+    result = case_verdict(scores, threshold)
+    mean = math.fsum(scores) / len(scores)
+    if result.verdict is Verdict.PASS:
+        assert mean >= threshold
+    if result.verdict is Verdict.FAIL:
+        assert mean < threshold
+
+
+@settings(max_examples=40, deadline=None)
+@given(scores=st.lists(unit, min_size=2, max_size=10))
+def test_any_imperfect_run_fails_at_threshold_one(scores):
+    result = case_verdict(scores, 1.0)
+    assert (result.verdict is Verdict.FAIL) == any(s < 1.0 for s in scores)
+
+
+def test_sequential_judge_verdict():
+    assert sequential_judge_verdict(8, 0, 10, 0.8).verdict is Verdict.PASS
+    open_ = sequential_judge_verdict(7, 2, 10, 0.8)
+    assert open_.verdict is Verdict.INCONCLUSIVE and open_.basis is Basis.JUDGE_SEQUENTIAL
+    assert "[0.70, 0.90]" in open_.reason and "2 unsettled" in open_.hint
+    assert sequential_judge_verdict(5, 2, 10, 0.8).verdict is Verdict.FAIL
+    with pytest.raises(ValueError):
+        sequential_judge_verdict(5, 6, 10, 0.8)
+
+
+def test_combine_verdicts():
+    assert combine_verdicts([Verdict.PASS, Verdict.INCONCLUSIVE]) is Verdict.INCONCLUSIVE
+    assert combine_verdicts([Verdict.INCONCLUSIVE, Verdict.FAIL]) is Verdict.FAIL
+    assert combine_verdicts([Verdict.PASS, Verdict.NOT_EVALUATED]) is Verdict.FAIL
+    assert combine_verdicts([]) is Verdict.PASS
+
+
+def test_set_statistics():
+    runs = [[1, 1, None], [0.5, 0.7], [1, 1], [0, 0]]
+    verdicts = [Verdict.PASS, Verdict.INCONCLUSIVE, Verdict.PASS, Verdict.FAIL]
+    stats = set_statistics(runs, verdicts, [True, False, True, False], seed=5)
+    assert stats.n_cases == 4 and stats.verdict is Verdict.FAIL
+    assert stats.verdict_counts == {"PASS": 2, "FAIL": 1, "INCONCLUSIVE": 1, "NOT_EVALUATED": 0}
+    assert stats.mean.estimate == pytest.approx((1 + 0.6 + 1 + 0) / 4)
+    cp = clopper_pearson(2, 4)
+    assert (stats.pass_rate.low, stats.pass_rate.high) == (cp.low, cp.high)
+    assert stats.variance.flaky_cases == 1
+    with pytest.raises(ValueError):
+        set_statistics(runs, verdicts[:2], [True])
+
+
+def test_variance_components():
+    parts = variance_components([[1, 1, 1], [0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    assert parts.within_case_sd == 0 and parts.icc == 1.0 and parts.design_effect == 3.0
+    noisy = variance_components([[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]])
+    assert noisy.icc == 0.0 and noisy.flaky_cases == 3 and noisy.design_effect == 1.0
+    single = variance_components([[0.5, 0.7]])
+    assert single.between_case_sd is None and single.within_case_sd == pytest.approx(math.sqrt(0.02))
