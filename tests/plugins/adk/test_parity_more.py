@@ -246,3 +246,32 @@ def test_a_reset_data_that_is_not_a_function_is_refused(tmp_path):
     folder = _echo_folder(tmp_path, "42")
     with pytest.raises(ConfigError, match="reset_data is a int; ADK calls it before each case"):
         AdkAgent(str(folder)).check_ready()
+
+
+def test_adks_error_logs_of_a_failing_case_stay_off_stderr(team, tmp_path):
+    import json
+
+    case = {
+        "eval_id": "atlantis",
+        "conversation": [
+            {
+                "user_content": {"role": "user", "parts": [{"text": "And the forecast for Atlantis?"}]},
+                "final_response": {"role": "model", "parts": [{"text": "x"}]},
+            }
+        ],
+    }
+    evalset = tmp_path / "atlantis.evalset.json"
+    evalset.write_text(json.dumps({"eval_set_id": "atlantis", "eval_cases": [case]}))
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    env = {**os.environ, "ADK_DISABLE_LOAD_DOTENV": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "agenteval", "run", str(evalset), "--agent", str(team)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 case: 1 errored" in done.stdout
+    assert "google_adk" not in done.stderr and "Traceback" not in done.stderr, done.stderr
