@@ -196,7 +196,8 @@ def test_fixed_conversations_ignore_the_simulator():
     fixed = make_case([make_invocation("one", "x"), make_invocation("two", "x")], eval_id="f")
     Scripted.instances = []
     turns = play(fixed, factory("never"))
-    assert type(turns) is list and [t.user_content.text() for t in turns] == ["one", "two"]
+    assert not isinstance(turns, SimulatedConversation)
+    assert [t.user_content.text() for t in turns] == ["one", "two"]
     assert Scripted.instances == []
 
 

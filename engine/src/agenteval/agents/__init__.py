@@ -1,8 +1,18 @@
 """Running the agent under test: the adapter contract, the inference runner, and the
 user-simulator contract for conversation scenarios."""
 
-from ._contract import Agent, AgentSession
-from ._inference import AgentFailure, SimulatedConversation, run_agent, run_case
+from ._contract import Agent, AgentCrashed, AgentSession
+from ._inference import (
+    AgentBaseException,
+    AgentFailure,
+    AgentTurns,
+    Isolation,
+    SimulatedConversation,
+    run_agent,
+    run_case,
+    stray_threads,
+)
+from ._isolation import ProcessIsolatedAgent, RemoteAgentError
 from ._simulator import (
     NextUserMessage,
     SimulationContext,
@@ -21,9 +31,15 @@ from ._simulator_factory import (
 __all__ = [
     "USER_SIMULATOR_ACTIVITY",
     "Agent",
+    "AgentBaseException",
+    "AgentCrashed",
     "AgentFailure",
     "AgentSession",
+    "AgentTurns",
+    "Isolation",
     "NextUserMessage",
+    "ProcessIsolatedAgent",
+    "RemoteAgentError",
     "SimulatedConversation",
     "SimulationContext",
     "SimulatorStatus",
@@ -35,5 +51,6 @@ __all__ = [
     "prepare_user_simulators",
     "run_agent",
     "run_case",
+    "stray_threads",
     "user_simulator_factory",
 ]

@@ -14,11 +14,17 @@ target (or the one named by ``--agent-type``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from pathlib import Path
+from typing import ClassVar, Optional
 
 from ..models import Content, EvalCase, Invocation
 
-__all__ = ["Agent", "AgentSession"]
+__all__ = ["Agent", "AgentCrashed", "AgentSession"]
+
+
+class AgentCrashed(Exception):
+    """Raised by an adapter when the agent's process died (``os._exit``, a signal, a
+    segfault): the case is ERRORED with ``agent_crashed`` and the message."""
 
 
 class AgentSession(ABC):
@@ -32,6 +38,16 @@ class AgentSession(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """End the conversation."""
+
+    def output(self) -> str:
+        """What the agent printed that the engine could not capture itself (in another
+        process, at the file-descriptor level); added to the case's output."""
+        return ""
+
+    def left_behind(self) -> tuple[str, ...]:
+        """What a cancelled (timed-out) call left running, one description each
+        (``"thread agenteval-agent-3 (respond)"``); reported in the case's failure."""
+        return ()
 
 
 class Agent(ABC):
@@ -47,6 +63,11 @@ class Agent(ABC):
     def claims(cls, target: str) -> bool:
         """Whether ``target`` looks like this adapter's kind (used when no type is given)."""
         return False
+
+    def adk_app(self) -> Optional[tuple[Path, str]]:
+        """For an ADK agent folder: ``(folder, app name)``, so that the run is also written
+        to ``<folder>/.adk/eval_history`` as ``adk eval`` writes it; ``None`` otherwise."""
+        return None
 
     def check_ready(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Preflight before any case runs: import the agent, check credentials. Raise

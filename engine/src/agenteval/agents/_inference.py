@@ -7,25 +7,50 @@ simulator's messages until it stops, gives no message, or ``max_allowed_invocati
 reached (see ``agenteval.agents.UserSimulator``). Without one they are reported as
 ``no_user_simulator``.
 
-Cases run concurrently up to a bound; each agent turn has a timeout. A case whose agent
-raised or timed out, or whose simulator failed, gets an ``AgentFailure`` instead of
-invocations: its criteria are then ERRORED with that error, and the other cases go on.
+Cases run concurrently up to a bound; each agent turn has a timeout, in wall time. A case
+whose agent raised (any exception, ``SystemExit`` and ``KeyboardInterrupt`` raised by the
+agent included) or timed out, or whose simulator failed, gets an ``AgentFailure`` instead
+of invocations: its criteria are then ERRORED with that error, and the other cases go on.
+Only a cancellation (the run being interrupted) passes through.
+
+What the agent prints while its case runs is captured (``agenteval.agents._capture``) and
+returned with the case: ``AgentTurns.output`` or ``AgentFailure.output``. With
+``isolation="process"`` each case runs in a worker process that is killed on a timeout or
+when it dies (``agenteval.agents.ProcessIsolatedAgent``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, TypeVar, Union
 
 from ..models import Content, EvalCase, Invocation
-from ._contract import Agent, AgentSession
+from ._capture import Capture, capturing, repair_std_streams
+from ._contract import Agent, AgentCrashed, AgentSession
+from ._isolation import ProcessIsolatedAgent, RemoteAgentError
 from ._simulator import NextUserMessage, SimulationContext, SimulatorStatus, UserSimulator, UserSimulatorError
 
-__all__ = ["AgentFailure", "SimulatedConversation", "run_agent", "run_case"]
+__all__ = [
+    "AgentBaseException",
+    "AgentFailure",
+    "AgentTurns",
+    "Isolation",
+    "SimulatedConversation",
+    "run_agent",
+    "run_case",
+    "stray_threads",
+]
+
+T = TypeVar("T")
+#: How agent calls are isolated from the run: ``"none"`` (in this process; an adapter
+#: may still use threads) or ``"process"`` (worker processes that can be killed).
+Isolation = Literal["none", "process"]
 
 #: Makes the simulator of one conversation; ``None`` means "no simulator for this case".
 SimulatorFactory = Callable[[EvalCase], Optional[UserSimulator]]
@@ -33,14 +58,36 @@ SimulatorFactory = Callable[[EvalCase], Optional[UserSimulator]]
 
 @dataclass(frozen=True)
 class AgentFailure:
-    """Why a case has no actual invocations: what happened, and the traceback if any."""
+    """Why a case has no actual invocations.
+
+    Attributes:
+        message: what happened (one line, then details).
+        code: ``agent_error``, ``agent_timeout``, ``agent_crashed`` (an isolated worker
+            process died), ``user_simulator_error`` or ``no_user_simulator``.
+        traceback: the agent's traceback, if any.
+        output: what the agent printed during the case (stdout and stderr, at most
+            ``OUTPUT_LIMIT`` characters, with agenteval's notes in ``[agenteval: ...]``).
+        left_behind: what a timed-out call left running (``"thread agenteval-agent-3
+            (respond)"``): abandoned, it does not keep the run from ending.
+    """
 
     message: str
     code: str
     traceback: str = ""
+    output: str = ""
+    left_behind: tuple[str, ...] = ()
 
 
-class SimulatedConversation(list):  # list[Invocation]
+class AgentTurns(list):  # list[Invocation]
+    """A case's actual invocations: a plain list of ``Invocation``, plus ``output``,
+    what the agent printed during the case (as ``AgentFailure.output``)."""
+
+    def __init__(self, invocations: Sequence[Invocation] = (), output: str = "") -> None:
+        super().__init__(invocations)
+        self.output = output
+
+
+class SimulatedConversation(AgentTurns):
     """The invocations of a conversation played with a user simulator: a plain list of
     ``Invocation`` (usable wherever actual invocations are), plus how it ended.
 
@@ -50,14 +97,43 @@ class SimulatedConversation(list):  # list[Invocation]
         details: the simulator's ``describe()`` (prompt version and hash, model...), the
             ``status``, the ``run_index`` and each simulator answer's own ``details``
             (``messages``).
+        output: what the agent printed (see ``AgentTurns``).
     """
 
     def __init__(
-        self, invocations: Sequence[Invocation], status: SimulatorStatus, details: dict[str, Any]
+        self,
+        invocations: Sequence[Invocation],
+        status: SimulatorStatus,
+        details: dict[str, Any],
+        output: str = "",
     ) -> None:
-        super().__init__(invocations)
+        super().__init__(invocations, output)
         self.status = status
         self.details = details
+
+
+class AgentBaseException(Exception):
+    """An agent raised a ``BaseException`` that is not an ``Exception`` (``SystemExit``,
+    ``KeyboardInterrupt``, a custom one): carried as an ordinary exception so that it ends
+    the case, not the run. ``original`` is what the agent raised."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(f"{type(original).__name__}: {original}")
+        self.original = original
+        self.__traceback__ = original.__traceback__
+
+
+async def _guarded(awaitable: Awaitable[T]) -> T:
+    """Await an agent's coroutine; its ``BaseException`` (other than a cancellation)
+    comes out as ``AgentBaseException`` (asyncio would otherwise stop the event loop)."""
+    try:
+        return await awaitable
+    except (asyncio.CancelledError, GeneratorExit):
+        raise
+    except Exception:
+        raise
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt or custom, raised by the agent
+        raise AgentBaseException(exc) from None
 
 
 class _Stop(Exception):
@@ -69,7 +145,39 @@ class _Stop(Exception):
 
 
 def _trace(exc: BaseException) -> str:
+    if isinstance(exc, RemoteAgentError):
+        return exc.remote_traceback
+    if isinstance(exc, AgentBaseException):
+        exc = exc.original
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def _raised(exc: BaseException) -> str:
+    """``SystemExit: 3`` for what the agent raised."""
+    if isinstance(exc, RemoteAgentError):
+        return exc.description
+    if isinstance(exc, AgentBaseException):
+        exc = exc.original
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _session_output(sessions: list[AgentSession]) -> str:
+    """What the session captured itself (e.g. a worker process's output)."""
+    for session in sessions:
+        try:
+            return str(session.output() or "")
+        except Exception:  # noqa: BLE001 - a report about the agent must not fail the case twice
+            return ""
+    return ""
+
+
+def _left_behind(session: Optional[AgentSession]) -> tuple[str, ...]:
+    if session is None:
+        return ()
+    try:
+        return tuple(session.left_behind())
+    except Exception:  # noqa: BLE001 - a report about the agent must not fail the case twice
+        return ()
 
 
 _NO_SIMULATOR = AgentFailure(
@@ -86,11 +194,12 @@ async def _send(session: AgentSession, content: Content, number: int, timeout: f
     (wall-clock seconds, rounded to ms, as ADK records them) are filled in here."""
     started_at, clock = time.time(), time.monotonic()
     try:
-        invocation = await asyncio.wait_for(session.turn(content), timeout)
+        invocation = await asyncio.wait_for(_guarded(session.turn(content)), timeout)
     except asyncio.TimeoutError:
-        raise _Stop(
-            AgentFailure(f"turn {number}: the agent did not answer within {timeout:g} s", "agent_timeout")
-        ) from None
+        left = _left_behind(session)
+        behind = f"; left running: {', '.join(left)}" if left else ""
+        msg = f"turn {number}: the agent did not answer within {timeout:g} s{behind}"
+        raise _Stop(AgentFailure(msg, "agent_timeout", left_behind=left)) from None
     if not isinstance(invocation, Invocation):
         kind = type(invocation).__name__
         msg = f"turn {number}: the adapter returned {kind}, not an Invocation"
@@ -169,16 +278,39 @@ async def run_case(
     timeout: float = 300.0,
     user_simulator: Optional[SimulatorFactory] = None,
     run_index: int = 0,
-) -> Union[list[Invocation], AgentFailure]:
+) -> Union[AgentTurns, AgentFailure]:
     """One run of the agent on one case: its actual invocations, or why there are none.
 
-    Never raises for the agent's or the simulator's faults: they become an
-    ``AgentFailure`` (``agent_error``, ``agent_timeout``, ``user_simulator_error``,
-    ``no_user_simulator``). ``run_index`` (from 0) is what the simulator sees.
+    Never raises for the agent's or the simulator's faults, ``BaseException``s the agent
+    raises included: they become an ``AgentFailure`` (``agent_error``, ``agent_timeout``,
+    ``agent_crashed``, ``user_simulator_error``, ``no_user_simulator``); only a
+    cancellation passes through. Each agent call (opening the session, each turn) is
+    bounded by ``timeout`` seconds of wall time. ``run_index`` (from 0) is what the
+    simulator sees. What the agent prints is captured into the result's ``output``. For
+    calls that must be killable, wrap the agent in ``ProcessIsolatedAgent`` first.
     """
-    scenario = case.conversation is None
-    if scenario and user_simulator is None:
+    if case.conversation is None and user_simulator is None:
         return _NO_SIMULATOR
+    opened: list[AgentSession] = []
+    with capturing() as capture:
+        outcome = await _run_case(agent, case, timeout, user_simulator, run_index, capture, opened)
+    output = _session_output(opened) + capture.text()
+    if isinstance(outcome, AgentFailure):
+        return dataclasses.replace(outcome, output=output) if output else outcome
+    outcome.output = output
+    return outcome
+
+
+async def _run_case(
+    agent: Agent,
+    case: EvalCase,
+    timeout: float,
+    user_simulator: Optional[SimulatorFactory],
+    run_index: int,
+    capture: Capture,
+    opened: list[AgentSession],
+) -> Union[AgentTurns, AgentFailure]:
+    scenario = case.conversation is None
     turns: list[Invocation] = []
     session: Optional[AgentSession] = None
     simulator: Optional[UserSimulator] = None
@@ -192,22 +324,30 @@ async def run_case(
                 return AgentFailure(msg, "user_simulator_error", _trace(exc))
             if simulator is None:
                 return _NO_SIMULATOR
-        session = await asyncio.wait_for(agent.session(case), timeout)
+        try:
+            if isinstance(agent, ProcessIsolatedAgent):  # a worker's start is not the agent's time
+                session = await _guarded(agent.session(case, timeout=timeout))
+            else:
+                session = await asyncio.wait_for(_guarded(agent.session(case)), timeout)
+        except asyncio.TimeoutError:
+            return AgentFailure(f"the agent's session did not start within {timeout:g} s", "agent_timeout")
+        opened.append(session)
         if simulator is not None:
             return await _play_scenario(session, case, simulator, turns, timeout, run_index)
-        return await _play_fixed(session, case, turns, timeout)
+        return AgentTurns(await _play_fixed(session, case, turns, timeout))
     except _Stop as stop:
         return stop.failure
-    except asyncio.TimeoutError:
-        return AgentFailure(f"the agent's session did not start within {timeout:g} s", "agent_timeout")
+    except AgentCrashed as exc:  # an isolated worker process died
+        return AgentFailure(f"turn {len(turns) + 1}: {exc}", "agent_crashed")
     except Exception as exc:  # the agent's crash is this case's result; the run goes on
-        msg = f"turn {len(turns) + 1}: the agent raised {type(exc).__name__}: {exc}"
+        msg = f"turn {len(turns) + 1}: the agent raised {_raised(exc)}"
         return AgentFailure(msg, "agent_error", _trace(exc))
     finally:
+        repair_std_streams(capture)
         for closing in (session, simulator):
             if closing is not None:
                 try:
-                    await closing.aclose()
+                    await _guarded(closing.aclose())
                 except Exception:  # noqa: BLE001 - closing must not hide the case's outcome
                     pass
 
@@ -219,11 +359,13 @@ async def _one_case(
     timeout: float,
     user_simulator: Optional[SimulatorFactory],
     run_index: int,
-) -> Union[list[Invocation], AgentFailure]:
+) -> Union[AgentTurns, AgentFailure]:
     if case.conversation is None and user_simulator is None:
         return _NO_SIMULATOR
     async with limit:
-        return await run_case(agent, case, timeout=timeout, user_simulator=user_simulator, run_index=run_index)
+        return await run_case(
+            agent, case, timeout=timeout, user_simulator=user_simulator, run_index=run_index
+        )
 
 
 async def run_agent(
@@ -233,21 +375,33 @@ async def run_agent(
     concurrency: int = 4,
     timeout: float = 300.0,
     user_simulator: Optional[SimulatorFactory] = None,
-) -> list[Union[list[Invocation], AgentFailure]]:
+    isolation: Isolation = "none",
+) -> list[Union[AgentTurns, AgentFailure]]:
     """Each case's actual invocations (or why there are none), in the order of ``cases``.
 
     Args:
         concurrency: how many cases run at once.
-        timeout: seconds for the agent's session to start and for each agent turn (the
-            simulator's model calls have the judge service's own timeouts).
+        timeout: seconds (wall time) for the agent's session to start and for each agent
+            turn (the simulator's model calls have the judge service's own timeouts).
         user_simulator: makes the simulator of each conversation-scenario case
             (``agenteval.agents.user_simulator_factory``); when it is ``None`` or returns
             ``None`` for a case, that case is an ``AgentFailure`` ``no_user_simulator``.
+        isolation: ``"process"`` runs each case's session in a worker process that is
+            killed on a timeout (``ProcessIsolatedAgent``; the workers are stopped at the
+            end); ``"none"`` runs the adapter in this process.
 
     A case object listed k times is run k times; its i-th listing is run ``i`` (from 0),
     which the simulator sees as ``run_index``. A scenario case's invocations are a
     ``SimulatedConversation`` (a list that also says how the conversation ended).
     """
+    if isolation == "process":
+        isolated = ProcessIsolatedAgent(agent)
+        try:
+            return await run_agent(
+                isolated, cases, concurrency=concurrency, timeout=timeout, user_simulator=user_simulator
+            )
+        finally:
+            await isolated.aclose()
     limit = asyncio.Semaphore(max(1, concurrency))
     seen: dict[int, int] = {}
     runs = []
@@ -262,3 +416,11 @@ async def run_agent(
             )
         )
     )
+
+
+def stray_threads() -> list[threading.Thread]:
+    """Non-daemon threads still running besides the main thread: started by an agent
+    and never ended, they would keep the interpreter from exiting. A CLI that finds any
+    after writing its report should flush its output and leave with ``os._exit``."""
+    main = threading.main_thread()
+    return [t for t in threading.enumerate() if t is not main and t.is_alive() and not t.daemon]

@@ -23,18 +23,22 @@ conversation. The reply is one of:
   ``model_calls`` those criteria are NOT_EVALUATED for the turn, never 0;
 * an ``Invocation``, used as it is.
 
-Synchronous functions run in a worker thread, so a slow agent does not hold up other cases.
-This is how agents built on any framework are evaluated: wrap the framework's call in such a
-function.
+Each call runs outside the engine's event loop (``_agent_threads``): a synchronous function
+in its own daemon thread, a coroutine function on the adapter's own event loop thread. A
+slow or hung agent does not hold up other cases, its timeout fires in wall time, and a call
+that cannot be stopped is abandoned (the case's failure names the thread) without keeping
+the run from ending. For calls that must be killed, run with process isolation
+(``agenteval.agents.ProcessIsolatedAgent``).
+
+This is how agents built on any framework are evaluated: wrap the framework's call in such
+a function.
 """
 
 from __future__ import annotations
 
 import ast
-import asyncio
 import importlib
 import importlib.util
-import inspect
 import re
 import sys
 from collections.abc import Callable
@@ -46,6 +50,7 @@ from agenteval.agents import Agent, AgentSession
 from agenteval.models import Content, EvalCase, Invocation
 from pydantic import ValidationError
 
+from ._agent_threads import FunctionCaller
 from ._usage import model_call_event
 
 __all__ = ["PythonAgent", "reply_to_invocation"]
@@ -144,19 +149,18 @@ def _events(calls: Any, responses: Any, steps: Any, model_calls: Any) -> list[di
 
 
 class _Session(AgentSession):
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self._function = function
+    def __init__(self, caller: FunctionCaller) -> None:
+        self._caller = caller
         self._history: list[Invocation] = []
+        self._left_behind: list[str] = []
+
+    def left_behind(self) -> tuple[str, ...]:
+        return tuple(self._left_behind)
 
     async def turn(self, user_content: Content) -> Invocation:
         message = user_content.text()
         history = list(self._history)
-        if inspect.iscoroutinefunction(self._function):
-            reply = await self._function(message, history)
-        else:
-            reply = await asyncio.to_thread(self._function, message, history)
-            if inspect.isawaitable(reply):
-                reply = await reply
+        reply = await self._caller.call(message, history, left_behind=self._left_behind)
         invocation = reply_to_invocation(reply, user_content, len(self._history) + 1)
         self._history.append(invocation)
         return invocation
@@ -170,6 +174,7 @@ class PythonAgent(Agent):
     def __init__(self, target: str) -> None:
         super().__init__(target)
         self._function: Callable[..., Any] | None = None
+        self._caller: FunctionCaller | None = None
 
     @classmethod
     def claims(cls, target: str) -> bool:
@@ -219,6 +224,13 @@ class PythonAgent(Agent):
         return target
 
     async def session(self, case: EvalCase) -> AgentSession:
-        if self._function is None:
-            self._function = self._load()
-        return _Session(self._function)
+        if self._caller is None:
+            if self._function is None:
+                self._function = self._load()
+            self._caller = FunctionCaller(self._function)
+        return _Session(self._caller)
+
+    async def aclose(self) -> None:
+        if self._caller is not None:
+            self._caller.close()
+            self._caller = None

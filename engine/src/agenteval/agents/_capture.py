@@ -1,0 +1,180 @@
+"""What an agent prints goes to its case, not into agenteval's output.
+
+While a case runs (``capturing()``), ``sys.stdout`` and ``sys.stderr`` are routers: a
+write made in that case's context (its task, and the threads an adapter starts with the
+case's ``contextvars`` context) is kept in the case's ``Capture``; every other write (the
+progress display, the report) goes to the real stream. Writes straight to file
+descriptors 1 and 2 (C extensions, child processes) are not captured in-process; the
+process isolation mode captures those too.
+
+An agent that closes ``sys.stdout`` closes nothing; one that closes file descriptor 1 or 2
+gets it reopened after its turn (``repair_std_streams``), and the case's output says so.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import io
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Optional, TextIO
+
+__all__ = ["OUTPUT_LIMIT", "Capture", "capturing", "repair_std_streams"]
+
+#: Characters of an agent's output kept per case; the rest is counted, not kept.
+OUTPUT_LIMIT = 64_000
+
+_CURRENT: contextvars.ContextVar[Optional[Capture]] = contextvars.ContextVar(
+    "agenteval_agent_output", default=None
+)
+_lock = threading.Lock()
+_installed = 0
+_saved_fds: dict[int, int] = {}
+
+
+class Capture:
+    """One case's captured output (thread-safe; at most ``OUTPUT_LIMIT`` characters)."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self.dropped = 0
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            room = OUTPUT_LIMIT - self._size
+            if room <= 0:
+                self.dropped += len(text)
+                return
+            kept = text[:room]
+            self._parts.append(kept)
+            self._size += len(kept)
+            self.dropped += len(text) - len(kept)
+
+    def note(self, text: str) -> None:
+        """An agenteval remark about the agent's streams (always kept)."""
+        with self._lock:
+            self._parts.append(f"\n[agenteval: {text}]\n")
+
+    def text(self) -> str:
+        with self._lock:
+            tail = f"\n[agenteval: {self.dropped:,} more characters not kept]" if self.dropped else ""
+            return "".join(self._parts) + tail
+
+
+class _Router(io.TextIOBase):
+    """Stands in for ``sys.stdout`` / ``sys.stderr`` (see the module docstring)."""
+
+    def __init__(self, stream: TextIO, fd: int) -> None:
+        super().__init__()
+        self._stream = stream
+        self._fd = fd
+
+    @property
+    def stream(self) -> TextIO:
+        if getattr(self._stream, "closed", False):  # the agent closed the real stream
+            self._stream = open(os.dup(self._fd), "w", encoding="utf-8", errors="replace", closefd=True)  # noqa: SIM115
+        return self._stream
+
+    def write(self, text: str) -> int:
+        capture = _CURRENT.get()
+        if capture is not None:
+            capture.write(str(text))
+            return len(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        if _CURRENT.get() is None:
+            self.stream.flush()
+
+    def close(self) -> None:
+        """Closing it closes nothing (an agent must not end agenteval's output)."""
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return _CURRENT.get() is None and self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _install() -> None:
+    global _installed
+    with _lock:
+        _installed += 1
+        if _installed > 1:
+            return
+        for fd in (1, 2):
+            if fd not in _saved_fds:
+                try:
+                    _saved_fds[fd] = os.dup(fd)
+                except OSError:
+                    pass
+        if not isinstance(sys.stdout, _Router) and sys.stdout is not None:
+            sys.stdout = _Router(sys.stdout, 1)
+        if not isinstance(sys.stderr, _Router) and sys.stderr is not None:
+            sys.stderr = _Router(sys.stderr, 2)
+
+
+def _uninstall() -> None:
+    global _installed
+    with _lock:
+        _installed -= 1
+        if _installed > 0:
+            return
+        if isinstance(sys.stdout, _Router):
+            sys.stdout = sys.stdout._stream
+        if isinstance(sys.stderr, _Router):
+            sys.stderr = sys.stderr._stream
+
+
+@contextmanager
+def capturing() -> Iterator[Capture]:
+    """Capture what the current context (a case's task and its threads) prints."""
+    capture = Capture()
+    _install()
+    token = _CURRENT.set(capture)
+    try:
+        yield capture
+    finally:
+        _CURRENT.reset(token)
+        _uninstall()
+
+
+def repair_std_streams(capture: Optional[Capture] = None) -> None:
+    """Reopen file descriptors 1 and 2 if the agent closed them (noted in ``capture``)."""
+    for fd, name in ((1, "standard output"), (2, "standard error")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        saved = _saved_fds.get(fd)
+        if saved is None:
+            continue
+        try:
+            os.dup2(saved, fd)
+        except OSError:
+            continue
+        if capture is not None:
+            capture.note(
+                f"file descriptor {fd} ({name}) was found closed after this case's turn (closed by an "
+                "agent); agenteval reopened it"
+            )
