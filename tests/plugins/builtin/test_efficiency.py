@@ -176,6 +176,7 @@ def test_info_is_informational_and_reference_free(cls):
     info = cls.info
     assert info.informational and info.default_threshold is None and not info.requires_expected
     assert (info.min_score, info.max_score) == (0.0, None)
+    assert not info.higher_is_better  # ADK: lower is better for all four
 
 
 # -- property: the same numbers as ADK's evaluators on any invocations -------------------------

@@ -29,6 +29,7 @@ class InferenceCallCount(Evaluator):
         description="Model calls per invocation (mean over the case); informational, as ADK.",
         min_score=0.0,
         max_score=None,
+        higher_is_better=False,
         default_threshold=None,
         informational=True,
     )

@@ -48,6 +48,7 @@ class InvocationDuration(Evaluator):
         description="Seconds per invocation (mean over the case), split model/tool/framework; informational.",
         min_score=0.0,
         max_score=None,
+        higher_is_better=False,
         default_threshold=None,
         informational=True,
     )

@@ -36,6 +36,7 @@ class TokenUsage(Evaluator):
         description="Tokens per invocation (mean over the case) with ADK's breakdown; informational.",
         min_score=0.0,
         max_score=None,
+        higher_is_better=False,
         default_threshold=None,
         informational=True,
     )

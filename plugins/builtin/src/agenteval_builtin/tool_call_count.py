@@ -22,6 +22,7 @@ class ToolCallCount(Evaluator):
         description="Tool calls per invocation (mean over the case); informational, as ADK.",
         min_score=0.0,
         max_score=None,
+        higher_is_better=False,
         default_threshold=None,
         informational=True,
     )
