@@ -67,3 +67,34 @@ def test_our_invocations_equal_adk_s(team, team_evalset, agents_on_path):
         "forecast_reader",
         "packing_advisor",
     }
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+def test_efficiency_on_our_turns_equals_adks_evaluators_on_its_own(team, team_evalset, agents_on_path):
+    from agenteval import EvaluationContext
+    from agenteval_builtin.inference_call_count import InferenceCallCount
+    from agenteval_builtin.token_usage import TokenUsage
+    from google.adk.evaluation._efficiency_evaluators import (
+        _InferenceCallCountV1Evaluator,
+        _TokenUsageV1Evaluator,
+    )
+    from google.adk.evaluation.eval_case import Invocation as AdkInvocation
+
+    agent = AdkAgent(str(team))
+
+    async def ours():
+        try:
+            return await run_agent(agent, team_evalset.eval_cases)
+        finally:
+            await agent.aclose()
+
+    mine = dict(zip([c.eval_id for c in team_evalset.eval_cases], asyncio.run(ours()), strict=True))
+    theirs = _adk_inferences(team_evalset)
+    pairs = [(InferenceCallCount, _InferenceCallCountV1Evaluator), (TokenUsage, _TokenUsageV1Evaluator)]
+    for case in team_evalset.eval_cases:
+        adk_turns = [AdkInvocation.model_validate_json(i.model_dump_json()) for i in theirs[case.eval_id]]
+        for ours_cls, adk_cls in pairs:
+            score = ours_cls().evaluate(EvaluationContext(case=case, actual=mine[case.eval_id]))
+            adk = adk_cls().evaluate_invocations(adk_turns)
+            assert score.value == adk.overall_score is not None, (case.eval_id, ours_cls.__name__)
+            assert [s.score for s in score.per_invocation] == [r.score for r in adk.per_invocation_results]
