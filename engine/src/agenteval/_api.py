@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any, Optional, TypeVar, Union
 
 from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
-from ._run import AGENT_ERROR_KEY, DEFAULT_CONCURRENCY, CriteriaSpec, as_config, plan_eval_sets, plan_paths
+from ._run import (
+    AGENT_ERROR_KEY,
+    DEFAULT_CONCURRENCY,
+    CriteriaSpec,
+    Plan,
+    as_config,
+    plan_eval_sets,
+    plan_paths,
+)
 from ._run._session import open_run
 from .agents import Agent
 from .errors import ConfigError, CriterionLoadError, DataError
@@ -65,12 +73,13 @@ def resolve_agent(
     raise ConfigError(msg)
 
 
-def save_actual(result: RunResult, path: Path) -> list[tuple[Path, int]]:
+def save_actual(result: RunResult, path: Path, plan: Optional[Plan] = None) -> list[tuple[Path, int]]:
     """Write what the agent did as eval sets that ``--actual`` accepts later: ``path``
     itself for one run; for several runs one file per run (``NAME.run1.json``...), which
     ``--actual`` takes back together as runs. A case the agent could not run is kept with
-    its error (``agenteval_agent_error``), so re-scoring the file reports it again.
-    Returns each file written with its number of cases."""
+    its error (``agenteval_agent_error``), so re-scoring the file reports it again. With the
+    run's ``plan``, each case keeps its ``session_input``. Returns each file written with its
+    number of cases."""
     cases = [case for eval_set in result.eval_sets for case in eval_set.cases]
     seen: dict[str, int] = {}
     for case in cases:
@@ -81,6 +90,7 @@ def save_actual(result: RunResult, path: Path) -> list[tuple[Path, int]]:
         raise DataError(
             f"cannot save one actual file for eval sets that share eval_ids: {shared}", source=str(path)
         )
+    sessions = {case.eval_id: case.session_input for s in (plan.sets if plan else ()) for case in s.cases}
     ids = {eval_set.eval_set_id for eval_set in result.eval_sets}
     eval_set_id = next(iter(ids)) if len(ids) == 1 else "actual"
     runs = max((len(case.agent_runs) for case in cases), default=1)
@@ -97,7 +107,14 @@ def save_actual(result: RunResult, path: Path) -> list[tuple[Path, int]]:
                     "code": record.error_code or "agent_error",
                     "message": record.error.message,
                 }
-            saved.append(EvalCase(eval_id=case.eval_id, conversation=list(record.invocations), **extra))
+            saved.append(
+                EvalCase(
+                    eval_id=case.eval_id,
+                    conversation=list(record.invocations),
+                    session_input=sessions.get(case.eval_id),
+                    **extra,
+                )
+            )
         name = "actual invocations recorded by agenteval" + (f" (run {run_index + 1})" if runs > 1 else "")
         eval_set = EvalSet(eval_set_id=eval_set_id, name=name, eval_cases=saved)
         target = path if runs == 1 else path.with_name(f"{_stem(path)}.run{run_index + 1}{path.suffix}")

@@ -81,3 +81,72 @@ def test_the_offline_example_passes(runner, monkeypatch):
     scores = _scores(result)
     assert len(scores) == 6 and all(status == "PASSED" for _, status in scores.values())
     assert scores[("tokyo_trip", "tool_trajectory_avg_score")] == (1.0, "PASSED")
+
+
+def test_a_run_of_an_agent_folder_is_also_adk_eval_history_that_google_adk_loads(runner, team, tmp_path):
+    from google.adk.evaluation.eval_result import EvalSetResult
+
+    history = tmp_path / "history"
+    result = runner.invoke(
+        main,
+        ["run", str(team / "weather_team.evalset.json"), "--agent", str(team), "--adk-history", str(history)],
+    )
+    assert result.exit_code == 0, result.output
+    [path] = history.glob("*.evalset_result.json")
+    assert path.name.startswith(f"{team.resolve().name}_")
+    loaded = EvalSetResult.model_validate_json(path.read_text(encoding="utf-8"))
+    assert [c.eval_id for c in loaded.eval_case_results] == [
+        "paris_weather",
+        "cairo_in_fahrenheit",
+        "trip_then_thanks",
+    ]
+    first = loaded.eval_case_results[0]
+    assert first.final_eval_status.value == 1  # PASSED
+    assert {m.metric_name for m in first.overall_eval_metric_results} >= {"tool_trajectory_avg_score"}
+    assert first.eval_metric_result_per_invocation[0].actual_invocation.user_content.parts[0].text
+    assert f"ADK eval history written to {path}" in result.stderr
+
+
+def test_adk_history_defaults_to_the_agent_folder_and_can_be_skipped(runner, team, tmp_path):
+    import shutil
+
+    team = Path(
+        shutil.copytree(team, tmp_path / team.name, ignore=shutil.ignore_patterns(".adk", "__pycache__"))
+    )
+    folder = team / ".adk" / "eval_history"
+    skipped = runner.invoke(
+        main, ["run", str(team / "weather_team.evalset.json"), "--agent", str(team), "--no-adk-history"]
+    )
+    assert skipped.exit_code == 0 and not folder.exists()
+    written = runner.invoke(main, ["run", str(team / "weather_team.evalset.json"), "--agent", str(team)])
+    assert written.exit_code == 0 and len(list(folder.glob("*.evalset_result.json"))) == 1
+
+
+def test_errored_cases_are_not_evaluated_in_adk_history(tmp_path):
+    from agenteval.results import CriterionResult, PluginInfo, Status
+    from agenteval.runs import CaseRecord, CriterionEntry, EvalSetEntry
+    from agenteval.runs._adk_history import adk_history_documents
+    from google.adk.evaluation.eval_result import EvalSetResult
+
+    plugin = PluginInfo(distribution="d", version="1", entry_point="m:C")
+    errored = CriterionResult(
+        criterion="x",
+        threshold=0.5,
+        score=None,
+        status=Status.ERRORED,
+        reason_code="agent_error",
+        plugin=plugin,
+    )
+    entry = EvalSetEntry(
+        index=0,
+        eval_set_id="s",
+        case_ids=["c"],
+        criteria=[CriterionEntry(name="x", distribution="d", version="1", entry_point="m:C", threshold=0.5)],
+    )
+    record = CaseRecord(run_id="r", eval_set_index=0, eval_set_id="s", case_id="c", status=Status.ERRORED)
+    [document] = adk_history_documents(
+        "app", [(entry, record, [errored], Status.ERRORED)], created=1.5
+    ).values()
+    loaded = EvalSetResult.model_validate(document)
+    assert loaded.eval_case_results[0].final_eval_status.value == 3  # NOT_EVALUATED: ADK has no ERRORED
+    assert loaded.eval_case_results[0].overall_eval_metric_results[0].eval_status.value == 3

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
 from .._verdicts import SummaryBuilder, case_status, combine_runs, not_evaluated
@@ -40,6 +41,7 @@ from ..runs import (
     SummaryDocument,
     utc_now,
 )
+from ..runs._adk_history import adk_history_documents, write_adk_history
 from ._plan import Plan, PlannedSet
 from ._progress import Progress, SilentProgress
 from ._scoring import Preparation, score_run
@@ -76,6 +78,8 @@ class EvalRun:
         writer: the run folder being written (``None``: keep no record).
         resume_from: a recorded run whose finished cases are taken as they are.
         progress: where progress goes (default: nowhere).
+        adk_history: a folder where a complete run is also written as ADK's
+            ``*.evalset_result.json`` eval history (``None``: not written).
     """
 
     def __init__(
@@ -91,6 +95,7 @@ class EvalRun:
         resume_from: Optional[RecordedRun] = None,
         progress: Optional[Progress] = None,
         run_id: Optional[str] = None,
+        adk_history: Optional[Path] = None,
     ) -> None:
         self.plan = plan
         needs_judge = any(c.info.requires_judge for s in plan.sets for c in s.criteria)
@@ -109,6 +114,10 @@ class EvalRun:
         self._interrupts = 0
         self.agent_calls = 0
         self._states_done: dict[tuple[int, str], bool] = {}
+        #: Where a complete run is also written as ADK's eval history (``None``: not).
+        self.adk_history = adk_history
+        self.adk_history_written: list[Path] = []
+        self.adk_history_error: Optional[str] = None
 
     # -- interruption -------------------------------------------------------------
     def interrupt(self, signal_name: str = "SIGINT") -> None:
@@ -184,7 +193,33 @@ class EvalRun:
         self._states_done = {key: key in finished for key in states}
         result = self._result(states, finished, summary)
         self._finish_record(result)
+        if self.adk_history is not None and not result.interrupted:
+            self._write_adk_history(states, finished)
         return result
+
+    def _write_adk_history(
+        self, states: dict[tuple[int, str], _CaseState], finished: dict[tuple[int, str], CaseResult]
+    ) -> None:
+        """Every case as ``adk eval`` records it (its first run's turns, the combined verdicts)."""
+        assert self.adk_history is not None
+        agent = self.plan.agent
+        app = agent.adk_app() if agent is not None else None
+        app_name = app[1] if app is not None else "agenteval"
+        cases = []
+        for key, state in states.items():
+            record = state.runs.get(1)
+            case = finished.get(key)
+            if record is None or case is None:
+                continue
+            cases.append((state.planned.entry(), record, case.criteria, case.status))
+        try:
+            self.adk_history_written = write_adk_history(
+                self.adk_history, adk_history_documents(app_name, cases)
+            )
+        except OSError as exc:
+            self.adk_history_error = (
+                f"could not write ADK's eval history to {self.adk_history}: {exc.strerror or exc}"
+            )
 
     def _states(self) -> dict[tuple[int, str], _CaseState]:
         return {(s.index, case.eval_id): _CaseState(s, case) for s in self.plan.sets for case in s.cases}

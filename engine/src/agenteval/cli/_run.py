@@ -165,6 +165,13 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     help="Continue the latest interrupted run of the same inputs (or RUN_ID): finished cases are kept.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress display; only the report.")
+@click.option(
+    "--adk-history",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="With an ADK agent: write ADK's eval history here (default: <agent folder>/.adk/eval_history).",
+)
+@click.option("--no-adk-history", is_flag=True, help="With an ADK agent: do not write ADK's eval history.")
 @reports_errors
 def run(
     paths: tuple[str, ...],
@@ -190,6 +197,8 @@ def run(
     no_record: bool,
     resume: Optional[str],
     quiet: bool,
+    adk_history: Optional[Path],
+    no_adk_history: bool,
 ) -> None:
     """Score eval files against the agent's actual invocations.
 
@@ -237,6 +246,13 @@ def run(
         _print_plan(plan, judge, no_cache)
         sys.exit(ExitCode.OK)
     progress = progress_for(sys.stderr, quiet=quiet, judge_counters=_judge_counters(judge))
+    history = None
+    if agent is not None and not no_adk_history:
+        app = agent.adk_app()
+        if adk_history is not None:
+            history = adk_history.absolute()
+        elif app is not None:
+            history = app[0] / ".adk" / "eval_history"
     evaluation = open_run(
         plan,
         runs_dir=records_dir,
@@ -247,6 +263,7 @@ def run(
         agent_timeout=agent_timeout,
         strict=strict,
         progress=progress,
+        adk_history=history,
     )
     with _late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True))
@@ -270,7 +287,7 @@ def _report(
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if save_actual is not None and plan.agent is not None:
-        written = write_actual(result, save_actual)
+        written = write_actual(result, save_actual, plan)
         for path, count in written:
             click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
         rescore = " ".join(f"--actual {shlex.quote(str(path))}" for path, _ in written)
@@ -284,6 +301,10 @@ def _report(
     if evaluation.writer is not None:
         click.echo(f"agenteval: run {evaluation.run_id} recorded in {evaluation.writer.folder}", err=True)
         click.echo(f"agenteval: see it again with: agenteval runs show {evaluation.run_id}", err=True)
+    for path in evaluation.adk_history_written:
+        click.echo(f"agenteval: ADK eval history written to {path}", err=True)
+    if evaluation.adk_history_error is not None:
+        click.echo(f"warning: {evaluation.adk_history_error}", err=True)
     if evaluation.failed is not None:
         click.echo(f"error: {evaluation.failed}; the run stopped, what was recorded before is kept", err=True)
         sys.exit(ExitCode.NOT_PASSED)

@@ -38,6 +38,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import aclosing
+from pathlib import Path
 from typing import Any, Optional
 
 from agenteval import ConfigError
@@ -222,6 +223,11 @@ class AdkAgent(Agent):
     @classmethod
     def claims(cls, target: str) -> bool:
         return _target.claims(target.partition(AGENT_NAME_SEPARATOR)[0])
+
+    def adk_app(self) -> Optional[tuple[Path, str]]:
+        """An agent folder's path and app name (its folder name, as ``adk eval`` names it)."""
+        folder = Path(self.agent_path)
+        return (folder.resolve(), folder.resolve().name) if folder.is_dir() else None
 
     def check_ready(self) -> None:
         self._loaded = load_agent(self.agent_path)

@@ -1,0 +1,116 @@
+"""ADK's eval history: a run written as ``adk eval`` writes it, so that ``adk web`` and other
+ADK tools list it with the runs they made themselves.
+
+One ``<app>_<eval_set_id>_<unix time>.evalset_result.json`` per eval set, in ADK 2.13's
+``EvalSetResult`` shape exactly (snake_case, statuses as ADK's integers, ``indent=2``).
+ADK's metric results forbid extra keys, so what ADK has no field for stays in agenteval's own
+run folder: ERRORED is written as NOT_EVALUATED (ADK has no ERRORED) and reason codes,
+judge samples and errors are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+from ..models import Invocation
+from ..results import CriterionResult, Status
+from ._records import CaseRecord, EvalSetEntry
+
+__all__ = ["ADK_STATUS", "adk_history_documents", "write_adk_history"]
+
+#: ADK 2.13's ``EvalStatus`` values (ERRORED has none: it is written as NOT_EVALUATED).
+ADK_STATUS = {
+    Status.PASSED: 1,
+    Status.FAILED: 2,
+    Status.NOT_EVALUATED: 3,
+    Status.ERRORED: 3,
+    Status.INFORMATIONAL: 4,
+}
+
+
+def _invocation(invocation: Invocation) -> dict[str, Any]:
+    return invocation.model_dump(mode="json", exclude_unset=True, by_alias=False)
+
+
+def _metric(result: CriterionResult, score: Optional[float], status: Status) -> dict[str, Any]:
+    return {
+        "metric_name": result.criterion,
+        "threshold": result.threshold,
+        "score": score,
+        "eval_status": ADK_STATUS[status],
+    }
+
+
+def _case(
+    entry: EvalSetEntry, record: CaseRecord, criteria: Sequence[CriterionResult], status: Status
+) -> dict:
+    actual = list(record.actual.invocations) if record.actual is not None else []
+    expected = list(record.expected or [])
+    per_invocation = []
+    for index, turn in enumerate(actual):
+        results = []
+        for result in criteria:
+            for run in result.runs or [result]:
+                item = next((p for p in run.per_invocation if p.index == index), None)
+                if item is not None:
+                    results.append(_metric(result, item.score, item.status))
+                    break
+        per_invocation.append(
+            {
+                "actual_invocation": _invocation(turn),
+                "expected_invocation": _invocation(expected[index]) if index < len(expected) else None,
+                "eval_metric_results": results,
+            }
+        )
+    return {
+        "eval_set_file": entry.eval_set_id,
+        "eval_set_id": entry.eval_set_id,
+        "eval_id": record.case_id,
+        "final_eval_status": ADK_STATUS[status],
+        "eval_metric_results": None,
+        "overall_eval_metric_results": [_metric(r, r.score, r.status) for r in criteria],
+        "eval_metric_result_per_invocation": per_invocation,
+        "session_id": f"agenteval-{record.run_id}-{record.case_id}",
+        "session_details": None,
+        "user_id": None,
+    }
+
+
+def adk_history_documents(
+    app_name: str,
+    cases: Sequence[tuple[EvalSetEntry, CaseRecord, Sequence[CriterionResult], Status]],
+    created: Optional[float] = None,
+) -> dict[str, dict[str, Any]]:
+    """``{file name: EvalSetResult document}``, one per eval set among ``cases`` (each case
+    with its first run's record, its combined criteria results and status)."""
+    created = time.time() if created is None else created
+    by_set: dict[int, tuple[EvalSetEntry, list[dict]]] = {}
+    for entry, record, criteria, status in cases:
+        by_set.setdefault(entry.index, (entry, []))[1].append(_case(entry, record, criteria, status))
+    documents = {}
+    for entry, case_results in by_set.values():
+        result_id = re.sub(r"[/\\]", "_", f"{app_name}_{entry.eval_set_id}_{created}")
+        documents[f"{result_id}.evalset_result.json"] = {
+            "eval_set_result_id": result_id,
+            "eval_set_result_name": result_id,
+            "eval_set_id": entry.eval_set_id,
+            "eval_case_results": case_results,
+            "creation_timestamp": created,
+        }
+    return documents
+
+
+def write_adk_history(folder: Path, documents: dict[str, dict[str, Any]]) -> list[Path]:
+    """Write the documents into ``folder`` (made if needed); the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, document in documents.items():
+        path = folder / name
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+        written.append(path)
+    return written
