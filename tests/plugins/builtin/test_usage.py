@@ -16,6 +16,8 @@ from agenteval_builtin.python_agent import reply_to_invocation
 from agenteval_builtin.token_usage import TokenUsage
 from agenteval_builtin.tool_call_count import ToolCallCount
 from agenteval_builtin_test_helpers import run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 OPENAI_USAGE = {
     "prompt_tokens": 120,
@@ -157,3 +159,37 @@ def test_http_malformed_usage_is_an_error(fake_openai):
     fake_openai.script(Reply(raw_body=_completion("a", {"prompt_tokens": -3})))
     with pytest.raises(ValueError, match="sent a malformed usage: usage prompt_tokens"):
         _talk(HttpAgent(f"{fake_openai.base_url}/v1"), "one")
+
+
+# -- property: any OpenAI usage reads, through ADK's own reader, as the same input/output ----
+
+_counts = st.integers(min_value=0, max_value=10**7)
+
+
+@st.composite
+def _openai_usages(draw):
+    usage = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        if draw(st.booleans()):
+            usage[key] = draw(_counts)
+    if "completion_tokens" in usage and draw(st.booleans()):
+        reasoning = draw(st.integers(min_value=0, max_value=usage["completion_tokens"]))
+        usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    if draw(st.booleans()):
+        usage["prompt_tokens_details"] = {"cached_tokens": draw(_counts)}
+    return usage
+
+
+@settings(max_examples=100, deadline=None)
+@given(_openai_usages())
+def test_any_openai_usage_keeps_its_input_and_output_through_adks_reader(usage):
+    from google.adk.telemetry._token_usage import TokenUsage as AdkTokenUsage
+    from google.genai import types
+
+    adk = AdkTokenUsage.from_usage_metadata(
+        types.GenerateContentResponseUsageMetadata(**usage_metadata(usage))
+    )
+    assert adk.input_tokens == usage.get("prompt_tokens")
+    assert adk.output_tokens == usage.get("completion_tokens")
+    reasoning = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens")
+    assert adk.reasoning_output_tokens == reasoning
