@@ -275,3 +275,22 @@ def test_adks_error_logs_of_a_failing_case_stay_off_stderr(team, tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 case: 1 errored" in done.stdout
     assert "google_adk" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_adks_logs_reach_the_cases_output_through_the_engine(team):
+    from agenteval.agents import run_agent
+    from agenteval.testing import make_case, make_invocation
+
+    agent = AdkAgent(str(team))
+    failing = make_case([make_invocation("And the forecast for Atlantis?", "x")], eval_id="atlantis")
+
+    async def go():
+        try:
+            return await run_agent(agent, [failing])
+        finally:
+            await agent.aclose()
+
+    [outcome] = asyncio.run(go())
+    lines = outcome.output.splitlines()
+    assert any(line.startswith("turn 1: ERROR google_adk.") for line in lines), outcome.output
+    assert "Traceback" not in outcome.output

@@ -24,7 +24,8 @@ conversation, as ADK does. Before any case runs, ``check_ready`` imports the age
 can be reached with the credentials at hand (``_preflight``; no network call). Each turn's
 duration is split into model and tool time with ADK's own instrumentation, as ``adk eval``
 does. What ADK logs (its ``google_adk`` loggers, warnings and up) while a case's turns run
-is kept in that session's ``log`` (``_logs``) instead of going to stderr.
+is kept in that session's ``log`` (``_logs``) instead of going to stderr, and reaches the
+case's recorded output through ``AgentSession.output()``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,11 @@ class _Session(AgentSession):
         #: ``{"turn", "level", "logger", "message"}`` each (see ``_logs``).
         self.log: list[dict[str, Any]] = []
         self._turns = 0
+
+    def output(self) -> str:
+        """ADK's log records of this conversation, one line each (``turn N: LEVEL logger:
+        message``): the engine adds them to the case's output."""
+        return "".join(f"turn {r['turn']}: {r['level']} {r['logger']}: {r['message']}\n" for r in self.log)
 
     async def turn(self, user_content: Content) -> Invocation:
         message = to_genai_content(user_content)
