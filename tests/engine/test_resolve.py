@@ -185,7 +185,7 @@ def test_unknown_criteria_are_one_load_error():
     with pytest.raises(CriterionLoadError) as info:
         resolve(Criterion(name="trajectori"), Criterion(name="nope"), Criterion(name="with_default"))
     message = str(info.value)
-    assert message.startswith("cannot load the requested criteria:")
+    assert message.startswith(f"{WHERE}: cannot load the requested criteria:")
     assert "'trajectori' is not an installed criterion; did you mean 'trajectory'?" in message
     assert (
         "'nope' is not an installed criterion; installed criteria: count, not_ready, trajectory, with_default"
@@ -236,3 +236,11 @@ def test_a_threshold_every_score_passes_warns():
     [warning] = warnings
     assert warning.startswith(f"{WHERE}: criteria.trajectory: threshold 0 is the lowest score")
     assert "so every score passes" in warning
+
+
+def test_an_unknown_criterion_names_the_configs_it_was_requested_in():
+    requests = [(Criterion(name="trajectory"), WHERE), (Criterion(name="nope"), "/other/test_config.json")]
+    with pytest.raises(CriterionLoadError) as info:
+        resolve_criteria(requests, REGISTRY, [])
+    assert str(info.value).startswith(f"{WHERE}, /other/test_config.json: ")
+    assert "'nope'" in str(info.value)

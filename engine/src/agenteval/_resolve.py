@@ -121,6 +121,13 @@ def _number(value: Optional[float], unbounded: str = "") -> str:
     return unbounded if value is None else f"{value:g}"
 
 
+def _name_sources(exc: AgentEvalError, requests: Sequence[tuple[Criterion, str]]) -> None:
+    """Give a load error without a source the configs the criteria were requested in."""
+    sources = list(dict.fromkeys(where for _, where in requests))
+    exc.source = ", ".join(sources)
+    exc.args = (f"{exc.source}: {exc.message}",)
+
+
 def resolve_criteria(
     requests: Sequence[tuple[Criterion, str]],
     registry: Registry,
@@ -132,7 +139,12 @@ def resolve_criteria(
     Returns one ``ResolvedCriterion`` per request, in order. Evaluators with equal parameters are shared
     (one instance per criterion and parameter set per run).
     """
-    loaded = registry.load(c.name for c, _ in requests)
+    try:
+        loaded = registry.load(c.name for c, _ in requests)
+    except AgentEvalError as exc:
+        if exc.source is None:
+            _name_sources(exc, requests)
+        raise
     cache = {} if cache is None else cache
     resolved = []
     for criterion, where in requests:

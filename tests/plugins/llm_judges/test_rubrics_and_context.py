@@ -33,6 +33,13 @@ def rub(rubric_id: str, text: str = "A property.", kind: str | None = None) -> R
     return Rubric(rubric_id=rubric_id, rubric_content=RubricContent(text_property=text), type=kind)
 
 
+def _unvalidated(rubric_id: str, kind: str) -> Rubric:
+    """A rubric with a type the eval models refuse at load, as code may still build one."""
+    return Rubric.model_construct(
+        rubric_id=rubric_id, rubric_content=RubricContent(text_property="A property."), type=kind
+    )
+
+
 # -- merging ---------------------------------------------------------------------------------
 
 
@@ -48,7 +55,11 @@ def test_case_and_invocation_rubrics_need_the_exact_type():
     merged = merge_rubrics(
         TAG,
         [rub("c")],
-        [rub("untyped"), rub("lower", kind="final_response_quality"), rub("other", kind="TOOL_USE_QUALITY")],
+        [
+            rub("untyped"),
+            _unvalidated("lower", "final_response_quality"),
+            rub("other", kind="TOOL_USE_QUALITY"),
+        ],
         [rub("i", kind=TAG)],
     )
     assert merged.ids() == ["c", "i"]

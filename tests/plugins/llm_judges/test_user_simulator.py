@@ -173,8 +173,13 @@ def test_a_persona_object_is_used_as_given(gemini_env, tmp_path):
 
 
 def test_an_unknown_persona_id_stops_the_run_before_any_work(gemini_env, tmp_path):
+    # The eval models refuse it at load; a case built without validation meets this check.
+    with pytest.raises(ValueError, match="unknown persona 'PIRATE'"):
+        scenario(persona="PIRATE")
+    case = scenario()
+    case.conversation_scenario.user_persona = "PIRATE"
     with pytest.raises(ConfigError) as info:
-        simulate(tmp_path, [scenario(persona="PIRATE")])
+        simulate(tmp_path, [case])
     message = str(info.value)
     assert (
         "eval_cases['booking'].conversation_scenario.user_persona 'PIRATE' is not a built-in persona"
