@@ -212,6 +212,8 @@ class RunResult(_Record):
     eval_sets: list[EvalSetResult]
     warnings: list[str] = Field(default_factory=list)
     interrupted: bool = False
+    #: The run folder's id when the run was recorded (``docs/run-folder.md``), else ``None``.
+    run_id: Optional[str] = None
 
     @property
     def passed(self) -> bool:

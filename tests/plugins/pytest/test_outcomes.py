@@ -185,3 +185,22 @@ def test_loader_warnings_are_shown_in_the_summary_and_do_not_fail_under_W_error(
     result = named.run("-W", "error", "-k", "weather", "-rN")
     result.assert_outcomes(passed=1, deselected=3)
     result.stdout.fnmatch_lines(["*agenteval warnings*", "shop.evalset.json: *colour*"])
+
+
+def test_each_eval_file_is_recorded_as_a_run(named, monkeypatch):
+    from agenteval.runs import RunState, list_runs
+
+    runs = named.path / "recorded"
+    result = named.run("--agenteval-runs-dir", str(runs))
+    [run] = list_runs(runs)
+    assert run.manifest.state is RunState.COMPLETE
+    assert sorted(r.case_id for r in run.records()) == ["crash", "empty", "flight", "weather"]
+    result.stdout.fnmatch_lines([f"agenteval: 1 run(s) recorded in {runs}*"])
+
+
+def test_no_record_keeps_no_run_folder(named, monkeypatch):
+    monkeypatch.delenv("AGENTEVAL_RUNS_DIR", raising=False)
+    named.run("--agenteval-no-record")
+    assert not (named.path / ".agenteval" / "runs").exists()
+    named.run()
+    assert (named.path / ".agenteval" / "runs").is_dir()  # the rootdir's, by default

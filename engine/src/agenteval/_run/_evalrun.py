@@ -453,6 +453,7 @@ class EvalRun:
             eval_sets=eval_sets,
             warnings=list(self.plan.warnings),
             interrupted=interrupted,
+            run_id=self.run_id if self.writer is not None else None,
         )
 
     def _finish_record(self, result: RunResult) -> None:

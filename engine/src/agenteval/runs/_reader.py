@@ -147,7 +147,6 @@ class RecordedRun:
             for entry in self.manifest.eval_sets
         ]
 
-
     def result(self) -> RunResult:
         """The run's ``RunResult`` re-rendered from its records (what ``agenteval runs
         show`` prints): verdicts recomputed by the same rules, judge activity from
@@ -171,6 +170,7 @@ class RecordedRun:
             eval_sets=eval_sets,
             warnings=list(self.manifest.warnings),
             interrupted=self.manifest.state is not RunState.COMPLETE,
+            run_id=self.run_id,
         )
 
 

@@ -49,10 +49,13 @@ class _Settings:
     agent: Optional[str]
     num_runs: int
     criteria: Optional[tuple[str, ...]]
+    #: Where each eval file's run is recorded (``None``: ``--agenteval-no-record``).
+    runs_dir: Optional[Path]
 
 
 _SETTINGS = pytest.StashKey[_Settings]()
 _WARNINGS = pytest.StashKey[dict[str, list[str]]]()
+_RECORDED = pytest.StashKey[list[str]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -81,6 +84,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             "apply only these criteria (as agenteval run --criteria: thresholds and params "
             "from the test_config.json beside each file are kept)"
         ),
+    )
+    group.addoption(
+        "--agenteval-runs-dir",
+        metavar="DIR",
+        help=(
+            "record each eval file's run here (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs "
+            "in the rootdir)"
+        ),
+    )
+    group.addoption(
+        "--agenteval-no-record", action="store_true", help="record no run folder for the eval files"
     )
     parser.addini(
         "agenteval_agent",
@@ -141,8 +155,14 @@ def pytest_configure(config: pytest.Config) -> None:
             msg = "--agenteval-criteria: give at least one criterion name, e.g. response_match_score"
             raise pytest.UsageError(msg)
         criteria = tuple(dict.fromkeys(names))
-    config.stash[_SETTINGS] = _Settings(agent=agent, num_runs=num_runs, criteria=criteria)
+    runs_dir: Optional[Path] = None
+    if not config.getoption("agenteval_no_record"):
+        given = config.getoption("agenteval_runs_dir") or os.environ.get("AGENTEVAL_RUNS_DIR")
+        base = config.invocation_params.dir if given else config.rootpath
+        runs_dir = (base / (given or Path(".agenteval") / "runs")).resolve()
+    config.stash[_SETTINGS] = _Settings(agent=agent, num_runs=num_runs, criteria=criteria, runs_dir=runs_dir)
     config.stash[_WARNINGS] = {}
+    config.stash[_RECORDED] = []
 
 
 def _agent_for(file_path: Path, parent: pytest.Collector) -> Any:
@@ -170,6 +190,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[p
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    recorded = config.stash.get(_RECORDED, [])
+    settings = config.stash.get(_SETTINGS, None)
+    if recorded and settings is not None and settings.runs_dir is not None:
+        terminalreporter.line(
+            f"agenteval: {len(recorded)} run(s) recorded in {settings.runs_dir} "
+            f"(agenteval runs list --runs-dir {settings.runs_dir})"
+        )
     warnings = config.stash.get(_WARNINGS, {})
     if not warnings:
         return
@@ -254,13 +281,21 @@ class EvalFile(pytest.File):
         settings = self.config.stash[_SETTINGS]
         try:
             criteria = _criteria_config(self.path, settings.criteria) if settings.criteria else None
-            result = evaluate_agent(self.agent, self._selection(), criteria, num_runs=settings.num_runs)
+            result = evaluate_agent(
+                self.agent,
+                self._selection(),
+                criteria,
+                num_runs=settings.num_runs,
+                runs_dir=settings.runs_dir,
+            )
         except AgentEvalError as exc:
             return _EvalProblem(f"agenteval could not run {self.path.name}: {exc}")
         if result.interrupted:  # Ctrl-C while scoring: stop the session, as pytest would
             raise KeyboardInterrupt
         if result.warnings:
             self.config.stash[_WARNINGS][self.nodeid] = list(result.warnings)
+        if result.run_id is not None:
+            self.config.stash[_RECORDED].append(result.run_id)
         return result
 
 
