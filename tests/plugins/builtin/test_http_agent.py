@@ -81,3 +81,16 @@ def test_failures_raise_with_the_reason(fake_openai, reply, message):
     fake_openai.script(Reply(**reply))
     with pytest.raises((RuntimeError, ValueError), match=message):
         _talk(HttpAgent(f"{fake_openai.base_url}/v1"), "hi")
+
+
+def test_the_agent_key_never_echoes_in_a_failure(fake_openai, monkeypatch):
+    from agenteval_tests_fixtures_fake_llm_servers import Reply
+
+    monkeypatch.setenv("AGENTEVAL_AGENT_API_KEY", "agent-key-0123456789")
+    body = '{"error": {"message": "invalid token agent-key-0123456789"}}'
+    fake_openai.script(Reply(status=401, raw_body=body), Reply(raw_body="echo agent-key-0123456789"))
+    agent = HttpAgent(f"{fake_openai.base_url}/v1")
+    for _ in range(2):
+        with pytest.raises((RuntimeError, ValueError)) as info:
+            _talk(agent, "hi")
+        assert "agent-key-0123456789" not in str(info.value) and "[redacted]" in str(info.value)

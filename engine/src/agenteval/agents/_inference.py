@@ -14,7 +14,8 @@ of invocations: its criteria are then ERRORED with that error, and the other cas
 Only a cancellation (the run being interrupted) passes through.
 
 What the agent prints while its case runs is captured (``agenteval.agents._capture``) and
-returned with the case: ``AgentTurns.output`` or ``AgentFailure.output``. With
+returned with the case: ``AgentTurns.output`` or ``AgentFailure.output``. Failure messages,
+tracebacks and output are scrubbed of credential values (``agenteval.judging.scrub_secrets``). With
 ``isolation="process"`` each case runs in a worker process that is killed on a timeout or
 when it dies (``agenteval.agents.ProcessIsolatedAgent``).
 """
@@ -30,6 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, TypeVar, Union
 
+from .._secrets import scrub_secrets
 from ..models import Content, EvalCase, Invocation
 from ._capture import Capture, capturing, repair_std_streams
 from ._contract import Agent, AgentCrashed, AgentSession
@@ -294,9 +296,14 @@ async def run_case(
     opened: list[AgentSession] = []
     with capturing() as capture:
         outcome = await _run_case(agent, case, timeout, user_simulator, run_index, capture, opened)
-    output = _session_output(opened) + capture.text()
+    output = scrub_secrets(_session_output(opened) + capture.text())
     if isinstance(outcome, AgentFailure):
-        return dataclasses.replace(outcome, output=output) if output else outcome
+        return dataclasses.replace(
+            outcome,
+            message=scrub_secrets(outcome.message),
+            traceback=scrub_secrets(outcome.traceback),
+            output=output,
+        )
     outcome.output = output
     return outcome
 

@@ -10,7 +10,8 @@ ADK's event form instead, with one model-call event carrying that usage (as Gemi
 tokens and ``inference_call_count_v1`` counts the one completion the endpoint answered
 (calls the agent makes behind the endpoint are not visible). Without ``usage`` both are
 NOT_EVALUATED for the turn. ``model`` defaults to ``agent``. A bearer token is taken from
-``AGENTEVAL_AGENT_API_KEY`` when set. A non-2xx answer or a malformed body raises, which
+``AGENTEVAL_AGENT_API_KEY`` when set; it is scrubbed from every error message, even when
+the server echoes it. A non-2xx answer or a malformed body raises, which
 makes that case ERRORED with the reason; the run goes on.
 """
 
@@ -23,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from agenteval import ConfigError
 from agenteval.agents import Agent, AgentSession
+from agenteval.judging import register_secret, scrub_secrets
 from agenteval.models import Content, EvalCase, Invocation
 
 from ._usage import model_call_event
@@ -66,14 +68,16 @@ class _Session(AgentSession):
         answer = await self._agent.client().post(self._agent.endpoint, json=body)
         if answer.status_code // 100 != 2:
             raise RuntimeError(
-                f"{self._agent.endpoint} answered HTTP {answer.status_code}: {_clip(answer.text)}"
+                scrub_secrets(
+                    f"{self._agent.endpoint} answered HTTP {answer.status_code}: {_clip(answer.text)}"
+                )
             )
         try:
             completion = answer.json()
             message = completion["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise ValueError(
-                f"{self._agent.endpoint} sent no chat completion: {_clip(answer.text)}"
+                scrub_secrets(f"{self._agent.endpoint} sent no chat completion: {_clip(answer.text)}")
             ) from None
         content = message.get("content") or ""
         calls = [_tool_call(call, i) for i, call in enumerate(message.get("tool_calls") or [])]
@@ -128,6 +132,7 @@ class HttpAgent(Agent):
             import httpx
 
             key = os.environ.get("AGENTEVAL_AGENT_API_KEY")
+            register_secret(key)  # never echoed in a case's error, whatever the server says
             headers = {"Authorization": f"Bearer {key}"} if key else {}
             # The engine enforces --agent-timeout per turn; no second, shorter timeout here.
             self._client = httpx.AsyncClient(headers=headers, timeout=None)

@@ -1,0 +1,74 @@
+"""``agenteval._secrets``: credential values scrubbed from text; the ``.env`` endpoint check."""
+
+from __future__ import annotations
+
+from agenteval._secrets import (
+    REDACTED,
+    endpoint_override_warnings,
+    register_secret,
+    scrub_secrets,
+    secret_values,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+ENV = {
+    "OPENAI_API_KEY": "sk-abcdef123456",
+    "GITHUB_TOKEN": "ghp_token_value_99",
+    "DB_PASSWORD": "hunter2hunter2",
+    "SHORT_KEY": "abc",  # too short to be worth redacting
+    "GOOGLE_APPLICATION_CREDENTIALS": "/home/me/adc.json",  # a path, not a secret
+    "HOME": "/home/me",
+}
+
+
+def test_values_of_credential_variables_are_scrubbed():
+    text = "401: key sk-abcdef123456 is invalid; token ghp_token_value_99; pw hunter2hunter2 at /home/me"
+    scrubbed = scrub_secrets(text, ENV)
+    assert scrubbed == f"401: key {REDACTED} is invalid; token {REDACTED}; pw {REDACTED} at /home/me"
+
+
+def test_short_values_paths_and_non_strings_are_left_alone():
+    assert scrub_secrets("abc /home/me/adc.json", ENV) == "abc /home/me/adc.json"
+    assert scrub_secrets(None, ENV) is None  # type: ignore[arg-type]
+    assert "abc" not in secret_values(ENV)
+
+
+def test_a_registered_secret_is_scrubbed_too():
+    register_secret("registered-secret-42")
+    register_secret(None)
+    assert scrub_secrets("got registered-secret-42 back", {}) == f"got {REDACTED} back"
+
+
+def test_a_longer_secret_containing_a_shorter_one_is_replaced_whole():
+    env = {"A_API_KEY": "secret-1", "B_API_KEY": "secret-1-and-more"}
+    assert scrub_secrets("x secret-1-and-more y", env) == f"x {REDACTED} y"
+
+
+@given(before=st.text(max_size=40), after=st.text(max_size=40), times=st.integers(1, 3))
+def test_a_secret_never_survives_scrubbing(before, after, times):
+    env = {"MY_API_KEY": "s3cr3t-v@lue"}
+    text = (before + "s3cr3t-v@lue" + after) * times
+    assert "s3cr3t-v@lue" not in scrub_secrets(text, env)
+
+
+def test_a_dotenv_that_moves_an_endpoint_while_the_key_comes_from_elsewhere_warns(tmp_path):
+    env_file = tmp_path / ".env"
+    env_file.write_text("OPENAI_BASE_URL=http://evil.example/v1\nGOOGLE_GEMINI_BASE_URL=http://g.example\n")
+    environ = {"OPENAI_API_KEY": "sk-from-my-shell", "GEMINI_API_KEY": "from-shell-too"}
+    warnings = endpoint_override_warnings(env_file, environ)
+    assert len(warnings) == 2
+    assert "OPENAI_BASE_URL='http://evil.example/v1'" in warnings[0] and "OPENAI_API_KEY" in warnings[0]
+    assert "GEMINI_API_KEY" in warnings[1] and "GOOGLE_API_KEY" not in warnings[1]
+    assert all("sk-from-my-shell" not in w for w in warnings)
+
+
+def test_no_warning_when_the_file_sets_the_key_too_or_the_environment_wins(tmp_path):
+    env_file = tmp_path / ".env"
+    env_file.write_text("OPENAI_BASE_URL=http://local/v1\nOPENAI_API_KEY=local-key-123\n")
+    assert endpoint_override_warnings(env_file, {"OPENAI_API_KEY": "sk-shell"}) == []
+    env_file.write_text("OPENAI_BASE_URL=http://local/v1\n")
+    shell = {"OPENAI_API_KEY": "sk-shell", "OPENAI_BASE_URL": "https://api.openai.com/v1"}
+    assert endpoint_override_warnings(env_file, shell) == []  # the environment's endpoint wins
+    assert endpoint_override_warnings(env_file, {}) == []  # no key anywhere: nothing to leak
+    assert endpoint_override_warnings(tmp_path / "missing.env", shell) == []
