@@ -21,6 +21,7 @@ from agenteval.judging import JudgeOptions, JudgeRequest, JudgeResponse, JudgeUn
 
 from ._parsing import Unparseable, parse_answer
 from ._render import template_sha256
+from ._voting import JudgeSampling
 
 __all__ = [
     "JudgeCriterion",
@@ -75,23 +76,50 @@ async def ask(
     read: Callable[[dict[str, Any]], Any],
     *,
     single: bool = False,
+    sampling: Optional[JudgeSampling] = None,
+    votes: Optional[Callable[[Any], Sequence[bool]]] = None,
+    items: int = 1,
 ) -> list[Sample]:
-    """``options.num_samples`` answers (one with ``single``) to ``request``, each parsed
-    with ``read``; failures are kept in place as failed samples, never raised."""
+    """Answers to ``request``, each parsed with ``read``, in sample order; failures are
+    kept in place as failed samples, never raised.
+
+    One answer with ``single``; all ``options.num_samples`` at once without ``sampling``;
+    with ``sampling`` (and ``votes``, which gives a usable answer's vote on each of the
+    ``items`` questions it answers: one, or one per rubric), batches of sample indices
+    0, 1, 2... until ``sampling.next_batch`` says every item is decided."""
     if single:
         try:
             outcomes: list[Any] = [await judge.generate(request, options)]
         except JudgeUnavailable as exc:
             outcomes = [exc]
-    else:
-        outcomes = list(await judge.samples(request, options))
-    samples = []
-    for outcome in outcomes:
-        if isinstance(outcome, JudgeUnavailable):
-            samples.append(Sample(code=outcome.code, message=str(outcome)))
-        else:
-            samples.append(_read(outcome, read))
-    return samples
+        return [_sample(outcome, read) for outcome in outcomes]
+    if sampling is None or votes is None:
+        return [_sample(outcome, read) for outcome in await judge.samples(request, options)]
+    samples: list[Sample] = []
+    while True:
+        tallies: list[list[bool]] = [[] for _ in range(items)]
+        for sample in samples:
+            if sample.ok:
+                for tally, vote in zip(tallies, votes(sample.value), strict=True):
+                    tally.append(vote)
+        size = sampling.next_batch(tallies, len(samples), options.num_samples)
+        if size <= 0:
+            return samples
+        start = len(samples)
+        outcomes = await asyncio.gather(
+            *(judge.generate(request, options, index) for index in range(start, start + size)),
+            return_exceptions=True,
+        )
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, JudgeUnavailable):
+                raise outcome
+            samples.append(_sample(outcome, read))
+
+
+def _sample(outcome: Any, read: Callable[[dict[str, Any]], Any]) -> Sample:
+    if isinstance(outcome, JudgeUnavailable):
+        return Sample(code=outcome.code, message=str(outcome))
+    return _read(outcome, read)
 
 
 def failure(samples: Sequence[Sample]) -> tuple[str, str]:
@@ -175,6 +203,16 @@ class JudgeCriterion(Evaluator):
     @property
     def options(self) -> JudgeOptions:
         return self.params.judge_model_options  # type: ignore[attr-defined]
+
+    @property
+    def sampling(self) -> JudgeSampling:
+        """How many samples a question takes (``judge_sampling``; curtailed majority by default)."""
+        return getattr(self.params, "judge_sampling", None) or JudgeSampling()
+
+    @property
+    def samples_per_question(self) -> int:
+        """The most judge calls one question may take (for ``planned_judge_calls``)."""
+        return self.sampling.budget(self.options.num_samples)
 
     @classmethod
     def prompt_identity(cls) -> dict[str, str]:

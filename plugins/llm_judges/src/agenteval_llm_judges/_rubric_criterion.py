@@ -40,7 +40,7 @@ from ._judge import (
 from ._parsing import Unparseable, entries, label, require, text_field
 from ._render import encode
 from ._rubrics import RubricSet, merge_rubrics, rubric_text
-from ._voting import majority, mean
+from ._voting import JudgeSampling, mean
 
 __all__ = ["RUBRIC_VERDICTS", "RubricCriterion", "RubricVerdict", "rubric_reader", "rubric_schema"]
 
@@ -147,6 +147,10 @@ class RubricParams(ParamsBase):
         default_factory=list,
         description="Rubrics checked on every invocation, whatever their type.",
     )
+    judge_sampling: JudgeSampling = Field(
+        default_factory=JudgeSampling,
+        description="When to stop sampling (per rubric): curtailed majority (default), all, or sequential.",
+    )
 
 
 class RubricCriterion(JudgeCriterion):
@@ -191,7 +195,7 @@ class RubricCriterion(JudgeCriterion):
     def planned_judge_calls(self, ctx: EvaluationContext) -> int:
         if self._misaligned(ctx):
             return 0
-        return sum(1 for s in self.rubric_sets(ctx) if s.problem is None) * self.options.num_samples
+        return sum(1 for s in self.rubric_sets(ctx) if s.problem is None) * self.samples_per_question
 
     # -- evaluation --------------------------------------------------------------------
     async def evaluate(self, ctx: EvaluationContext) -> Score:
@@ -243,8 +247,16 @@ class RubricCriterion(JudgeCriterion):
         ids = rubrics.ids()
         system, prompt = self.build_prompt(got, want, rubrics.rubrics)
         request = self.request(system, prompt, rubric_schema(ids))
-        samples = await ask(ctx.judge, request, self.options, rubric_reader(ids))
-        return score_rubrics(ids, samples, extra)
+        samples = await ask(
+            ctx.judge,
+            request,
+            self.options,
+            rubric_reader(ids),
+            sampling=self.sampling,
+            votes=lambda verdicts: [verdicts[rid].score >= 0.5 for rid in ids],
+            items=len(ids),
+        )
+        return score_rubrics(ids, samples, extra, self.sampling, self.options.num_samples)
 
 
 def _sample_detail(sample: Sample) -> dict[str, Any]:
@@ -257,8 +269,16 @@ def _sample_detail(sample: Sample) -> dict[str, Any]:
     }
 
 
-def score_rubrics(ids: Sequence[str], samples: Sequence[Sample], extra: dict[str, Any]) -> InvocationScore:
-    """One invocation's score from its samples (see the module docstring)."""
+def score_rubrics(
+    ids: Sequence[str],
+    samples: Sequence[Sample],
+    extra: dict[str, Any],
+    sampling: Optional[JudgeSampling] = None,
+    num_samples: Optional[int] = None,
+) -> InvocationScore:
+    """One invocation's score from its samples (see the module docstring); each rubric
+    decided by ``sampling`` (ADK's majority by default)."""
+    sampling = sampling or JudgeSampling()
     details: dict[str, Any] = {
         **extra,
         "samples": [_sample_detail(s) for s in samples],
@@ -269,9 +289,12 @@ def score_rubrics(ids: Sequence[str], samples: Sequence[Sample], extra: dict[str
         code, reason = failure(samples)
         return not_scored(code, reason, **details)
     entries = []
+    decisions = []
     for rid in ids:
         verdicts = [sample[rid] for sample in usable]
-        score = majority(v.score for v in verdicts)
+        decision = sampling.decide([v.score >= 0.5 for v in verdicts])
+        decisions.append(decision)
+        score = decision.score
         assert score is not None
         agreeing = [v for v in verdicts if v.score == score]
         verdict = Counter(v.verdict for v in agreeing).most_common(1)[0][0]
@@ -285,6 +308,7 @@ def score_rubrics(ids: Sequence[str], samples: Sequence[Sample], extra: dict[str
             }
         )
     details["rubrics"] = entries
+    details.update(sampling.details(len(samples), num_samples or len(samples), decisions))
     value = mean([e["score"] for e in entries])
     failed = [e for e in entries if e["score"] == 0.0]
     reason = None

@@ -27,7 +27,7 @@ from ._judge import (
 from ._parsing import label, require, text_field
 from ._prompts import final_response_match as prompts
 from ._render import nonce_for, render
-from ._voting import majority
+from ._voting import JudgeSampling
 
 __all__ = ["PROMPT_VERSION", "FinalResponseMatchV2", "Verdict", "read_verdict"]
 
@@ -74,9 +74,14 @@ class FinalResponseMatchV2(JudgeCriterion):
     NOT_EVALUATED with the failure's code (``judge_error``, ``judge_timeout``,
     ``judge_unparseable``). No invocation evaluated: NOT_EVALUATED.
 
+    Sampling (``judge_sampling``): by default the samples are drawn in batches that stop
+    once the majority is decided (the same verdict as all ``num_samples``, fewer calls);
+    ``{"curtail": false}`` asks all of them, ``{"mode": "sequential"}`` runs an SPRT.
+
     ``details`` per invocation: ``samples`` (``verdict`` and ``reasoning``, or ``error``),
-    ``votes``, ``samples_used`` / ``samples_failed``. Case ``details``: ``prompt_version``,
-    ``prompt_sha256``, ``valid_invocations``, ``evaluated_invocations``.
+    ``votes``, ``samples_used`` / ``samples_failed``, ``sampling``, ``calls_used`` /
+    ``calls_saved`` (and ``barrier`` / ``unsettled`` in sequential mode). Case ``details``:
+    ``prompt_version``, ``prompt_sha256``, ``valid_invocations``, ``evaluated_invocations``.
     """
 
     PROMPT_VERSION = PROMPT_VERSION
@@ -99,15 +104,20 @@ class FinalResponseMatchV2(JudgeCriterion):
             default=False,
             description="Put the intermediate natural-language responses before the final response.",
         )
+        judge_sampling: JudgeSampling = Field(
+            default_factory=JudgeSampling,
+            description="When to stop sampling: curtailed majority (default), all samples, or sequential.",
+        )
 
     params: Params
 
     def planned_judge_calls(self, ctx: EvaluationContext) -> int:
         if ctx.expected is None:
             return 0
-        return sum(
-            1 for _, want in zip(ctx.actual, ctx.expected, strict=False) if want.final_text().strip()
-        ) * (self.options.num_samples)
+        return (
+            sum(1 for _, want in zip(ctx.actual, ctx.expected, strict=False) if want.final_text().strip())
+            * self.samples_per_question
+        )
 
     async def evaluate(self, ctx: EvaluationContext) -> Score:
         blocked = self.without_judge(ctx)
@@ -142,8 +152,14 @@ class FinalResponseMatchV2(JudgeCriterion):
             )
         system, prompt = self.build_prompt(got, want)
         request = self.request(system, prompt, prompts.SCHEMA)
-        samples = await ask(ctx.judge, request, self.options, read_verdict)
-        return _score(samples)
+        samples = await ask(
+            ctx.judge, request, self.options, read_verdict, sampling=self.sampling, votes=_vote
+        )
+        return _score(samples, self.sampling, self.options.num_samples)
+
+
+def _vote(verdict: Verdict) -> list[bool]:
+    return [verdict.valid]
 
 
 def _sample_detail(sample: Sample) -> dict[str, Any]:
@@ -152,15 +168,17 @@ def _sample_detail(sample: Sample) -> dict[str, Any]:
     return {"error": sample.code, "message": sample.message}
 
 
-def _score(samples: list[Sample]) -> InvocationScore:
+def _score(samples: list[Sample], sampling: JudgeSampling, num_samples: int) -> InvocationScore:
     details: dict[str, Any] = {"samples": [_sample_detail(s) for s in samples], **sample_counts(samples)}
     usable = [s for s in samples if s.ok]
+    decision = sampling.decide([s.value.valid for s in usable])
+    details.update(sampling.details(len(samples), num_samples, [decision]))
     if not usable:
         code, reason = failure(samples)
         return not_scored(code, reason, **details)
     valid = sum(1 for s in usable if s.value.valid)
     details["votes"] = {"valid": valid, "invalid": len(usable) - valid}
-    score = majority(1.0 if s.value.valid else 0.0 for s in usable)
+    score = decision.score
     reason: Optional[str] = None
     if score == 0.0:
         tie = " (a tie counts as invalid)" if valid * 2 == len(usable) else ""

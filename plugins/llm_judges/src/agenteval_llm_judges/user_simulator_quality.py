@@ -28,7 +28,7 @@ from ._judge import (
 from ._parsing import entries, label, require, text_field
 from ._prompts import user_simulator_quality as prompts
 from ._render import encode, nonce_for, render
-from ._voting import majority
+from ._voting import JudgeSampling
 from .personas import BUILTIN_PERSONAS
 
 __all__ = ["PROMPT_VERSION", "PerTurnUserSimulatorQuality", "TurnVerdict", "read_turn_verdict"]
@@ -133,6 +133,10 @@ class PerTurnUserSimulatorQuality(JudgeCriterion):
         stop_signal: str = Field(
             default="</finished>", description="The message the simulated user sends to end the conversation."
         )
+        judge_sampling: JudgeSampling = Field(
+            default_factory=JudgeSampling,
+            description="When to stop sampling: curtailed majority (default), all samples, or sequential.",
+        )
 
     params: Params
 
@@ -143,7 +147,7 @@ class PerTurnUserSimulatorQuality(JudgeCriterion):
         if ctx.case.conversation_scenario is None or not ctx.actual:
             return 0
         turns = len(ctx.actual) - 1 + (0 if self._ends_with_stop(list(ctx.actual)) else 1)
-        return turns * self.options.num_samples
+        return turns * self.samples_per_question
 
     def build_prompt(
         self, scenario: ConversationScenario, history: list[Invocation], message: str
@@ -215,9 +219,14 @@ class PerTurnUserSimulatorQuality(JudgeCriterion):
     ) -> InvocationScore:
         system, prompt = self.build_prompt(scenario, history, message)
         samples = await ask(
-            ctx.judge, self.request(system, prompt, prompts.SCHEMA), self.options, read_turn_verdict
+            ctx.judge,
+            self.request(system, prompt, prompts.SCHEMA),
+            self.options,
+            read_turn_verdict,
+            sampling=self.sampling,
+            votes=lambda verdict: [verdict.is_valid],
         )
-        return _score(samples)
+        return _score(samples, self.sampling, self.options.num_samples)
 
 
 def _first_turn(scenario: ConversationScenario, first: Invocation) -> InvocationScore:
@@ -240,15 +249,17 @@ def _sample_detail(sample: Sample) -> dict[str, Any]:
     return {"is_valid": sample.value.is_valid, "criteria": sample.value.criteria}
 
 
-def _score(samples: list[Sample]) -> InvocationScore:
+def _score(samples: list[Sample], sampling: JudgeSampling, num_samples: int) -> InvocationScore:
     details: dict[str, Any] = {"samples": [_sample_detail(s) for s in samples], **sample_counts(samples)}
     usable = [s.value for s in samples if s.ok]
+    decision = sampling.decide([v.is_valid for v in usable])
+    details.update(sampling.details(len(samples), num_samples, [decision]))
     if not usable:
         code, reason = failure(samples)
         return not_scored(code, reason, **details)
     valid = sum(1 for v in usable if v.is_valid)
     details["votes"] = {"valid": valid, "invalid": len(usable) - valid}
-    score = majority(1.0 if v.is_valid else 0.0 for v in usable)
+    score = decision.score
     reason = None
     if score == 0.0:
         tie = " (a tie counts as invalid)" if valid * 2 == len(usable) else ""
