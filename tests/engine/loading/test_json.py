@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -106,11 +107,11 @@ def test_deep_nesting_is_a_clean_error(tmp_path, content):
     assert "nested too deeply" in str(error)
 
 
-def test_moderate_nesting_inside_args_loads(tmp_path):
-    args = {"a": 1}
-    for _ in range(300):
+def _nested_args(levels: int) -> dict:
+    args: dict = {"a": 1}
+    for _ in range(levels):
         args = {"a": args}
-    data = {
+    return {
         "eval_set_id": "s",
         "eval_cases": [
             {
@@ -124,8 +125,29 @@ def test_moderate_nesting_inside_args_loads(tmp_path):
             }
         ],
     }
+
+
+def test_moderate_nesting_inside_args_loads_and_writes_back(tmp_path):
+    data = _nested_args(150)
     loaded = load_eval_set(write(tmp_path, json.dumps(data)))
-    assert loaded.eval_cases[0].conversation[0].tool_calls()[0].args == args
+    assert (
+        loaded.eval_cases[0].conversation[0].tool_calls()[0].args
+        == data["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"][0]["args"]
+    )
+    assert json.loads(loaded.to_json()) == data
+
+
+@pytest.mark.parametrize("levels", [195, 250, 900])
+def test_nesting_deeper_than_200_levels_is_an_error_where_it_starts(tmp_path, levels):
+    # Beyond ~255 levels pydantic's encoder fails ("Circular reference detected"): what
+    # loads must be writable back, so the limit is checked at load.
+    message = str(error_of(write(tmp_path, json.dumps(_nested_args(levels)))))
+    assert "nested more than 200 levels deep" in message
+    assert re.search(
+        r": 1:\d+: eval_cases\[0\]\.conversation\[0\]\.intermediate_data\.tool_uses\[0\]\.args(\.a)+: ",
+        message,
+    )
+    assert len(message) < 600
 
 
 def test_size_limit_from_environment(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from pydantic import BaseModel
 
 from ..errors import ConfigError, DataError
-from ._json_scan import MAX_INT_DIGITS, SURROGATE_ESCAPE, JsonProblem, find_problems
+from ._json_scan import MAX_DEPTH, MAX_INT_DIGITS, SURROGATE_ESCAPE, JsonProblem, find_problems
 from ._spellings import camel_spellings, spelt_twice
 
 __all__ = ["MAX_FILE_BYTES", "MAX_PROBLEMS", "gc_paused", "parse_json", "read_bytes", "read_json"]
@@ -147,7 +147,8 @@ def parse_json(
     """Parse UTF-8 JSON bytes; ``DataError`` with line:column (and the JSON path) for a
     syntax error, a byte that is not UTF-8, or anything JSON cannot carry faithfully:
     a duplicate key, ``NaN`` / ``Infinity``, a number no 64-bit float holds (``1e400``,
-    more than 308 integer digits) or a lone UTF-16 surrogate escape (``"\\ud800"``).
+    more than 308 integer digits), a lone UTF-16 surrogate escape (``"\\ud800"``) or,
+    when the value is kept, nesting deeper than ``MAX_DEPTH``.
     All such problems of the file are reported together (up to ``MAX_PROBLEMS``).
 
     With ``model`` (the eval models' root), one field of a model object given in both
@@ -198,12 +199,26 @@ def parse_json(
     except RecursionError:
         msg = f"the JSON is nested too deeply to be {what} (thousands of levels)"
         raise DataError(msg, source=source) from None
+    if keep and not damaged:
+        damaged = _deeper_than(value, MAX_DEPTH)
     if damaged or SURROGATE_ESCAPE.search(text):
         twice = functools.partial(spelt_twice, model) if model is not None else None
         problems = find_problems(text, twice)
         if problems:
             raise DataError(problems_message(problems), source=source)
     return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` (parsed JSON) nests objects and arrays more than ``limit`` deep."""
+    pending = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def read_json(path: Path, *, what: str) -> Any:

@@ -16,12 +16,16 @@ from typing import Optional, Union
 
 from ._paths import json_path
 
-__all__ = ["MAX_INT_DIGITS", "SURROGATE_ESCAPE", "JsonProblem", "SpeltTwice", "find_problems"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "SURROGATE_ESCAPE", "JsonProblem", "SpeltTwice", "find_problems"]
 
 #: ``(path of an object, a key, the keys before it) -> the other spelling of that key
 #: among them``, when the two are one field of a model (``evalId`` beside ``eval_id``).
 SpeltTwice = Callable[[Sequence[Union[str, int]], str, Collection[str]], Optional[str]]
 
+#: Levels of nesting a file may have: eval files need about 15 (plus the arguments'
+#: own); pydantic's JSON parser stops at about 200 and its encoder at about 255, so
+#: what loads can always be written back.
+MAX_DEPTH = 200
 #: Digits a JSON integer may have: a 64-bit float holds at most about 1.8e308.
 MAX_INT_DIGITS = 308
 #: Any high or low surrogate escape; a pair is fine, a lone one is not a character.
@@ -49,7 +53,8 @@ class JsonProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.line}:{self.column}: {self.path}: {self.message}"
+        path = self.path if len(self.path) <= 160 else f"{self.path[:100]}…{self.path[-50:]}"
+        return f"{self.line}:{self.column}: {path}: {self.message}"
 
 
 class _Frame:
@@ -131,6 +136,13 @@ def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[J
         if kind == "mark":
             if token in "{[":
                 stack.append(_Frame(token == "{"))
+                if len(stack) == MAX_DEPTH + 1:
+                    add(
+                        start,
+                        f"nested more than {MAX_DEPTH} levels deep; an eval file or config is nested far "
+                        "less (flatten this value, or pass it as a JSON string)",
+                        here(),
+                    )
             elif token in "}]":
                 stack.pop()
             elif token == "," and top is not None:
