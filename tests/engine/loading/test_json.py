@@ -143,10 +143,8 @@ def test_nesting_deeper_than_200_levels_is_an_error_where_it_starts(tmp_path, le
     # loads must be writable back, so the limit is checked at load.
     message = str(error_of(write(tmp_path, json.dumps(_nested_args(levels)))))
     assert "nested more than 200 levels deep" in message
-    assert re.search(
-        r": 1:\d+: eval_cases\[0\]\.conversation\[0\]\.intermediate_data\.tool_uses\[0\]\.args(\.a)+: ",
-        message,
-    )
+    start = r": 1:\d+: eval_cases\[0\]\.conversation\[0\]\.int"  # the path, cut in the middle
+    assert re.search(start + r"[\w.\[\]]*…(\.a)+: nested more", message), message
     assert len(message) < 600
 
 
