@@ -139,13 +139,19 @@ def _units_to_settle(
         settled = (low >= t) | (high < t) if rate > t else (high < t)
         hits = np.nonzero(settled)[0]
         return int(sizes[hits[0]]) if hits.size else None
+
     # Bounded scores: the betting interval on the observed values repeated, below 20
     # units; a normal approximation of BCa from 20 on.
-    for size in range(n + 1, BCA_MIN_N):
-        tiled = [values[i % n] for i in range(size)]
-        interval = betting_interval(tiled, lo, hi, level)
-        if interval.low > threshold or interval.high < threshold:
-            return size
+    def settles(size: int) -> bool:
+        interval = betting_interval([values[i % n] for i in range(size)], lo, hi, level)
+        return interval.low > threshold or interval.high < threshold
+
+    if n + 1 < BCA_MIN_N and settles(BCA_MIN_N - 1):  # bisect for the first size that settles
+        low, high = n, BCA_MIN_N - 1
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (low, middle) if settles(middle) else (middle, high)
+        return high
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / max(n - 1, 1))
     if sd == 0.0:  # all equal: betting at every n
         size = BCA_MIN_N
