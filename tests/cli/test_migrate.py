@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from agenteval.cli import main
 from agenteval.loading import load_eval_set
 
@@ -69,8 +70,8 @@ def test_bad_initial_session(runner, tmp_path):
 
 
 def _adk_migrates(old, new) -> str | None:
-    """None when ADK migrates ``old``, else its error message."""
-    from google.adk.evaluation.agent_evaluator import AgentEvaluator
+    """None when ADK migrates ``old``, else its error message (skipped without google-adk)."""
+    AgentEvaluator = pytest.importorskip("google.adk.evaluation.agent_evaluator").AgentEvaluator  # noqa: N806
 
     try:
         AgentEvaluator.migrate_eval_data_to_new_schema(str(old), str(new))

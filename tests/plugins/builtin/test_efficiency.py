@@ -15,13 +15,11 @@ from agenteval_builtin_test_helpers import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-adk_efficiency = pytest.importorskip("google.adk.evaluation._efficiency_evaluators")
-from google.adk.evaluation.eval_case import Invocation as AdkInvocation  # noqa: E402
-
+#: Ours -> the name of ADK 2.13's evaluator of the same metric.
 ADK = {
-    InferenceCallCount: adk_efficiency._InferenceCallCountV1Evaluator,
-    TokenUsage: adk_efficiency._TokenUsageV1Evaluator,
-    InvocationDuration: adk_efficiency._InvocationDurationV1Evaluator,
+    InferenceCallCount: "_InferenceCallCountV1Evaluator",
+    TokenUsage: "_TokenUsageV1Evaluator",
+    InvocationDuration: "_InvocationDurationV1Evaluator",
 }
 
 
@@ -55,8 +53,12 @@ def turn(
 
 
 def adk_result(cls: type, actual: list[Invocation]) -> Any:
+    """ADK's own evaluator on the same invocations (skipped without google-adk)."""
+    efficiency = pytest.importorskip("google.adk.evaluation._efficiency_evaluators")
+    from google.adk.evaluation.eval_case import Invocation as AdkInvocation
+
     adk_invocations = [AdkInvocation.model_validate_json(i.model_dump_json()) for i in actual]
-    return ADK[cls]().evaluate_invocations(adk_invocations)
+    return getattr(efficiency, ADK[cls])().evaluate_invocations(adk_invocations)
 
 
 def assert_same_as_adk(cls: type, actual: list[Invocation]) -> None:

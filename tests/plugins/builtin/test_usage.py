@@ -43,7 +43,7 @@ def test_openai_usage_becomes_geminis_usage_metadata_reasoning_moved_out():
 
 
 def test_openai_usage_reads_as_adk_reads_the_same_metadata():
-    from google.adk.telemetry._token_usage import TokenUsage as AdkTokenUsage
+    AdkTokenUsage = pytest.importorskip("google.adk.telemetry._token_usage").TokenUsage  # noqa: N806
     from google.genai import types
 
     adk = AdkTokenUsage.from_usage_metadata(
@@ -91,15 +91,12 @@ def test_a_python_reply_with_model_calls_is_recorded_as_adk_events():
     assert run(ToolCallCount, [invocation]).value == 1.0
     assert run(TokenUsage, [invocation]).value == 150 + 10
     # ADK's own evaluators read the same numbers from the same turn.
-    from google.adk.evaluation._efficiency_evaluators import (
-        _InferenceCallCountV1Evaluator,
-        _TokenUsageV1Evaluator,
-    )
+    efficiency = pytest.importorskip("google.adk.evaluation._efficiency_evaluators")
     from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 
     adk = [AdkInvocation.model_validate_json(invocation.model_dump_json())]
-    assert _InferenceCallCountV1Evaluator().evaluate_invocations(adk).overall_score == 3.0
-    assert _TokenUsageV1Evaluator().evaluate_invocations(adk).overall_score == 160
+    assert efficiency._InferenceCallCountV1Evaluator().evaluate_invocations(adk).overall_score == 3.0
+    assert efficiency._TokenUsageV1Evaluator().evaluate_invocations(adk).overall_score == 160
 
 
 def test_a_python_reply_without_model_calls_stays_legacy_and_unknown():
@@ -183,7 +180,7 @@ def _openai_usages(draw):
 @settings(max_examples=100, deadline=None)
 @given(_openai_usages())
 def test_any_openai_usage_keeps_its_input_and_output_through_adks_reader(usage):
-    from google.adk.telemetry._token_usage import TokenUsage as AdkTokenUsage
+    AdkTokenUsage = pytest.importorskip("google.adk.telemetry._token_usage").TokenUsage  # noqa: N806
     from google.genai import types
 
     adk = AdkTokenUsage.from_usage_metadata(
