@@ -1,4 +1,4 @@
-"""Judge throughput: effective concurrency of LLM-judge calls, and the cache.
+"""Judge throughput: effective concurrency of LLM-judge calls, the cache, and a 429 storm.
 
 Scores ``--invocations`` invocations (default 200) with ``final_response_match_v2`` and
 ``num_samples=5`` (1,000 judge calls) through the real google-genai client against a fake
@@ -6,11 +6,17 @@ Gemini server of ours on 127.0.0.1 that answers every call after ``--latency`` s
 (default 0.2). The server runs in its own process, as a real one would: in-process it would
 compete with the client for the interpreter lock. Prints:
 
-* wall time and effective concurrency = calls × latency / wall, against the configured
-  ``--judge-concurrency`` (goal: at least 80% of it; ADK 2.13 runs these calls one at a
-  time by default);
+* wall time and effective concurrency = calls x latency / wall, at the default
+  ``--judge-concurrency`` (16) unless told otherwise (goal: at least 80% of it; ADK 2.13
+  runs these calls one at a time by default);
 * a second, identical run served from the answer cache: its judge calls (goal: zero) and
-  wall time (goal: under 2 s).
+  wall time (goal: under 2 s);
+* a 429 storm: a server that serves at most ``--storm-capacity`` calls at once (default 6)
+  and answers every call beyond that with HTTP 429 and ``Retry-After: 0.2``. With the
+  adaptive per-endpoint limit (halved on 429, grown back by one per window of successes)
+  the effective concurrency should approach the capacity, with few 429s and no failed
+  calls; printed: answered calls, 429s, retries, failures, effective concurrency and the
+  limit the service settled on.
 
     python benchmarks/judge_concurrency.py
     python benchmarks/judge_concurrency.py --invocations 40 --judge-concurrency 16
@@ -43,11 +49,13 @@ def _eval_set(count: int):
     return EvalSet(eval_set_id="judge_benchmark", eval_cases=cases)
 
 
-def _run(eval_set, concurrency: int, cache_dir: Path):
+def _run(eval_set, concurrency: int, cache_dir: Path | None):
     import agenteval
     from agenteval.judging import JudgeCache, JudgeService
 
-    judge = JudgeService(concurrency=concurrency, cache=JudgeCache(cache_dir))
+    cache = JudgeCache(cache_dir) if cache_dir is not None else None
+    judge = JudgeService(concurrency=concurrency, cache=cache)
+    _run.judge = judge
     criteria = {
         "final_response_match_v2": {
             "threshold": 0.5,
@@ -70,15 +78,22 @@ def load(name, path):
     return module
 servers = load("_fake_llm_servers", sys.argv[1])
 answers = load("_schema_answers", sys.argv[2])
-with servers.FakeGeminiServer(latency=float(sys.argv[3])) as server:
-    server.responder = lambda request: answers.answer_for(request.body)
+latency, capacity = float(sys.argv[3]), int(sys.argv[4])
+throttled = []
+with servers.FakeGeminiServer() as server:
+    def respond(request):
+        if capacity and server.in_flight > capacity:
+            throttled.append(1)
+            return servers.Reply(status=429, retry_after=0.2)
+        return servers.Reply(text=answers.answer_for(request.body), delay=latency)
+    server.responder = respond
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the benchmark closes our standard input
-    print(len(server.requests), flush=True)
+    print(len(server.requests), len(throttled), server.max_in_flight, flush=True)
 """
 
 
-def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
+def _start_server(latency: float, capacity: int = 0) -> tuple[subprocess.Popen, str]:
     fixtures = ROOT / "tests" / "fixtures"
     process = subprocess.Popen(
         [
@@ -88,6 +103,7 @@ def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
             str(fixtures / "fake_llm_servers.py"),
             str(fixtures / "schema_answers.py"),
             str(latency),
+            str(capacity),
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -96,20 +112,63 @@ def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
     return process, process.stdout.readline().strip()
 
 
+def _stop_server(process: subprocess.Popen) -> tuple[int, int, int]:
+    """Requests served, how many were answered 429, the most answered at once."""
+    process.stdin.close()
+    served = process.stdout.readline().split()
+    process.wait(timeout=30)
+    return int(served[0]), int(served[1]), int(served[2])
+
+
+def _storm(eval_set, args) -> None:
+    from agenteval.judging import DEFAULT_JUDGE_CONCURRENCY
+
+    concurrency = args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY
+    process, base_url = _start_server(args.latency, args.storm_capacity)
+    try:
+        os.environ["GOOGLE_GEMINI_BASE_URL"] = base_url
+        result, wall = _run(eval_set, concurrency, None)
+    finally:
+        requests, throttled, _ = _stop_server(process)
+    judge = result.summary.judge
+    failed = sum(judge.failures.values())
+    answered = requests - throttled
+    [limit] = _run.judge.progress().limits.values() or [0]
+    print(
+        f"429 storm:  server capacity {args.storm_capacity} calls at once, 429 + Retry-After 0.2 s beyond; "
+        f"limit {concurrency}, adaptive"
+    )
+    print(
+        f"            {answered} calls answered, {throttled} answered 429 ({judge.retries} retries), "
+        f"{failed} failed for good, in {wall:.2f} s; effective concurrency "
+        f"{answered * args.latency / wall:.1f} of a capacity of {args.storm_capacity}; "
+        f"the endpoint's limit ended at {limit}"
+    )
+
+
 def main(argv=None) -> int:
+    from agenteval.judging import DEFAULT_JUDGE_CONCURRENCY
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--invocations", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds the fake server takes per call")
-    parser.add_argument("--judge-concurrency", type=int, default=32)
+    parser.add_argument(
+        "--judge-concurrency", type=int, default=0, help=f"default: agenteval's ({DEFAULT_JUDGE_CONCURRENCY})"
+    )
+    parser.add_argument(
+        "--storm-capacity", type=int, default=6, help="calls the 429-storm server serves at once"
+    )
     args = parser.parse_args(argv)
+    concurrency = args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY
 
     eval_set = _eval_set(args.invocations)
+    os.environ.update({"GOOGLE_API_KEY": "benchmark-key", "AGENTEVAL_JUDGE_BACKOFF_SECONDS": "0.2"})
+    os.environ.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
     process, base_url = _start_server(args.latency)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            os.environ.update({"GOOGLE_API_KEY": "benchmark-key", "GOOGLE_GEMINI_BASE_URL": base_url})
-            os.environ.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
-            first, wall = _run(eval_set, args.judge_concurrency, Path(tmp))
+            os.environ["GOOGLE_GEMINI_BASE_URL"] = base_url
+            first, wall = _run(eval_set, concurrency, Path(tmp))
             calls = first.summary.judge.calls
             effective = calls * args.latency / wall
             passed = first.summary.cases
@@ -119,7 +178,7 @@ def main(argv=None) -> int:
             )
             print(
                 f"first run:  {calls} judge calls in {wall:.2f} s; effective concurrency {effective:.1f} "
-                f"of {args.judge_concurrency} configured ({100 * effective / args.judge_concurrency:.0f}%); "
+                f"of {concurrency} configured ({100 * effective / concurrency:.0f}%); "
                 f"cases: {', '.join(f'{n} {s.value.lower()}' for s, n in passed.items() if n)}"
             )
             per_call = _run.cpu_seconds / max(calls, 1)
@@ -128,7 +187,7 @@ def main(argv=None) -> int:
                 f"included): at most {args.latency / per_call:.0f} calls of {args.latency * 1000:.0f} ms "
                 f"can be kept in flight by one process"
             )
-            second, wall2 = _run(eval_set, args.judge_concurrency, Path(tmp))
+            second, wall2 = _run(eval_set, concurrency, Path(tmp))
             judge = second.summary.judge
             print(
                 f"second run: {judge.calls} judge calls ({judge.cache_hits} from the cache) in {wall2:.2f} s"
@@ -136,10 +195,10 @@ def main(argv=None) -> int:
             same = [c.status for c in first.cases()] == [c.status for c in second.cases()]
             print(f"same verdicts both runs: {'yes' if same else 'NO'}")
     finally:
-        process.stdin.close()
-        served = process.stdout.readline().strip()
-        process.wait(timeout=30)
-    print(f"the server answered {served} requests in all")
+        served, _, most = _stop_server(process)
+    print(f"the server answered {served} requests in all, at most {most} at once")
+    if args.storm_capacity:
+        _storm(eval_set, args)
     return 0
 
 

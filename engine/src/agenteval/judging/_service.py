@@ -433,13 +433,15 @@ class JudgeService:
         return response
 
     def begin_run(self) -> None:
-        """Start counting afresh: a run's results report only that run's activity."""
+        """Start counting afresh: a run's results report only that run's activity, and
+        every endpoint (one taken out included) gets a new chance."""
         self._tallies = {}
+        self._endpoints = {}
 
     async def aclose(self) -> None:
         """Close every provider client and the cache, and drop the event-loop-bound
         limits: the service can serve another run (in another event loop) afterwards.
-        The activity counts stay readable until the next ``begin_run``."""
+        The activity counts and ``progress()`` stay readable until the next ``begin_run``."""
         for model in self._models.values():
             try:
                 await model.aclose()
@@ -449,7 +451,6 @@ class JudgeService:
             self.cache.close()
         self._limit = None
         self._caps = {}
-        self._endpoints = {}
 
 
 class JudgeClient:
