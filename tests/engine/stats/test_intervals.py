@@ -157,3 +157,22 @@ def test_manski_example():
     assert widened.low == pytest.approx(clopper_pearson(3, 4).low) and widened.high == 1.0
     nothing = manski_interval([None, None])
     assert (nothing.low, nothing.high, nothing.estimate) == (0.0, 1.0, None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, 1.0]), min_size=1, max_size=30), data=st.data())
+def test_binary_intervals_ignore_the_order_and_nest_by_level(values, data):
+    shuffled = data.draw(st.permutations(values))
+    assert bounded_interval(values) == bounded_interval(shuffled)
+    narrow, wide = bounded_interval(values, level=0.9), bounded_interval(values, level=0.99)
+    assert wide.low <= narrow.low and wide.high >= narrow.high
+
+
+def test_betting_bets_follow_the_order_of_the_units():
+    """The bets are predictable, so they depend on the order in which units arrived; callers
+    pass runs in run order (documented in docs/statistics.md). Both orders stay valid."""
+    values = [1.0, 0.2, 0.9, 0.95, 0.3]
+    forward, backward = betting_interval(values), betting_interval(values[::-1])
+    for interval in (forward, backward):
+        assert interval.low <= sum(values) / len(values) <= interval.high
+    assert abs(forward.low - backward.low) < 0.1
