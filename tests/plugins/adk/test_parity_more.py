@@ -21,6 +21,7 @@ from agenteval_adk.adk_agent import AdkAgent
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = REPO / "examples" / "adk_weather"
 CREDENTIALS = (
+    "GOOGLE_APPLICATION_CREDENTIALS",
     "GOOGLE_API_KEY",
     "GEMINI_API_KEY",
     "GOOGLE_GENAI_USE_VERTEXAI",
@@ -62,6 +63,8 @@ def test_a_gemini_agent_without_credentials_is_refused_naming_what_to_set(no_cre
     assert "GOOGLE_CLOUD_LOCATION is not set" in _problem(_agent("gemini-2.5-flash"))
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     check_credentials("t", _agent("gemini-2.5-flash"))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", "/nowhere/key.json")
+    assert "'/nowhere/key.json', which is not a file" in _problem(_agent("gemini-2.5-flash"))
 
 
 def test_a_sub_agent_inheriting_the_model_is_checked_and_custom_models_are_not(no_credentials):

@@ -7,7 +7,8 @@ to (``canonical_model``, which inherits a parent's):
 * a Gemini model (``google.adk.models.Gemini``): ``GOOGLE_API_KEY`` or ``GEMINI_API_KEY``
   for the Gemini API, or ``GOOGLE_GENAI_USE_VERTEXAI=true`` with ``GOOGLE_CLOUD_PROJECT``
   and ``GOOGLE_CLOUD_LOCATION`` for Vertex AI (or ``GOOGLE_API_KEY`` for Vertex express
-  mode); whether Application Default Credentials work cannot be told offline;
+  mode); whether Application Default Credentials work cannot be told offline, but a
+  ``GOOGLE_APPLICATION_CREDENTIALS`` that names no file is refused;
 * a LiteLLM model (``google.adk.models.lite_llm.LiteLlm``): LiteLLM's own
   ``validate_environment`` for the model name (e.g. ``GROQ_API_KEY`` for ``groq/...``);
 * any other model (a custom ``BaseLlm``, a model with its own client), or a model name
@@ -43,6 +44,9 @@ def _gemini_problem() -> Optional[str]:
                 f"{'is' if len(missing) == 1 else 'are'} not set: set them for Vertex AI "
                 "(or unset GOOGLE_GENAI_USE_VERTEXAI and set GOOGLE_API_KEY for the Gemini API)"
             )
+        credentials = _env("GOOGLE_APPLICATION_CREDENTIALS")
+        if credentials and not os.path.isfile(credentials):
+            return f"GOOGLE_APPLICATION_CREDENTIALS points to {credentials!r}, which is not a file"
         return None
     if _env("GOOGLE_API_KEY") or _env("GEMINI_API_KEY"):
         return None
