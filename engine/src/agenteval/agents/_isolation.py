@@ -295,3 +295,4 @@ class ProcessIsolatedAgent(Agent):
         for worker in self._all:
             worker.kill()
         self._all = []
+        await self.inner.aclose()

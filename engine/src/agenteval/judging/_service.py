@@ -58,6 +58,11 @@ _MAX_RETRY_AFTER_SECONDS = 300.0
 #: endpoint is taken for dead: a hung judge then costs about one timeout, not hours.
 _DEAD_AFTER_TIMEOUTS = 12
 _logger = logging.getLogger("agenteval.judging")
+#: How a failure's message starts, by reason code (default: "judge call failed").
+_WHAT_FAILED = {
+    "judge_unparseable": "the judge's answer cannot be read",
+    "judge_response_too_large": "the judge's answer is too large",
+}
 
 
 def _base_delay() -> float:
@@ -336,7 +341,8 @@ class JudgeService:
                     self._take_down(endpoint, failure)
                 elif not exc.retryable or attempt >= options.max_retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
-                    failure = self._fail(f"judge call failed{tries}: {status}{exc}", exc.code)
+                    what = _WHAT_FAILED.get(exc.code, "judge call failed")
+                    failure = self._fail(f"{what}{tries}: {status}{exc}", exc.code)
                 elif exc.retry_after is not None:
                     if exc.retry_after > _MAX_RETRY_AFTER_SECONDS:
                         msg = (

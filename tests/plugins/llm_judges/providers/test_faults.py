@@ -121,6 +121,7 @@ def test_a_non_json_answer_is_unparseable_for_every_provider(provider, server, m
     server.script(Reply(raw_body="<html>gateway says hello</html>"))
     [outcome] = ask(provider, max_retries=0)
     assert outcome.code == "judge_unparseable"
+    assert str(outcome).startswith("the judge's answer cannot be read")
 
 
 def test_a_body_over_the_cap_is_not_read_further(provider, server, monkeypatch):
