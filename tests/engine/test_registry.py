@@ -358,9 +358,9 @@ def test_from_classes_checks_the_classes(obj, fragment):
 @pytest.mark.parametrize(
     ("name", "fragment"),
     [
-        ("safety_v1", "the agenteval-vertex-safety distribution (pip install -e plugins/vertex_safety)"),
-        ("final_response_match_v2", "the agenteval-llm-judges distribution"),
-        ("hallucinations_v1", "ADK 2.13 criterion"),
+        ("safety_v1", "agenteval-vertex-safety (pip install -e ./plugins/vertex_safety)"),
+        ("final_response_match_v2", "agenteval-llm-judges (pip install -e ./plugins/llm_judges)"),
+        ("hallucinations_v1", "is not installed: it comes from agenteval-llm-judges"),
     ],
 )
 def test_adk_names_not_provided_in_memory(name, fragment):

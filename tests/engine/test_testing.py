@@ -127,16 +127,18 @@ def _raise(*_args: Any) -> Any:
         ),
         (
             make(evaluate=lambda self, ctx: 1.0),
-            "evaluate() returned float on the context 'legacy text and tool calls'; "
-            "it must return an agenteval.Score",
+            "evaluate() returned float, expected agenteval.Score on the context 'legacy text and tool calls'",
         ),
-        (make(evaluate=lambda self, ctx: Score(value=1.5)), "it returned 1.5 on the context"),
+        (
+            make(evaluate=lambda self, ctx: Score(value=1.5)),
+            "the case score 1.5 is outside the declared range [0.0, 1.0] on the context",
+        ),
         (make(evaluate=lambda self, ctx: Score(value=None)), "value=None (NOT_EVALUATED) without a reason"),
         (
             make(
                 evaluate=lambda self, ctx: Score(value=1.0, per_invocation=[InvocationScore(score=1.0)] * 2)
             ),
-            "it returned 2 per-invocation scores for 1 actual invocations",
+            "returned 2 per-invocation scores for 1 invocations on the context",
         ),
         (
             make(
@@ -144,7 +146,7 @@ def _raise(*_args: Any) -> Any:
                     value=1.0, per_invocation=[InvocationScore(score=-1.0)] * len(ctx.actual)
                 )
             ),
-            "per_invocation[0].score is -1.0",
+            "invocation #1's score -1.0 is outside the declared range",
         ),
         (make(evaluate=lambda self, ctx: Score(value=1.0, details={"x": object()})), "not JSON-serialisable"),
         (make(aclose=lambda self: _raise()), "aclose() raised RuntimeError"),

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union
 
+from ._plugins import known_plugins
 from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
 from ._run import (
     AGENT_ERROR_KEY,
@@ -68,6 +69,11 @@ def resolve_agent(
         "'package.module:function', 'path/to/file.py:function' or a folder whose agent.py "
         f"defines respond(); name the adapter with --agent-type (installed: {kinds})"
     )
+    missing = [
+        (name, hint) for name, hint in known_plugins("agent adapter").items() if name not in adapters.names()
+    ]
+    if missing:
+        msg += ". Not installed: " + "; ".join(f"{name} ({hint})" for name, hint in missing)
     if broken:
         msg += ". Adapters that could not be loaded: " + "; ".join(broken)
     raise ConfigError(msg)

@@ -3,8 +3,10 @@
     AgentEvalError
     ├── DataError            a malformed eval file, actual-invocations file or selection
     ├── ConfigError          a malformed config or criterion parameters
-    └── CriterionLoadError   a requested criterion is unknown, not installed, broken
-                             or provided twice
+    └── PluginLoadError      a requested plugin (criterion, judge-model provider, agent
+                             adapter, user simulator) is unknown, not installed, broken,
+                             breaks its contract, or is provided twice
+                             (``CriterionLoadError`` is the same class, its former name)
 
 Each carries a short, complete message: what is wrong, where (file, JSON path or
 line:column), what is expected, and the fix. Failures *during* evaluation are never
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["AgentEvalError", "ConfigError", "CriterionLoadError", "DataError"]
+__all__ = ["AgentEvalError", "ConfigError", "CriterionLoadError", "DataError", "PluginLoadError"]
 
 
 class AgentEvalError(Exception):
@@ -37,5 +39,10 @@ class ConfigError(AgentEvalError, ValueError):
     """A config file or a criterion's parameters are malformed."""
 
 
-class CriterionLoadError(AgentEvalError, LookupError):
-    """A requested criterion cannot be loaded (unknown, not installed, broken, duplicate)."""
+class PluginLoadError(AgentEvalError, LookupError):
+    """A requested plugin cannot be loaded (unknown, not installed, broken, breaks its
+    contract, or provided by two distributions)."""
+
+
+#: The former name of ``PluginLoadError`` (criteria were the first kind of plugin).
+CriterionLoadError = PluginLoadError

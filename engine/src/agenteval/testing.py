@@ -40,13 +40,13 @@ import concurrent.futures
 import contextlib
 import inspect
 import json
-import math
 import traceback
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, NoReturn, Optional, Union
 
 from pydantic import BaseModel
 
+from ._contracts import info_problem, score_problem
 from ._registry import Registry
 from .evaluator import EvaluationContext, Evaluator, EvaluatorInfo, Score
 from .models import (
@@ -319,36 +319,10 @@ def _fail(cls: Any, message: str) -> NoReturn:
 
 
 def _check_info(cls: type[Evaluator]) -> EvaluatorInfo:
-    info = getattr(cls, "info", None)
-    if not isinstance(info, EvaluatorInfo):
-        _fail(cls, f"'info' must be an agenteval.EvaluatorInfo(...) class attribute, got {info!r}")
-    description = info.description
-    if not description.strip():
-        _fail(cls, "info.description is empty; give one line saying what the score measures")
-    if "\n" in description.strip() or "\r" in description:
-        _fail(cls, f"info.description must be one line (it is shown in listings), got {description!r}")
-    low, high = info.min_score, info.max_score
-    for label, value in (
-        ("min_score", low),
-        ("max_score", high),
-        ("default_threshold", info.default_threshold),
-    ):
-        if value is not None and not math.isfinite(value):
-            _fail(cls, f"info.{label} must be finite or None, got {value!r}")
-    if low is not None and high is not None and low > high:
-        _fail(cls, f"info.min_score ({low}) is greater than info.max_score ({high})")
-    if info.informational and info.default_threshold is not None:
-        _fail(cls, "an informational criterion takes no threshold, but info.default_threshold is set")
-    threshold = info.default_threshold
-    if threshold is not None and not _inside(threshold, info):
-        _fail(cls, f"info.default_threshold {threshold} is outside the score range [{low}, {high}]")
-    return info
-
-
-def _inside(value: float, info: EvaluatorInfo) -> bool:
-    return (info.min_score is None or value >= info.min_score) and (
-        info.max_score is None or value <= info.max_score
-    )
+    why = info_problem(getattr(cls, "info", None))
+    if why:
+        _fail(cls, why)
+    return cls.info
 
 
 def _check_params(cls: type[Evaluator], params: Optional[Mapping[str, Any]]) -> Any:
@@ -392,30 +366,15 @@ def _check_score(
     cls: type[Evaluator], info: EvaluatorInfo, name: str, ctx: EvaluationContext, score: Any
 ) -> None:
     where = f"on the context {name!r}"
-    if not isinstance(score, Score):
-        _fail(cls, f"evaluate() returned {type(score).__name__} {where}; it must return an agenteval.Score")
-    if score.value is None:
-        if not (score.reason and score.reason.strip()):
-            _fail(
-                cls,
-                f"it returned value=None (NOT_EVALUATED) without a reason {where}; "
-                "use Score.not_evaluated(reason, code)",
-            )
-    elif not _inside(score.value, info):
-        _fail(cls, f"it returned {score.value} {where}, outside [{info.min_score}, {info.max_score}]")
-    if score.per_invocation and len(score.per_invocation) != len(ctx.actual):
+    broken = score_problem(score, info, len(ctx.actual))  # the rule the run applies
+    if broken:
+        _fail(cls, f"{broken} {where}")
+    if score.value is None and not (score.reason and score.reason.strip()):
         _fail(
             cls,
-            f"it returned {len(score.per_invocation)} per-invocation scores for "
-            f"{len(ctx.actual)} actual invocations {where}; give one per invocation, or none",
+            f"it returned value=None (NOT_EVALUATED) without a reason {where}; "
+            "use Score.not_evaluated(reason, code)",
         )
-    for index, item in enumerate(score.per_invocation):
-        if item.score is not None and not _inside(item.score, info):
-            _fail(
-                cls,
-                f"per_invocation[{index}].score is {item.score} {where}, outside "
-                f"[{info.min_score}, {info.max_score}]",
-            )
     try:
         json.dumps(score.model_dump(mode="json"))
     except Exception as exc:  # noqa: BLE001

@@ -84,7 +84,7 @@ def test_resolution_by_prefix_and_by_pattern():
 def test_unknown_model_and_provider_are_config_errors():
     with pytest.raises(ConfigError, match="no provider claims it.*scripted:MODEL"):
         service().model("gpt-4o")
-    with pytest.raises(CriterionLoadError, match="no judge model provider 'nope'"):
+    with pytest.raises(CriterionLoadError, match="'nope' is not an installed judge model provider"):
         ProviderRegistry(classes={"scripted": Scripted}).load("nope")
 
 

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Optional
 
+from .._contracts import score_problem
 from .._resolve import ResolvedCriterion
 from .._verdicts import base_fields, not_evaluated, status_for
 from ..agents import AgentFailure
@@ -111,26 +112,10 @@ def _precondition(
     return None
 
 
-def _check_range(value: Optional[float], entry: CriterionEntry, what: str) -> None:
-    """A score outside the range the evaluator declared breaks the contract."""
-    low, high = entry.min_score, entry.max_score
-    if value is None:
-        return
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
-        raise ValueError(f"{what} {value!r} is outside the declared range {bounds}")
-
-
 def _to_result(
     score: Score, entry: CriterionEntry, actual: Sequence[Invocation], started: float
 ) -> CriterionResult:
-    if score.per_invocation and len(score.per_invocation) != len(actual):
-        raise ValueError(
-            f"returned {len(score.per_invocation)} per-invocation scores for {len(actual)} invocations"
-        )
-    _check_range(score.value, entry, "the case score")
-    for index, item in enumerate(score.per_invocation):
-        _check_range(item.score, entry, f"invocation #{index + 1}'s score")
+    """A ``Score`` that keeps the contract (``score_problem``) as this criterion's result."""
     per_invocation = [
         InvocationResult(
             index=index,
@@ -204,8 +189,9 @@ async def _score_one(
                 raise
             return _errored(entry, exc, started, "the evaluator raised", "evaluator_error")
     try:
-        if not isinstance(outcome, Score):
-            raise TypeError(f"evaluate() returned {type(outcome).__name__}, expected agenteval.Score")
+        broken = score_problem(outcome, entry, len(actual))
+        if broken:
+            raise (TypeError if not isinstance(outcome, Score) else ValueError)(broken)
         result = _to_result(outcome, entry, actual, started)
     except (TypeError, ValueError) as exc:
         if strict:

@@ -17,11 +17,11 @@ __all__ = ["ExitCode", "main"]
 def _versions(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from .._registry import Registry
+    from .._registry import installed_distributions
     from .._version import __version__
 
-    dists = sorted({(r.distribution, r.version) for r in Registry().refs()})
-    plugins = ", ".join(f"{d} {v}" for d, v in dists) or "no criteria plugins installed"
+    dists = installed_distributions()
+    plugins = ", ".join(f"{d} {v}" for d, v in dists.items()) or "no plugins installed"
     click.echo(f"agenteval-engine {__version__} (plugins: {plugins})")
     ctx.exit()
 
