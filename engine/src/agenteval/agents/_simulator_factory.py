@@ -10,11 +10,10 @@ per eval file and its config).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
-from ..errors import AgentEvalError, ConfigError, CriterionLoadError
+from ..errors import AgentEvalError, ConfigError
 from ..models import EvalCase
 from ._simulator import UserSimulator
 from ._simulator_config import UserSimulatorConfig
@@ -33,7 +32,6 @@ __all__ = [
 #: The name the simulators' judge calls are counted under (``JudgeService.activity``).
 USER_SIMULATOR_ACTIVITY = "user_simulator"
 
-_INSTALL_HINT = {"llm_backed": "it comes with agenteval-llm-judges (pip install agenteval-llm-judges)"}
 
 
 class UserSimulatorFactory:
@@ -96,21 +94,16 @@ def user_simulator_factory(
     names = registry.names()
     if config.type not in names:
         installed = ", ".join(names) or "none"
-        hint = _INSTALL_HINT.get(config.type)
-        fix = f"; {hint}" if hint else ""
+        from .._plugins import install_hint
+
+        hint = install_hint("user simulator", config.type)
+        fix = f"; it comes with {hint}" if hint else ""
         msg = (
             f"user_simulator_config.type: no user simulator {config.type!r} is installed{fix}. "
             f"Installed types: {installed}"
         )
         raise ConfigError(msg, source=config.source)
-    klass = registry.load(config.type)
-    if not (inspect.isclass(klass) and issubclass(klass, UserSimulator)) or inspect.isabstract(klass):
-        why = (
-            f"{klass.__name__} does not implement {', '.join(sorted(klass.__abstractmethods__))}"
-            if inspect.isclass(klass) and inspect.isabstract(klass)
-            else f"it points at {klass!r}, which is not a subclass of agenteval.agents.UserSimulator"
-        )
-        raise CriterionLoadError(f"user simulator {config.type!r} is not valid: {why}")
+    klass = registry.load(config.type)  # the finder checks the simulator contract
     return UserSimulatorFactory(config, klass, judge)
 
 
