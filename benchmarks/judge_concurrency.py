@@ -16,7 +16,10 @@ compete with the client for the interpreter lock. Prints:
   adaptive per-endpoint limit (halved on 429, grown back by one per window of successes)
   the effective concurrency should approach the capacity, with few 429s and no failed
   calls; printed: answered calls, 429s, retries, failures, effective concurrency and the
-  limit the service settled on.
+  limit the service settled on;
+* the judge service alone (an in-process provider, no SDK or HTTP) at 100, 300 and 1,000
+  calls: effective concurrency at the default limit and under the same 429 storm, so the
+  cost of the limits themselves is told apart from the SDK's CPU per call.
 
     python benchmarks/judge_concurrency.py
     python benchmarks/judge_concurrency.py --invocations 40 --judge-concurrency 16
@@ -146,6 +149,70 @@ def _storm(eval_set, args) -> None:
     )
 
 
+def _service_alone(latency: float, capacity: int) -> None:
+    """The judge service with an in-process provider (no SDK, no HTTP): what the limits
+    themselves allow, at several sizes."""
+    import asyncio
+
+    from agenteval._registry import ProviderRegistry
+    from agenteval.judging import (
+        DEFAULT_JUDGE_CONCURRENCY,
+        JudgeCallError,
+        JudgeModel,
+        JudgeOptions,
+        JudgeRequest,
+        JudgeResponse,
+        JudgeService,
+    )
+
+    class Sleeper(JudgeModel):
+        """Answers after ``latency``; with ``capacity``, a 429 beyond that many at once."""
+
+        limit = 0
+        in_flight = throttled = 0
+
+        async def generate(self, request: JudgeRequest) -> JudgeResponse:
+            cls = type(self)
+            if cls.limit and cls.in_flight >= cls.limit:
+                cls.throttled += 1
+                await asyncio.sleep(0.005)
+                raise JudgeCallError("rate limited", retryable=True, status=429, retry_after=latency)
+            cls.in_flight += 1
+            try:
+                await asyncio.sleep(latency)
+            finally:
+                cls.in_flight -= 1
+            return JudgeResponse(text="ok")
+
+        def identity(self) -> dict:
+            return {"provider": "sleeper", "model": self.model}
+
+    async def measure(count: int, limit: int) -> tuple[float, int, int]:
+        Sleeper.limit, Sleeper.throttled = limit, 0
+        judges = JudgeService(providers=ProviderRegistry(classes={"sleeper": Sleeper}))
+        options = JudgeOptions(judge_model="sleeper:m", max_retries=10)
+        started = time.perf_counter()
+        outcomes = await asyncio.gather(
+            *(judges.generate("c", JudgeRequest(prompt=str(i)), options) for i in range(count)),
+            return_exceptions=True,
+        )
+        wall = time.perf_counter() - started
+        answered = sum(1 for outcome in outcomes if not isinstance(outcome, BaseException))
+        [slots] = judges.progress().limits.values()
+        return answered * latency / wall, Sleeper.throttled, slots
+
+    print(
+        f"service alone (in-process provider, {latency * 1000:.0f} ms per call, no SDK or HTTP): "
+        f"effective concurrency at the default limit ({DEFAULT_JUDGE_CONCURRENCY}) and under a 429 storm "
+        f"(capacity {capacity}, adaptive limit)"
+    )
+    print("   calls   default limit   429 storm   429s   limit at the end")
+    for count in (100, 300, 1000):
+        plain, _, _ = asyncio.run(measure(count, 0))
+        storm, throttled, slots = asyncio.run(measure(count, capacity))
+        print(f"   {count:5d}   {plain:13.1f}   {storm:9.1f}   {throttled:4d}   {slots:16d}")
+
+
 def main(argv=None) -> int:
     from agenteval.judging import DEFAULT_JUDGE_CONCURRENCY
 
@@ -199,6 +266,7 @@ def main(argv=None) -> int:
     print(f"the server answered {served} requests in all, at most {most} at once")
     if args.storm_capacity:
         _storm(eval_set, args)
+    _service_alone(args.latency, args.storm_capacity or 6)
     return 0
 
 
