@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from ._compare import compare
 from ._criteria import criteria
 from ._exit import ExitCode
 from ._migrate import migrate
@@ -46,3 +47,4 @@ main.add_command(run)
 main.add_command(criteria)
 main.add_command(migrate)
 main.add_command(runs)
+main.add_command(compare)

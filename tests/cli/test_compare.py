@@ -1,0 +1,143 @@
+"""``agenteval compare A B``: paired run-vs-run comparison of run folders and ADK history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import agenteval
+import pytest
+from agenteval.cli import main
+from agenteval.models import EvalSet
+from agenteval.testing import make_case, make_invocation
+
+
+def _sets(n: int, wrong: set[int]) -> tuple[EvalSet, EvalSet]:
+    expected = EvalSet(
+        eval_set_id="shop",
+        eval_cases=[
+            make_case([make_invocation(f"q{i}", "ok", [("find", {"i": i})])], eval_id=f"c{i:02d}")
+            for i in range(n)
+        ],
+    )
+    actual = EvalSet(
+        eval_set_id="shop",
+        eval_cases=[
+            make_case(
+                [make_invocation(f"q{i}", "ok", [("find", {"i": -1 if i in wrong else i})], form="events")],
+                eval_id=f"c{i:02d}",
+            )
+            for i in range(n)
+        ],
+    )
+    return expected, actual
+
+
+def _run(runs: Path, wrong: set[int], n: int = 30, threshold: float = 1.0) -> str:
+    expected, actual = _sets(n, wrong)
+    result = agenteval.evaluate(expected, actual, {"tool_trajectory_avg_score": threshold}, runs_dir=runs)
+    return result.run_id
+
+
+@pytest.fixture
+def runs(tmp_path) -> Path:
+    return tmp_path / "runs"
+
+
+def _compare(runner, runs, *args):
+    return runner.invoke(main, ["compare", *args, "--runs-dir", str(runs)])
+
+
+def test_a_run_against_itself_shows_no_change(runner, runs):
+    a = _run(runs, set())
+    result = _compare(runner, runs, a, a, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    [criterion] = doc["criteria"]
+    assert criterion["delta"] == 0 and criterion["status"] == "NO DETECTABLE CHANGE"
+    assert doc["flips"] == [] and doc["paired_cases"] == 30
+
+
+def test_a_real_regression_exits_1_and_lists_the_flipped_cases_first(runner, runs):
+    baseline = _run(runs, set())
+    candidate = _run(runs, set(range(12)))
+    result = _compare(runner, runs, baseline, candidate, "--format", "json")
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    [criterion] = doc["criteria"]
+    assert criterion["status"] == "REGRESSED" and criterion["delta"] == pytest.approx(-0.4)
+    assert criterion["discordant"] == [0, 12]
+    assert [f["case_id"] for f in doc["flips"]][:2] == ["c00", "c01"]
+    assert all(f["baseline"] == "PASSED" and f["candidate"] == "FAILED" for f in doc["flips"])
+    table = _compare(runner, runs, baseline, candidate)
+    assert "REGRESSED: tool_trajectory_avg_score" in table.stdout and "▼ shop/c00" in table.stdout
+    markdown = _compare(runner, runs, baseline, candidate, "--format", "markdown")
+    assert "| `tool_trajectory_avg_score` |" in markdown.stdout and "**REGRESSED**" in markdown.stdout
+
+
+def test_swapping_the_runs_negates_the_change(runner, runs):
+    a, b = _run(runs, {1, 2, 3}), _run(runs, {2, 3, 4, 5, 6})
+    forward = json.loads(_compare(runner, runs, a, b, "--format", "json").stdout)["criteria"][0]
+    backward = json.loads(_compare(runner, runs, b, a, "--format", "json").stdout)["criteria"][0]
+    assert forward["delta"] == pytest.approx(-backward["delta"])
+    assert forward["p_worse"] == pytest.approx(backward["p_better"])
+
+
+def test_a_changed_threshold_is_refused_unless_allowed(runner, runs):
+    a, b = _run(runs, set()), _run(runs, set(), threshold=0.5)
+    refused = _compare(runner, runs, a, b)
+    assert refused.exit_code == 2 and "threshold 1.0 -> 0.5" in refused.stderr
+    allowed = _compare(runner, runs, a, b, "--allow-config-change")
+    assert allowed.exit_code == 0 and "configuration changed (allowed)" in allowed.stdout
+
+
+def test_runs_of_other_eval_sets_do_not_pair(runner, runs, tmp_path):
+    a = _run(runs, set())
+    other = EvalSet(eval_set_id="elsewhere", eval_cases=[make_case([make_invocation("q", "a")], eval_id="x")])
+    b = agenteval.evaluate(other, other, {"tool_trajectory_avg_score": 1.0}, runs_dir=runs).run_id
+    result = _compare(runner, runs, a, b)
+    assert result.exit_code == 2 and "no case of run" in result.stderr
+
+
+def test_non_inferiority_not_shown_exits_3(runner, runs):
+    a, b = _run(runs, set(), n=8), _run(runs, {0}, n=8)
+    result = _compare(runner, runs, a, b, "--margin", "0.01", "--format", "json")
+    assert result.exit_code == 3, result.output
+    assert json.loads(result.stdout)["criteria"][0]["non_inferior"] is False
+
+
+def test_adk_eval_history_files_compare_too(runner, runs, tmp_path):
+    def history(folder: Path, failing: set[int]) -> Path:
+        folder.mkdir()
+        cases = [
+            {
+                "eval_set_id": "shop",
+                "eval_id": f"c{i:02d}",
+                "final_eval_status": 2 if i in failing else 1,
+                "overall_eval_metric_results": [
+                    {
+                        "metric_name": "tool_trajectory_avg_score",
+                        "threshold": 1.0,
+                        "score": 0.0 if i in failing else 1.0,
+                        "eval_status": 2 if i in failing else 1,
+                    }
+                ],
+                "eval_metric_result_per_invocation": [],
+                "session_id": "s",
+            }
+            for i in range(20)
+        ]
+        document = {"eval_set_result_id": "r", "eval_set_id": "shop", "eval_case_results": cases}
+        path = folder / "app_shop_1.evalset_result.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        return folder
+
+    a = history(tmp_path / "before", set())
+    b = history(tmp_path / "after", set(range(10)))
+    result = _compare(runner, runs, str(a), str(b), "--format", "json")
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout)["criteria"][0]["status"] == "REGRESSED"
+    # and an agenteval run of the same cases pairs with ADK's history
+    ours = _run(runs, set(), n=20)
+    mixed = _compare(runner, runs, ours, str(b), "--format", "json")
+    assert json.loads(mixed.stdout)["paired_cases"] == 20
