@@ -123,9 +123,10 @@ def _bounded_verdict_errors(runs: int, replicates: int, seed: int) -> tuple[floa
     rates = []
     for truth, wrong in [(threshold - 0.05, Verdict.PASS), (threshold + 0.05, Verdict.FAIL)]:
         data = rng.beta(truth * concentration, (1 - truth) * concentration, (replicates, runs))
-        wrongs = sum(
-            case_verdict(list(row), threshold, seed=seed + i).verdict is wrong for i, row in enumerate(data)
-        )
+        verdicts = [
+            case_verdict(list(row), threshold, seed=seed + i, hint=False) for i, row in enumerate(data)
+        ]
+        wrongs = sum(v.verdict is wrong for v in verdicts)
         rates.append(wrongs / replicates)
     return rates[0], rates[1]
 

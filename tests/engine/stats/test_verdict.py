@@ -29,6 +29,8 @@ def test_study_example_is_inconclusive_with_reason_and_hint():
     assert result.interval.method == "betting" and result.n == 5
     assert result.units_to_settle is not None and result.units_to_settle > 5
     assert f"about {result.units_to_settle} runs" in result.hint
+    quiet = case_verdict([1.0, 0.667, 1.0, 1.0, 0.667], 0.8, hint=False)
+    assert quiet.verdict is Verdict.INCONCLUSIVE and quiet.hint is None and quiet.units_to_settle is None
 
 
 def test_binary_runs_use_clopper_pearson_and_settle_as_the_study_says():

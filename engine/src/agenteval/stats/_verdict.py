@@ -185,6 +185,7 @@ def case_verdict(
     seed: int = 0,
     missing: str = "bound",
     unit: str = "run",
+    hint: bool = True,
 ) -> VerdictResult:
     """The tri-state verdict of one criterion from its unit scores in [lo, hi].
 
@@ -194,7 +195,9 @@ def case_verdict(
     ``"exclude"`` drops missing units (ADK's behaviour). No scored unit gives
     NOT_EVALUATED; one unit in all gives the point verdict (``single-run``); a threshold
     at the best value follows the zero-failure rule; a threshold at the worst value
-    always passes. ``seed`` drives the BCa resamples (see ``derive_seed``).
+    always passes. ``seed`` drives the BCa resamples (see ``derive_seed``). ``hint=False``
+    skips the search for how many units would settle an INCONCLUSIVE verdict (it costs a
+    few interval computations).
     """
     if missing not in ("bound", "exclude"):
         raise ValueError(f"missing must be 'bound' or 'exclude', got {missing!r}")
@@ -239,19 +242,19 @@ def case_verdict(
     interval = manski_interval(values, lo, hi, level, seed)
     verdict = _decide(interval, threshold, higher_is_better)
     reason = _interval_reason(verdict, interval, threshold, higher_is_better)
-    hint = units = None
-    if verdict is Verdict.INCONCLUSIVE and n_missing == 0:
+    advice = units = None
+    if verdict is Verdict.INCONCLUSIVE and n_missing:
+        advice = f"{n_missing} missing {unit}(s) keep it open: score them first"
+    elif verdict is Verdict.INCONCLUSIVE and hint:
         units = _units_to_settle(scored, threshold, lo, hi, level)
-        hint = _hint(units, unit, score, threshold)
-    elif verdict is Verdict.INCONCLUSIVE:
-        hint = f"{n_missing} missing {unit}(s) keep it open: score them first"
+        advice = _hint(units, unit, score, threshold)
     return VerdictResult(
         verdict,
         basis,
         score=score,
         interval=interval,
         reason=reason,
-        hint=hint,
+        hint=advice,
         units_to_settle=units,
         **common,
     )
