@@ -144,8 +144,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                 adk = run_adk(args.adk_python, folder)
                 if adk is not None:
                     print(
-                        f"{'':>8} ADK ({adk['version']}) on the same 10k files: {adk['work']:.2f} s of "
-                        f"loading and scoring (process {adk['wall']:.2f} s, peak RSS {adk['rss_mb']:.0f} MB); "
+                        f"{'':>8} ADK ({adk['version']}) on the same 10k files: "
+                        f"{adk['work']:.2f} s of loading and scoring "
+                        f"(process {adk['wall']:.2f} s, peak RSS {adk['rss_mb']:.0f} MB); "
                         f"agenteval's whole process is {adk['work'] / measured['wall']:.1f}x faster",
                         flush=True,
                     )

@@ -1,0 +1,34 @@
+"""Smoke tests of ``benchmarks/scale.py`` and ``benchmarks/interruption.py``: they run on
+small inputs and print their figures. No timing assertions (figures depend on the machine)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_scale_prints_a_row_per_size() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "scale.py"), "--sizes", "50", "120"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert [row[0] for row in rows] == ["50", "120"]
+    assert all(float(row[1]) > 0 and float(row[3]) > 0 for row in rows)
+
+
+def test_interruption_resumes_exactly_the_unfinished_cases() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "interruption.py"), "--cases", "40", "--delay", "0.02"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "-> equal; run state complete, 40 records" in done.stdout, done.stdout
