@@ -160,3 +160,22 @@ def test_stray_threads_lists_non_daemon_threads_an_agent_left():
         thread.join()
     assert thread not in stray_threads()
     assert threading.main_thread() not in stray_threads()
+
+
+class HangsOnClose(Agent):
+    async def session(self, case: EvalCase) -> AgentSession:
+        return _HangingClose()
+
+
+class _HangingClose(AgentSession):
+    async def turn(self, user_content: Content) -> Invocation:
+        return Invocation(user_content=user_content, final_response=Content.from_text("ok", role="model"))
+
+    async def aclose(self) -> None:
+        await asyncio.sleep(30)
+
+
+def test_a_session_that_never_closes_costs_at_most_its_timeout():
+    started = time.monotonic()
+    [turns] = asyncio.run(run_agent(HangsOnClose("x"), [case("hi")], timeout=0.2))
+    assert turns[0].final_text() == "ok" and time.monotonic() - started < 2

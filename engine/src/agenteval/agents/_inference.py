@@ -122,7 +122,6 @@ class AgentBaseException(Exception):
     def __init__(self, original: BaseException) -> None:
         super().__init__(f"{type(original).__name__}: {original}")
         self.original = original
-        self.__traceback__ = original.__traceback__
 
 
 async def _guarded(awaitable: Awaitable[T]) -> T:
@@ -163,14 +162,14 @@ def _raised(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _session_output(sessions: list[AgentSession]) -> str:
-    """What the session captured itself (e.g. a worker process's output)."""
-    for session in sessions:
-        try:
-            return str(session.output() or "")
-        except Exception:  # noqa: BLE001 - a report about the agent must not fail the case twice
-            return ""
-    return ""
+def _session_output(opened: list[AgentSession]) -> str:
+    """What the case's session (if one was opened) captured itself (a worker's output)."""
+    if not opened:
+        return ""
+    try:
+        return str(opened[0].output() or "")
+    except Exception:  # noqa: BLE001 - a report about the agent must not fail the case twice
+        return ""
 
 
 def _left_behind(session: Optional[AgentSession]) -> tuple[str, ...]:
@@ -353,9 +352,9 @@ async def _run_case(
         repair_std_streams(capture)
         for closing in (session, simulator):
             if closing is not None:
-                try:
-                    await _guarded(closing.aclose())
-                except Exception:  # noqa: BLE001 - closing must not hide the case's outcome
+                try:  # bounded too: a close that hangs must not hold the run
+                    await asyncio.wait_for(_guarded(closing.aclose()), timeout)
+                except (Exception, asyncio.TimeoutError):  # noqa: BLE001 - closing must not hide the outcome
                     pass
 
 
