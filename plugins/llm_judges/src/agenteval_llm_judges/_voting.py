@@ -12,8 +12,8 @@ How many samples a question takes (the ``judge_sampling`` criterion parameter):
 
 A sample that failed or could not be read costs a call and does not vote. A batch never
 holds more samples than the fewest any outcome could still need, so curtailment never
-overshoots what one-at-a-time sampling would ask. (The engine's ``agenteval.stats`` has the
-same rules for analysis; this plugin keeps its own copy so that it runs on engine 0.3.)
+overshoots what one-at-a-time sampling would ask. The stopping rules themselves are the
+engine's (``agenteval.stats``), which also analyses them.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from agenteval import Params
+from agenteval.stats import majority_settled, sprt_barrier
 from pydantic import Field
 
 __all__ = ["JudgeSampling", "VoteDecision", "majority", "majority_settled", "mean"]
@@ -49,16 +50,6 @@ def mean(values: Sequence[Optional[float]]) -> Optional[float]:
     """The mean of the non-``None`` values; ``None`` when there is none."""
     kept = [v for v in values if v is not None]
     return math.fsum(kept) / len(kept) if kept else None
-
-
-def majority_settled(yes: int, no: int, remaining: int) -> Optional[bool]:
-    """The majority once ``remaining`` more samples (each voting either way, or failing)
-    can no longer change it, under ADK's tie rule; ``None`` while it is open."""
-    if yes > no + remaining:
-        return True
-    if yes + remaining <= no:
-        return False
-    return None
 
 
 def _majority_needs(yes: int, no: int, remaining: int) -> int:
@@ -96,8 +87,7 @@ class JudgeSampling(Params):
     @property
     def barrier(self) -> int:
         """The SPRT's h on #YES - #NO."""
-        step = math.log((0.5 + self.delta) / (0.5 - self.delta))
-        return max(1, math.ceil(math.log((1.0 - self.alpha) / self.alpha) / step - 1e-12))
+        return sprt_barrier(self.alpha, self.delta)
 
     def budget(self, num_samples: int) -> int:
         """The most calls one question may take."""
