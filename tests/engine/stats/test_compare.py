@@ -185,3 +185,13 @@ def test_case_flags_use_benjamini_hochberg():
     assert single[0].p_value is None and not single[0].flagged and single[0].delta == -1
     with pytest.raises(ValueError):
         compare_case_runs([[]], [[1]])
+
+
+def test_each_criterion_may_have_its_own_range():
+    counts = ([3.0, 4.0, 5.0, 2.0], [3.0, 4.0, 5.0, 2.0])
+    rates = ([1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0])
+    result = compare_runs({"calls": counts, "rate": rates}, bounds={"calls": (0.0, 10.0)})
+    calls, rate = result.criteria
+    assert calls.interval.low >= -10.0 and calls.delta == 0 and rate.discordant == (0, 1)
+    with pytest.raises(ValueError, match="outside"):
+        compare_runs({"calls": counts})  # outside the default [0, 1]

@@ -228,25 +228,27 @@ def compare_runs(
     non_inferiority_margin: Optional[float] = None,
     seeds: Optional[Mapping[str, int]] = None,
     resamples: int = DEFAULT_RESAMPLES,
+    bounds: Optional[Mapping[str, tuple[float, float]]] = None,
 ) -> Comparison:
     """Compare every criterion of ``scores`` (criterion -> (A's case scores, B's), paired
     by position), then adjust the two-sided p-values with Holm across criteria: a
     criterion is REGRESSED (IMPROVED) when its Holm p is below ``alpha`` and B is worse
-    (better). ``seeds`` per criterion (see ``derive_seed``; 0 when absent) make the
-    Monte Carlo and bootstrap parts reproducible. Criteria keep the input order."""
+    (better). Scores lie in [lo, hi], or in a criterion's own range from ``bounds``
+    (criterion -> (lo, hi)). ``seeds`` per criterion (see ``derive_seed``; 0 when absent)
+    make the Monte Carlo and bootstrap parts reproducible. Criteria keep the input order."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if margin < 0:
         raise ValueError(f"margin must be >= 0, got {margin!r}")
     directions = higher_is_better or {}
     seed_of = seeds or {}
+    ranges = bounds or {}
     parts = [
         _one(
             name,
             a,
             b,
-            lo,
-            hi,
+            *ranges.get(name, (lo, hi)),
             directions.get(name, True),
             alpha,
             margin,
