@@ -221,8 +221,7 @@ def test_an_endpoint_that_is_down_gets_no_further_calls_and_one_warning(code):
     assert judges.activity("c").failures == {code: 10}
 
 
-def test_an_endpoint_that_never_answers_costs_about_one_timeout(monkeypatch):
-    monkeypatch.setattr("agenteval.judging._service._DEAD_AFTER_TIMEOUTS", 4)
+def test_an_endpoint_that_never_answers_costs_about_one_timeout():
     Scripted.script = ["hang"] * 100
     judges = service(concurrency=4, on_warning=lambda message: None)
 
@@ -290,3 +289,20 @@ def test_a_failing_cache_never_costs_an_answer(tmp_path):
     assert answer.text == "ok" and Scripted.calls == 1
     [warning] = judges.warnings
     assert "goes on without the cache" in warning
+
+
+def test_at_concurrency_one_a_dead_endpoint_is_given_up_after_three_timeouts():
+    Scripted.script = ["hang"] * 100
+    judges = service(concurrency=1, on_warning=lambda message: None)
+
+    async def run():
+        return await asyncio.gather(
+            *(
+                judges.generate("c", JudgeRequest(prompt=f"q{i}"), options(timeout_seconds=0.1))
+                for i in range(10)
+            ),
+            return_exceptions=True,
+        )
+
+    outcomes = asyncio.run(run())
+    assert {o.code for o in outcomes} == {"judge_timeout"} and Scripted.calls == 3

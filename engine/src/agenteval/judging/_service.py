@@ -5,7 +5,7 @@ runs preflight checks before any work, and wraps each call with, in order:
 
 1. the cache (a hit returns at once and costs nothing; a cache that fails only warns);
 2. the endpoint's state: an endpoint that refused the connection (DNS, TLS, refused) or
-   the credentials (401/403), or that let ``_DEAD_AFTER_TIMEOUTS`` calls in a row time
+   the credentials (401/403), or that let a window of calls in a row time
    out, gets no further calls: they fail at once with the same reason code, and the
    problem is reported once (``warnings``, ``on_warning``);
 3. one bounded concurrency limit for the whole run (cases x criteria x samples), an
@@ -55,8 +55,9 @@ _MAX_BACKOFF_SECONDS = 30.0
 #: A ``Retry-After`` longer than this fails the call instead of stalling the run.
 _MAX_RETRY_AFTER_SECONDS = 300.0
 #: Calls in a row to one endpoint that timed out (no answer in between) after which the
-#: endpoint is taken for dead: a hung judge then costs about one timeout, not hours.
-_DEAD_AFTER_TIMEOUTS = 12
+#: endpoint is taken for dead: the run's concurrency, within these bounds, so that a hung
+#: judge costs about one or two timeouts, not hours, at any ``--judge-concurrency``.
+_DEAD_AFTER_TIMEOUTS = (3, 12)
 _logger = logging.getLogger("agenteval.judging")
 #: How a failure's message starts, by reason code (default: "judge call failed").
 _WHAT_FAILED = {
@@ -354,7 +355,8 @@ class JudgeService:
                     delay = max(delay, exc.retry_after)
             except asyncio.TimeoutError:
                 endpoint.timeouts_in_a_row += 1
-                if endpoint.timeouts_in_a_row >= _DEAD_AFTER_TIMEOUTS:
+                low, high = _DEAD_AFTER_TIMEOUTS
+                if endpoint.timeouts_in_a_row >= max(low, min(high, self.concurrency)):
                     failure = self._fail(
                         f"judge call timed out: {endpoint.timeouts_in_a_row} calls in a row got no answer "
                         f"within {options.timeout_seconds:g} s",
