@@ -41,7 +41,8 @@ from ._common import (
 __all__ = ["OpenAICompatibleJudge"]
 
 
-def _LIMITS() -> Any:  # noqa: N802 - a constant, built lazily (httpx is imported on first call)
+def _pool_limits() -> Any:
+    """Connections for the judge service's concurrency (httpx is imported on first call)."""
     import httpx
 
     return httpx.Limits(max_connections=256, max_keepalive_connections=64)
@@ -189,7 +190,7 @@ class OpenAICompatibleJudge(JudgeModel):
                 base_url=base_url,
                 api_key=api_key or _NO_KEY,
                 max_retries=0,
-                http_client=capped_async_client(limits=_LIMITS()),
+                http_client=capped_async_client(limits=_pool_limits()),
             )
         except Exception as exc:
             raise JudgeCallError(
