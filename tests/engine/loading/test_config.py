@@ -288,9 +288,10 @@ def test_any_json_is_a_config_or_one_config_error(data):
 
 
 def _adk_reads(data: dict[str, Any]) -> Any:
-    from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
-
-    return AdkEvalConfig.model_validate(data)
+    """ADK 2.13's own reading of a config (skipped where google-adk is not installed, as in
+    the install at the dependency floors)."""
+    adk_config = pytest.importorskip("google.adk.evaluation.eval_config")
+    return adk_config.EvalConfig.model_validate(data)
 
 
 @pytest.mark.parametrize(
@@ -373,8 +374,12 @@ def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch)
 
 def test_with_efficiency_appends_the_four_not_named_in_adks_order():
     from agenteval.loading._config import EFFICIENCY_CRITERIA, with_efficiency
-    from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
-    from google.adk.evaluation.eval_config import get_eval_metrics_from_config
+
+    adk_config = pytest.importorskip("google.adk.evaluation.eval_config")
+    AdkEvalConfig, get_eval_metrics_from_config = (
+        adk_config.EvalConfig,
+        adk_config.get_eval_metrics_from_config,
+    )
 
     config = config_from_data({"criteria": {"response_match_score": 0.5, "token_usage_v1": {}}})
     extended = with_efficiency(config)
