@@ -781,3 +781,13 @@ def test_any_json_is_an_eval_set_or_one_data_error(data):
     else:
         again = eval_set_from_data(json.loads(loaded.eval_set.to_json())).eval_set
         assert again == loaded.eval_set
+
+
+def test_camel_case_cases_beside_empty_snake_case_cases_are_an_error(tmp_path):
+    data = eval_set(evalCases=[case()])
+    message = load_error(tmp_path, data)
+    assert "'evalCases' is given twice, as 'eval_cases'" in message
+    with pytest.raises(DataError) as info:
+        eval_set_from_data(data)
+    assert "'evalCases' is given beside 'eval_cases'" in str(info.value)
+    assert "ADK reads only the snake_case key" in str(info.value)

@@ -138,7 +138,14 @@ def _validate_eval_set(data: dict[str, Any], where: str, warnings: list[str]) ->
 def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> None:
     """Checks pydantic cannot express: keys given in both spellings, and unknown keys
     (kept, as ADK keeps case keys, but reported)."""
+    snake = {to_camel(name): name for name in EvalSet.model_fields}
     for key in eval_set.model_extra or {}:
+        if key in snake and key != snake[key]:
+            msg = (
+                f"{key!r} is given beside {snake[key]!r}; ADK reads only the snake_case key at the top "
+                f"of an eval set, so {key!r} would be ignored. Keep one: {snake[key]!r}"
+            )
+            raise DataError(msg, source=where)
         warnings.append(f"{where}: unknown top-level key {key!r} kept but not used (ADK ignores it)")
     for index, case in enumerate(eval_set.eval_cases):
         _check_spelt_twice(case, f"eval_cases[{index}]", where)
