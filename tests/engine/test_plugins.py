@@ -18,6 +18,7 @@ def test_one_row_per_extension_point():
         "judge model provider",
         "agent adapter",
         "user simulator",
+        "reporter",
     }
     assert CriterionLoadError is PluginLoadError
 

@@ -307,12 +307,9 @@ def compare_sides(
         bounds[name] = (float(lo), float(hi))
     comparison = None
     if scores:
-        lo = min(b[0] for b in bounds.values())
-        hi = max(b[1] for b in bounds.values())
         comparison = compare_runs(
             scores,
-            lo=lo,
-            hi=hi,
+            bounds=bounds,
             higher_is_better=directions,
             alpha=alpha,
             non_inferiority_margin=margin,

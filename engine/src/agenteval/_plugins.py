@@ -78,6 +78,7 @@ _HINTS: dict[str, dict[str, str]] = {
         "litellm": "agenteval-llm-judges with LiteLLM (pip install -e './plugins/llm_judges[litellm]')",
     },
     "user simulator": {"llm_backed": _FROM["llm_judges"]},
+    "reporter": dict.fromkeys(("junit", "markdown", "github"), _FROM["builtin"]),
 }
 #: ADK 2.13 names with no agenteval plugin (yet): said so instead of "not installed".
 _NOT_PROVIDED = {
@@ -153,6 +154,11 @@ KINDS: dict[str, PluginKind] = {
             "user simulator",
             "agenteval.user_simulators",
             _subclass_check("agenteval.agents._simulator:UserSimulator", "agenteval.agents.UserSimulator"),
+        ),
+        PluginKind(
+            "reporter",
+            "agenteval.reporters",
+            _subclass_check("agenteval.reporting._contract:Reporter", "agenteval.reporting.Reporter"),
         ),
     )
 }

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import IO, TYPE_CHECKING, Optional
 
 import click
 
@@ -172,6 +172,18 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     help="With an ADK agent: write ADK's eval history here (default: <agent folder>/.adk/eval_history).",
 )
 @click.option("--no-adk-history", is_flag=True, help="With an ADK agent: do not write ADK's eval history.")
+@click.option(
+    "--report",
+    "reports",
+    metavar="A,B",
+    help="Reporters to run on the recorded run, comma-separated (e.g. junit,github,markdown).",
+)
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where reporters write their files (default: the run folder's reports/).",
+)
 @reports_errors
 def run(
     paths: tuple[str, ...],
@@ -199,6 +211,8 @@ def run(
     quiet: bool,
     adk_history: Optional[Path],
     no_adk_history: bool,
+    reports: Optional[str],
+    report_dir: Optional[Path],
 ) -> None:
     """Score eval files against the agent's actual invocations.
 
@@ -227,6 +241,8 @@ def run(
     output = _writable_file(output, "--output")
     save_actual = _writable_file(save_actual, "--save-actual")
     records_dir = None if no_record else (runs_dir or default_runs_dir()).resolve()
+    reporters = _reporters(reports, no_record)
+    report_dir = report_dir.absolute() if report_dir is not None else None
     agent = resolve_agent(agent_target, agent_type) if agent_target else None
     judge = JudgeService(concurrency=judge_concurrency, cache=None if no_cache else JudgeCache(cache_dir))
     plan = plan_paths(
@@ -267,6 +283,10 @@ def run(
     )
     with _late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True))
+        if reporters and evaluation.writer is not None:
+            # Lines for the CI log (annotations) never go into a JSON document on stdout.
+            log = sys.stderr if output_format == "json" and output is None else sys.stdout
+            _write_reports(reporters, evaluation.writer.folder, report_dir, log)
         _report(result, plan, evaluation, save_actual, paths, output_format, output, detailed)
 
 
@@ -314,6 +334,34 @@ def _report(
             click.echo(f"agenteval: resume it with: {_resume_command(evaluation.run_id)}", err=True)
         sys.exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+
+
+def _reporters(names: Optional[str], no_record: bool) -> dict:
+    """The reporter classes asked for, loaded before any work (exit 2 when one is unknown)."""
+    if not names:
+        return {}
+    if no_record:
+        raise click.UsageError("--report renders the recorded run; it cannot be combined with --no-record")
+    from ..reporting import resolve_reporters
+
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    if not chosen:
+        raise click.UsageError("--report needs at least one reporter name, e.g. --report junit")
+    return resolve_reporters(list(dict.fromkeys(chosen)))
+
+
+def _write_reports(reporters: dict, folder: Path, report_dir: Optional[Path], log: IO[str]) -> None:
+    from ..reporting import write_reports
+    from ..runs import RecordedRun
+
+    try:
+        written = write_reports(reporters, RecordedRun.open(folder), report_dir, stream=log)
+    except OSError as exc:
+        click.echo(f"warning: a report could not be written: {exc.strerror or exc}", err=True)
+        return
+    for name, paths in written.items():
+        for path in paths:
+            click.echo(f"agenteval: {name} report written to {path}", err=True)
 
 
 @contextlib.contextmanager

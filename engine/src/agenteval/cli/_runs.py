@@ -101,6 +101,34 @@ def show_command(
     sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
 
 
+@runs.command("report")
+@click.argument("run_ref", required=False, metavar="[RUN]")
+@click.option(
+    "--report", "reports", metavar="A,B", required=True, help="Reporters to run, e.g. junit,markdown."
+)
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the files go (default: the run folder's reports/).",
+)
+@_RUNS_DIR
+@reports_errors
+def report_command(
+    run_ref: Optional[str], reports: str, report_dir: Optional[Path], runs_dir: Optional[Path]
+) -> None:
+    """Run reporters on a recorded run (RUN: an id, its prefix, a folder, or latest)."""
+    from ..reporting import resolve_reporters, write_reports
+    from ..runs import find_run
+
+    run = find_run(_folder(runs_dir), run_ref)
+    names = list(dict.fromkeys(n.strip() for n in reports.split(",") if n.strip()))
+    written = write_reports(resolve_reporters(names), run, report_dir)
+    for name, paths in written.items():
+        for path in paths:
+            click.echo(f"{name}: {path}", err=True)
+
+
 @runs.command("rm")
 @click.argument("run_refs", nargs=-1, required=True, metavar="RUN...")
 @_RUNS_DIR

@@ -1,4 +1,6 @@
-"""Rendering a ``RunResult``: a terminal table (rich) and the JSON document.
+"""Rendering runs: the terminal table (rich) and the JSON document of a ``RunResult``, and
+the reporter plugins (``Reporter``, entry-point group ``agenteval.reporters``) that turn a
+recorded run into JUnit, Markdown, GitHub outputs and more (``write_reports``).
 
 Imported on first use, so that ``--format json`` never imports rich.
 """
@@ -8,9 +10,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["render_json", "render_table"]
+__all__ = ["ReportContext", "Reporter", "render_json", "render_table", "resolve_reporters", "write_reports"]
 
-_MODULES = {"render_json": "._json", "render_table": "._table"}
+_MODULES = {
+    "render_json": "._json",
+    "render_table": "._table",
+    "Reporter": "._contract",
+    "ReportContext": "._contract",
+    "resolve_reporters": "._reporters",
+    "write_reports": "._reporters",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -21,5 +30,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from ._contract import ReportContext, Reporter
     from ._json import render_json
+    from ._reporters import resolve_reporters, write_reports
     from ._table import render_table

@@ -1,0 +1,72 @@
+"""What the built-in reporters share: one pass over a run's cases, the reason a case did
+not pass, bounded text, and the command that reruns the failing cases."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+from agenteval.results import CaseResult, CriterionResult, Status
+from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
+
+__all__ = ["CaseView", "clip", "cases_of", "first_problem", "rerun_command", "status_counts"]
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """A case as reporters see it: its eval set, its combined result and its first run's record."""
+
+    entry: EvalSetEntry
+    result: CaseResult
+    record: Optional[CaseRecord]
+
+    @property
+    def duration(self) -> float:
+        return self.record.duration_s if self.record is not None else 0.0
+
+
+def cases_of(run: RecordedRun) -> Iterator[CaseView]:
+    """Every planned case of the run, in run order (one record read at a time)."""
+    for entry, case in run.case_results():
+        yield CaseView(entry, case, run.record((entry.index, case.eval_id, 1)))
+
+
+def first_problem(case: CaseResult) -> Optional[CriterionResult]:
+    """The criterion result that explains why a case did not pass (the worst first)."""
+    order = [Status.FAILED, Status.ERRORED, Status.NOT_EVALUATED]
+    for status in order:
+        for result in case.criteria:
+            if result.status is status:
+                return result
+    return None
+
+
+def clip(text: Optional[str], limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with a marker."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: max(0, limit - 1)] + "…"
+
+
+def status_counts(run: RecordedRun) -> dict[Status, int]:
+    """Cases by status, from the run's summary when it has one."""
+    written = run.summary()
+    if written is not None:
+        return dict(written.summary.cases)
+    counts = {status: 0 for status in Status}
+    for view in cases_of(run):
+        counts[view.result.status] += 1
+    return counts
+
+
+def rerun_command(failing: Sequence[CaseView]) -> Optional[str]:
+    """``agenteval run FILE:case1,case2 ...`` for the failing cases (per eval file)."""
+    by_file: dict[str, list[str]] = {}
+    for view in failing:
+        if view.entry.path:
+            by_file.setdefault(view.entry.path, []).append(view.result.eval_id)
+    if not by_file:
+        return None
+    targets = " ".join(shlex.quote(f"{path}:{','.join(ids)}") for path, ids in by_file.items())
+    return f"agenteval run {targets}"
