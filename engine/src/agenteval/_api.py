@@ -209,15 +209,7 @@ async def evaluate_async(
         from ._run._plan import preflight_judges
 
         preflight_judges([c for s in plan.sets for c in s.criteria], judge)
-    run = open_run(
-        plan,
-        runs_dir=Path(runs_dir) if runs_dir is not None else None,
-        argv=["agenteval.evaluate"],
-        judge=judge,
-        concurrency=concurrency,
-        strict=strict,
-    )
-    return await run.execute()
+    return await _execute(plan, runs_dir, "evaluate", judge=judge, concurrency=concurrency, strict=strict)
 
 
 def evaluate(
@@ -282,17 +274,24 @@ async def evaluate_agent_async(
         else f"{type(agent).__module__}:{type(agent).__qualname__}",
         num_runs=num_runs,
     )
-    run = open_run(
+    return await _execute(
         plan,
-        runs_dir=Path(runs_dir) if runs_dir is not None else None,
-        argv=["agenteval.evaluate_agent"],
+        runs_dir,
+        "evaluate_agent",
         judge=judge,
         concurrency=concurrency,
         agent_concurrency=agent_concurrency,
         agent_timeout=agent_timeout,
         strict=strict,
     )
-    return await run.execute()
+
+
+async def _execute(
+    plan: Plan, runs_dir: Optional[Union[str, Path]], caller: str, **options: Any
+) -> RunResult:
+    """Run ``plan`` with one ``EvalRun``, recorded in ``runs_dir`` when one is given."""
+    folder = Path(runs_dir) if runs_dir is not None else None
+    return await open_run(plan, runs_dir=folder, argv=[f"agenteval.{caller}"], **options).execute()
 
 
 def evaluate_agent(

@@ -37,18 +37,8 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)
-class CriterionRef:
+class CriterionRef(PluginRef):
     """An installed criterion, known from metadata only (nothing imported)."""
-
-    name: str
-    distribution: str
-    version: str
-    target: str  # "module:Class"
-
-    @property
-    def display(self) -> str:
-        """``distribution[name]``, as flake8 names plugins."""
-        return f"{self.distribution}[{self.name}]"
 
     @property
     def plugin(self) -> PluginInfo:
