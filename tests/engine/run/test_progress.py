@@ -1,0 +1,44 @@
+"""Progress displays: a live line on a terminal, plain lines at most every interval
+elsewhere, nothing when quiet; judge counters shown when there are any."""
+
+from __future__ import annotations
+
+import io
+
+from agenteval._run import PlainProgress, RichProgress, SilentProgress, progress_for
+from agenteval.results import Status
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_right_display_for_each_stream():
+    assert isinstance(progress_for(io.StringIO(), quiet=False), PlainProgress)
+    assert isinstance(progress_for(_Terminal(), quiet=False), RichProgress)
+    assert isinstance(progress_for(_Terminal(), quiet=True), SilentProgress)
+
+
+def test_a_terminal_shows_a_live_line_with_the_counts_and_judge_activity():
+    from rich.console import Console
+
+    stream = _Terminal()
+    counters = {"calls": 12, "cache_hits": 3, "retries": 2, "waiting": 1}
+    progress = RichProgress(Console(file=stream, force_terminal=True, width=120), lambda: counters)
+    progress.start(total=4)
+    progress.case_done(Status.PASSED)
+    progress.case_done(Status.ERRORED)
+    line = progress.line()
+    assert line.startswith("2/4 cases · 1 passed, 1 errored · judge 12 calls, 3 cached, 2 retried")
+    assert "1 waiting on rate limits" in line and "ETA" in line
+    assert progress.bar(10) == "[#####-----]"
+    progress.stop()
+    assert "2/4 cases" in stream.getvalue()  # it was drawn on the terminal
+
+
+def test_silent_progress_still_counts():
+    progress = SilentProgress()
+    progress.start(total=2)
+    progress.case_done(Status.FAILED)
+    assert progress.done == 1 and progress.counts[Status.FAILED] == 1
