@@ -165,3 +165,33 @@ def test_workers_are_reused_from_case_to_case(tmp_path):
     *_, in_order = run(tmp_path, "respond", "process", "pid", "pid", "pid", concurrency=1)
     pids = [row["ok"] for row in in_order]
     assert len(pids) == 3 and len(set(pids)) == 1
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process isolation is POSIX only")
+def test_no_worker_outlives_the_run(tmp_path):
+    import asyncio
+    import os
+
+    from agenteval.agents import run_agent
+    from agenteval.testing import make_case, make_invocation
+    from agenteval_builtin.python_agent import PythonAgent
+
+    (tmp_path / "agent.py").write_text(AGENT)
+    agent = PythonAgent(f"{tmp_path / 'agent.py'}:respond")
+    cases = [make_case([make_invocation("pid", "x")], eval_id=f"c{i}") for i in range(2)]
+    outcomes = asyncio.run(run_agent(agent, cases, concurrency=2, timeout=60, isolation="process"))
+    pids = {int(outcome[0].final_text()) for outcome in outcomes}
+    assert os.getpid() not in pids
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                alive.append(pid)
+            except ProcessLookupError:
+                pass
+        if not alive:
+            break
+        time.sleep(0.1)
+    assert not alive
