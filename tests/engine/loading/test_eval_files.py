@@ -283,19 +283,18 @@ def test_missing_user_content(tmp_path):
     [
         (
             eval_set(case(conversation=[{"user_content": "hello"}])),
-            "eval_cases[0].conversation[0].user_content: Input should be a valid dictionary",
+            'eval_cases[0].conversation[0].user_content: expected an object, got "hello"',
         ),
-        ({"eval_set_id": 5, "eval_cases": []}, "eval_set_id: Input should be a valid string (got 5)"),
-        ({"eval_set_id": "s", "eval_cases": {}}, "eval_cases: Input should be a valid list"),
-        ({"eval_set_id": "s", "eval_cases": ["x"]}, "eval_cases[0]: Input should be a valid dictionary"),
+        ({"eval_set_id": 5, "eval_cases": []}, "eval_set_id: expected a string, got 5"),
+        ({"eval_set_id": "s", "eval_cases": {}}, "eval_cases: expected an array, got {}"),
+        ({"eval_set_id": "s", "eval_cases": ["x"]}, 'eval_cases[0]: expected an object, got "x"'),
         (
             eval_set(case(conversation=[inv(intermediate_data={"tool_uses": [{"name": "t", "args": [1]}]})])),
-            "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].args: "
-            "Input should be a valid dictionary",
+            "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].args: expected an object, got [1]",
         ),
         (
             eval_set(case(conversation=[inv(intermediate_data="x")])),
-            "eval_cases[0].conversation[0].intermediate_data: Input should be a valid dictionary",
+            'eval_cases[0].conversation[0].intermediate_data: expected an object, got "x"',
         ),
         (
             eval_set(case(conversation=[inv(intermediate_data={"intermediate_responses": [["a"]]})])),
@@ -311,7 +310,7 @@ def test_missing_user_content(tmp_path):
                     }
                 )
             ),
-            "eval_cases[0].conversation_scenario.user_persona: Input should be",
+            "eval_cases[0].conversation_scenario.user_persona: expected an object, got 5",
         ),
         (
             eval_set(case(session_input={"app_name": "a"})),
@@ -327,7 +326,7 @@ def test_wrong_types_name_the_json_path(tmp_path, data, fragment):
 
 def test_many_problems_are_capped(tmp_path):
     message = load_error(tmp_path, eval_set(*({"eval_id": i, "conversation": []} for i in range(9))))
-    assert message.count("Input should be a valid string") == 5
+    assert message.count("expected a string, got") == 5
     assert "... and 4 more problems" in message
 
 

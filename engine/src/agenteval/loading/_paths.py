@@ -157,6 +157,23 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: pydantic's type errors in JSON's words (its own say "dictionary", "instance of EvalCase").
+_EXPECTED = {
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "dict_type": "an object",
+    "list_type": "an array",
+    "tuple_type": "an array",
+    "string_type": "a string",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+}
+
 #: Keys of the two forms of intermediate data, to explain a file that mixes them.
 _INTERMEDIATE_FORMS = {
     "IntermediateData": ("tool_uses", "tool_responses", "intermediate_responses"),
@@ -205,6 +222,8 @@ def describe_validation_error(
             else:
                 fix = f"valid keys here: {', '.join(valid)}" if valid else "remove it"
             lines.append(f"{path}: unknown key {key!r}; {fix}")
+        elif kind in _EXPECTED:
+            lines.append(f"{path}: expected {_EXPECTED[kind]}, got {_short(error.get('input'))}")
         else:
             msg = error["msg"]
             if msg.startswith("Value error, "):
