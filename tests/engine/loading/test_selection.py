@@ -156,3 +156,9 @@ def test_an_eval_file_with_a_control_character_in_its_name_is_an_error(tmp_path,
     message = str(info.value)
     assert "has a control character" in message and "rename it" in message
     assert "\n" not in message and "\x07" not in message and "\x1b" not in message
+
+
+def test_a_nul_character_in_a_path_is_a_clear_error():
+    with pytest.raises(DataError) as info:
+        expand_targets(["a\x00b.test.json"])
+    assert str(info.value) == "a\\x00b.test.json: the path has a NUL character, which no file name can hold"

@@ -85,6 +85,8 @@ def _check_length(text: str) -> None:
 def _exists(text: str, *, strict: bool = False) -> bool:
     """Whether ``text`` names something; a path too long for the system is ``False``, or
     with ``strict`` a ``DataError`` saying so."""
+    if "\x00" in text:
+        raise DataError("the path has a NUL character, which no file name can hold", source=visible(text))
     try:
         return Path(text).exists()
     except OSError as exc:
