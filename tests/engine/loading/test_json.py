@@ -320,3 +320,10 @@ def test_gc_paused_restores_the_collector_and_respects_a_host_freeze():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("name", ["a\x00b.json", "x" * 300 + ".json"])
+def test_a_path_no_file_system_takes_is_a_data_error(tmp_path, name):
+    with pytest.raises(DataError) as info:
+        load_config(tmp_path / name)
+    assert "NUL character" in str(info.value) or "File name too long" in str(info.value)

@@ -100,6 +100,8 @@ def read_bytes(path: Path, *, what: str) -> bytes:
         raise DataError(f"no such file (expected {what})", source=source) from None
     except OSError as exc:
         raise DataError(f"cannot read the file: {exc.strerror or exc}", source=source) from None
+    except ValueError:  # a NUL character
+        raise DataError("the path has a NUL character, which no file name can hold", source=source) from None
     if stat.S_ISDIR(status.st_mode):
         raise DataError(f"is a folder, expected {what} file", source=source)
     size = status.st_size
