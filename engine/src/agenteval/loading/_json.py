@@ -132,15 +132,15 @@ def _decode(data: bytes, source: str) -> str:
         raise DataError(msg, source=source) from None
 
 
-def problems_message(problems: list[JsonProblem], *, noun: str = "problem") -> str:
-    """One problem as one line; several as a count and one indented line each (at most
-    ``MAX_PROBLEMS``, then how many more)."""
-    if len(problems) == 1:
+def problems_message(problems: list[JsonProblem], total: int) -> str:
+    """One problem as one line; several as their count and one indented line each (the
+    first ``MAX_PROBLEMS``), then how many more."""
+    if total == 1:
         return str(problems[0])
     shown = [f"  {problem}" for problem in problems[:MAX_PROBLEMS]]
-    if len(problems) > MAX_PROBLEMS:
-        shown.append(f"  ... and {len(problems) - MAX_PROBLEMS} more")
-    return f"{len(problems)} {noun}s:\n" + "\n".join(shown)
+    if total > len(shown):
+        shown.append(f"  ... and {total - len(shown)} more")
+    return f"{total} problems:\n" + "\n".join(shown)
 
 
 def parse_json(
@@ -205,9 +205,9 @@ def parse_json(
         damaged = _deeper_than(value, MAX_DEPTH)
     if damaged or SURROGATE_ESCAPE.search(text):
         twice = functools.partial(spelt_twice, model) if model is not None else None
-        problems = find_problems(text, twice)
-        if problems:
-            raise DataError(problems_message(problems), source=source)
+        problems, total = find_problems(text, twice, limit=MAX_PROBLEMS)
+        if total:
+            raise DataError(problems_message(problems, total), source=source)
     return value
 
 

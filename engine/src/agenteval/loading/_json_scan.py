@@ -64,7 +64,7 @@ class _Frame:
 
     def __init__(self, is_object: bool) -> None:
         self.is_object = is_object
-        self.keys: dict[str, tuple[int, int]] = {}
+        self.keys: dict[str, int] = {}  # key -> offset of its first spelling
         self.key: Union[str, None] = None
         self.index = 0
         self.expect_key = is_object
@@ -104,11 +104,15 @@ def _string_problem(token: str) -> Union[str, None]:
     return None
 
 
-def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[JsonProblem]:
-    """Every problem in ``text`` (valid JSON, ``NaN`` and ``Infinity`` allowed), in
-    document order; ``[]`` when there is none (a surrogate escape that is half of a
-    pair, or ``\\ud800`` spelt with an escaped backslash, is fine)."""
-    problems: list[JsonProblem] = []
+def find_problems(
+    text: str, spelt_twice: Optional[SpeltTwice] = None, *, limit: int = 10
+) -> tuple[list[JsonProblem], int]:
+    """The first ``limit`` problems in ``text`` (valid JSON, ``NaN`` and ``Infinity``
+    allowed), in document order, and how many there are in all; ``([], 0)`` when there is
+    none (a surrogate escape that is half of a pair, or ``\\ud800`` spelt with an escaped
+    backslash, is fine). Linear in the size of the text."""
+    found: list[tuple[int, list[Union[str, int]], str, Optional[int]]] = []
+    total = 0
     stack: list[_Frame] = []
     position = 0
     end = len(text)
@@ -120,17 +124,19 @@ def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[J
             if not frame.is_object or frame.key is not None
         ]
 
-    def add(offset: int, message: str, loc: list[Union[str, int]]) -> None:
-        line, column = _line_column(text, offset)
-        problems.append(JsonProblem(line, column, json_path(loc), message))
+    def add(offset: int, message: str, earlier: Optional[int] = None) -> None:
+        nonlocal total
+        total += 1
+        if len(found) < limit:
+            found.append((offset, here(), message, earlier))
 
     while position < end:
         match = _TOKEN.match(text, position)
         if match is None:
             break  # trailing whitespace
         position = match.end()
-        start = match.start(match.lastgroup or 0)
         kind = match.lastgroup
+        start = match.start(kind) if kind else position
         token = match.group(kind) if kind else ""
         top = stack[-1] if stack else None
         if kind == "mark":
@@ -141,7 +147,6 @@ def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[J
                         start,
                         f"nested more than {MAX_DEPTH} levels deep; an eval file or config is nested far "
                         "less (flatten this value, or pass it as a JSON string)",
-                        here(),
                     )
             elif token in "}]":
                 stack.pop()
@@ -152,34 +157,31 @@ def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[J
                     top.index += 1
             continue
         if kind == "string" and top is not None and top.is_object and top.expect_key:
-            key = json.loads(token)
+            key = json.loads(token) if "\\" in token else token[1:-1]
             top.expect_key = False
             top.key = key
-            trouble = _string_problem(token)
+            trouble = _string_problem(token) if "\\u" in token else None
             if trouble:
-                add(start, f"the key: {trouble}", here())
+                add(start, f"the key: {trouble}")
             other = spelt_twice(here()[:-1], key, top.keys) if spelt_twice else None
             if other is not None:
-                first_line, first_column = top.keys[other]
                 add(
                     start,
-                    f"{key!r} is given twice, as {other!r} (at {first_line}:{first_column}) and {key!r}; "
-                    "keep one spelling",
-                    here(),
+                    f"{key!r} is given twice, as {other!r} (at {{at}}) and {key!r}; keep one spelling",
+                    top.keys[other],
                 )
             if key in top.keys:
-                first_line, first_column = top.keys[key]
                 add(
                     start,
-                    f"duplicate key {key!r} (first at {first_line}:{first_column}); JSON keys must be "
-                    "unique (ADK silently keeps the last value): keep one",
-                    here(),
+                    f"duplicate key {key!r} (first at {{at}}); JSON keys must be unique (ADK silently "
+                    "keeps the last value): keep one",
+                    top.keys[key],
                 )
             else:
-                top.keys[key] = _line_column(text, start)
+                top.keys[key] = start
             continue
         if kind == "string":
-            trouble = _string_problem(token)
+            trouble = _string_problem(token) if "\\u" in token else None
         elif kind == "constant":
             trouble = f"{token} is not JSON (no JSON number is infinite or NaN); write a number or null"
         elif kind == "number":
@@ -187,5 +189,14 @@ def find_problems(text: str, spelt_twice: Optional[SpeltTwice] = None) -> list[J
         else:
             trouble = None
         if trouble:
-            add(start, trouble, here())
-    return problems
+            add(start, trouble)
+    return [_placed(text, *entry) for entry in found], total
+
+
+def _placed(
+    text: str, offset: int, loc: list[Union[str, int]], message: str, earlier: Optional[int]
+) -> JsonProblem:
+    if earlier is not None:
+        line, column = _line_column(text, earlier)
+        message = message.replace("{at}", f"{line}:{column}")
+    return JsonProblem(*_line_column(text, offset), json_path(loc), message)
