@@ -163,3 +163,26 @@ def test_visible_output_is_printable_and_encodable(text):
         "[\n\t\r\u2028\u2029\ufeff\u061c\u200e\u200f\ud800-\udfff]", text
     ):
         assert shown == text
+
+
+def test_json_visible_escapes_what_json_encoders_leave_raw_and_keeps_the_value():
+    from agenteval._terminal import json_visible
+
+    value = {"id": "s\x9b31m\u202eevil\u2028x\ufeff", "ok": "café 😀", "c0": "\x1b[2J"}
+    document = json.dumps(value, ensure_ascii=False)
+    shown = json_visible(document)
+    assert RAW.search(shown) is None
+    assert "\\u009b" in shown and "\\u202e" in shown and "café 😀" in shown
+    assert json.loads(shown) == value
+
+
+@given(
+    st.recursive(
+        st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)
+    )
+)
+def test_json_visible_never_changes_the_value(value):
+    from agenteval._terminal import json_visible
+
+    document = json.dumps(value, ensure_ascii=False)
+    assert json.loads(json_visible(document)) == value

@@ -5,7 +5,7 @@ escape sequence, so text can never clear the screen, set the window title, hide 
 
 from __future__ import annotations
 
-__all__ = ["visible"]
+__all__ = ["json_visible", "visible"]
 
 
 def _escape(code: int) -> str:
@@ -41,3 +41,16 @@ def visible(text: str, *, newlines: bool = False) -> str:
     always shown, so no line can be overwritten. Printable text, emoji included, is
     unchanged; the result is always encodable as UTF-8."""
     return text.translate(_TABLE_KEEP_NEWLINES if newlines else _TABLE)
+
+
+#: The same characters as JSON escapes (a JSON encoder already escapes C0 and DEL is
+#: harmless there, but C1, bidi and separators pass through raw).
+_JSON_TABLE = {code: f"\\u{code:04x}" for code in _HIDDEN if code >= 0x7F}
+
+
+def json_visible(document: str) -> str:
+    """A JSON document with every C1, bidi, separator and byte-order-mark character, and
+    every lone surrogate, written as a ``\\uXXXX`` escape: the same JSON value, safe to
+    print to a terminal. Such characters can only stand inside JSON strings, where the
+    escape means the same character."""
+    return document.translate(_JSON_TABLE)
