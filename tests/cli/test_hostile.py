@@ -186,3 +186,41 @@ def test_json_visible_never_changes_the_value(value):
 
     document = json.dumps(value, ensure_ascii=False)
     assert json.loads(json_visible(document)) == value
+
+
+@pytest.mark.parametrize(
+    ("error", "fragment"),
+    [
+        (OSError(36, "File name too long", "d" * 300), "a file name is at most 255 bytes"),
+        (PermissionError(13, "Permission denied", "/secret\x1b[2J/x.json"), "check the permissions"),
+    ],
+)
+def test_an_os_error_about_a_path_is_exit_2_with_the_path_and_the_fix(error, fragment):
+    import click
+    from agenteval.cli._exit import reports_errors
+    from click.testing import CliRunner
+
+    @click.command()
+    @reports_errors
+    def command() -> None:
+        raise error
+
+    result = CliRunner().invoke(command, [])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ") and fragment in result.output
+    assert "(300 bytes)" in result.output or "\\x1b[2J" in result.output
+    _assert_shown_not_sent(result.output)
+
+
+def test_an_os_error_without_a_path_is_not_dressed_up():
+    import click
+    from agenteval.cli._exit import reports_errors
+    from click.testing import CliRunner
+
+    @click.command()
+    @reports_errors
+    def command() -> None:
+        raise OSError("no path here")
+
+    result = CliRunner().invoke(command, [])
+    assert isinstance(result.exception, OSError)
