@@ -94,7 +94,7 @@ def write(path: Path, data: Any) -> Path:
     "criteria",
     [
         {"matches": {"threshold": 1.0, "ignore_case": True}},
-        {"matches": {"threshold": "1", "ignoreCase": True}},
+        {"matches": {"threshold": 1, "ignoreCase": True}},
         [Criterion(name="matches", threshold=1.0, params={"ignore_case": True})],
         EvalConfig(criteria=[Criterion(name="matches", threshold=1.0, params={"ignore_case": True})]),
     ],
