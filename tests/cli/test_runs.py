@@ -185,3 +185,49 @@ def test_a_resumed_run_whose_records_were_damaged_recovers_every_complete_line(r
     (run.folder / "manifest.json").unlink()
     broken = runner.invoke(main, ["runs", "show", str(run.folder)])
     assert broken.exit_code == 2 and "not an agenteval run folder" in broken.stderr
+
+
+PRINTING_AGENT = """
+import os, sys
+
+def respond(message, history):
+    print("thinking about", message)
+    if "Tokyo" in message or "東京" in message:
+        os._exit(3)  # kills whatever process runs it
+    return "ok"
+"""
+
+
+def test_what_the_agent_prints_is_recorded_and_a_dying_agent_costs_one_case(runner, example, tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text(PRINTING_AGENT, encoding="utf-8")
+    runs = tmp_path / "runs"
+    result = runner.invoke(
+        main,
+        ["run", str(example), "--agent", f"{agent}:respond", "--agent-isolation", "process",
+         "--runs-dir", str(runs), "--format", "json"],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)  # the agent's prints never reach stdout
+    statuses = {c["eval_id"]: c["status"] for c in doc["eval_sets"][0]["cases"]}
+    assert statuses["hotel_tokyo_ja"] == "ERRORED"
+    [run] = list_runs(runs)
+    records = {r.case_id: r for r in run.records()}
+    assert "thinking about" in records["weather_paris"].actual.output
+    assert records["hotel_tokyo_ja"].actual.error_code == "agent_crashed"
+
+
+def test_a_dotenv_that_moves_an_endpoint_while_the_key_comes_from_elsewhere_is_a_warning(
+    runner, example, tmp_path, monkeypatch
+):
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(example, project, ignore=shutil.ignore_patterns(".adk", "__pycache__"))
+    (project / ".env").write_text("OPENAI_BASE_URL=http://127.0.0.1:9/v1\n", encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-from-the-environment")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = runner.invoke(main, ["run", str(project), "--agent", str(project), "--no-record"])
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert "OPENAI_BASE_URL" in result.stderr and "OPENAI_API_KEY" in result.stderr
+    assert "sk-test-from-the-environment" not in result.output

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union
 
@@ -133,16 +133,21 @@ def _stem(path: Path) -> str:
     return path.name[: -len(path.suffix)] if path.suffix else path.name
 
 
-def load_env_files(folders: Iterable[Path]) -> list[Path]:
+def load_env_files(folders: Iterable[Path], warn: Callable[[str], None] = lambda message: None) -> list[Path]:
     """Read ``.env`` files beside the eval files into the environment, as ``adk eval``
     does for an agent folder (judge keys, ``GOOGLE_CLOUD_PROJECT``...). Variables already
-    set win; each folder is read once. Returns the files read."""
+    set win; each folder is read once. ``warn`` is told of a ``.env`` that points an endpoint
+    elsewhere while its key comes from the environment. Returns the files read."""
     from dotenv import load_dotenv
+
+    from ._secrets import endpoint_override_warnings
 
     read = []
     for folder in dict.fromkeys(Path(f).resolve() for f in folders):
         candidate = folder / ".env"
         if candidate.is_file():
+            for warning in endpoint_override_warnings(candidate):
+                warn(warning)
             load_dotenv(candidate, override=False)
             read.append(candidate)
     return read

@@ -16,10 +16,12 @@ from .results import (
     CaseResult,
     CriterionResult,
     CriterionSummary,
+    IntervalInfo,
     JudgeActivity,
     PluginInfo,
     RunSummary,
     Status,
+    VerdictInfo,
     worst_status,
 )
 
@@ -28,6 +30,9 @@ if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the re
 
 __all__ = [
     "SummaryBuilder",
+    "case_criteria",
+    "over_runs",
+    "point_verdict",
     "case_status",
     "combine_runs",
     "not_evaluated",
@@ -151,6 +156,99 @@ def combine_runs(criterion: CriterionEntry, runs: Sequence[CriterionResult]) -> 
         reason=reason,
         reason_code="not_evaluated" if status is Status.NOT_EVALUATED else None,
     )
+
+
+#: The tri-state verdict of a single run: the point verdict (shared, immutable records).
+_POINT = {
+    Status.PASSED: VerdictInfo(verdict="PASS", basis="single-run", reason="one run: the point verdict"),
+    Status.FAILED: VerdictInfo(verdict="FAIL", basis="single-run", reason="one run: the point verdict"),
+    Status.NOT_EVALUATED: VerdictInfo(verdict="NOT_EVALUATED", basis="single-run", reason="no score"),
+    Status.ERRORED: VerdictInfo(verdict="NOT_EVALUATED", basis="single-run", reason="the criterion errored"),
+}
+
+
+def point_verdict(status: Status) -> Optional[VerdictInfo]:
+    """The tri-state verdict of one run: PASS / FAIL as the point status (``None`` for an
+    informational result)."""
+    return _POINT.get(status)
+
+
+def over_runs(
+    criterion: CriterionEntry, combined: CriterionResult, *, level: float, seed: int
+) -> Optional[VerdictInfo]:
+    """The tri-state verdict of a criterion over a case's runs: an interval over the run
+    scores (``agenteval.stats.case_verdict``; a run with no score widens it by Manski
+    bounds). ``None`` for an informational criterion or an unbounded score range."""
+    if criterion.informational or combined.status is Status.INFORMATIONAL:
+        return None
+    if combined.status is Status.ERRORED:
+        return VerdictInfo(verdict="NOT_EVALUATED", basis="runs", reason=combined.reason or "a run errored")
+    low, high = criterion.min_score, criterion.max_score
+    if low is None or high is None or criterion.threshold is None:
+        return None
+    from .stats import case_verdict
+
+    found = case_verdict(
+        [r.score for r in combined.runs],
+        criterion.threshold,
+        lo=low,
+        hi=high,
+        higher_is_better=criterion.higher_is_better,
+        level=level,
+        seed=seed,
+        unit="run",
+    )
+    interval = None
+    if found.interval is not None:
+        interval = IntervalInfo(
+            low=found.interval.low,
+            high=found.interval.high,
+            method=found.interval.method,
+            level=found.interval.level,
+            n=found.interval.n,
+            seed=found.interval.seed,
+        )
+    return VerdictInfo(
+        verdict=found.verdict.value,
+        basis=found.basis.value,
+        reason=found.reason,
+        interval=interval,
+        hint=found.hint,
+    )
+
+
+def case_criteria(
+    criteria: Sequence[CriterionEntry],
+    per_run: Sequence[Sequence[CriterionResult]],
+    *,
+    confidence: Optional[float],
+    seed_parts: tuple,
+) -> list[CriterionResult]:
+    """A case's criterion results from each run's results (run order): one run as it is,
+    several combined (``combine_runs``), each with its tri-state verdict unless
+    ``confidence`` is ``None``. ``seed_parts`` (run id, eval set index, case id) seed the
+    resampling, so that re-rendering a run gives the same intervals."""
+    if len(per_run) == 1:
+        results = list(per_run[0])
+        if confidence is None:
+            return results
+        return [
+            r if r.verdict is not None else r.model_copy(update={"verdict": point_verdict(r.status)})
+            for r in results
+        ]
+    results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(criteria)]
+    if confidence is None:
+        return results
+    from .stats import derive_seed
+
+    return [
+        r.model_copy(
+            update={
+                "verdict": over_runs(entry, r, level=confidence, seed=derive_seed(*seed_parts, entry.name))
+            }
+        )
+        for entry, r in zip(criteria, results, strict=True)
+    ]
 
 
 _STATUSES = tuple(Status)

@@ -32,12 +32,14 @@ __all__ = [
     "CriterionSummary",
     "ErrorInfo",
     "EvalSetResult",
+    "IntervalInfo",
     "InvocationResult",
     "JudgeActivity",
     "PluginInfo",
     "RunResult",
     "RunSummary",
     "Status",
+    "VerdictInfo",
 ]
 
 FORMAT_VERSION = 1
@@ -125,6 +127,31 @@ class InvocationResult(_Record):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
+class IntervalInfo(_Record):
+    """A confidence interval and how it was made (``docs/statistics.md``)."""
+
+    low: float
+    high: float
+    method: str
+    level: float
+    n: int
+    seed: Optional[int] = None
+
+
+class VerdictInfo(_Record):
+    """The tri-state verdict beside ADK's point status: ``PASS`` / ``FAIL`` when the
+    interval lies on one side of the threshold, ``INCONCLUSIVE`` when it contains it,
+    ``NOT_EVALUATED`` without scores. ``basis``: ``single-run`` (one run: the point verdict),
+    ``runs`` (the interval over the case's runs), ``zero-failure`` (a threshold at the best
+    score). ``hint`` says how many runs would settle an INCONCLUSIVE verdict."""
+
+    verdict: str
+    basis: str
+    reason: str
+    interval: Optional[IntervalInfo] = None
+    hint: Optional[str] = None
+
+
 class CriterionResult(_Record):
     """One criterion's outcome for one case."""
 
@@ -144,6 +171,8 @@ class CriterionResult(_Record):
     #: order; ``score`` is then their mean and ``details["spread"]`` their min, max and
     #: standard deviation. Empty for a single run.
     runs: list[CriterionResult] = Field(default_factory=list)
+    #: The tri-state verdict (``None`` for an informational criterion or with ``--no-stats``).
+    verdict: Optional[VerdictInfo] = None
 
 
 class AgentRunRecord(_Record):
@@ -157,6 +186,10 @@ class AgentRunRecord(_Record):
     #: For a conversation scenario played by a user simulator: how it ended (``status``),
     #: the simulator's prompt version and model, and each simulated message's details.
     simulation: Optional[dict[str, Any]] = None
+    #: What the agent printed during the case (stdout and stderr; credentials scrubbed).
+    output: str = ""
+    #: What a timed-out agent call left running (threads or processes), by name.
+    left_behind: list[str] = Field(default_factory=list)
 
 
 class CaseResult(_Record):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .._verdicts import SummaryBuilder, case_status, combine_runs, not_evaluated
+from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluated
 from .._version import __version__
 from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
 from ..judging import JudgeService
@@ -80,6 +80,8 @@ class EvalRun:
         progress: where progress goes (default: nowhere).
         adk_history: a folder where a complete run is also written as ADK's
             ``*.evalset_result.json`` eval history (``None``: not written).
+        confidence: the level of the tri-state verdicts' intervals over repeated runs
+            (``None``: no statistics, as ``--no-stats``; a single run keeps its point verdict).
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class EvalRun:
         progress: Optional[Progress] = None,
         run_id: Optional[str] = None,
         adk_history: Optional[Path] = None,
+        confidence: Optional[float] = 0.95,
     ) -> None:
         self.plan = plan
         needs_judge = any(c.info.requires_judge for s in plan.sets for c in s.criteria)
@@ -118,6 +121,7 @@ class EvalRun:
         self.adk_history = adk_history
         self.adk_history_written: list[Path] = []
         self.adk_history_error: Optional[str] = None
+        self.confidence = confidence
 
     # -- interruption -------------------------------------------------------------
     def interrupt(self, signal_name: str = "SIGINT") -> None:
@@ -273,6 +277,7 @@ class EvalRun:
                     judge=self.judge,
                     scope=scope,
                     unprepared=unprepared,
+                    point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
                 )
                 record = self._record(
                     state, run_index, outcome, origin, results, time.perf_counter() - started
@@ -352,12 +357,23 @@ class EvalRun:
         actual: Optional[AgentRunRecord]
         if isinstance(outcome, AgentFailure):
             error = ErrorInfo(type="AgentFailure", message=outcome.message, traceback=outcome.traceback)
-            actual = AgentRunRecord(run=run_index, error_code=outcome.code, error=error)
+            actual = AgentRunRecord(
+                run=run_index,
+                error_code=outcome.code,
+                error=error,
+                output=getattr(outcome, "output", ""),
+                left_behind=list(getattr(outcome, "left_behind", ())),
+            )
         elif isinstance(outcome, _Missing):
             actual = None
         else:
             simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
-            actual = AgentRunRecord(run=run_index, invocations=list(outcome), simulation=simulation)
+            actual = AgentRunRecord(
+                run=run_index,
+                invocations=list(outcome),
+                simulation=simulation,
+                output=getattr(outcome, "output", ""),
+            )
         planned = state.planned
         # Every part was validated when it was made: constructing skips validating it again.
         return CaseRecord.model_construct(
@@ -402,10 +418,12 @@ class EvalRun:
             else:
                 why = "the run was interrupted before this was scored"
                 per_run.append([not_evaluated(e, why, "interrupted") for e in entries])
-        if self.plan.num_runs == 1:
-            results = per_run[0]
-        else:
-            results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(entries)]
+        results = case_criteria(
+            entries,
+            per_run,
+            confidence=self.confidence,
+            seed_parts=(self.run_id, state.planned.index, state.case.eval_id),
+        )
         agent_runs = []
         if self.plan.agent is not None:
             for run_index in range(1, self.plan.num_runs + 1):

@@ -298,7 +298,7 @@ def plan_paths(
         raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
     warnings: list[str] = []
     targets = expand_targets(list(paths))
-    load_env_files(target.path.parent for target in targets)
+    load_env_files((target.path.parent for target in targets), warn=warnings.append)
     shared = config if config is not None else load_config(config_path) if config_path else None
     actuals = None if agent is not None else _read_actual_sources(actual_paths)
     if actuals is not None:

@@ -17,7 +17,7 @@ from typing import Optional
 
 from .._contracts import score_problem
 from .._resolve import ResolvedCriterion
-from .._verdicts import base_fields, not_evaluated, status_for
+from .._verdicts import base_fields, not_evaluated, point_verdict, status_for
 from ..agents import AgentFailure
 from ..evaluator import EvaluationContext, Score
 from ..judging import JudgeService
@@ -113,7 +113,7 @@ def _precondition(
 
 
 def _to_result(
-    score: Score, entry: CriterionEntry, actual: Sequence[Invocation], started: float
+    score: Score, entry: CriterionEntry, actual: Sequence[Invocation], started: float, point: bool
 ) -> CriterionResult:
     """A ``Score`` that keeps the contract (``score_problem``) as this criterion's result."""
     per_invocation = [
@@ -129,6 +129,7 @@ def _to_result(
         for index, item in enumerate(score.per_invocation)
     ]
     status = status_for(score.value, entry)
+    verdict = point_verdict(status) if point else None
     reason_code = score.reason_code
     if status is Status.NOT_EVALUATED and reason_code is None:
         reason_code = "not_evaluated"
@@ -141,6 +142,7 @@ def _to_result(
         per_invocation=per_invocation,
         details=score.details,
         duration_seconds=time.perf_counter() - started,
+        verdict=verdict,
     )
 
 
@@ -171,6 +173,7 @@ async def _score_one(
     strict: bool,
     judge: Optional[JudgeService],
     scope: str,
+    point: bool,
 ) -> CriterionResult:
     blocked = _precondition(case, actual, resolved, entry)
     if blocked is not None:
@@ -192,7 +195,7 @@ async def _score_one(
         broken = score_problem(outcome, entry, len(actual))
         if broken:
             raise (TypeError if not isinstance(outcome, Score) else ValueError)(broken)
-        result = _to_result(outcome, entry, actual, started)
+        result = _to_result(outcome, entry, actual, started, point)
     except (TypeError, ValueError) as exc:
         if strict:
             raise
@@ -212,12 +215,14 @@ async def score_run(
     judge: Optional[JudgeService],
     scope: str,
     unprepared: dict[int, BaseException],
+    point_verdicts: bool = False,
 ) -> list[CriterionResult]:
     """Every criterion's result for one run of one case, in criterion order.
 
     ``outcome`` is the run's actual invocations, an ``AgentFailure``, or ``None`` when
     this run has no actual invocations for the case (one of several ``--actual`` files
-    lacks it: NOT_EVALUATED ``missing_run``).
+    lacks it: NOT_EVALUATED ``missing_run``). ``point_verdicts``: the run is the case's only
+    one, so each scored result carries its point verdict as its tri-state verdict.
     """
     results: list[Optional[CriterionResult]] = [None] * len(criteria)
     pending = []
@@ -232,9 +237,8 @@ async def score_run(
         elif outcome is None:
             result = not_evaluated(entry, "this run has no actual invocations for this case", "missing_run")
         else:
-            pending.append(
-                (position, _score_one(case, outcome, resolved, entry, limit, strict, judge, scope))
-            )
+            score = _score_one(case, outcome, resolved, entry, limit, strict, judge, scope, point_verdicts)
+            pending.append((position, score))
             continue
         results[position] = result
     if len(pending) == 1:

@@ -77,7 +77,9 @@ def _distributions(plan: Plan) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def build_manifest(plan: Plan, run_id: str, argv: Sequence[str]) -> Manifest:
+def build_manifest(
+    plan: Plan, run_id: str, argv: Sequence[str], confidence: Optional[float] = 0.95
+) -> Manifest:
     """The manifest of a new run of ``plan``."""
     agent = None
     if plan.agent is not None:
@@ -97,6 +99,7 @@ def build_manifest(plan: Plan, run_id: str, argv: Sequence[str]) -> Manifest:
         actual_files=list(plan.actual_files),
         agent=agent,
         num_runs=plan.num_runs,
+        confidence=confidence,
         inputs_fingerprint=plan.fingerprint(),
         warnings=list(plan.warnings),
     )
@@ -205,9 +208,11 @@ def open_run(
                 "error": None,
                 "resumed_from": previous.run_id,
                 "argv": manifest.argv,
+                "confidence": options.get("confidence", 0.95),
             }
         )
         writer = RunWriter.reopen(previous.folder, continued)
         return EvalRun(plan, writer=writer, resume_from=previous, **options)
-    writer = RunWriter.create(runs_dir, build_manifest(plan, new_run_id(), argv))
+    confidence = options.get("confidence", 0.95)
+    writer = RunWriter.create(runs_dir, build_manifest(plan, new_run_id(), argv, confidence))
     return EvalRun(plan, writer=writer, **options)

@@ -33,7 +33,6 @@ __all__ = [
 USER_SIMULATOR_ACTIVITY = "user_simulator"
 
 
-
 class UserSimulatorFactory:
     """Makes the user simulator of each conversation from one config.
 

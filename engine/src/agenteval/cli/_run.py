@@ -7,6 +7,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Optional
@@ -94,7 +95,7 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
 )
 @click.option(
     "--judge-concurrency",
-    default=8,
+    default=16,
     show_default=True,
     type=click.IntRange(min=1),
     help="How many judge-model calls may be in flight at once, over the whole run.",
@@ -134,6 +135,13 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     show_default=True,
     type=click.FloatRange(min=0, min_open=True),
     help="Seconds the agent may take for one turn.",
+)
+@click.option(
+    "--agent-isolation",
+    type=click.Choice(["none", "process"]),
+    default="none",
+    show_default=True,
+    help="process: run the agent's calls in worker processes that are killed on a timeout or crash.",
 )
 @click.option(
     "--num-runs",
@@ -202,6 +210,7 @@ def run(
     agent_type: Optional[str],
     agent_concurrency: int,
     agent_timeout: float,
+    agent_isolation: str,
     num_runs: int,
     save_actual: Optional[Path],
     strict: bool,
@@ -237,6 +246,8 @@ def run(
             "--num-runs runs the agent several times; it needs --agent "
             "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
         )
+    global _THREADS_AT_START
+    _THREADS_AT_START = frozenset(t.ident for t in threading.enumerate())
     # Output paths are fixed now (an agent may chdir) and checked before any work.
     output = _writable_file(output, "--output")
     save_actual = _writable_file(save_actual, "--save-actual")
@@ -244,7 +255,15 @@ def run(
     reporters = _reporters(reports, no_record)
     report_dir = report_dir.absolute() if report_dir is not None else None
     agent = resolve_agent(agent_target, agent_type) if agent_target else None
-    judge = JudgeService(concurrency=judge_concurrency, cache=None if no_cache else JudgeCache(cache_dir))
+    if agent is not None and agent_isolation == "process":
+        from ..agents import ProcessIsolatedAgent
+
+        agent = ProcessIsolatedAgent(agent)
+    judge = JudgeService(
+        concurrency=judge_concurrency,
+        cache=None if no_cache else JudgeCache(cache_dir),
+        on_warning=lambda message: click.echo(f"warning: {message}", err=True),
+    )
     plan = plan_paths(
         paths,
         actual,
@@ -327,13 +346,35 @@ def _report(
         click.echo(f"warning: {evaluation.adk_history_error}", err=True)
     if evaluation.failed is not None:
         click.echo(f"error: {evaluation.failed}; the run stopped, what was recorded before is kept", err=True)
-        sys.exit(ExitCode.NOT_PASSED)
+        _exit(ExitCode.NOT_PASSED)
     if result.interrupted:
         click.echo("agenteval: interrupted; the results above are what was scored before", err=True)
         if evaluation.writer is not None:
             click.echo(f"agenteval: resume it with: {_resume_command(evaluation.run_id)}", err=True)
-        sys.exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))
-    sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+        _exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))
+    _exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+
+
+_THREADS_AT_START = frozenset()
+
+
+def _exit(code: int) -> None:
+    """Exit with ``code``; when the agent started threads that would keep the process alive
+    (non-daemon threads still running), say so and leave at once. Not inside a test process
+    (pytest imported): there the host owns the process."""
+    from ..agents import stray_threads
+
+    left = [t for t in stray_threads() if t.ident not in _THREADS_AT_START]
+    if left and "pytest" not in sys.modules:
+        names = ", ".join(t.name for t in left)
+        click.echo(
+            f"agenteval: the agent left {len(left)} thread(s) running ({names}); exiting without them",
+            err=True,
+        )
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(code))
+    sys.exit(code)
 
 
 def _reporters(names: Optional[str], no_record: bool) -> dict:
@@ -428,12 +469,12 @@ def _judge_counters(judge: JudgeService):  # noqa: ANN202 - a callable for the p
         found = {}
         if activity is not None:
             found = {"calls": activity.calls, "cache_hits": activity.cache_hits, "retries": activity.retries}
-        live = getattr(judge, "progress", None)
-        if callable(live):
-            try:
-                found.update({k: v for k, v in dict(live()).items() if isinstance(v, int)})
-            except Exception:  # noqa: BLE001 - the display must never break the run
-                pass
+        try:
+            live = judge.progress()
+        except Exception:  # noqa: BLE001 - the display must never break the run
+            return found
+        found["waiting"] = live.waiting
+        found["retrying"] = live.retrying
         return found
 
     return counters

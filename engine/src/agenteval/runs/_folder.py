@@ -122,8 +122,10 @@ class RunWriter:
 
     def append(self, record: CaseRecord) -> None:
         """Append one record and flush it: a killed process loses only the cases in flight."""
+        from .._secrets import scrub_secrets
+
         try:
-            self._results.write(record.dump())
+            self._results.write(scrub_secrets(record.dump()))
             self._results.flush()
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc

@@ -11,7 +11,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .._verdicts import case_status, combine_runs, not_evaluated
+from .._verdicts import case_criteria, case_status, not_evaluated
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult
 from ._folder import MANIFEST, RESULTS, SUMMARY
@@ -135,7 +135,7 @@ class RecordedRun:
         for entry in self.manifest.eval_sets:
             for case_id in entry.case_ids:
                 records = [self.record((entry.index, case_id, r)) for r in range(1, runs + 1)]
-                yield entry, case_from_records(entry, case_id, records)
+                yield entry, case_from_records(entry, case_id, records, self.manifest.confidence)
 
     def eval_set_results(self) -> list[EvalSetResult]:
         """Every eval set's case results (all in memory: for reports of a run)."""
@@ -174,8 +174,11 @@ class RecordedRun:
         )
 
 
-def case_from_records(entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]) -> CaseResult:
-    """A case's result from its per-run records (``None`` for a run never recorded)."""
+def case_from_records(
+    entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]], confidence: Optional[float] = 0.95
+) -> CaseResult:
+    """A case's result from its per-run records (``None`` for a run never recorded), with
+    the verdicts the run itself gave (same rules, same seeds)."""
     per_run: list[list[CriterionResult]] = []
     for run_index, record in enumerate(records, start=1):
         if record is not None:
@@ -185,12 +188,13 @@ def case_from_records(entry: EvalSetEntry, case_id: str, records: list[Optional[
         if len(records) > 1:
             why = f"run {run_index}: {why}"
         per_run.append([not_evaluated(c, why, "interrupted") for c in entry.criteria])
-    if len(records) == 1:
-        results = per_run[0]
-    else:
-        results = [
-            combine_runs(criterion, [run[i] for run in per_run]) for i, criterion in enumerate(entry.criteria)
-        ]
+    first = next((r for r in records if r is not None), None)
+    results = case_criteria(
+        entry.criteria,
+        per_run,
+        confidence=confidence,
+        seed_parts=(first.run_id if first is not None else "", entry.index, case_id),
+    )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
     return CaseResult(eval_id=case_id, status=case_status(results), criteria=results, agent_runs=agent_runs)
 

@@ -107,6 +107,8 @@ class Manifest(_Doc):
     #: the ``--agent`` target and the adapter that ran it, else ``None``.
     agent: Optional[dict[str, Any]] = None
     num_runs: int = 1
+    #: The level of the tri-state verdicts' intervals (``None``: no statistics).
+    confidence: Optional[float] = 0.95
     #: sha256 over everything that decides what a case's result is (eval files, criteria,
     #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.
     inputs_fingerprint: str = ""
