@@ -231,3 +231,23 @@ def test_a_dotenv_that_moves_an_endpoint_while_the_key_comes_from_elsewhere_is_a
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert "OPENAI_BASE_URL" in result.stderr and "OPENAI_API_KEY" in result.stderr
     assert "sk-test-from-the-environment" not in result.output
+
+
+def test_efficiency_appends_adks_four_informational_criteria(runner, example, tmp_path):
+    result = runner.invoke(
+        main,
+        ["run", str(example), "--agent", str(example), "--efficiency", "--no-record", "--format", "json"],
+    )
+    assert result.exit_code == 0, result.output
+    names = [r["criterion"] for r in json.loads(result.stdout)["eval_sets"][0]["cases"][0]["criteria"]]
+    assert names[-3:] == ["inference_call_count_v1", "token_usage_v1", "invocation_duration_v1"]
+    assert "tool_call_count_v1" in names
+
+
+def test_no_stats_leaves_out_the_tri_state_verdicts(runner, example):
+    args = ["run", str(example), "--agent", str(example), "--no-record", "--format", "json"]
+    with_stats = json.loads(runner.invoke(main, args).stdout)["eval_sets"][0]["cases"][0]["criteria"][0]
+    without = json.loads(runner.invoke(main, [*args, "--no-stats"]).stdout)["eval_sets"][0]["cases"][0][
+        "criteria"
+    ][0]
+    assert with_stats["verdict"]["verdict"] == "PASS" and without["verdict"] is None

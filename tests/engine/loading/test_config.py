@@ -366,7 +366,7 @@ def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch)
     monkeypatch.setattr(importlib.metadata, "entry_points", without_simulators)
     message = config_error(tmp_path, {"criteria": {"a": 0.5}, "user_simulator_config": {"model": "m"}})
     assert "no user simulator 'llm_backed' is installed; it comes with agenteval-llm-judges" in message
-    assert "pip install agenteval-llm-judges" in message and "Installed types: none" in message
+    assert "pip install -e ./plugins/llm_judges" in message and "Installed types: none" in message
 
 
 # -- the efficiency criteria: ADK's rule, applied on request ---------------------------------

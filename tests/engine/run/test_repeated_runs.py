@@ -187,3 +187,46 @@ def test_combine_runs_sums_judge_activity():
     resolved = resolve_criteria([(c, "criteria") for c in as_config({"text": 0.5}).criteria], REGISTRY, [])
     combined = combine_runs(criterion_entry(resolved[0]), with_judges)
     assert combined.judge == JudgeActivity(calls=4, cache_hits=2, failures={"judge_timeout": 2})
+
+
+def test_a_single_run_keeps_its_point_verdict_as_its_tri_state_verdict():
+    _, result = only(run([conversation("1")]))
+    assert result.verdict.verdict == "PASS" and result.verdict.basis == "single-run"
+    assert result.verdict.interval is None
+
+
+def test_repeated_runs_get_an_interval_verdict_that_can_be_inconclusive():
+    runs = [conversation("1"), conversation("0"), conversation("1")]
+    _, result = only(run(runs, threshold=0.5))
+    verdict = result.verdict
+    assert result.status is Status.PASSED  # ADK's point rule: mean 2/3 >= 0.5
+    assert verdict.verdict == "INCONCLUSIVE" and verdict.basis == "runs"
+    assert verdict.interval.low < 0.5 < verdict.interval.high and verdict.interval.n == 3
+    assert "contains the threshold" in verdict.reason and verdict.hint
+
+
+def test_unanimous_runs_far_from_the_threshold_decide():
+    _, result = only(run([conversation("1")] * 6, threshold=0.2))
+    assert result.verdict.verdict == "PASS" and result.verdict.interval.low > 0.2
+
+
+def test_a_re_read_run_folder_gives_the_same_verdicts(tmp_path):
+    from agenteval._run._session import open_run
+    from agenteval.runs import RecordedRun
+
+    case = make_case(conversation("x"), eval_id="c")
+    config = as_config({"text": {"threshold": 0.5}})
+    resolved = resolve_criteria([(c, "criteria") for c in config.criteria], REGISTRY, [])
+    planned = PlannedSet(
+        index=0,
+        eval_set=EvalSet(eval_set_id="s", eval_cases=[case]),
+        cases=(case,),
+        criteria=tuple(resolved),
+        entries=tuple(criterion_entry(r) for r in resolved),
+    )
+    runs = [conversation("1"), conversation("0"), conversation("1"), conversation("0.7")]
+    plan = Plan(sets=(planned,), recorded={(0, "c"): runs}, num_runs=4)
+    evaluation = open_run(plan, runs_dir=tmp_path, argv=["test"])
+    live = run_sync(evaluation.execute())
+    again = RecordedRun.open(evaluation.writer.folder).result()
+    assert again.cases()[0].criteria[0].verdict == live.cases()[0].criteria[0].verdict

@@ -21,7 +21,15 @@ from ..agents import Agent, AgentFailure, prepare_user_simulators
 from ..criterion import Criterion
 from ..errors import ConfigError, DataError
 from ..judging import JudgeService
-from ..loading import EvalConfig, LoadedEvalSet, config_from_data, expand_targets, load_config, read_eval_file
+from ..loading import (
+    EvalConfig,
+    LoadedEvalSet,
+    config_from_data,
+    expand_targets,
+    load_config,
+    read_eval_file,
+    with_efficiency,
+)
 from ..loading._eval_files import check_unique_ids
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
@@ -286,11 +294,13 @@ def plan_paths(
     agent: Optional[Agent] = None,
     agent_target: Optional[str] = None,
     num_runs: int = 1,
+    efficiency: bool = False,
 ) -> Plan:
     """Plan a run from command-line style inputs (see ``agenteval run --help``).
 
     ``config`` (or the file ``config_path``) applies to every eval file; without either,
-    each file uses the ``test_config.json`` beside it, else ADK's defaults.
+    each file uses the ``test_config.json`` beside it, else ADK's defaults. ``efficiency``
+    appends ADK's four informational efficiency criteria to every config that lacks them.
     """
     from .._api import load_env_files
 
@@ -318,6 +328,8 @@ def plan_paths(
                 configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
             set_config = configs[config_file]
         warnings.extend(set_config.warnings)
+        if efficiency:
+            set_config = with_efficiency(set_config)
         where = str(set_config.source) if set_config.source else "default criteria"
         chosen = criteria_for(set_config, criteria_names, registry)
         requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)

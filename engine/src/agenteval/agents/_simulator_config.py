@@ -32,7 +32,6 @@ DEFAULT_SIMULATOR_MODEL = "gemini-2.5-flash"
 DEFAULT_SIMULATOR_TYPE = "llm_backed"
 _SECTION = "user_simulator_config"
 #: The distribution that provides each simulator type agenteval knows of.
-_DISTRIBUTIONS = {DEFAULT_SIMULATOR_TYPE: "agenteval-llm-judges"}
 
 
 class UserSimulatorConfig(BaseModel):
@@ -161,15 +160,14 @@ def check_simulator_installed(config: UserSimulatorConfig) -> None:
     ``config.type`` is installed (read from metadata; nothing is imported). The message
     names the distribution to install when the type is one agenteval knows of, and the
     installed types."""
-    import importlib.metadata
-
+    from .._plugins import KINDS, PluginFinder, install_hint
     from .._registry import USER_SIMULATORS_GROUP
 
-    installed = sorted({ep.name for ep in importlib.metadata.entry_points(group=USER_SIMULATORS_GROUP)})
+    installed = PluginFinder(KINDS[USER_SIMULATORS_GROUP]).names()
     if config.type in installed:
         return
-    dist = _DISTRIBUTIONS.get(config.type)
-    fix = f"; it comes with {dist} (pip install {dist})" if dist else "; install its distribution"
+    hint = install_hint("user simulator", config.type)
+    fix = f"; it comes with {hint}" if hint else "; install its distribution"
     msg = (
         f"{_SECTION}.type: no user simulator {config.type!r} is installed{fix}. "
         f"Installed types: {', '.join(installed) or 'none'}"

@@ -155,6 +155,19 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --agent: write the agent's invocations as an eval set that --actual accepts later.",
 )
+@click.option(
+    "--efficiency",
+    is_flag=True,
+    help="Also report ADK's informational efficiency criteria (tool calls, model calls, tokens, turn time).",
+)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0.5, 0.999),
+    default=0.95,
+    show_default=True,
+    help="Level of the tri-state verdicts' intervals over repeated runs.",
+)
+@click.option("--no-stats", is_flag=True, help="No tri-state verdicts (only ADK's point verdicts).")
 @click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
 @click.option(
     "--runs-dir",
@@ -213,6 +226,9 @@ def run(
     agent_isolation: str,
     num_runs: int,
     save_actual: Optional[Path],
+    efficiency: bool,
+    confidence: float,
+    no_stats: bool,
     strict: bool,
     runs_dir: Optional[Path],
     no_record: bool,
@@ -262,7 +278,7 @@ def run(
     judge = JudgeService(
         concurrency=judge_concurrency,
         cache=None if no_cache else JudgeCache(cache_dir),
-        on_warning=lambda message: click.echo(f"warning: {message}", err=True),
+        on_warning=lambda message: click.echo(f"warning: {_visible(message)}", err=True),
     )
     plan = plan_paths(
         paths,
@@ -274,10 +290,13 @@ def run(
         agent=agent,
         agent_target=agent_target,
         num_runs=num_runs,
+        efficiency=efficiency,
     )
     if dry_run:
+        from .._terminal import visible
+
         for warning in plan.warnings:
-            click.echo(f"warning: {warning}", err=True)
+            click.echo(f"warning: {visible(warning, newlines=True)}", err=True)
         _print_plan(plan, judge, no_cache)
         sys.exit(ExitCode.OK)
     progress = progress_for(sys.stderr, quiet=quiet, judge_counters=_judge_counters(judge))
@@ -299,6 +318,7 @@ def run(
         strict=strict,
         progress=progress,
         adk_history=history,
+        confidence=None if no_stats else confidence,
     )
     with _late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True))
@@ -322,9 +342,10 @@ def _report(
     """Everything after the run: warnings, saved turns, the report, where the run is, the exit."""
     from .._api import save_actual as write_actual
     from .._run import SIGNAL_EXIT_CODES
+    from .._terminal import visible
 
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {visible(warning, newlines=True)}", err=True)
     if save_actual is not None and plan.agent is not None:
         written = write_actual(result, save_actual, plan)
         for path, count in written:
@@ -421,6 +442,12 @@ def _late_signals_ignored() -> Iterator[None]:
             signal.signal(number, old)
 
 
+def _visible(text: str) -> str:
+    from .._terminal import visible
+
+    return visible(text, newlines=True)
+
+
 def _joined(paths: Sequence[str]) -> str:
     return " ".join(shlex.quote(p) for p in paths)
 
@@ -482,9 +509,10 @@ def _judge_counters(judge: JudgeService):  # noqa: ANN202 - a callable for the p
 
 def _render(result, plan, output_format: str, output: Optional[Path], detailed: bool) -> None:  # noqa: ANN001
     if output_format == "json":
+        from .._terminal import json_visible
         from ..reporting import render_json
 
-        text = render_json(result)
+        text = json_visible(render_json(result))
         if output is not None:
             output.write_text(text, encoding="utf-8", errors="backslashreplace")
         else:

@@ -1,12 +1,20 @@
 """Reading eval files, actual-invocation files and configs, with precise errors."""
 
-from ._config import DEFAULT_CRITERIA, EvalConfig, config_from_data, load_config
+from ._config import (
+    DEFAULT_CRITERIA,
+    EFFICIENCY_CRITERIA,
+    EvalConfig,
+    config_from_data,
+    load_config,
+    with_efficiency,
+)
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
     "CONFIG_FILE_NAME",
     "DEFAULT_CRITERIA",
+    "EFFICIENCY_CRITERIA",
     "EvalConfig",
     "EvalTarget",
     "LoadedEvalSet",
@@ -16,4 +24,5 @@ __all__ = [
     "load_config",
     "load_eval_set",
     "read_eval_file",
+    "with_efficiency",
 ]
