@@ -252,3 +252,27 @@ def test_json_on_stdout_stays_parseable_with_progress_and_quiet(runner, example,
     )
     assert quiet.exit_code == 0 and quiet.stderr.count("\n") <= 2
     json.loads(quiet.stdout)
+
+
+def test_a_run_timeout_stops_the_run_as_interrupted_and_resume_finishes_it(slow_project):
+    eval_file, agent, runs, env, calls = slow_project
+    done = subprocess.run(
+        _command(eval_file, agent, runs, "--timeout", "1.5", "--agent-concurrency", "2"),
+        env={**env, "AGENT_DELAY": "0.1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 124, done.stderr
+    assert "reached --timeout" in done.stderr and "resume it with" in done.stderr
+    [run] = list_runs(runs)
+    assert run.manifest.state is RunState.INTERRUPTED and run.manifest.stopped_by == "timeout"
+    assert 0 < len(run.keys()) < 60
+    resumed = subprocess.run(
+        _command(eval_file, agent, runs, "--resume", "--quiet"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, TypeVar, Union
 
+from ._jsonsafe import dump_model
 from ._plugins import known_plugins
 from ._registry import AGENTS_GROUP, ProviderRegistry, Registry
 from ._run import (
@@ -124,7 +125,7 @@ def save_actual(result: RunResult, path: Path, plan: Optional[Plan] = None) -> l
         name = "actual invocations recorded by agenteval" + (f" (run {run_index + 1})" if runs > 1 else "")
         eval_set = EvalSet(eval_set_id=eval_set_id, name=name, eval_cases=saved)
         target = path if runs == 1 else path.with_name(f"{_stem(path)}.run{run_index + 1}{path.suffix}")
-        target.write_text(eval_set.to_json() + "\n", encoding="utf-8", errors="surrogatepass")
+        target.write_text(dump_model(eval_set, indent=2, exclude_unset=True) + "\n", encoding="utf-8")
         written.append((target, len(saved)))
     return written
 

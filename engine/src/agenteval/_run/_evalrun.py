@@ -50,8 +50,9 @@ __all__ = ["DEFAULT_CONCURRENCY", "EvalRun", "SIGNAL_EXIT_CODES"]
 
 DEFAULT_CONCURRENCY = 16
 
-#: The exit code of a run stopped by each signal (128 + the signal number).
-SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+#: The exit code of a run stopped by each signal (128 + the signal number), or by its own
+#: time limit (``--timeout``: 124, as GNU ``timeout``).
+SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129, "timeout": 124}
 
 #: How long in-flight work may take to wind down after an interruption.
 _WIND_DOWN_SECONDS = 1.5
@@ -148,7 +149,7 @@ class EvalRun:
 
         previous = {}
         for name in SIGNAL_EXIT_CODES:
-            number = getattr(signal, name, None)
+            number = getattr(signal, name, None) if name.startswith("SIG") else None
             if number is not None:
                 previous[number] = signal.signal(number, handler)
         try:
@@ -158,16 +159,19 @@ class EvalRun:
                 signal.signal(number, old)
 
     # -- the stages ---------------------------------------------------------------
-    async def execute(self, *, handle_signals: bool = False) -> RunResult:
+    async def execute(self, *, handle_signals: bool = False, timeout: Optional[float] = None) -> RunResult:
         """Run every unfinished case × run through acquire → score → record; return the
-        result of every planned case (interrupted ones NOT_EVALUATED ``interrupted``)."""
+        result of every planned case (interrupted ones NOT_EVALUATED ``interrupted``).
+        ``timeout``: seconds after which the run stops as if interrupted (``stopped_by``
+        ``"timeout"``); what finished is kept and ``--resume`` continues."""
         loop = asyncio.get_running_loop()
+        deadline = loop.call_later(timeout, self.interrupt, "timeout") if timeout else None
         if self.judge is not None:
             self.judge.begin_run()
         evaluators = [c.evaluator for s in self.plan.sets for c in s.criteria]
         preparation = Preparation(evaluators)
         states = self._states()
-        done_before = self._resumed_records(states)
+        self._resumed_records(states)
         self.progress.start(total=len(states), done=0)
         summary = SummaryBuilder()
         finished: dict[tuple[int, str], CaseResult] = {}
@@ -175,9 +179,7 @@ class EvalRun:
             if len(state.runs) == self.plan.num_runs:
                 self._finish_case(key, state, finished, summary)
         with self._signals_handled(loop, handle_signals), _loaded_data_frozen():
-            self._task = asyncio.ensure_future(
-                self._work(states, preparation, finished, summary, done_before)
-            )
+            self._task = asyncio.ensure_future(self._work(states, preparation, finished, summary))
             try:
                 await self._task
             except asyncio.CancelledError:
@@ -186,6 +188,8 @@ class EvalRun:
             except RecordingError as exc:
                 self.failed = str(exc)
             finally:
+                if deadline is not None:
+                    deadline.cancel()
                 self._task = None
                 self.progress.stop()
                 if self.judge is not None:
@@ -228,16 +232,14 @@ class EvalRun:
     def _states(self) -> dict[tuple[int, str], _CaseState]:
         return {(s.index, case.eval_id): _CaseState(s, case) for s in self.plan.sets for case in s.cases}
 
-    def _resumed_records(self, states: dict[tuple[int, str], _CaseState]) -> int:
+    def _resumed_records(self, states: dict[tuple[int, str], _CaseState]) -> None:
+        """Take the finished records of the run being resumed as they are."""
         if self.resume_from is None:
-            return 0
-        count = 0
+            return
         for record in self.resume_from.records():
             state = states.get((record.eval_set_index, record.case_id))
             if state is not None and record.run_index <= self.plan.num_runs:
                 state.runs[record.run_index] = record
-                count += 1
-        return count
 
     async def _work(
         self,
@@ -245,7 +247,6 @@ class EvalRun:
         preparation: Preparation,
         finished: dict[tuple[int, str], CaseResult],
         summary: SummaryBuilder,
-        done_before: int,
     ) -> None:
         limit = asyncio.Semaphore(self.concurrency)
         agent_limit = asyncio.Semaphore(self.agent_concurrency)

@@ -187,6 +187,13 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress display; only the report.")
 @click.option(
+    "--timeout",
+    "run_timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds the whole run may take; then it stops as interrupted (exit 124) and --resume continues it.",
+)
+@click.option(
     "--adk-history",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -234,6 +241,7 @@ def run(
     no_record: bool,
     resume: Optional[str],
     quiet: bool,
+    run_timeout: Optional[float],
     adk_history: Optional[Path],
     no_adk_history: bool,
     reports: Optional[str],
@@ -321,7 +329,7 @@ def run(
         confidence=None if no_stats else confidence,
     )
     with _late_signals_ignored():
-        result = run_sync(evaluation.execute(handle_signals=True))
+        result = run_sync(evaluation.execute(handle_signals=True, timeout=run_timeout))
         if reporters and evaluation.writer is not None:
             # Lines for the CI log (annotations) never go into a JSON document on stdout.
             log = sys.stderr if output_format == "json" and output is None else sys.stdout
@@ -369,7 +377,8 @@ def _report(
         click.echo(f"error: {evaluation.failed}; the run stopped, what was recorded before is kept", err=True)
         _exit(ExitCode.NOT_PASSED)
     if result.interrupted:
-        click.echo("agenteval: interrupted; the results above are what was scored before", err=True)
+        why = "reached --timeout" if evaluation.stopped_by == "timeout" else "interrupted"
+        click.echo(f"agenteval: {why}; the results above are what was scored before", err=True)
         if evaluation.writer is not None:
             click.echo(f"agenteval: resume it with: {_resume_command(evaluation.run_id)}", err=True)
         _exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._jsonsafe import dump_model
 from ..results import RunResult
 
 __all__ = ["render_json"]
@@ -11,6 +12,8 @@ def render_json(result: RunResult, *, indent: int = 2) -> str:
     """The stable JSON document: format_version, engine_version, summary, eval_sets, warnings.
 
     Serialised by pydantic's own encoder (several times faster than the standard library on
-    large runs); non-finite numbers become ``null``, so the document is always valid JSON.
+    large runs); non-finite numbers become ``null``, and a value pydantic cannot encode (a
+    lone surrogate, nesting past its depth limit) is made writable instead of losing the
+    report (``agenteval._jsonsafe``).
     """
-    return result.model_dump_json(indent=indent) + "\n"
+    return dump_model(result, indent=indent) + "\n"

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._jsonsafe import dump_model
 from ..models import Invocation
 from ..results import AgentRunRecord, CriterionResult, ErrorInfo, RunSummary, Status
 
@@ -120,7 +121,7 @@ class Manifest(_Doc):
     warnings: list[str] = Field(default_factory=list)
 
     def dump(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2) + "\n"
+        return dump_model(self, by_alias=True, indent=2) + "\n"
 
 
 class CaseRecord(_Doc):
@@ -156,7 +157,7 @@ class CaseRecord(_Doc):
         return (self.eval_set_index, self.case_id, self.run_index)
 
     def dump(self) -> str:
-        return self.model_dump_json(by_alias=True, exclude_defaults=False) + "\n"
+        return dump_model(self, by_alias=True) + "\n"
 
 
 class SummaryDocument(_Doc):
@@ -170,4 +171,4 @@ class SummaryDocument(_Doc):
     cases_planned: int
 
     def dump(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2) + "\n"
+        return dump_model(self, by_alias=True, indent=2) + "\n"
