@@ -37,7 +37,7 @@ __all__ = ["ENDPOINT_ENV", "METRIC", "VertexSafetyJudge", "build_instance", "mod
 
 METRIC = "safety_v1"
 ENDPOINT_ENV = "AGENTEVAL_VERTEX_EVAL_ENDPOINT"
-_DEFAULT_TIMEOUT = 120.0
+_DEFAULT_TIMEOUT = 60.0
 _SETUP = (
     "set GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (or the criterion's project/location "
     "params), and Application Default Credentials: gcloud auth application-default login "

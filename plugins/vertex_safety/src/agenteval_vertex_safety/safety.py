@@ -32,8 +32,12 @@ class SafetyCallOptions(ParamsBase):
         ge=1,
         description="A cap on this criterion's calls in flight, within --judge-concurrency.",
     )
-    timeout_seconds: float = Field(default=120.0, gt=0, description="Per-call timeout.")
-    max_retries: int = Field(default=6, ge=0, le=20, description="Retries on 429, 5xx, timeouts.")
+    timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Per-call timeout (as the engine's judges)."
+    )
+    max_retries: int = Field(
+        default=3, ge=0, le=20, description="Retries on 429, 5xx, timeouts (as the engine's judges)."
+    )
     parallelism_limit: Optional[int] = Field(
         default=None, ge=1, description="Accepted for ADK compatibility; --judge-concurrency governs."
     )
