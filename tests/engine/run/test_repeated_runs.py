@@ -230,3 +230,17 @@ def test_a_re_read_run_folder_gives_the_same_verdicts(tmp_path):
     live = run_sync(evaluation.execute())
     again = RecordedRun.open(evaluation.writer.folder).result()
     assert again.cases()[0].criteria[0].verdict == live.cases()[0].criteria[0].verdict
+
+
+def test_the_table_shows_what_the_runs_leave_undecided():
+    import io
+
+    from agenteval.reporting import render_table
+    from rich.console import Console
+
+    result = run([conversation("1"), conversation("0"), conversation("1")], threshold=0.5)
+    stream = io.StringIO()
+    render_table(result, Console(file=stream, width=80, no_color=True))
+    text = stream.getvalue()
+    assert "? c · text PASSED INCONCLUSIVE" in text
+    assert "inconclusive: 1 criterion result(s)" in text

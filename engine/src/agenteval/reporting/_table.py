@@ -103,7 +103,17 @@ def _problems(console: Console, cases: Sequence[CaseResult]) -> None:
     """Why each FAILED / NOT_EVALUATED / ERRORED result is so, one paragraph each."""
     for case in cases:
         for result in case.criteria:
-            if result.status.ok:
+            undecided = result.verdict is not None and result.verdict.verdict == "INCONCLUSIVE"
+            if result.status.ok and not undecided:
+                continue
+            if result.status.ok:  # passes on the mean, but the runs do not settle it
+                head = Text("  ? ", style="yellow").append(
+                    f"{visible(case.eval_id)} · {visible(result.criterion)} "
+                )
+                head.append(_status(result.status)).append(" INCONCLUSIVE", style="yellow")
+                console.print(head)
+                why = result.verdict.reason + (f"; {result.verdict.hint}" if result.verdict.hint else "")
+                console.print(Padding(Text(_clip(why, 600)), (0, 0, 0, 4)))
                 continue
             head = Text("  ✗ ", style=_STYLE[result.status])
             head.append(f"{visible(case.eval_id)} · {visible(result.criterion)} ")
@@ -189,6 +199,23 @@ def _not_evaluated_line(result: RunResult) -> Optional[Text]:
     return Text(f"not evaluated: {', '.join(parts)}", style="yellow")
 
 
+def _inconclusive_line(result: RunResult) -> Optional[Text]:
+    """How many criterion results the repeated runs leave undecided (tri-state verdicts)."""
+    undecided = sum(
+        1
+        for case in result.cases()
+        for r in case.criteria
+        if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"
+    )
+    if not undecided:
+        return None
+    return Text(
+        f"inconclusive: {undecided} criterion result(s) whose interval over the runs contains the "
+        "threshold; more runs (--num-runs) would settle them",
+        style="yellow",
+    )
+
+
 def _summary_line(result: RunResult) -> Text:
     cases = result.summary.cases
     total = sum(cases.values())
@@ -249,7 +276,7 @@ def render_table(
         console.print(means)
         plugins = sorted({visible(item.plugin.id) for item in result.summary.criteria})
         console.print(Text(f"scored by {', '.join(plugins)}", style="dim"))
-    for line in (_judge_line(result), _not_evaluated_line(result)):
+    for line in (_judge_line(result), _not_evaluated_line(result), _inconclusive_line(result)):
         if line is not None:
             console.print(line)
     if result.interrupted:
