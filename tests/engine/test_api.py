@@ -392,3 +392,13 @@ def test_env_file_beside_an_eval_file_is_read_and_set_variables_win(tmp_path, mo
     assert os.environ["AGENTEVAL_TEST_A"] == "from-file"
     assert os.environ["AGENTEVAL_TEST_B"] == "already set"
     monkeypatch.delenv("AGENTEVAL_TEST_A")
+
+
+def test_problems_in_several_eval_files_are_reported_together(project):
+    (project / "flights" / "broken.test.json").write_text("{", encoding="utf-8")
+    (project / "hotels" / "also.test.json").write_text('{"eval_set_id": 1}', encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        plan(project, ".")
+    message = str(info.value)
+    assert message.startswith("2 problems stop this run")
+    assert "broken.test.json" in message and "also.test.json" in message

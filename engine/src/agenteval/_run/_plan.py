@@ -8,9 +8,10 @@ before the agent or a judge is called.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -19,7 +20,7 @@ from .._registry import Registry
 from .._resolve import ResolvedCriterion, resolve_criteria
 from ..agents import Agent, AgentFailure, prepare_user_simulators
 from ..criterion import Criterion
-from ..errors import ConfigError, DataError
+from ..errors import AgentEvalError, ConfigError, DataError
 from ..judging import JudgeService
 from ..loading import (
     EvalConfig,
@@ -255,14 +256,44 @@ def _content_hash(eval_set: EvalSet, cases: Sequence[EvalCase]) -> str:
     return digest.hexdigest()
 
 
-def _read_actual_sources(paths: Sequence[Union[str, Path]]) -> RecordedActuals:
+class _Problems:
+    """Input problems gathered across files, so one run reports them all (up to ``CAP``)."""
+
+    CAP = 20
+
+    def __init__(self) -> None:
+        self.found: list[AgentEvalError] = []
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[None]:
+        try:
+            yield
+        except AgentEvalError as exc:
+            self.found.append(exc)
+
+    def raise_any(self) -> None:
+        """Raise the one problem as it is, or every problem in one error of the first's kind."""
+        if not self.found:
+            return
+        if len(self.found) == 1:
+            raise self.found[0]
+        shown = self.found[: self.CAP]
+        lines = [f"{len(self.found)} problems stop this run (fix them all, then run again):"]
+        lines += [f"  - {problem}" for problem in shown]
+        if len(self.found) > len(shown):
+            lines.append(f"  ... and {len(self.found) - len(shown)} more")
+        raise type(self.found[0])("\n".join(lines))
+
+
+def _read_actual_sources(paths: Sequence[Union[str, Path]], problems: _Problems) -> RecordedActuals:
     actuals = RecordedActuals()
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            actuals.add_run(RecordedRun.open(path))
-        else:
-            actuals.add_file(read_eval_file(path), file_sha256(path))
+        with problems.collect():
+            if path.is_dir():
+                actuals.add_run(RecordedRun.open(path))
+            else:
+                actuals.add_file(read_eval_file(path), file_sha256(path))
     return actuals
 
 
@@ -310,30 +341,36 @@ def plan_paths(
     targets = expand_targets(list(paths))
     load_env_files((target.path.parent for target in targets), warn=warnings.append)
     shared = config if config is not None else load_config(config_path) if config_path else None
-    actuals = None if agent is not None else _read_actual_sources(actual_paths)
+    problems = _Problems()
+    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems)
     if actuals is not None:
         warnings.extend(actuals.warnings)
-    configs: dict[Optional[Path], EvalConfig] = {}
+    configs: dict[Optional[Path], Optional[EvalConfig]] = {}
     staged = []
     requests: list[tuple[Criterion, str]] = []
     for target in targets:
-        loaded = read_eval_file(target.path)
-        warnings.extend(loaded.warnings)
-        cases = _select(loaded, target.case_ids, str(target.path))
-        if shared is not None:
-            set_config = shared
-        else:
-            config_file = target.beside_config()
-            if config_file not in configs:
-                configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
-            set_config = configs[config_file]
-        warnings.extend(set_config.warnings)
-        if efficiency:
-            set_config = with_efficiency(set_config)
-        where = str(set_config.source) if set_config.source else "default criteria"
-        chosen = criteria_for(set_config, criteria_names, registry)
-        requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
-        staged.append((target, loaded, cases, set_config, len(chosen)))
+        with problems.collect():
+            loaded = read_eval_file(target.path)
+            warnings.extend(loaded.warnings)
+            cases = _select(loaded, target.case_ids, str(target.path))
+            if shared is not None:
+                set_config = shared
+            else:
+                config_file = target.beside_config()
+                if config_file not in configs:
+                    configs[config_file] = None  # a broken config is reported once
+                    configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
+                set_config = configs[config_file]
+                if set_config is None:
+                    continue
+            warnings.extend(set_config.warnings)
+            if efficiency:
+                set_config = with_efficiency(set_config)
+            where = str(set_config.source) if set_config.source else "default criteria"
+            chosen = criteria_for(set_config, criteria_names, registry)
+            requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
+            staged.append((target, loaded, cases, set_config, len(chosen)))
+    problems.raise_any()
     resolved = resolve_criteria(requests, registry, warnings)
     preflight_judges(resolved, judge)
     if agent is not None:
