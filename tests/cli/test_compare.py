@@ -141,3 +141,21 @@ def test_adk_eval_history_files_compare_too(runner, runs, tmp_path):
     ours = _run(runs, set(), n=20)
     mixed = _compare(runner, runs, ours, str(b), "--format", "json")
     assert json.loads(mixed.stdout)["paired_cases"] == 20
+
+
+def test_hostile_case_ids_never_reach_the_terminal_raw(runner, runs):
+    hostile = "c\x1b]8;;http://x\x07link\x1b[2J"
+    expected = EvalSet(
+        eval_set_id="shop", eval_cases=[make_case([make_invocation("q", "ok", [("f", {})])], eval_id=hostile)]
+    )
+    actual = EvalSet(
+        eval_set_id="shop",
+        eval_cases=[make_case([make_invocation("q", "ok", [("g", {})], form="events")], eval_id=hostile)],
+    )
+    a = agenteval.evaluate(expected, expected, {"tool_trajectory_avg_score": 1.0}, runs_dir=runs).run_id
+    b = agenteval.evaluate(expected, actual, {"tool_trajectory_avg_score": 1.0}, runs_dir=runs).run_id
+    result = _compare(runner, runs, a, b)
+    listed = runner.invoke(main, ["runs", "list", "--runs-dir", str(runs)])
+    for output in (result.stdout, listed.stdout):
+        assert "\x1b" not in output and "\x07" not in output
+    assert "▼ shop/c" in result.stdout

@@ -110,9 +110,13 @@ def compare(
 def _table(report, console) -> None:  # noqa: ANN001
     from rich.text import Text
 
+    from .._terminal import visible
+
     style = {"REGRESSED": "bold red", "IMPROVED": "green", "NO DETECTABLE CHANGE": "dim"}
     console.print(
-        Text(f"baseline A: {report.a.source}\ncandidate B: {report.b.source}\n", style="bold")
+        Text(
+            f"baseline A: {visible(report.a.source)}\ncandidate B: {visible(report.b.source)}\n", style="bold"
+        )
         .append(f"{len(report.paired)} paired case(s)")
         .append(f", {len(report.only_a)} only in A" if report.only_a else "")
         .append(f", {len(report.only_b)} only in B" if report.only_b else "")
@@ -121,7 +125,7 @@ def _table(report, console) -> None:  # noqa: ANN001
         level = f"{report.comparison.level:.0%}"
         console.print(Text(f"\nper criterion, B - A ({level} intervals, Holm-adjusted p):", style="bold"))
         for item in report.comparison.criteria:
-            head = Text(f"  {item.criterion}  ", style="bold").append(
+            head = Text(f"  {visible(item.criterion)}  ", style="bold").append(
                 item.status.value, style=style.get(item.status.value, "")
             )
             console.print(head)
@@ -132,9 +136,9 @@ def _table(report, console) -> None:  # noqa: ANN001
                 highlight=False,
             )
     for name, why in report.skipped.items():
-        console.print(Text(f"{name}: not compared: {why}", style="dim"))
+        console.print(Text(f"{visible(name)}: not compared: {why}", style="dim"))
     for change in report.config_changes:
-        console.print(Text(f"configuration changed (allowed): {change}", style="yellow"))
+        console.print(Text(f"configuration changed (allowed): {visible(change)}", style="yellow"))
     if report.flips:
         regressions = sum(f.regression for f in report.flips)
         console.print(
@@ -142,7 +146,9 @@ def _table(report, console) -> None:  # noqa: ANN001
         )
         for flip in report.flips[:50]:
             mark = "▼" if flip.regression else "▲"
-            line = Text(f"  {mark} {flip.eval_set_id}/{flip.case_id} · {flip.criterion}: ")
+            line = Text(
+                f"  {mark} {visible(flip.eval_set_id)}/{visible(flip.case_id)} · {visible(flip.criterion)}: "
+            )
             line.append(flip.status_a.value).append(" → ").append(flip.status_b.value, style="bold")
             if flip.flagged:
                 line.append(f"  (q = {flip.q_value:.3g}, significant across repeated runs)", style="red")

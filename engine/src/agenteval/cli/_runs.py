@@ -36,6 +36,7 @@ def runs() -> None:
 @reports_errors
 def list_command(runs_dir: Optional[Path]) -> None:
     """The runs in the runs folder, oldest first, with their state and case counts."""
+    from .._terminal import visible
     from ..runs import list_runs
 
     folder = _folder(runs_dir)
@@ -51,8 +52,8 @@ def list_command(runs_dir: Optional[Path]) -> None:
             counts = ", ".join(f"{n} {s.value.lower()}" for s, n in written.summary.cases.items() if n)
         else:
             counts = f"{len(run.keys())} record(s) of {planned * manifest.num_runs}"
-        sets = ", ".join(s.eval_set_id for s in manifest.eval_sets)
-        agent = f" agent {manifest.agent['target']}" if manifest.agent else ""
+        sets = ", ".join(visible(s.eval_set_id) for s in manifest.eval_sets)
+        agent = f" agent {visible(str(manifest.agent['target']))}" if manifest.agent else ""
         state = manifest.state.value
         click.echo(f"{manifest.run_id}  {state:<11}  {planned} case(s): {counts or '-'}  [{sets}]{agent}")
 
