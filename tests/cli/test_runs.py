@@ -251,3 +251,14 @@ def test_no_stats_leaves_out_the_tri_state_verdicts(runner, example):
         "criteria"
     ][0]
     assert with_stats["verdict"]["verdict"] == "PASS" and without["verdict"] is None
+
+
+def test_show_failing_lists_only_the_cases_that_did_not_pass(runner, example):
+    args = ["run", str(example), "--actual", str(example / "travel.actual.json"), "--no-record"]
+    short = runner.invoke(main, [*args, "--show", "failing"])
+    assert short.exit_code == 1
+    assert "flight_then_currency" in short.stdout and "weather_paris" not in short.stdout
+    assert "2 passing case(s) not listed (--show all lists them)" in short.stdout
+    assert "3 cases: 2 passed, 1 failed" in short.stdout
+    full = runner.invoke(main, args)
+    assert "weather_paris" in full.stdout and "not listed" not in full.stdout

@@ -81,6 +81,13 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
     help="Write the output to this file instead of standard output.",
 )
 @click.option(
+    "--show",
+    type=click.Choice(["all", "failing"]),
+    default="all",
+    show_default=True,
+    help="Which cases the table lists: all, or only those that did not pass (short and fast for big runs).",
+)
+@click.option(
     "--print-detailed-results",
     "detailed",
     is_flag=True,
@@ -220,6 +227,7 @@ def run(
     config: Optional[Path],
     output_format: str,
     output: Optional[Path],
+    show: str,
     detailed: bool,
     concurrency: int,
     judge_concurrency: int,
@@ -334,7 +342,7 @@ def run(
             # Lines for the CI log (annotations) never go into a JSON document on stdout.
             log = sys.stderr if output_format == "json" and output is None else sys.stdout
             _write_reports(reporters, evaluation.writer.folder, report_dir, log)
-        _report(result, plan, evaluation, save_actual, paths, output_format, output, detailed)
+        _report(result, plan, evaluation, save_actual, paths, output_format, output, detailed, show)
 
 
 def _report(
@@ -346,6 +354,7 @@ def _report(
     output_format: str,
     output: Optional[Path],
     detailed: bool,
+    show: str,
 ) -> None:
     """Everything after the run: warnings, saved turns, the report, where the run is, the exit."""
     from .._api import save_actual as write_actual
@@ -360,7 +369,7 @@ def _report(
             click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
         rescore = " ".join(f"--actual {shlex.quote(str(path))}" for path, _ in written)
         click.echo(f"agenteval: score them again with: agenteval run {_joined(paths)} {rescore}", err=True)
-    _render(result, plan, output_format, output, detailed)
+    _render(result, plan, output_format, output, detailed, show)
     if output is not None or output_format == "json":
         counts = (
             ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
@@ -516,7 +525,7 @@ def _judge_counters(judge: JudgeService):  # noqa: ANN202 - a callable for the p
     return counters
 
 
-def _render(result, plan, output_format: str, output: Optional[Path], detailed: bool) -> None:  # noqa: ANN001
+def _render(result, plan, output_format: str, output: Optional[Path], detailed: bool, show: str) -> None:  # noqa: ANN001
     if output_format == "json":
         from .._terminal import json_visible
         from ..reporting import render_json
@@ -539,9 +548,10 @@ def _render(result, plan, output_format: str, output: Optional[Path], detailed: 
                 Console(file=handle, width=120, no_color=True),
                 detailed=detailed,
                 conversations=conversations,
+                show=show,
             )
     else:
-        render_table(result, Console(), detailed=detailed, conversations=conversations)
+        render_table(result, Console(), detailed=detailed, conversations=conversations, show=show)
 
 
 def _conversations(result, plan) -> dict:  # noqa: ANN001

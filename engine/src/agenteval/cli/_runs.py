@@ -65,9 +65,16 @@ def list_command(runs_dir: Optional[Path]) -> None:
     "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
 @click.option("--print-detailed-results", "detailed", is_flag=True, help="Show per-invocation details.")
+@click.option(
+    "--show",
+    type=click.Choice(["all", "failing"]),
+    default="all",
+    show_default=True,
+    help="Which cases the table lists.",
+)
 @reports_errors
 def show_command(
-    run_ref: Optional[str], runs_dir: Optional[Path], output_format: str, detailed: bool
+    run_ref: Optional[str], runs_dir: Optional[Path], output_format: str, detailed: bool, show: str
 ) -> None:
     """Print a recorded run's report again (RUN: an id, its prefix, a folder, or latest)."""
     from ..runs import find_run
@@ -95,7 +102,8 @@ def show_command(
                 if record.run_index == 1:
                     actual = record.actual.invocations if record.actual is not None else ()
                     conversations[(record.eval_set_index, record.case_id)] = (actual, record.expected)
-        render_table(result, Console(), detailed=detailed, conversations=conversations)
+        console = Console()
+        render_table(result, console, detailed=detailed, conversations=conversations, show=show)
         click.echo(
             f"run {run.run_id}: {run.manifest.state.value}, started {run.manifest.started_at}", err=True
         )

@@ -246,12 +246,22 @@ def render_table(
     conversations: Optional[
         Mapping[tuple[int, str], tuple[Sequence[Invocation], Optional[Sequence[Invocation]]]]
     ] = None,
+    show: str = "all",
 ) -> None:
     """Print the report. ``conversations`` maps ``(eval set index, eval_id)`` to
-    ``(actual, expected)`` invocations, used by the detailed view."""
+    ``(actual, expected)`` invocations, used by the detailed view. ``show="failing"``
+    lists only the cases that did not pass (the summary still counts them all), which
+    keeps the report short and fast for large runs."""
+    hidden = 0
     for set_index, eval_set in enumerate(result.eval_sets):
         title = eval_set.eval_set_id + (f"  ({eval_set.source})" if eval_set.source else "")
-        console.print(_case_table(escape(visible(title)), eval_set.cases))
+        shown = eval_set.cases
+        if show == "failing":
+            shown = [case for case in eval_set.cases if not case.status.ok]
+            hidden += len(eval_set.cases) - len(shown)
+            if not shown:
+                continue
+        console.print(_case_table(escape(visible(title)), shown))
         _problems(console, eval_set.cases)
         if detailed:
             for case in eval_set.cases:
@@ -276,6 +286,8 @@ def render_table(
         console.print(means)
         plugins = sorted({visible(item.plugin.id) for item in result.summary.criteria})
         console.print(Text(f"scored by {', '.join(plugins)}", style="dim"))
+    if hidden:
+        console.print(Text(f"{hidden} passing case(s) not listed (--show all lists them)", style="dim"))
     for line in (_judge_line(result), _not_evaluated_line(result), _inconclusive_line(result)):
         if line is not None:
             console.print(line)
