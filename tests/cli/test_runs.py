@@ -262,3 +262,12 @@ def test_show_failing_lists_only_the_cases_that_did_not_pass(runner, example):
     assert "3 cases: 2 passed, 1 failed" in short.stdout
     full = runner.invoke(main, args)
     assert "weather_paris" in full.stdout and "not listed" not in full.stdout
+
+
+def test_detailed_results_show_what_the_agent_printed(runner, example, tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text("def respond(message, history):\n    print('looking up', message)\n    return 'ok'\n")
+    result = runner.invoke(
+        main, ["run", str(example), "--agent", f"{agent}:respond", "--no-record", "--print-detailed-results"]
+    )
+    assert "agent output:" in result.stdout and "looking up" in result.stdout

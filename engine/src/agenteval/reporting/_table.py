@@ -140,6 +140,16 @@ def _details(
         if result.error is not None:
             traceback = visible(result.error.traceback, newlines=True)
             console.print(Text(traceback if len(traceback) <= 2000 else traceback[:1999] + "…", style="dim"))
+    for run in case.agent_runs:
+        if run.output:  # what the agent printed (ADK's logs for an ADK agent)
+            output = visible(run.output, newlines=True)
+            label = f"  agent output (run {run.run}):" if len(case.agent_runs) > 1 else "  agent output:"
+            console.print(Text(label, style="bold"))
+            console.print(
+                Padding(
+                    Text(output if len(output) <= 2000 else output[:1999] + "…", style="dim"), (0, 0, 0, 4)
+                )
+            )
     count = len(actual or ())
     for index in range(count):
         console.print(Text(f"  invocation {index + 1}", style="bold"))
