@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluated
+from .._verdicts import SummaryBuilder, case_status
 from .._version import __version__
 from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
 from ..judging import JudgeService
@@ -39,6 +39,7 @@ from ..runs import (
     RunState,
     RunWriter,
     SummaryDocument,
+    case_from_records,
     utc_now,
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
@@ -116,8 +117,6 @@ class EvalRun:
         self.failed: Optional[str] = None
         self._task: Optional[asyncio.Task] = None
         self._interrupts = 0
-        self.agent_calls = 0
-        self._states_done: dict[tuple[int, str], bool] = {}
         #: Where a complete run is also written as ADK's eval history (``None``: not).
         self.adk_history = adk_history
         self.adk_history_written: list[Path] = []
@@ -198,9 +197,8 @@ class EvalRun:
                 if self.plan.agent is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(self.plan.agent.aclose(), 5)
-        self._states_done = {key: key in finished for key in states}
         result = self._result(states, finished, summary)
-        self._finish_record(result)
+        self._finish_record(result, recorded=len(finished))
         if self.adk_history is not None and not result.interrupted:
             self._write_adk_history(states, finished)
         return result
@@ -219,7 +217,7 @@ class EvalRun:
             case = finished.get(key)
             if record is None or case is None:
                 continue
-            cases.append((state.planned.entry(), record, case.criteria, case.status))
+            cases.append((state.planned.entry, record, case.criteria, case.status))
         try:
             self.adk_history_written = write_adk_history(
                 self.adk_history, adk_history_documents(app_name, cases)
@@ -334,7 +332,6 @@ class EvalRun:
             return recorded[run_index - 1], "recorded"
         factory = state.planned.user_simulator
         async with agent_limit:
-            self.agent_calls += 1
             outcome = await run_case(
                 plan.agent,
                 state.case,
@@ -410,29 +407,10 @@ class EvalRun:
         self.progress.case_done(case.status)
 
     def _case_result(self, state: _CaseState) -> CaseResult:
-        entries = state.planned.entries
-        per_run: list[list[CriterionResult]] = []
-        for run_index in range(1, self.plan.num_runs + 1):
-            record = state.runs.get(run_index)
-            if record is not None:
-                per_run.append(list(record.criteria))
-            else:
-                why = "the run was interrupted before this was scored"
-                per_run.append([not_evaluated(e, why, "interrupted") for e in entries])
-        results = case_criteria(
-            entries,
-            per_run,
-            confidence=self.confidence,
-            seed_parts=(self.run_id, state.planned.index, state.case.eval_id),
-        )
-        agent_runs = []
-        if self.plan.agent is not None:
-            for run_index in range(1, self.plan.num_runs + 1):
-                record = state.runs.get(run_index)
-                if record is not None and record.actual is not None:
-                    agent_runs.append(record.actual)
-        return CaseResult(
-            eval_id=state.case.eval_id, status=case_status(results), criteria=results, agent_runs=agent_runs
+        """A case's result from its runs' records: the rule a re-read run folder applies."""
+        records = [state.runs.get(run_index) for run_index in range(1, self.plan.num_runs + 1)]
+        return case_from_records(
+            state.planned.entry, state.case.eval_id, records, self.confidence, run_id=self.run_id
         )
 
     def _result(
@@ -475,7 +453,7 @@ class EvalRun:
             run_id=self.run_id if self.writer is not None else None,
         )
 
-    def _finish_record(self, result: RunResult) -> None:
+    def _finish_record(self, result: RunResult, *, recorded: int) -> None:
         """Write ``summary.json`` and the final manifest (state, end time, exit code)."""
         if self.writer is None:
             return
@@ -491,7 +469,6 @@ class EvalRun:
         manifest.stopped_by = self.stopped_by
         manifest.exit_code = code
         manifest.error = self.failed
-        recorded = sum(1 for s in self._states_done.values() if s)
         document = SummaryDocument(
             run_id=self.run_id,
             state=state,

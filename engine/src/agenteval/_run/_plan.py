@@ -9,6 +9,7 @@ before the agent or a judge is called.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -125,7 +126,9 @@ class PlannedSet:
     def scored(self) -> tuple[tuple[ResolvedCriterion, CriterionEntry], ...]:
         return tuple(zip(self.criteria, self.entries, strict=True))
 
+    @functools.cached_property
     def entry(self) -> EvalSetEntry:
+        """What the run folder's manifest records of this set (made once: it lists every case)."""
         return EvalSetEntry(
             index=self.index,
             eval_set_id=self.eval_set.eval_set_id,

@@ -95,7 +95,7 @@ def build_manifest(
         argv=redact_argv(argv),
         cwd=os.getcwd(),
         git_commit=_git_commit(Path.cwd()),
-        eval_sets=[s.entry() for s in plan.sets],
+        eval_sets=[s.entry for s in plan.sets],
         actual_files=list(plan.actual_files),
         agent=agent,
         num_runs=plan.num_runs,

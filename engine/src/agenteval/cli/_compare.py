@@ -9,6 +9,7 @@ from typing import Optional
 import click
 
 from ._exit import reports_errors
+from ._runs import RUNS_DIR_OPTION, runs_folder
 
 __all__ = ["compare"]
 
@@ -16,12 +17,7 @@ __all__ = ["compare"]
 @click.command()
 @click.argument("baseline", metavar="A")
 @click.argument("candidate", metavar="B")
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where run ids are looked up (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
-)
+@RUNS_DIR_OPTION
 @click.option(
     "--format",
     "output_format",
@@ -71,9 +67,8 @@ def compare(
     error, 3 non-inferiority not shown (with --margin).
     """
     from .._comparison import compare_sides, load_side, render_markdown
-    from ..runs import default_runs_dir
 
-    folder = (runs_dir or default_runs_dir()).resolve()
+    folder = runs_folder(runs_dir)
     names = [n.strip() for n in criteria.split(",") if n.strip()] if criteria else None
     report = compare_sides(
         load_side(baseline, folder, "A"),

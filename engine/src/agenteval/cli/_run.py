@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Optional
 import click
 
 from ._exit import ExitCode, reports_errors
+from ._runs import RUNS_DIR_OPTION, runs_folder
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
     from .._run import EvalRun, Plan
@@ -176,12 +177,7 @@ def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
 )
 @click.option("--no-stats", is_flag=True, help="No tri-state verdicts (only ADK's point verdicts).")
 @click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where run folders are written (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
-)
+@RUNS_DIR_OPTION
 @click.option("--no-record", is_flag=True, help="Write no run folder.")
 @click.option(
     "--resume",
@@ -267,7 +263,6 @@ def run(
     from .._run import plan_paths, progress_for
     from .._run._session import open_run
     from ..judging import JudgeCache, JudgeService
-    from ..runs import default_runs_dir
 
     if bool(actual) == bool(agent_target):
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
@@ -283,7 +278,7 @@ def run(
     # Output paths are fixed now (an agent may chdir) and checked before any work.
     output = _writable_file(output, "--output")
     save_actual = _writable_file(save_actual, "--save-actual")
-    records_dir = None if no_record else (runs_dir or default_runs_dir()).resolve()
+    records_dir = None if no_record else runs_folder(runs_dir)
     reporters = _reporters(reports, no_record)
     report_dir = report_dir.absolute() if report_dir is not None else None
     agent = resolve_agent(agent_target, agent_type) if agent_target else None

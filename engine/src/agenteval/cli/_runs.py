@@ -10,9 +10,10 @@ import click
 
 from ._exit import ExitCode, reports_errors
 
-__all__ = ["runs"]
+__all__ = ["RUNS_DIR_OPTION", "runs", "runs_folder"]
 
-_RUNS_DIR = click.option(
+#: ``--runs-dir``, shared by every command that writes or reads run folders.
+RUNS_DIR_OPTION = click.option(
     "--runs-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -20,7 +21,8 @@ _RUNS_DIR = click.option(
 )
 
 
-def _folder(runs_dir: Optional[Path]) -> Path:
+def runs_folder(runs_dir: Optional[Path]) -> Path:
+    """``--runs-dir`` resolved: the option, else ``$AGENTEVAL_RUNS_DIR``, else ``.agenteval/runs``."""
     from ..runs import default_runs_dir
 
     return (runs_dir or default_runs_dir()).resolve()
@@ -32,14 +34,14 @@ def runs() -> None:
 
 
 @runs.command("list")
-@_RUNS_DIR
+@RUNS_DIR_OPTION
 @reports_errors
 def list_command(runs_dir: Optional[Path]) -> None:
     """The runs in the runs folder, oldest first, with their state and case counts."""
     from .._terminal import visible
     from ..runs import list_runs
 
-    folder = _folder(runs_dir)
+    folder = runs_folder(runs_dir)
     found = list_runs(folder)
     if not found:
         click.echo(f"no recorded runs in {folder}")
@@ -60,7 +62,7 @@ def list_command(runs_dir: Optional[Path]) -> None:
 
 @runs.command("show")
 @click.argument("run_ref", required=False, metavar="[RUN]")
-@_RUNS_DIR
+@RUNS_DIR_OPTION
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
@@ -79,7 +81,7 @@ def show_command(
     """Print a recorded run's report again (RUN: an id, its prefix, a folder, or latest)."""
     from ..runs import find_run
 
-    run = find_run(_folder(runs_dir), run_ref)
+    run = find_run(runs_folder(runs_dir), run_ref)
     result = run.result()
     if run.damaged_lines:
         click.echo(
@@ -121,7 +123,7 @@ def show_command(
     default=None,
     help="Where the files go (default: the run folder's reports/).",
 )
-@_RUNS_DIR
+@RUNS_DIR_OPTION
 @reports_errors
 def report_command(
     run_ref: Optional[str], reports: str, report_dir: Optional[Path], runs_dir: Optional[Path]
@@ -130,7 +132,7 @@ def report_command(
     from ..reporting import resolve_reporters, write_reports
     from ..runs import find_run
 
-    run = find_run(_folder(runs_dir), run_ref)
+    run = find_run(runs_folder(runs_dir), run_ref)
     names = list(dict.fromkeys(n.strip() for n in reports.split(",") if n.strip()))
     written = write_reports(resolve_reporters(names), run, report_dir)
     for name, paths in written.items():
@@ -140,13 +142,13 @@ def report_command(
 
 @runs.command("rm")
 @click.argument("run_refs", nargs=-1, required=True, metavar="RUN...")
-@_RUNS_DIR
+@RUNS_DIR_OPTION
 @reports_errors
 def rm_command(run_refs: tuple[str, ...], runs_dir: Optional[Path]) -> None:
     """Remove recorded runs (each RUN an id, its prefix or a folder)."""
     from ..runs import find_run, remove_run
 
-    folder = _folder(runs_dir)
+    folder = runs_folder(runs_dir)
     chosen = [find_run(folder, ref) for ref in run_refs]
     for run in chosen:
         remove_run(run)

@@ -5,7 +5,7 @@ combined over its runs, in the run's own order."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Optional
 
@@ -175,10 +175,16 @@ class RecordedRun:
 
 
 def case_from_records(
-    entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]], confidence: Optional[float] = 0.95
+    entry: EvalSetEntry,
+    case_id: str,
+    records: Sequence[Optional[CaseRecord]],
+    confidence: Optional[float] = 0.95,
+    *,
+    run_id: Optional[str] = None,
 ) -> CaseResult:
     """A case's result from its per-run records (``None`` for a run never recorded), with
-    the verdicts the run itself gave (same rules, same seeds)."""
+    the verdicts the run itself gave (same rules, same seeds: ``run_id`` defaults to the
+    records' own). The run and every reader of its folder go through here."""
     per_run: list[list[CriterionResult]] = []
     for run_index, record in enumerate(records, start=1):
         if record is not None:
@@ -193,7 +199,11 @@ def case_from_records(
         entry.criteria,
         per_run,
         confidence=confidence,
-        seed_parts=(first.run_id if first is not None else "", entry.index, case_id),
+        seed_parts=(
+            run_id if run_id is not None else first.run_id if first is not None else "",
+            entry.index,
+            case_id,
+        ),
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
     return CaseResult(eval_id=case_id, status=case_status(results), criteria=results, agent_runs=agent_runs)
