@@ -9,7 +9,7 @@ from typing import Optional
 import click
 
 from ._exit import reports_errors
-from ._runs import RUNS_DIR_OPTION, runs_folder
+from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
 __all__ = ["compare"]
 
@@ -69,7 +69,7 @@ def compare(
     from .._comparison import compare_sides, load_side, render_markdown
 
     folder = runs_folder(runs_dir)
-    names = [n.strip() for n in criteria.split(",") if n.strip()] if criteria else None
+    names = comma_list(criteria, "--criteria needs at least one criterion name")
     report = compare_sides(
         load_side(baseline, folder, "A"),
         load_side(candidate, folder, "B"),

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Optional
 import click
 
 from ._exit import ExitCode, reports_errors
-from ._runs import RUNS_DIR_OPTION, runs_folder
+from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
     from .._run import EvalRun, Plan
@@ -29,15 +29,6 @@ _NO_ACTUAL = (
     "'package.module:function' or 'path/to/file.py:function'), or --actual FILE gives "
     "recorded invocations as an eval set whose cases carry the same eval_ids as the eval file"
 )
-
-
-def _split_criteria(value: Optional[str]) -> Optional[list[str]]:
-    if value is None:
-        return None
-    names = [n.strip() for n in value.split(",") if n.strip()]
-    if not names:
-        raise click.BadParameter("give at least one criterion name, e.g. --criteria response_match_score")
-    return list(dict.fromkeys(names))
 
 
 @click.command()
@@ -296,7 +287,9 @@ def run(
         actual,
         registry=Registry.installed(),
         judge=judge,
-        criteria_names=_split_criteria(criteria),
+        criteria_names=comma_list(
+            criteria, "give at least one criterion name, e.g. --criteria response_match_score"
+        ),
         config_path=config,
         agent=agent,
         agent_target=agent_target,
@@ -419,10 +412,9 @@ def _reporters(names: Optional[str], no_record: bool) -> dict:
         raise click.UsageError("--report renders the recorded run; it cannot be combined with --no-record")
     from ..reporting import resolve_reporters
 
-    chosen = [n.strip() for n in names.split(",") if n.strip()]
-    if not chosen:
-        raise click.UsageError("--report needs at least one reporter name, e.g. --report junit")
-    return resolve_reporters(list(dict.fromkeys(chosen)))
+    return resolve_reporters(
+        comma_list(names, "--report needs at least one reporter name, e.g. --report junit")
+    )
 
 
 def _write_reports(reporters: dict, folder: Path, report_dir: Optional[Path], log: IO[str]) -> None:

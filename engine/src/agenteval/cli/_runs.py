@@ -9,23 +9,9 @@ from typing import Optional
 import click
 
 from ._exit import ExitCode, reports_errors
+from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
-__all__ = ["RUNS_DIR_OPTION", "runs", "runs_folder"]
-
-#: ``--runs-dir``, shared by every command that writes or reads run folders.
-RUNS_DIR_OPTION = click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="The runs folder (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
-)
-
-
-def runs_folder(runs_dir: Optional[Path]) -> Path:
-    """``--runs-dir`` resolved: the option, else ``$AGENTEVAL_RUNS_DIR``, else ``.agenteval/runs``."""
-    from ..runs import default_runs_dir
-
-    return (runs_dir or default_runs_dir()).resolve()
+__all__ = ["runs"]
 
 
 @click.group()
@@ -133,7 +119,7 @@ def report_command(
     from ..runs import find_run
 
     run = find_run(runs_folder(runs_dir), run_ref)
-    names = list(dict.fromkeys(n.strip() for n in reports.split(",") if n.strip()))
+    names = comma_list(reports, "--report needs at least one reporter name, e.g. --report junit")
     written = write_reports(resolve_reporters(names), run, report_dir)
     for name, paths in written.items():
         for path in paths:
