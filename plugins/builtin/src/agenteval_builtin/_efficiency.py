@@ -11,12 +11,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
+from agenteval import InvocationScore
 from agenteval.models import Invocation, InvocationEvent, InvocationEvents
 
-__all__ = ["TOKEN_FIELDS", "model_call_events", "token_counts"]
+__all__ = ["TOKEN_FIELDS", "model_call_events", "per_turn_scores", "token_counts"]
 
 #: The token breakdown, in ADK's ``TokenUsageDetails`` order (each count contains those
 #: indented under it in ADK's docs: total > input > prompt > cached, input > tool_use,
@@ -91,3 +92,16 @@ def token_counts(invocation: Invocation) -> dict[str, Optional[float]]:
     if totals["input_tokens"] is not None or totals["output_tokens"] is not None:
         totals["total_tokens"] = (totals["input_tokens"] or 0) + (totals["output_tokens"] or 0)
     return totals
+
+
+def per_turn_scores(
+    breakdowns: Sequence[Mapping[str, Optional[float]]], key: str, reason: str, code: str
+) -> list[InvocationScore]:
+    """One score per turn: its ``key`` from its breakdown (the whole breakdown in
+    ``details``), or NOT_EVALUATED with ``reason`` / ``code`` when the turn has none (never 0)."""
+    return [
+        InvocationScore(score=None, reason=reason, reason_code=code, details=dict(turn))
+        if turn[key] is None
+        else InvocationScore(score=turn[key], details=dict(turn))
+        for turn in breakdowns
+    ]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
+from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, Score
 from agenteval.models import Invocation
+
+from ._efficiency import per_turn_scores
 
 __all__ = ["InvocationDuration"]
 
@@ -55,13 +57,8 @@ class InvocationDuration(Evaluator):
 
     def evaluate(self, ctx: EvaluationContext) -> Score:
         parts = [_parts(invocation) for invocation in ctx.actual]
-        scores = []
-        for turn in parts:
-            if turn["total_seconds"] is None:
-                reason = "the turn carries no duration (it was not run by agenteval)"
-                scores.append(InvocationScore(score=None, reason=reason, reason_code=NOT_TIMED, details=turn))
-            else:
-                scores.append(InvocationScore(score=turn["total_seconds"], details=turn))
+        reason = "the turn carries no duration (it was not run by agenteval)"
+        scores = per_turn_scores(parts, "total_seconds", reason, NOT_TIMED)
         if not parts:
             return Score.mean_of(scores)
         averaged = {part: _average([turn[part] for turn in parts]) for part in _PARTS}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
+from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, Score
 
-from ._efficiency import TOKEN_FIELDS, token_counts
+from ._efficiency import TOKEN_FIELDS, per_turn_scores, token_counts
 
 __all__ = ["TokenUsage"]
 
@@ -43,15 +43,8 @@ class TokenUsage(Evaluator):
 
     def evaluate(self, ctx: EvaluationContext) -> Score:
         counts = [token_counts(invocation) for invocation in ctx.actual]
-        scores = []
-        for turn in counts:
-            if turn["total_tokens"] is None:
-                reason = "no model call of the turn reported token usage"
-                scores.append(
-                    InvocationScore(score=None, reason=reason, reason_code=NO_TOKEN_USAGE, details=turn)
-                )
-            else:
-                scores.append(InvocationScore(score=turn["total_tokens"], details=turn))
+        reason = "no model call of the turn reported token usage"
+        scores = per_turn_scores(counts, "total_tokens", reason, NO_TOKEN_USAGE)
         if not counts:
             return Score.mean_of(scores)
         averaged = {field: _average([turn[field] for turn in counts]) for field in TOKEN_FIELDS}
