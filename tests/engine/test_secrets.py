@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agenteval._secrets import (
     REDACTED,
+    Scrubber,
     endpoint_override_warnings,
     register_secret,
     scrub_secrets,
@@ -50,6 +51,25 @@ def test_a_secret_never_survives_scrubbing(before, after, times):
     env = {"MY_API_KEY": "s3cr3t-v@lue"}
     text = (before + "s3cr3t-v@lue" + after) * times
     assert "s3cr3t-v@lue" not in scrub_secrets(text, env)
+
+
+def test_a_scrubber_reads_the_environment_once_and_still_sees_secrets_registered_later():
+    environ = {"MY_API_KEY": "env-secret-value"}
+    scrub = Scrubber(environ)
+    environ["OTHER_TOKEN"] = "added-after-the-scrubber"  # the run's environment is settled
+    assert scrub("a env-secret-value b added-after-the-scrubber") == (
+        f"a {REDACTED} b added-after-the-scrubber"
+    )
+    register_secret("registered-after-the-scrubber")
+    assert scrub("x registered-after-the-scrubber y") == f"x {REDACTED} y"
+    assert scrub(None) is None  # type: ignore[arg-type]
+
+
+@given(text=st.text(max_size=60), secrets=st.lists(st.text(min_size=6, max_size=12), max_size=3))
+def test_a_scrubber_and_scrub_secrets_agree(text, secrets):
+    environ = {f"S{i}_API_KEY": value for i, value in enumerate(secrets)}
+    planted = "".join(secrets) + text
+    assert Scrubber(environ)(planted) == scrub_secrets(planted, environ)
 
 
 def test_a_dotenv_that_moves_an_endpoint_while_the_key_comes_from_elsewhere_warns(tmp_path):

@@ -21,7 +21,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["REDACTED", "endpoint_override_warnings", "register_secret", "scrub_secrets", "secret_values"]
+__all__ = [
+    "REDACTED",
+    "Scrubber",
+    "endpoint_override_warnings",
+    "register_secret",
+    "scrub_secrets",
+    "secret_values",
+]
 
 REDACTED = "[redacted]"
 _MIN_LENGTH = 6
@@ -31,6 +38,8 @@ _SECRET_NAME = re.compile(r"(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENT
 _NOT_SECRET = {"GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GENAI_USE_VERTEXAI"}
 
 _registered: set[str] = set()
+#: Bumped by each new registered value, so a ``Scrubber`` knows to rebuild its pattern.
+_generation = 0
 _lock = threading.Lock()
 
 #: Endpoint variables and the key variables whose values go to that endpoint.
@@ -46,36 +55,70 @@ _ENDPOINT_KEYS: dict[str, tuple[str, ...]] = {
 
 def register_secret(value: Optional[str]) -> None:
     """Scrub ``value`` too from now on (a credential that is not in the environment)."""
+    global _generation
     if value and len(value) >= _MIN_LENGTH:
         with _lock:
-            _registered.add(value)
+            if value not in _registered:
+                _registered.add(value)
+                _generation += 1
+
+
+def _environment_secrets(environ: Optional[Mapping[str, str]]) -> set[str]:
+    env = os.environ if environ is None else environ
+    return {
+        value.strip()
+        for name, value in env.items()
+        if name.upper() not in _NOT_SECRET and _SECRET_NAME.search(name) and value
+    }
+
+
+def _longest_first(values: set[str]) -> list[str]:
+    return sorted((v for v in values if len(v) >= _MIN_LENGTH), key=len, reverse=True)
 
 
 def secret_values(environ: Optional[Mapping[str, str]] = None) -> list[str]:
     """The credential values to scrub, longest first (so a key that contains another is
     replaced whole)."""
-    env = os.environ if environ is None else environ
-    values = {
-        value.strip()
-        for name, value in env.items()
-        if name.upper() not in _NOT_SECRET and _SECRET_NAME.search(name) and value
-    }
     with _lock:
-        values |= _registered
-    return sorted((v for v in values if len(v) >= _MIN_LENGTH), key=len, reverse=True)
+        registered = set(_registered)
+    return _longest_first(_environment_secrets(environ) | registered)
+
+
+def _pattern(values: list[str]) -> Optional[re.Pattern[str]]:
+    # Longest first: at each position the longest value wins, as with one replace per value.
+    return re.compile("|".join(map(re.escape, values))) if values else None
 
 
 def scrub_secrets(text: str, environ: Optional[Mapping[str, str]] = None) -> str:
     """``text`` with every credential value in use replaced by ``[redacted]``.
 
-    ``text`` that is not a ``str`` is returned unchanged. Cost: one scan per value, meant
-    for error messages and stored strings, not for bulk data."""
+    ``text`` that is not a ``str`` is returned unchanged. Reads the environment on every
+    call: meant for error messages; bulk data (a run's records) goes through a ``Scrubber``."""
     if not isinstance(text, str) or not text:
         return text
-    for value in secret_values(environ):
-        if value in text:
-            text = text.replace(value, REDACTED)
-    return text
+    pattern = _pattern(secret_values(environ))
+    return pattern.sub(REDACTED, text) if pattern is not None else text
+
+
+class Scrubber:
+    """``scrub_secrets`` for bulk text: the environment's credential values are read once,
+    when it is made (a run's environment is settled before the run starts); values
+    registered later with ``register_secret`` are still picked up. One scan per text."""
+
+    def __init__(self, environ: Optional[Mapping[str, str]] = None) -> None:
+        self._environment = _environment_secrets(environ)
+        self._generation = -1
+        self._compiled: Optional[re.Pattern[str]] = None
+
+    def __call__(self, text: str) -> str:
+        if self._generation != _generation:
+            with _lock:
+                self._generation = _generation
+                values = self._environment | _registered
+            self._compiled = _pattern(_longest_first(values))
+        if self._compiled is None or not isinstance(text, str):
+            return text
+        return self._compiled.sub(REDACTED, text)
 
 
 def _read_env_file(path: Path) -> dict[str, str]:

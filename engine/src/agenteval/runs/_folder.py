@@ -15,6 +15,7 @@ import secrets
 from pathlib import Path
 from typing import IO, Optional
 
+from .._secrets import Scrubber
 from ..errors import AgentEvalError, ConfigError
 from ._records import CaseRecord, Manifest, SummaryDocument
 
@@ -73,6 +74,8 @@ class RunWriter:
         self._results = results
         self._lock = lock
         self.records_written = 0
+        #: credential values are read once per run (records are bulk text)
+        self._scrub = Scrubber()
 
     @property
     def run_id(self) -> str:
@@ -122,10 +125,8 @@ class RunWriter:
 
     def append(self, record: CaseRecord) -> None:
         """Append one record and flush it: a killed process loses only the cases in flight."""
-        from .._secrets import scrub_secrets
-
         try:
-            self._results.write(scrub_secrets(record.dump()))
+            self._results.write(self._scrub(record.dump()))
             self._results.flush()
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc
