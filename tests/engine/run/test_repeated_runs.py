@@ -91,12 +91,12 @@ def run(runs: list, criteria=None, threshold: float = 0.5, *, via_agent: bool = 
     case = make_case(conversation(*["x"] * len(next(r for r in runs if isinstance(r, list)))), eval_id="c")
     config = as_config(criteria or {"text": {"threshold": threshold}})
     resolved = resolve_criteria([(c, "criteria") for c in config.criteria], REGISTRY, [])
-    planned = PlannedSet(
-        index=0,
-        eval_set=EvalSet(eval_set_id="s", eval_cases=[case]),
-        cases=(case,),
-        criteria=tuple(resolved),
-        entries=tuple(criterion_entry(r) for r in resolved),
+    planned = PlannedSet.of(
+        0,
+        EvalSet(eval_set_id="s", eval_cases=[case]),
+        (case,),
+        resolved,
+        [criterion_entry(r) for r in resolved],
     )
     if via_agent:
         plan = Plan(sets=(planned,), agent=ScriptedAgent(runs), agent_target="scripted", num_runs=len(runs))
@@ -217,12 +217,12 @@ def test_a_re_read_run_folder_gives_the_same_verdicts(tmp_path):
     case = make_case(conversation("x"), eval_id="c")
     config = as_config({"text": {"threshold": 0.5}})
     resolved = resolve_criteria([(c, "criteria") for c in config.criteria], REGISTRY, [])
-    planned = PlannedSet(
-        index=0,
-        eval_set=EvalSet(eval_set_id="s", eval_cases=[case]),
-        cases=(case,),
-        criteria=tuple(resolved),
-        entries=tuple(criterion_entry(r) for r in resolved),
+    planned = PlannedSet.of(
+        0,
+        EvalSet(eval_set_id="s", eval_cases=[case]),
+        (case,),
+        resolved,
+        [criterion_entry(r) for r in resolved],
     )
     runs = [conversation("1"), conversation("0"), conversation("1"), conversation("0.7")]
     plan = Plan(sets=(planned,), recorded={(0, "c"): runs}, num_runs=4)

@@ -28,6 +28,7 @@ from typing import Any, Optional
 from .._verdicts import SummaryBuilder, case_status
 from .._version import __version__
 from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
+from ..errors import AgentEvalError
 from ..judging import JudgeService
 from ..models import EvalCase
 from ..results import AgentRunRecord, CaseResult, CriterionResult, ErrorInfo, EvalSetResult, RunResult
@@ -43,7 +44,7 @@ from ..runs import (
     utc_now,
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
-from ._plan import Plan, PlannedSet
+from ._plan import Plan, PlannedSet, RecordedTurns
 from ._progress import Progress, SilentProgress
 from ._scoring import Preparation, score_run
 
@@ -67,6 +68,22 @@ class _CaseState:
     case: EvalCase
     runs: dict[int, CaseRecord] = field(default_factory=dict)
 
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.planned.index, self.case.eval_id)
+
+
+@dataclass
+class _Book:
+    """What the run has finished so far: the summary, the finished cases' keys, their
+    results (only when kept), the cases in progress, and what ADK's eval history needs."""
+
+    summary: SummaryBuilder = field(default_factory=SummaryBuilder)
+    done: set[tuple[int, str]] = field(default_factory=set)
+    finished: dict[tuple[int, str], CaseResult] = field(default_factory=dict)
+    active: dict[tuple[int, str], _CaseState] = field(default_factory=dict)
+    history: list[tuple[Any, CaseRecord, list[CriterionResult], Any]] = field(default_factory=list)
+
 
 class EvalRun:
     """One run: the plan, the judge service, the limits, the run folder and the progress.
@@ -84,6 +101,9 @@ class EvalRun:
             ``*.evalset_result.json`` eval history (``None``: not written).
         confidence: the level of the tri-state verdicts' intervals over repeated runs
             (``None``: no statistics, as ``--no-stats``; a single run keeps its point verdict).
+        keep_results: return every case's result from ``execute`` (``False``: the result
+            has the summary and no case results, and memory stays bounded by the cases in
+            flight; read the cases back from the run folder).
     """
 
     def __init__(
@@ -101,8 +121,10 @@ class EvalRun:
         run_id: Optional[str] = None,
         adk_history: Optional[Path] = None,
         confidence: Optional[float] = 0.95,
+        keep_results: bool = True,
     ) -> None:
         self.plan = plan
+        self.keep_results = keep_results
         needs_judge = any(c.info.requires_judge for s in plan.sets for c in s.criteria)
         self.judge = judge if judge is not None else (JudgeService() if needs_judge else None)
         self.concurrency = max(1, concurrency)
@@ -169,22 +191,19 @@ class EvalRun:
             self.judge.begin_run()
         evaluators = [c.evaluator for s in self.plan.sets for c in s.criteria]
         preparation = Preparation(evaluators)
-        states = self._states()
-        self._resumed_records(states)
-        self.progress.start(total=len(states), done=0)
-        summary = SummaryBuilder()
-        finished: dict[tuple[int, str], CaseResult] = {}
-        for key, state in states.items():
-            if len(state.runs) == self.plan.num_runs:
-                self._finish_case(key, state, finished, summary)
+        resumed = self._resumed_keys()
+        self.progress.start(total=self.plan.case_count, done=0)
+        book = _Book()
         with self._signals_handled(loop, handle_signals), _loaded_data_frozen():
-            self._task = asyncio.ensure_future(self._work(states, preparation, finished, summary))
+            self._task = asyncio.ensure_future(self._work(book, resumed, preparation))
             try:
                 await self._task
             except asyncio.CancelledError:
                 if self.stopped_by is None:  # cancelled from outside (e.g. the host's Ctrl-C)
                     self.stopped_by = "cancelled"
             except RecordingError as exc:
+                self.failed = str(exc)
+            except AgentEvalError as exc:  # an input that changed on disk during the run
                 self.failed = str(exc)
             finally:
                 if deadline is not None:
@@ -197,54 +216,49 @@ class EvalRun:
                 if self.plan.agent is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(self.plan.agent.aclose(), 5)
-        result = self._result(states, finished, summary)
-        self._finish_record(result, recorded=len(finished))
+        result = self._result(book, resumed)
+        self._finish_record(result, recorded=len(book.done))
         if self.adk_history is not None and not result.interrupted:
-            self._write_adk_history(states, finished)
+            self._write_adk_history(book)
         return result
 
-    def _write_adk_history(
-        self, states: dict[tuple[int, str], _CaseState], finished: dict[tuple[int, str], CaseResult]
-    ) -> None:
+    def _write_adk_history(self, book: _Book) -> None:
         """Every case as ``adk eval`` records it (its first run's turns, the combined verdicts)."""
         assert self.adk_history is not None
         agent = self.plan.agent
         app = agent.adk_app() if agent is not None else None
         app_name = app[1] if app is not None else "agenteval"
-        cases = []
-        for key, state in states.items():
-            record = state.runs.get(1)
-            case = finished.get(key)
-            if record is None or case is None:
-                continue
-            cases.append((state.planned.entry, record, case.criteria, case.status))
         try:
             self.adk_history_written = write_adk_history(
-                self.adk_history, adk_history_documents(app_name, cases)
+                self.adk_history, adk_history_documents(app_name, book.history)
             )
         except OSError as exc:
             self.adk_history_error = (
                 f"could not write ADK's eval history to {self.adk_history}: {exc.strerror or exc}"
             )
 
-    def _states(self) -> dict[tuple[int, str], _CaseState]:
-        return {(s.index, case.eval_id): _CaseState(s, case) for s in self.plan.sets for case in s.cases}
+    def _resumed_keys(self) -> dict[tuple[int, str], list[int]]:
+        """The run indices the run being resumed finished, by case (records are read per
+        case when the run reaches it)."""
+        found: dict[tuple[int, str], list[int]] = {}
+        if self.resume_from is not None:
+            for set_index, case_id, run_index in self.resume_from.keys():
+                if run_index <= self.plan.num_runs:
+                    found.setdefault((set_index, case_id), []).append(run_index)
+        return found
 
-    def _resumed_records(self, states: dict[tuple[int, str], _CaseState]) -> None:
-        """Take the finished records of the run being resumed as they are."""
-        if self.resume_from is None:
-            return
-        for record in self.resume_from.records():
-            state = states.get((record.eval_set_index, record.case_id))
-            if state is not None and record.run_index <= self.plan.num_runs:
-                state.runs[record.run_index] = record
+    def _resumed_runs(self, key: tuple[int, str], resumed: dict[tuple[int, str], list[int]]) -> dict:
+        """The finished records of the run being resumed for one case, taken as they are."""
+        runs: dict[int, CaseRecord] = {}
+        if self.resume_from is not None:
+            for run_index in resumed.get(key, ()):
+                record = self.resume_from.record((key[0], key[1], run_index))
+                if record is not None:
+                    runs[run_index] = record
+        return runs
 
     async def _work(
-        self,
-        states: dict[tuple[int, str], _CaseState],
-        preparation: Preparation,
-        finished: dict[tuple[int, str], CaseResult],
-        summary: SummaryBuilder,
+        self, book: _Book, resumed: dict[tuple[int, str], list[int]], preparation: Preparation
     ) -> None:
         limit = asyncio.Semaphore(self.concurrency)
         agent_limit = asyncio.Semaphore(self.agent_concurrency)
@@ -254,10 +268,10 @@ class EvalRun:
         tasks: set[asyncio.Task] = set()
         failure: list[BaseException] = []
 
-        async def one(key: tuple[int, str], state: _CaseState, run_index: int) -> None:
+        async def one(state: _CaseState, run_index: int, recorded: Any) -> None:
             nonlocal unprepared
             try:
-                outcome, origin = await self._acquire(state, run_index, agent_limit)
+                outcome, origin = await self._acquire(state, run_index, agent_limit, recorded)
                 async with prepared:
                     if unprepared is None:
                         unprepared = await preparation.failures()
@@ -285,7 +299,7 @@ class EvalRun:
                     self.writer.append(record)
                 state.runs[run_index] = record
                 if len(state.runs) == self.plan.num_runs:
-                    self._finish_case(key, state, finished, summary)
+                    self._finish_case(state, book)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # strict mode, or the run folder failed: stop the run
@@ -294,19 +308,44 @@ class EvalRun:
             finally:
                 window.release()
 
-        try:
-            for key, state in states.items():
-                for run_index in range(1, self.plan.num_runs + 1):
-                    if run_index in state.runs:
-                        continue
-                    await window.acquire()
-                    if failure:
-                        window.release()
-                        break
-                    task = asyncio.ensure_future(one(key, state, run_index))
-                    tasks.add(task)
-                    task.add_done_callback(tasks.discard)
+        async def start(state: _CaseState) -> bool:
+            """Start the case's unfinished runs; False once the run must stop."""
+            for run_index in range(1, self.plan.num_runs + 1):
+                if run_index in state.runs:
+                    continue
+                await window.acquire()
                 if failure:
+                    window.release()
+                    return False
+                try:
+                    recorded = self._recorded(state, run_index) if self.plan.agent is None else None
+                except AgentEvalError as exc:  # its file changed on disk: stop, keep what finished
+                    window.release()
+                    failure.append(exc)
+                    return False
+                task = asyncio.ensure_future(one(state, run_index, recorded))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            return True
+
+        try:
+            for planned in self.plan.sets:
+                if self.plan.files is not None:
+                    self.plan.files.reached(planned.index)
+                going = True
+                for case_id in planned.case_ids:
+                    key = (planned.index, case_id)
+                    runs = self._resumed_runs(key, resumed)
+                    # The case itself is read only now (the run's files keep what fits).
+                    state = _CaseState(planned, planned.case(case_id), runs)
+                    if len(runs) == self.plan.num_runs:
+                        self._finish_case(state, book)
+                        continue
+                    book.active[key] = state
+                    going = await start(state)
+                    if not going:
+                        break
+                if not going:
                     break
             if tasks:
                 await asyncio.gather(*list(tasks), return_exceptions=True)
@@ -320,16 +359,22 @@ class EvalRun:
         if failure:
             raise failure[0]
 
+    def _recorded(self, state: _CaseState, run_index: int) -> Any:
+        """This run's recorded turns, or ``_Missing`` when no source has this run. Read when
+        the run is started (not when its task runs), so that the run's files can let go of
+        an eval set's ``--actual`` files once every case of the set has started."""
+        recorded = self.plan.recorded
+        assert isinstance(recorded, RecordedTurns)
+        turns = recorded.run(state.key, run_index)
+        return turns if turns is not None else _Missing(run_index, recorded.runs(state.key))
+
     async def _acquire(
-        self, state: _CaseState, run_index: int, agent_limit: asyncio.Semaphore
+        self, state: _CaseState, run_index: int, agent_limit: asyncio.Semaphore, recorded: Any
     ) -> tuple[Any, str]:
         """This run's actual turns (or why there are none) and where they came from."""
         plan = self.plan
         if plan.agent is None:
-            recorded = plan.recorded.get((state.planned.index, state.case.eval_id), ())
-            if run_index > len(recorded):
-                return _Missing(run_index, len(recorded)), "recorded"
-            return recorded[run_index - 1], "recorded"
+            return recorded, "recorded"
         factory = state.planned.user_simulator
         async with agent_limit:
             outcome = await run_case(
@@ -378,7 +423,7 @@ class EvalRun:
             schema_=RECORD_SCHEMA,
             run_id=self.run_id,
             eval_set_index=planned.index,
-            eval_set_id=planned.eval_set.eval_set_id,
+            eval_set_id=planned.eval_set_id,
             eval_set_file=str(planned.source) if planned.source is not None else None,
             case_id=state.case.eval_id,
             run_index=run_index,
@@ -394,39 +439,41 @@ class EvalRun:
             origin=origin,
         )
 
-    def _finish_case(
-        self,
-        key: tuple[int, str],
-        state: _CaseState,
-        finished: dict[tuple[int, str], CaseResult],
-        summary: SummaryBuilder,
-    ) -> None:
-        case = self._case_result(state)
-        finished[key] = case
-        summary.add(case)
+    def _finish_case(self, state: _CaseState, book: _Book) -> None:
+        """Count a case whose runs are all recorded; keep only what the run must return."""
+        key = state.key
+        case = self._case_result(state.planned, key[1], state.runs)
+        book.done.add(key)
+        book.active.pop(key, None)
+        book.summary.add(case)
+        if self.keep_results:
+            book.finished[key] = case
+        if self.adk_history is not None and 1 in state.runs:
+            book.history.append((state.planned.entry, state.runs[1], case.criteria, case.status))
         self.progress.case_done(case.status)
 
-    def _case_result(self, state: _CaseState) -> CaseResult:
+    def _case_result(self, planned: PlannedSet, case_id: str, runs: dict[int, CaseRecord]) -> CaseResult:
         """A case's result from its runs' records: the rule a re-read run folder applies."""
-        records = [state.runs.get(run_index) for run_index in range(1, self.plan.num_runs + 1)]
-        return case_from_records(
-            state.planned.entry, state.case.eval_id, records, self.confidence, run_id=self.run_id
-        )
+        records = [runs.get(run_index) for run_index in range(1, self.plan.num_runs + 1)]
+        return case_from_records(planned.entry, case_id, records, self.confidence, run_id=self.run_id)
 
-    def _result(
-        self,
-        states: dict[tuple[int, str], _CaseState],
-        finished: dict[tuple[int, str], CaseResult],
-        summary: SummaryBuilder,
-    ) -> RunResult:
+    def _result(self, book: _Book, resumed: dict[tuple[int, str], list[int]]) -> RunResult:
+        """The run's result; a case that did not finish (interrupted) is NOT_EVALUATED with
+        whatever runs it has."""
         interrupted = self.stopped_by is not None or self.failed is not None
+        summary = book.summary
         by_set: dict[int, list[CaseResult]] = {}
-        for key, state in states.items():
-            case = finished.get(key)
-            if case is None:
-                case = self._case_result(state)
-                summary.add(case)
-            by_set.setdefault(state.planned.index, []).append(case)
+        for planned in self.plan.sets:
+            for case_id in planned.case_ids:
+                key = (planned.index, case_id)
+                case = book.finished.get(key)
+                if key not in book.done:
+                    state = book.active.get(key)
+                    runs = state.runs if state is not None else self._resumed_runs(key, resumed)
+                    case = self._case_result(planned, case_id, runs)
+                    summary.add(case)
+                if self.keep_results and case is not None:
+                    by_set.setdefault(planned.index, []).append(case)
         judge = self.judge
         judged = {e.name for s in self.plan.sets for e in s.entries if e.requires_judge}
         run_summary = summary.build(
@@ -438,7 +485,7 @@ class EvalRun:
         )
         eval_sets = [
             EvalSetResult(
-                eval_set_id=s.eval_set.eval_set_id,
+                eval_set_id=s.eval_set_id,
                 source=str(s.source) if s.source is not None else None,
                 cases=by_set.get(s.index, []),
             )

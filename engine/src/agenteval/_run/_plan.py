@@ -35,6 +35,7 @@ from ..loading import (
 from ..loading._eval_files import check_unique_ids
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
+from ._files import EvalFiles
 
 __all__ = [
     "AGENT_ERROR_KEY",
@@ -42,6 +43,7 @@ __all__ = [
     "Plan",
     "PlannedSet",
     "RecordedActuals",
+    "RecordedTurns",
     "as_config",
     "plan_eval_sets",
     "plan_paths",
@@ -109,11 +111,15 @@ def criterion_entry(resolved: ResolvedCriterion) -> CriterionEntry:
 
 @dataclass(frozen=True)
 class PlannedSet:
-    """One eval set of the run: its selected cases and the criteria applied to them."""
+    """One eval set of the run: its selected cases and the criteria applied to them.
+
+    The cases themselves are read when needed (``cases``, ``case``): from the eval set
+    given as an object (``held``), or from the file through the run's ``EvalFiles``, which
+    keeps only what fits its memory budget."""
 
     index: int
-    eval_set: EvalSet
-    cases: tuple[EvalCase, ...]
+    eval_set_id: str
+    case_ids: tuple[str, ...]
     criteria: tuple[ResolvedCriterion, ...]
     entries: tuple[CriterionEntry, ...]
     source: Optional[Path] = None
@@ -121,23 +127,82 @@ class PlannedSet:
     config: Optional[EvalConfig] = None
     #: Makes the user simulator of each conversation scenario (``--agent`` runs), else None.
     user_simulator: Optional[Any] = None
+    #: The eval set, when it was given as an object rather than read from ``source``.
+    held: Optional[EvalSet] = field(default=None, repr=False, compare=False)
+    files: Optional[EvalFiles] = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(
+        cls,
+        index: int,
+        eval_set: EvalSet,
+        cases: Sequence[EvalCase],
+        criteria: Sequence[ResolvedCriterion],
+        entries: Sequence[CriterionEntry],
+        **more: Any,
+    ) -> PlannedSet:
+        """A planned set whose eval set is held in memory (the embedding API, tests)."""
+        return cls(
+            index=index,
+            eval_set_id=eval_set.eval_set_id,
+            case_ids=tuple(case.eval_id for case in cases),
+            criteria=tuple(criteria),
+            entries=tuple(entries),
+            held=eval_set,
+            **more,
+        )
 
     @property
     def scored(self) -> tuple[tuple[ResolvedCriterion, CriterionEntry], ...]:
         return tuple(zip(self.criteria, self.entries, strict=True))
+
+    @property
+    def eval_set(self) -> EvalSet:
+        if self.held is not None:
+            return self.held
+        assert self.files is not None and self.source is not None
+        return self.files.get(self.source).eval_set
+
+    @functools.cached_property
+    def _held_by_id(self) -> dict[str, EvalCase]:
+        assert self.held is not None
+        return {case.eval_id: case for case in self.held.eval_cases}
+
+    def case(self, case_id: str) -> EvalCase:
+        """One selected case, by id."""
+        if self.held is not None:
+            return self._held_by_id[case_id]
+        assert self.files is not None and self.source is not None
+        found = self.files.case(self.source, case_id)
+        if found is None:
+            raise DataError(f"case {case_id!r} is no longer in the file", source=str(self.source))
+        return found
+
+    @property
+    def cases(self) -> tuple[EvalCase, ...]:
+        """The selected cases, in run order (read from the file when it is not in memory)."""
+        return tuple(self.case(case_id) for case_id in self.case_ids)
 
     @functools.cached_property
     def entry(self) -> EvalSetEntry:
         """What the run folder's manifest records of this set (made once: it lists every case)."""
         return EvalSetEntry(
             index=self.index,
-            eval_set_id=self.eval_set.eval_set_id,
+            eval_set_id=self.eval_set_id,
             path=str(self.source) if self.source is not None else None,
             sha256=self.sha256,
-            case_ids=[case.eval_id for case in self.cases],
+            case_ids=list(self.case_ids),
             config=str(self.config.source) if self.config is not None and self.config.source else None,
             criteria=list(self.entries),
         )
+
+
+@dataclass(frozen=True)
+class _InFile:
+    """A recorded run of a case that stays in its ``--actual`` file until it is needed."""
+
+    path: Path
+    case_id: str
 
 
 class RecordedActuals:
@@ -145,23 +210,26 @@ class RecordedActuals:
 
     Each ``--actual`` file is one run of the agent; a run folder contributes one run per
     run index. When several sources hold a case, each is a run; sources of the case's own
-    eval set win over others.
+    eval set win over others. Turns from files are read from the file when a case needs
+    them (``EvalFiles`` keeps what fits its budget), so a large run does not hold them all.
     """
 
-    def __init__(self) -> None:
-        self._by_id: dict[str, list[tuple[str, Outcome]]] = {}
+    def __init__(self, files: Optional[EvalFiles] = None) -> None:
+        self.eval_files = files if files is not None else EvalFiles()
+        self._by_id: dict[str, list[tuple[str, Union[Outcome, _InFile]]]] = {}
         self.files: list[InputFile] = []
         self.warnings: list[str] = []
         self._described: list[str] = []
 
-    def add_file(self, loaded: LoadedEvalSet, sha256: Optional[str]) -> None:
-        self.files.append(InputFile(path=str(loaded.source), sha256=sha256))
+    def add_file(self, path: Path) -> None:
+        loaded = self.eval_files.read(path)
+        self.files.append(InputFile(path=str(loaded.source), sha256=loaded.sha256))
         self._described.append(str(loaded.source))
         self.warnings.extend(loaded.warnings)
+        set_id = loaded.eval_set.eval_set_id
         for case in loaded.eval_set.eval_cases:
-            self._by_id.setdefault(case.eval_id, []).append(
-                (loaded.eval_set.eval_set_id, _outcome_of(case, str(loaded.source)))
-            )
+            _outcome_of(case, str(loaded.source))  # a scenario is an error now, not mid-run
+            self._by_id.setdefault(case.eval_id, []).append((set_id, _InFile(Path(path), case.eval_id)))
 
     def add_run(self, run: RecordedRun) -> None:
         self.files.append(InputFile(path=str(run.folder)))
@@ -179,19 +247,62 @@ class RecordedActuals:
                 outcome = actual.invocations
             self._by_id.setdefault(record.case_id, []).append((record.eval_set_id, outcome))
 
-    def runs_for(self, eval_set: EvalSet, case: EvalCase, where: str) -> list[Outcome]:
-        """The case's actual conversations, one per source that holds it."""
-        matches = self._by_id.get(case.eval_id)
+    def runs_for(self, eval_set_id: str, case_id: str, where: str) -> list[Union[Outcome, _InFile]]:
+        """The case's actual conversations (or where they are), one per source that holds it."""
+        matches = self._by_id.get(case_id)
         if not matches:
             files = ", ".join(self._described)
             raise DataError(
-                f"case {case.eval_id!r} has no actual invocations: no case with that eval_id in "
+                f"case {case_id!r} has no actual invocations: no case with that eval_id in "
                 f"{files}. Add it there (an eval set whose cases carry the same eval_ids), or "
                 f"select only the cases you have, e.g. {where}:<case_id>",
                 source=where,
             )
-        same_set = [outcome for set_id, outcome in matches if set_id == eval_set.eval_set_id]
+        same_set = [outcome for set_id, outcome in matches if set_id == eval_set_id]
         return same_set or [outcome for _, outcome in matches]
+
+    def outcome(self, ref: Union[Outcome, _InFile]) -> Outcome:
+        """A recorded run's turns, read from its file when they are not in memory."""
+        if not isinstance(ref, _InFile):
+            return ref
+        case = self.eval_files.case(ref.path, ref.case_id)
+        if case is None:
+            raise DataError(f"case {ref.case_id!r} is no longer in the file", source=str(ref.path))
+        return _outcome_of(case, str(ref.path))
+
+
+class RecordedTurns(Mapping[tuple[int, str], Sequence[Outcome]]):
+    """The recorded runs of each planned case, by (eval set index, case id); each case's
+    turns are read when it is looked up (see ``RecordedActuals``)."""
+
+    def __init__(
+        self,
+        refs: Mapping[tuple[int, str], Sequence[Union[Outcome, _InFile]]],
+        actuals: Optional[RecordedActuals] = None,
+    ) -> None:
+        self._refs = refs
+        self._actuals = actuals
+
+    def _outcome(self, ref: Union[Outcome, _InFile]) -> Outcome:
+        return self._actuals.outcome(ref) if self._actuals is not None else ref  # type: ignore[return-value]
+
+    def __getitem__(self, key: tuple[int, str]) -> Sequence[Outcome]:
+        return [self._outcome(ref) for ref in self._refs[key]]
+
+    def run(self, key: tuple[int, str], run_index: int) -> Optional[Outcome]:
+        """The case's turns of one run (1-based), or ``None`` when no source has that run."""
+        refs = self._refs.get(key, ())
+        return self._outcome(refs[run_index - 1]) if run_index <= len(refs) else None
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return iter(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+    def runs(self, key: tuple[int, str]) -> int:
+        """How many recorded runs the case has (nothing is read)."""
+        return len(self._refs.get(key, ()))
 
 
 def _outcome_of(case: EvalCase, where: str) -> Outcome:
@@ -207,13 +318,6 @@ def _outcome_of(case: EvalCase, where: str) -> Outcome:
     return case.conversation
 
 
-def file_sha256(path: Path) -> Optional[str]:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
 @dataclass(frozen=True)
 class Plan:
     """Everything a run will do, decided before it starts (see the module docstring)."""
@@ -226,20 +330,26 @@ class Plan:
     agent_target: Optional[str] = None
     num_runs: int = 1
     warnings: tuple[str, ...] = ()
+    #: The eval files the cases are read from, when they came from files.
+    files: Optional[EvalFiles] = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.recorded, RecordedTurns):
+            object.__setattr__(self, "recorded", RecordedTurns(self.recorded))
 
     @property
     def case_count(self) -> int:
-        return sum(len(s.cases) for s in self.sets)
+        return sum(len(s.case_ids) for s in self.sets)
 
     def fingerprint(self) -> str:
         """A hash of everything that decides a case's result; ``--resume`` compares it."""
         material = {
             "sets": [
                 {
-                    "id": s.eval_set.eval_set_id,
+                    "id": s.eval_set_id,
                     "path": str(s.source) if s.source else None,
-                    "sha256": s.sha256 or _content_hash(s.eval_set, s.cases),
-                    "cases": [c.eval_id for c in s.cases],
+                    "sha256": s.sha256 or _content_hash(s.cases),
+                    "cases": list(s.case_ids),
                     "criteria": [e.model_dump(mode="json") for e in s.entries],
                 }
                 for s in self.sets
@@ -252,7 +362,7 @@ class Plan:
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _content_hash(eval_set: EvalSet, cases: Sequence[EvalCase]) -> str:
+def _content_hash(cases: Sequence[EvalCase]) -> str:
     digest = hashlib.sha256()
     for case in cases:
         digest.update(case.model_dump_json().encode("utf-8", "surrogatepass"))
@@ -288,22 +398,25 @@ class _Problems:
         raise type(self.found[0])("\n".join(lines))
 
 
-def _read_actual_sources(paths: Sequence[Union[str, Path]], problems: _Problems) -> RecordedActuals:
-    actuals = RecordedActuals()
+def _read_actual_sources(
+    paths: Sequence[Union[str, Path]], problems: _Problems, files: EvalFiles
+) -> RecordedActuals:
+    actuals = RecordedActuals(files)
     for raw in paths:
         path = Path(raw)
         with problems.collect():
             if path.is_dir():
                 actuals.add_run(RecordedRun.open(path))
             else:
-                actuals.add_file(read_eval_file(path), file_sha256(path))
+                actuals.add_file(path)
     return actuals
 
 
-def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str) -> list[EvalCase]:
+def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str) -> tuple[str, ...]:
+    """The ids of the selected cases, in file order."""
     cases = loaded.eval_set.eval_cases
     if case_ids is None:
-        return list(cases)
+        return tuple(c.eval_id for c in cases)
     known = {c.eval_id for c in cases}
     unknown = [i for i in case_ids if i not in known]
     if unknown:
@@ -313,7 +426,7 @@ def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str
         )
         raise DataError(msg, source=where)
     wanted = set(case_ids)
-    return [c for c in cases if c.eval_id in wanted]
+    return tuple(c.eval_id for c in cases if c.eval_id in wanted)
 
 
 def plan_paths(
@@ -345,7 +458,8 @@ def plan_paths(
     load_env_files((target.path.parent for target in targets), warn=warnings.append)
     shared = config if config is not None else load_config(config_path) if config_path else None
     problems = _Problems()
-    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems)
+    files = EvalFiles()
+    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems, files)
     if actuals is not None:
         warnings.extend(actuals.warnings)
     configs: dict[Optional[Path], Optional[EvalConfig]] = {}
@@ -353,9 +467,11 @@ def plan_paths(
     requests: list[tuple[Criterion, str]] = []
     for target in targets:
         with problems.collect():
-            loaded = read_eval_file(target.path)
+            loaded = files.read(target.path)
             warnings.extend(loaded.warnings)
-            cases = _select(loaded, target.case_ids, str(target.path))
+            case_ids = _select(loaded, target.case_ids, str(target.path))
+            set_id = loaded.eval_set.eval_set_id
+            del loaded  # the files keep what fits their budget; the rest is read again when run
             if shared is not None:
                 set_config = shared
             else:
@@ -372,7 +488,7 @@ def plan_paths(
             where = str(set_config.source) if set_config.source else "default criteria"
             chosen = criteria_for(set_config, criteria_names, registry)
             requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
-            staged.append((target, loaded, cases, set_config, len(chosen)))
+            staged.append((target, set_id, case_ids, set_config, len(chosen)))
     problems.raise_any()
     resolved = resolve_criteria(requests, registry, warnings)
     preflight_judges(resolved, judge)
@@ -380,29 +496,33 @@ def plan_paths(
         agent.check_ready()
     sets = []
     position = 0
-    for index, (target, loaded, cases, set_config, count) in enumerate(staged):
+    for index, (target, set_id, case_ids, set_config, count) in enumerate(staged):
         criteria = tuple(resolved[position : position + count])
         position += count
         sets.append(
             PlannedSet(
                 index=index,
-                eval_set=loaded.eval_set,
-                cases=tuple(cases),
+                eval_set_id=set_id,
+                case_ids=case_ids,
                 criteria=criteria,
                 entries=tuple(criterion_entry(c) for c in criteria),
                 source=target.path,
-                sha256=file_sha256(target.path),
+                sha256=files.sha256(target.path),
                 config=set_config,
+                files=files,
             )
         )
-    recorded: dict[tuple[int, str], Sequence[Outcome]] = {}
+    recorded: Mapping[tuple[int, str], Sequence[Outcome]] = {}
     if actuals is not None:
+        refs = {}
         for planned in sets:
-            for case in planned.cases:
-                recorded[(planned.index, case.eval_id)] = actuals.runs_for(
-                    planned.eval_set, case, str(planned.source)
+            for case_id in planned.case_ids:
+                refs[(planned.index, case_id)] = actuals.runs_for(
+                    planned.eval_set_id, case_id, str(planned.source)
                 )
-        num_runs = max((len(r) for r in recorded.values()), default=1)
+        num_runs = max((len(r) for r in refs.values()), default=1)
+        recorded = RecordedTurns(refs, actuals)
+    files.schedule(_uses(sets, refs if actuals is not None else {}))
     if agent is not None:
         groups = [(s.config.user_simulator if s.config else None, s.cases) for s in sets]
         factories = prepare_user_simulators(groups, judge)
@@ -415,7 +535,23 @@ def plan_paths(
         agent_target=agent_target,
         num_runs=num_runs,
         warnings=tuple(dict.fromkeys(warnings)),
+        files=files,
     )
+
+
+def _uses(
+    sets: Sequence[PlannedSet], refs: Mapping[tuple[int, str], Sequence[Union[Outcome, _InFile]]]
+) -> dict[Path, list[int]]:
+    """Which eval sets use each file: its own file, and the ``--actual`` files of its cases."""
+    uses: dict[Path, set[int]] = {}
+    for planned in sets:
+        if planned.source is not None:
+            uses.setdefault(Path(planned.source), set()).add(planned.index)
+    for (index, _), found in refs.items():
+        for ref in found:
+            if isinstance(ref, _InFile):
+                uses.setdefault(ref.path, set()).add(index)
+    return {path: sorted(indices) for path, indices in uses.items()}
 
 
 def _with(planned: PlannedSet, **changes: Any) -> PlannedSet:
@@ -467,14 +603,8 @@ def plan_eval_sets(
         for case in cases:
             recorded[(index, case.eval_id)] = [actual_map[case.eval_id]]
         sets.append(
-            PlannedSet(
-                index=index,
-                eval_set=item.eval_set,
-                cases=cases,
-                criteria=tuple(resolved),
-                entries=entries,
-                source=item.source,
-                sha256=file_sha256(item.source) if item.source else None,
+            PlannedSet.of(
+                index, item.eval_set, cases, resolved, entries, source=item.source, sha256=item.sha256
             )
         )
     return Plan(

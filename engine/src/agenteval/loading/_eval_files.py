@@ -24,7 +24,7 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import DataError
 from ..models import EvalSet, SessionInput
-from ._json import gc_paused, parse_json, read_bytes
+from ._json import gc_paused, parse_json, read_file
 from ._paths import describe_validation_error, json_path, json_type
 
 __all__ = ["LoadedEvalSet", "load_eval_set", "read_eval_file", "eval_set_from_data"]
@@ -42,6 +42,8 @@ class LoadedEvalSet:
     source: Optional[Path]
     format: str
     warnings: list[str] = field(default_factory=list)
+    #: the sha256 of the file as read (``None`` for an eval set that is not a file).
+    sha256: Optional[str] = None
 
 
 def _stem(path: Optional[Path]) -> str:
@@ -64,7 +66,13 @@ def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None
     with a problem — takes the slow path, which explains every problem with its JSON path.
     """
     where = str(path)
-    raw = read_bytes(path, what="an eval set")
+    raw, digest = read_file(path, what="an eval set")
+    loaded = _from_bytes(raw, path, where, initial_session)
+    loaded.sha256 = digest
+    return loaded
+
+
+def _from_bytes(raw: bytes, path: Path, where: str, initial_session: Optional[SessionInput]) -> LoadedEvalSet:
     with gc_paused():
         parse_json(raw, source=where, what="an eval set", keep=False, model=EvalSet)
     if initial_session is None and raw.lstrip()[:1] == b"{":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
 import json
 import math
 import os
@@ -90,9 +91,10 @@ def _explain_syntax(exc: json.JSONDecodeError) -> str:
     return msg
 
 
-def read_bytes(path: Path, *, what: str) -> bytes:
+def read_file(path: Path, *, what: str) -> tuple[bytes, str]:
     """The file's bytes (without a UTF-8 BOM), after the cheap checks: it exists, is a
-    file, is under the size limit and is not empty. ``DataError`` otherwise."""
+    file, is under the size limit and is not empty (``DataError`` otherwise); and the
+    sha256 of the whole file as it is on disk."""
     source = str(path)
     try:
         status = path.stat()
@@ -116,11 +118,17 @@ def read_bytes(path: Path, *, what: str) -> bytes:
         data = path.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read the file: {exc.strerror or exc}", source=source) from None
+    digest = hashlib.sha256(data).hexdigest()
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data.strip():
         raise DataError(f"the file is empty; expected {what} (a JSON document)", source=source)
-    return data
+    return data, digest
+
+
+def read_bytes(path: Path, *, what: str) -> bytes:
+    """The file's bytes (without a UTF-8 BOM), after the checks of ``read_file``."""
+    return read_file(path, what=what)[0]
 
 
 def _decode(data: bytes, source: str) -> str:

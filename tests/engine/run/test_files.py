@@ -1,0 +1,120 @@
+"""``EvalFiles``: eval files kept in memory while they fit a budget, read again (and checked
+unchanged) when a dropped one is needed; a run under a zero budget gives the same results
+as one that keeps everything, and ``keep_results=False`` returns only the summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agenteval._api import run_sync
+from agenteval._registry import Registry
+from agenteval._run import EvalRun, plan_paths
+from agenteval._run._files import EvalFiles
+from agenteval.errors import DataError
+from agenteval.judging import JudgeService
+from agenteval.models import EvalSet
+from agenteval.results import Status
+from agenteval.testing import make_case, make_invocation
+
+
+def _write_set(path: Path, set_id: str, texts: dict[str, str]) -> Path:
+    eval_set = EvalSet(
+        eval_set_id=set_id,
+        eval_cases=[make_case([make_invocation(f"q {i}", text)], eval_id=i) for i, text in texts.items()],
+    )
+    path.write_text(eval_set.model_dump_json(by_alias=False), encoding="utf-8")
+    return path
+
+
+def _sets(tmp_path: Path, count: int = 3, per_set: int = 4) -> tuple[list[Path], list[Path]]:
+    expected, actual = tmp_path / "expected", tmp_path / "actual"
+    expected.mkdir(parents=True)
+    actual.mkdir(parents=True)
+    (expected / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.8}}))
+    want, got = [], []
+    for n in range(count):
+        ids = {f"s{n}c{i}": f"the answer is {n} {i}" for i in range(per_set)}
+        answers = {case: (text if i % 2 else "something else") for i, (case, text) in enumerate(ids.items())}
+        want.append(_write_set(expected / f"set{n}.evalset.json", f"set{n}", ids))
+        got.append(_write_set(actual / f"set{n}.actual.json", f"set{n}", answers))
+    return want, got
+
+
+def test_files_that_fit_the_budget_are_read_once(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=10**9)
+    for path in want:
+        files.read(path)
+    assert [files.get(p).eval_set.eval_set_id for p in want] == ["set0", "set1", "set2"]
+    assert files.case(want[1], "s1c2").eval_id == "s1c2"
+    assert files.case(want[1], "nope") is None
+    assert files.rereads == 0
+
+
+def test_files_over_the_budget_are_read_again_least_recently_used_out(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=0)
+    loaded = [files.read(path) for path in want]
+    assert files.rereads == 0 and [x.sha256 for x in loaded] == [files.sha256(p) for p in want]
+    assert files.get(want[0]).eval_set.eval_set_id == "set0"
+    assert files.get(want[0]).eval_set.eval_set_id == "set0"  # the one just read stays
+    assert files.rereads == 1
+    files.get(want[1])
+    files.get(want[0])  # dropped when set1 was read: read again
+    assert files.rereads == 3
+
+
+def test_files_no_later_set_uses_are_let_go_and_the_one_needed_last_is_dropped_first(tmp_path):
+    want, got = _sets(tmp_path)
+    files = EvalFiles(budget=10**9)
+    for path in [*want, *got]:
+        files.read(path)
+    files.schedule({path: [n] for n, path in enumerate(want)} | {path: [n] for n, path in enumerate(got)})
+    files.reached(2)  # sets 0 and 1 have started every case
+    assert set(files._kept) == {want[2], got[2]}
+    files.budget = files._kept[want[2]].cost + files._kept[got[2]].cost
+    files.reached(0)  # (as if the run went back: both dropped files are needed again)
+    files.get(want[0])  # over budget: set 2's files are needed last, so one of them goes
+    assert want[0] in files._kept and len(files._kept) == 2 and files.rereads == 1
+
+
+def test_a_file_that_changed_since_planning_stops_with_a_clear_error(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=0)
+    files.read(want[0])
+    _write_set(want[0], "set0", {"other": "text"})
+    with pytest.raises(DataError, match="changed on disk while the run was going"):
+        files.get(want[0])
+
+
+def _run(tmp_path: Path, *, keep_results: bool = True):
+    want, got = _sets(tmp_path)
+    plan = plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
+    return plan, run_sync(EvalRun(plan, keep_results=keep_results).execute())
+
+
+def _statuses(result) -> dict[str, Status]:
+    return {case.eval_id: case.status for case in result.cases()}
+
+
+def test_a_run_under_a_zero_budget_scores_exactly_as_one_that_keeps_every_file(tmp_path, monkeypatch):
+    _, kept = _run(tmp_path / "kept")
+    monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "0")
+    plan, streamed = _run(tmp_path / "streamed")
+    assert plan.sets[0].files is not None and plan.sets[0].files.rereads > 0
+    assert _statuses(streamed) == _statuses(kept)
+    assert len(_statuses(kept)) == 12 and set(_statuses(kept).values()) == {Status.PASSED, Status.FAILED}
+    assert streamed.summary == kept.summary
+
+
+def test_without_kept_results_the_run_returns_the_summary_only(tmp_path):
+    _, full = _run(tmp_path / "full")
+    _, summary_only = _run(tmp_path / "summary", keep_results=False)
+    assert summary_only.cases() == [] and [s.eval_set_id for s in summary_only.eval_sets] == [
+        "set0",
+        "set1",
+        "set2",
+    ]
+    assert summary_only.summary == full.summary and summary_only.passed is full.passed
