@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import signal
 import threading
 import time
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from .._gc import data_frozen
 from .._verdicts import SummaryBuilder, case_status
 from .._version import __version__
 from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
@@ -194,7 +194,7 @@ class EvalRun:
         resumed = self._resumed_keys()
         self.progress.start(total=self.plan.case_count, done=0)
         book = _Book()
-        with self._signals_handled(loop, handle_signals), _loaded_data_frozen():
+        with self._signals_handled(loop, handle_signals), data_frozen():
             self._task = asyncio.ensure_future(self._work(book, resumed, preparation))
             try:
                 await self._task
@@ -538,22 +538,3 @@ class _Missing:
 
     run_index: int
     available: int
-
-
-@contextlib.contextmanager
-def _loaded_data_frozen() -> Iterator[None]:
-    """Keep the garbage collector off the eval data during a run.
-
-    The loaded eval sets are hundreds of thousands of long-lived objects without cycles;
-    every full collection during a run would walk them all again. ``gc.freeze`` sets them
-    aside for the run and ``gc.unfreeze`` returns them afterwards. Skipped when the host
-    application froze objects itself, so that its freeze is never undone.
-    """
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()

@@ -42,6 +42,10 @@ def _budget_from_environment() -> int:
         return DEFAULT_BUDGET_MB * 1024 * 1024
 
 
+def _as_path(path: Path) -> Path:
+    return path if isinstance(path, Path) else Path(path)
+
+
 @dataclass
 class _File:
     loaded: LoadedEvalSet
@@ -113,18 +117,18 @@ class EvalFiles:
     def get(self, path: Path) -> LoadedEvalSet:
         """``path``'s eval set for the run: from memory, or read again and checked to be
         the file planning read."""
-        return self._file(Path(path)).loaded
+        return self._file(_as_path(path)).loaded
 
     def case(self, path: Path, case_id: str) -> Optional[EvalCase]:
         """One case of ``path`` by id (``None`` when the file has no such case)."""
-        return self._file(Path(path)).case(case_id)
+        return self._file(_as_path(path)).case(case_id)
 
     def _file(self, path: Path) -> _File:
         kept = self._kept.get(path)
         if kept is not None:
             self._kept.move_to_end(path)
             return kept
-        loaded = read_eval_file(path)
+        loaded = read_eval_file(path, checked_sha256=self._sha256.get(path))
         if path in self._sha256 and loaded.sha256 != self._sha256[path]:
             raise DataError(
                 "the file changed on disk while the run was going; run again (or --resume) "

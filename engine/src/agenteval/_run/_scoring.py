@@ -238,14 +238,22 @@ async def score_run(
             result = not_evaluated(entry, "this run has no actual invocations for this case", "missing_run")
         else:
             score = _score_one(case, outcome, resolved, entry, limit, strict, judge, scope, point_verdicts)
-            pending.append((position, score))
+            waits = resolved.info.requires_judge or inspect.iscoroutinefunction(resolved.evaluator.evaluate)
+            pending.append((position, score, waits))
             continue
         results[position] = result
-    if len(pending) == 1:
-        position, coro = pending[0]
+    # Criteria that wait (async evaluators: judges) run concurrently; the others are
+    # awaited in turn, which never suspends for a synchronous evaluator, so a
+    # deterministic case costs no task per criterion.
+    waiting = [(position, coro) for position, coro, waits in pending if waits]
+    for position, coro, waits in pending:
+        if not waits:
+            results[position] = await coro
+    if len(waiting) == 1:
+        position, coro = waiting[0]
         results[position] = await coro
-    elif pending:
-        done = await asyncio.gather(*(coro for _, coro in pending))
-        for (position, _), result in zip(pending, done, strict=True):
+    elif waiting:
+        done = await asyncio.gather(*(coro for _, coro in waiting))
+        for (position, _), result in zip(waiting, done, strict=True):
             results[position] = result
     return [r for r in results if r is not None]

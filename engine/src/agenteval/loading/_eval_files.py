@@ -55,7 +55,9 @@ def load_eval_set(path: str | Path) -> EvalSet:
     return read_eval_file(Path(path)).eval_set
 
 
-def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None) -> LoadedEvalSet:
+def read_eval_file(
+    path: Path, *, initial_session: Optional[SessionInput] = None, checked_sha256: Optional[str] = None
+) -> LoadedEvalSet:
     """Load an eval file with its format and warnings (see the module docstring).
 
     The file is first checked by the standard parser without building anything (syntax,
@@ -64,17 +66,23 @@ def read_eval_file(path: Path, *, initial_session: Optional[SessionInput] = None
     pydantic's JSON parser, with the garbage collector paused (about three times faster
     than building the data and validating it). Anything else — a legacy list or a file
     with a problem — takes the slow path, which explains every problem with its JSON path.
+
+    ``checked_sha256``: the file was read and checked before with this content; when it
+    is unchanged, the standard parser's pass is skipped (a run reading a file again).
     """
     where = str(path)
     raw, digest = read_file(path, what="an eval set")
-    loaded = _from_bytes(raw, path, where, initial_session)
+    loaded = _from_bytes(raw, path, where, initial_session, checked=digest == checked_sha256)
     loaded.sha256 = digest
     return loaded
 
 
-def _from_bytes(raw: bytes, path: Path, where: str, initial_session: Optional[SessionInput]) -> LoadedEvalSet:
-    with gc_paused():
-        parse_json(raw, source=where, what="an eval set", keep=False, model=EvalSet)
+def _from_bytes(
+    raw: bytes, path: Path, where: str, initial_session: Optional[SessionInput], *, checked: bool
+) -> LoadedEvalSet:
+    if not checked:
+        with gc_paused():
+            parse_json(raw, source=where, what="an eval set", keep=False, model=EvalSet)
     if initial_session is None and raw.lstrip()[:1] == b"{":
         with gc_paused():
             try:

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import json
 import math
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
 
 from pydantic import BaseModel
 
+from .._gc import gc_paused
 from ..errors import ConfigError, DataError
 from ._json_scan import MAX_DEPTH, MAX_INT_DIGITS, SURROGATE_ESCAPE, JsonProblem, find_problems
 from ._spellings import camel_spellings, spelt_twice
@@ -26,30 +24,6 @@ __all__ = ["MAX_FILE_BYTES", "MAX_PROBLEMS", "gc_paused", "parse_json", "read_by
 MAX_FILE_BYTES = 512 * 1024 * 1024
 #: Problems listed from one file, at most (a count of the rest follows).
 MAX_PROBLEMS = 10
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects at once, then file
-    what was built under the oldest generation.
-
-    Parsing and validating an eval file allocates hundreds of thousands of long-lived
-    objects and no reference cycles. Left to the collector, each of them would be walked
-    by a young-generation pass and then again when promoted, which costs about as much
-    as the parse itself. ``gc.freeze()`` followed by ``gc.unfreeze()`` moves every tracked
-    object straight to the oldest generation (skipped when the host application has
-    frozen objects itself, so that its freeze is never undone).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 def _max_bytes() -> int:
