@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
-from typing import Any
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 
 from ._format import shorten
 from ._summary import summarise
-from ._tokenizer import UnicodeAwareTokenizer, load_stemming, tokenize
+from ._tokenizer import load_stemming, tokenize
 
 __all__ = ["ResponseMatchScore"]
 
 _MAX_SHOWN_TOKENS = 8
 
 
-@lru_cache(maxsize=1)
-def _scorer() -> Any:
-    """One rouge-score scorer for the process (it holds no per-call state), built on first
-    use: rouge-score imports nltk, about half a second of start-up."""
-    from rouge_score import rouge_scorer
-
-    load_stemming()
-    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeAwareTokenizer())
+def rouge1(reference: tuple[str, ...], response: tuple[str, ...]) -> tuple[float, float, float]:
+    """ROUGE-1 (precision, recall, F) of two token sequences, computed as rouge-score's
+    ``RougeScorer(["rouge1"])`` computes it from the same tokens (clipped unigram counts;
+    each ratio over at least one token; F 0.0 when P + R is 0), to the last bit: the tests
+    check it against rouge-score itself. Counting here saves rouge-score's per-token
+    n-gram tuples, a quarter of a large run's scoring time."""
+    overlap = sum((Counter(reference) & Counter(response)).values())
+    precision = overlap / max(len(response), 1)
+    recall = overlap / max(len(reference), 1)
+    fmeasure = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return precision, recall, fmeasure
 
 
 class ResponseMatchScore(Evaluator):
@@ -55,8 +56,9 @@ class ResponseMatchScore(Evaluator):
     )
 
     def prepare(self) -> None:
-        """Import rouge-score and nltk (in the background while the agent runs)."""
-        _scorer()
+        """Import rouge-score's tokenisation and nltk's stemmer (in the background while
+        the agent runs)."""
+        load_stemming()
 
     def evaluate(self, ctx: EvaluationContext) -> Score:
         scores = [_score_invocation(got.final_text(), want.final_text()) for got, want in ctx.pairs()]
@@ -64,31 +66,31 @@ class ResponseMatchScore(Evaluator):
 
 
 def _score_invocation(response: str, reference: str) -> InvocationScore:
-    # Same argument order as ADK: target = the expected text, prediction = the response.
-    rouge = _scorer().score(reference, response)["rouge1"]
+    # As ADK: target = the expected text, prediction = the response.
     response_tokens = tokenize(response)
     reference_tokens = tokenize(reference)
+    precision, recall, fmeasure = rouge1(reference_tokens, response_tokens)
     details = {
-        "precision": rouge.precision,
-        "recall": rouge.recall,
+        "precision": precision,
+        "recall": recall,
         "response_tokens": len(response_tokens),
         "expected_tokens": len(reference_tokens),
     }
     if not response_tokens or not reference_tokens:
         reason = _empty_reason(response, reference, response_tokens, reference_tokens)
-        return InvocationScore(score=rouge.fmeasure, reason=reason, details=details)
+        return InvocationScore(score=fmeasure, reason=reason, details=details)
     missing = Counter(reference_tokens) - Counter(response_tokens)
     matched = len(reference_tokens) - sum(missing.values())
     reason = (
-        f"ROUGE-1 F {rouge.fmeasure:.3f}: precision {rouge.precision:.3f} "
-        f"({matched} of {len(response_tokens)} response tokens), recall {rouge.recall:.3f} "
+        f"ROUGE-1 F {fmeasure:.3f}: precision {precision:.3f} "
+        f"({matched} of {len(response_tokens)} response tokens), recall {recall:.3f} "
         f"({matched} of {len(reference_tokens)} expected tokens)"
     )
     if missing:
         shown = [shorten(token, 30) for token in list(missing)[:_MAX_SHOWN_TOKENS]]
         more = "" if len(missing) <= _MAX_SHOWN_TOKENS else f", ... {len(missing) - _MAX_SHOWN_TOKENS} more"
         reason += f"; expected tokens not in the response: {', '.join(shown)}{more}"
-    return InvocationScore(score=rouge.fmeasure, reason=reason, details=details)
+    return InvocationScore(score=fmeasure, reason=reason, details=details)
 
 
 def _describe(label: str, text: str) -> str:
