@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from agenteval.models import Content, Part
@@ -161,7 +160,11 @@ def test_the_counting_equals_rouge_score_itself_to_the_last_bit(response, refere
     assert got == (expected.precision, expected.recall, expected.fmeasure)
 
 
-def test_many_scorings_are_fast():
+def test_each_distinct_word_is_stemmed_once_however_many_scorings_use_it():
+    """Stemming is the costly part of ROUGE-1 here: a word seen before comes from the cache
+    (the speed itself is measured by benchmarks/, not asserted)."""
+    from agenteval_builtin._tokenizer import _ascii_word_tokens
+
     rnd = random.Random(7)
     vocabulary = [
         f"{stem}{suffix}"
@@ -169,17 +172,12 @@ def test_many_scorings_are_fast():
         for suffix in ("", "s", "ing", "ed", "er", "ation")
     ]
     pairs = [
-        (" ".join(rnd.choices(vocabulary, k=30)), " ".join(rnd.choices(vocabulary, k=30)))
-        for _ in range(2000)
+        (" ".join(rnd.choices(vocabulary, k=30)), " ".join(rnd.choices(vocabulary, k=30))) for _ in range(500)
     ]
-    actual = [inv(text=a) for a, _ in pairs]
-    expected = [inv(text=b) for _, b in pairs]
-    start = time.perf_counter()
-    result = run(M, actual, expected)
-    elapsed = time.perf_counter() - start
+    _ascii_word_tokens.cache_clear()
+    result = run(M, [inv(text=a) for a, _ in pairs], [inv(text=b) for _, b in pairs])
     assert result.value is not None and 0 < result.value < 1
-    # About 0.1 s on a 2-core machine; the bound only catches a lost stemming cache.
-    assert elapsed < 3.0, f"2000 ROUGE-1 scorings took {elapsed:.2f} s"
+    assert _ascii_word_tokens.cache_info().misses == len(vocabulary)
 
 
 def test_importing_the_criterion_does_not_import_nltk_until_prepare():
