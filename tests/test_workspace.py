@@ -17,6 +17,7 @@ DISTRIBUTIONS = [
     ROOT / "plugins" / "vertex_safety",
     ROOT / "plugins" / "adk",
     ROOT / "plugins" / "pytest",
+    ROOT / "plugins" / "viewer",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 

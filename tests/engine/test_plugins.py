@@ -19,6 +19,7 @@ def test_one_row_per_extension_point():
         "agent adapter",
         "user simulator",
         "reporter",
+        "command",
     }
     assert CriterionLoadError is PluginLoadError
 

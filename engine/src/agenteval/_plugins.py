@@ -42,6 +42,7 @@ _FROM = {
     "llm_judges": "agenteval-llm-judges (pip install -e ./plugins/llm_judges)",
     "vertex_safety": "agenteval-vertex-safety (pip install -e ./plugins/vertex_safety)",
     "adk": "agenteval-adk (pip install -e ./plugins/adk)",
+    "viewer": "agenteval-viewer (pip install -e ./plugins/viewer)",
 }
 _HINTS: dict[str, dict[str, str]] = {
     "criterion": {
@@ -78,7 +79,11 @@ _HINTS: dict[str, dict[str, str]] = {
         "litellm": "agenteval-llm-judges with LiteLLM (pip install -e './plugins/llm_judges[litellm]')",
     },
     "user simulator": {"llm_backed": _FROM["llm_judges"]},
-    "reporter": dict.fromkeys(("junit", "markdown", "github"), _FROM["builtin"]),
+    "reporter": {
+        **dict.fromkeys(("junit", "markdown", "github", "json", "jsonl"), _FROM["builtin"]),
+        "html": _FROM["viewer"],
+    },
+    "command": dict.fromkeys(("view", "report"), _FROM["viewer"]),
 }
 #: ADK 2.13 names with no agenteval plugin (yet): said so instead of "not installed".
 _NOT_PROVIDED = {
@@ -115,6 +120,14 @@ def _subclass_check(base_path: str, what: str) -> Callable[[Any], Optional[str]]
         return None
 
     return check
+
+
+def _command_check(obj: Any) -> Optional[str]:
+    import click
+
+    if not isinstance(obj, click.Command):
+        return f"it points at {obj!r}, which is not a click command"
+    return None
 
 
 def _criterion_check(obj: Any) -> Optional[str]:
@@ -160,6 +173,7 @@ KINDS: dict[str, PluginKind] = {
             "agenteval.reporters",
             _subclass_check("agenteval.reporting._contract:Reporter", "agenteval.reporting.Reporter"),
         ),
+        PluginKind("command", "agenteval.commands", _command_check),
     )
 }
 
