@@ -1,0 +1,211 @@
+"""The runs a viewer server serves: each run opened once, its payloads encoded once.
+
+A run is looked up by id in the served runs folder only (never by path). Its
+``RecordedRun`` is kept while its files are unchanged, so the byte-offset index of
+``results.jsonl`` is built once and every ``/cases/<row>`` is one seek. The summary and the
+columnar case index are encoded to JSON (and gzip) once per state of the run's files; the
+case index of at most ``keep_runs`` runs is kept.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+__all__ = ["Encoded", "NotFound", "RunStore", "encode_json"]
+
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_MANIFEST = "manifest.json"
+_RESULTS = "results.jsonl"
+_SUMMARY = "summary.json"
+
+
+class NotFound(Exception):
+    """No such run, or no such row in it: the message says which."""
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact UTF-8 JSON a browser's ``JSON.parse`` accepts: NaN and infinities become
+    ``null``, a lone surrogate is written as its ``\\u`` escape."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        text = json.dumps(_clean(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(json.loads(text), ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+@dataclass
+class Encoded:
+    """A JSON payload, with its gzip form made on first demand and an ETag."""
+
+    body: bytes
+    etag: Optional[str]
+    _gzipped: Optional[bytes] = field(default=None, repr=False)
+
+    def gzipped(self) -> bytes:
+        if self._gzipped is None:
+            self._gzipped = gzip.compress(self.body, compresslevel=5, mtime=0)
+        return self._gzipped
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_mtime_ns, info.st_size)
+
+
+@dataclass
+class _Open:
+    stamp: tuple[int, ...]
+    run: Any  # agenteval.runs.RecordedRun
+    rows: int
+
+
+class RunStore:
+    """Open runs of ``runs_dir`` and their encoded payloads, safe across request threads.
+
+    ``bundle`` provides ``run_summary(run)``, ``case_index(run)`` and
+    ``case_detail(run, row)`` (the front end's data shapes); by default
+    ``agenteval_viewer._bundle``.
+    """
+
+    def __init__(self, runs_dir: Path, bundle: Any = None, keep_runs: int = 4) -> None:
+        self.runs_dir = Path(runs_dir)
+        self._bundle = bundle
+        self._keep = keep_runs
+        self._lock = threading.Lock()
+        self._run_locks: dict[str, threading.Lock] = {}
+        self._open: OrderedDict[str, _Open] = OrderedDict()
+        self._payloads: OrderedDict[tuple[str, str], tuple[tuple[int, ...], Encoded]] = OrderedDict()
+        #: How many times each payload kind was built (not served from the cache): for tests.
+        self.builds: dict[str, int] = {}
+
+    @property
+    def bundle(self) -> Any:
+        if self._bundle is None:
+            from . import _bundle
+
+            self._bundle = _bundle
+        return self._bundle
+
+    def folder(self, run_id: str) -> Path:
+        """The folder of run ``run_id``; ``NotFound`` when there is no such run here."""
+        if not _RUN_ID.fullmatch(run_id) or run_id in (".", ".."):
+            raise NotFound(f"no run {run_id!r} in this runs folder")
+        folder = self.runs_dir / run_id
+        if not (folder / _MANIFEST).is_file():
+            raise NotFound(f"no run {run_id!r} in this runs folder")
+        return folder
+
+    def stamp(self, run_id: str) -> tuple[int, ...]:
+        """Changes whenever the run's manifest, results or summary change."""
+        folder = self.folder(run_id)
+        return (*_stat(folder / _MANIFEST), *_stat(folder / _RESULTS), *_stat(folder / _SUMMARY))
+
+    def _lock_for(self, run_id: str) -> threading.Lock:
+        with self._lock:
+            return self._run_locks.setdefault(run_id, threading.Lock())
+
+    def run(self, run_id: str) -> Any:
+        """The run's ``RecordedRun``, reopened only when its files changed."""
+        return self._opened(run_id).run
+
+    def _opened(self, run_id: str) -> _Open:
+        stamp = self.stamp(run_id)
+        with self._lock:
+            found = self._open.get(run_id)
+            if found is not None and found.stamp == stamp:
+                self._open.move_to_end(run_id)
+                return found
+        from agenteval.errors import ConfigError
+        from agenteval.runs import RecordedRun
+
+        try:
+            run = RecordedRun.open(self.runs_dir / run_id)
+        except ConfigError as exc:
+            raise NotFound(str(exc)) from None
+        opened = _Open(stamp, run, sum(len(s.case_ids) for s in run.manifest.eval_sets))
+        with self._lock:
+            self._open[run_id] = opened
+            self._open.move_to_end(run_id)
+            while len(self._open) > self._keep:
+                self._open.popitem(last=False)
+        return opened
+
+    def _payload(self, run_id: str, kind: str, build: Callable[[Any], Any]) -> Encoded:
+        with self._lock_for(run_id):
+            opened = self._opened(run_id)
+            key = (run_id, kind)
+            with self._lock:
+                cached = self._payloads.get(key)
+                if cached is not None and cached[0] == opened.stamp:
+                    self._payloads.move_to_end(key)
+                    return cached[1]
+            self.builds[kind] = self.builds.get(kind, 0) + 1
+            etag = '"' + "-".join(map(str, opened.stamp)) + f'-{kind}"'
+            encoded = Encoded(encode_json(build(opened.run)), etag)
+            with self._lock:
+                self._payloads[key] = (opened.stamp, encoded)
+                while len(self._payloads) > 2 * self._keep:
+                    self._payloads.popitem(last=False)
+            return encoded
+
+    def summary(self, run_id: str) -> Encoded:
+        """``bundle.run_summary(run)``, encoded."""
+        return self._payload(run_id, "summary", self.bundle.run_summary)
+
+    def index(self, run_id: str) -> Encoded:
+        """``bundle.case_index(run)``: one row per planned case, encoded."""
+        return self._payload(run_id, "index", self.bundle.case_index)
+
+    def case(self, run_id: str, row: int) -> Encoded:
+        """``bundle.case_detail(run, row)``; ``NotFound`` for a row the run does not have."""
+        opened = self._opened(run_id)
+        if not 0 <= row < opened.rows:
+            raise NotFound(f"run {run_id!r} has no row {row} (it has {opened.rows})")
+        etag = '"' + "-".join(map(str, opened.stamp)) + f'-case{row}"'
+        return Encoded(encode_json(self.bundle.case_detail(opened.run, row)), etag)
+
+    def rows_by_key(self, run_id: str) -> dict[tuple[int, str], int]:
+        """(eval set index, case id) -> row, in plan order (the rows of the case index)."""
+        manifest = self.run(run_id).manifest
+        rows: dict[tuple[int, str], int] = {}
+        row = 0
+        for entry in manifest.eval_sets:
+            for case_id in entry.case_ids:
+                rows.setdefault((entry.index, case_id), row)
+                row += 1
+        return rows
+
+    def warm(self, run_id: str) -> None:
+        """Build the run's summary and case index now (in the background at start-up), so
+        the first page load finds them ready. Never raises."""
+        try:
+            self.summary(run_id)
+            self.index(run_id)
+        except Exception:  # noqa: BLE001 - the request that needs it reports the problem
+            pass
