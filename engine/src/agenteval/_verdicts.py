@@ -16,17 +16,20 @@ from .results import (
     CaseResult,
     CriterionResult,
     CriterionSummary,
+    EvalSetSummary,
     IntervalInfo,
     JudgeActivity,
     PluginInfo,
     RunSummary,
+    SetCriterionSummary,
     Status,
     VerdictInfo,
     worst_status,
 )
 
 if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the reverse
-    from .runs._records import CriterionEntry
+    from .runs._records import CriterionEntry, EvalSetEntry
+    from .stats import Interval
 
 __all__ = [
     "SummaryBuilder",
@@ -37,6 +40,7 @@ __all__ = [
     "combine_runs",
     "not_evaluated",
     "plugin_of",
+    "set_criterion_summary",
     "status_for",
     "sum_activity",
 ]
@@ -262,17 +266,28 @@ def _count(statuses: Iterable[Status]) -> dict[Status, int]:
 
 
 class SummaryBuilder:
-    """A run's ``RunSummary`` accumulated one case at a time (memory does not grow with
-    the number of cases)."""
+    """A run's ``RunSummary`` accumulated one case at a time.
 
-    def __init__(self) -> None:
+    Memory grows by a few numbers per case and criterion (the case scores the per-eval-set
+    statistics need), never by a case's results. ``confidence`` (``None``: no statistics,
+    as ``--no-stats``) and ``run_id`` (which seeds the resampling) make the per-eval-set
+    statistics; cases are ordered by id before they are computed, so a run and every
+    re-reading of its folder give the same numbers whatever order the cases finished in.
+    """
+
+    def __init__(self, confidence: Optional[float] = None, run_id: str = "") -> None:
+        self.confidence = confidence
+        self.run_id = run_id
         self._cases: dict[Status, int] = _count(())
         self._results: dict[Status, int] = _count(())
         self._criteria: dict[tuple[str, Optional[float], str], dict] = {}
         self._not_evaluated: dict[str, int] = {}
         self._invocations: dict[str, int] = {}
+        self._sets: dict[int, tuple[EvalSetEntry, dict[str, list[tuple]]]] = {}
 
-    def add(self, case: CaseResult) -> None:
+    def add(self, case: CaseResult, eval_set: Optional[EvalSetEntry] = None) -> None:
+        """Count ``case``; with its ``eval_set`` (and a confidence), also keep what the
+        eval set's statistics need."""
         self._cases[case.status] += 1
         for result in case.criteria:
             self._results[result.status] += 1
@@ -291,6 +306,10 @@ class SummaryBuilder:
                     if item.status is Status.NOT_EVALUATED:
                         code = item.reason_code or "not_evaluated"
                         self._invocations[code] = self._invocations.get(code, 0) + 1
+        if eval_set is not None and self.confidence is not None:
+            _, by_criterion = self._sets.setdefault(eval_set.index, (eval_set, {}))
+            for result in case.criteria:
+                by_criterion.setdefault(result.criterion, []).append(_set_unit(case.eval_id, result))
 
     def build(
         self,
@@ -320,4 +339,105 @@ class SummaryBuilder:
             invocations_not_evaluated=dict(sorted(self._invocations.items())),
             judge=judge,
             user_simulator=user_simulator,
+            eval_sets=self._set_summaries(),
         )
+
+    def _set_summaries(self) -> list[EvalSetSummary]:
+        if self.confidence is None:
+            return []
+        out = []
+        for index in sorted(self._sets):
+            entry, by_criterion = self._sets[index]
+            summaries = [
+                set_criterion_summary(
+                    criterion,
+                    by_criterion[criterion.name],
+                    level=self.confidence,
+                    run_id=self.run_id,
+                    index=index,
+                )
+                for criterion in entry.criteria
+                if criterion.name in by_criterion
+            ]
+            out.append(EvalSetSummary(index=index, eval_set_id=entry.eval_set_id, criteria=summaries))
+        return out
+
+
+#: A case's point status as a tri-state verdict, when the result carries none.
+_POINT_VERDICT = {Status.PASSED: "PASS", Status.FAILED: "FAIL"}
+
+
+def _set_unit(case_id: str, result: CriterionResult) -> tuple:
+    """What one case contributes to its set's statistics: (case id, run scores, tri-state
+    verdict, whether the point verdict passed)."""
+    runs = tuple(r.score for r in result.runs) if result.runs else (result.score,)
+    if result.verdict is not None:
+        verdict = result.verdict.verdict
+    else:
+        verdict = _POINT_VERDICT.get(result.status, "NOT_EVALUATED")
+    return (case_id, runs, verdict, result.status is Status.PASSED)
+
+
+def _interval_info(interval: Interval) -> IntervalInfo:
+    return IntervalInfo(
+        low=interval.low,
+        high=interval.high,
+        method=interval.method,
+        level=interval.level,
+        n=interval.n,
+        seed=interval.seed,
+        estimate=interval.estimate,
+        n_missing=interval.n_missing,
+    )
+
+
+def set_criterion_summary(
+    criterion: CriterionEntry, units: Sequence[tuple], *, level: float, run_id: str, index: int
+) -> SetCriterionSummary:
+    """One criterion's statistics over an eval set's cases (``units`` from ``_set_unit``,
+    in any order: they are sorted by case id first). The mean's interval needs a bounded
+    score range; the pass rate and the verdict need a threshold."""
+    from .stats import (
+        Verdict,
+        clopper_pearson,
+        combine_verdicts,
+        derive_seed,
+        manski_interval,
+        variance_components,
+    )
+
+    ordered = sorted(units, key=lambda unit: unit[0])
+    scored = [[float(v) for v in runs if v is not None] for _, runs, _, _ in ordered]
+    counts = {v.value: 0 for v in Verdict}
+    for _, _, verdict, _ in ordered:
+        counts[verdict] = counts.get(verdict, 0) + 1
+    variance = variance_components(scored)
+    gating = not criterion.informational and criterion.threshold is not None
+    low, high = criterion.min_score, criterion.max_score
+    mean = None
+    case_scores = [math.fsum(r) / len(r) if r else None for r in scored]
+    in_range = low is not None and high is not None and high > low
+    if in_range and all(low <= v <= high for v in case_scores if v is not None):  # type: ignore[operator]
+        seed = derive_seed(run_id, index, criterion.name)
+        mean = _interval_info(manski_interval(case_scores, low, high, level, seed))  # type: ignore[arg-type]
+    pass_rate = verdict = None
+    if gating:
+        passed = sum(1 for unit in ordered if unit[3])
+        pass_rate = _interval_info(clopper_pearson(passed, len(ordered), level))
+        verdict = combine_verdicts([Verdict(unit[2]) for unit in ordered]).value
+    else:
+        counts = {}
+    return SetCriterionSummary(
+        criterion=criterion.name,
+        threshold=criterion.threshold,
+        n_cases=len(ordered),
+        verdict=verdict,
+        verdict_counts=counts,
+        mean=mean,
+        pass_rate=pass_rate,
+        within_case_sd=variance.within_case_sd,
+        between_case_sd=variance.between_case_sd,
+        icc=variance.icc,
+        design_effect=variance.design_effect,
+        flaky_cases=variance.flaky_cases,
+    )

@@ -32,12 +32,14 @@ __all__ = [
     "CriterionSummary",
     "ErrorInfo",
     "EvalSetResult",
+    "EvalSetSummary",
     "IntervalInfo",
     "InvocationResult",
     "JudgeActivity",
     "PluginInfo",
     "RunResult",
     "RunSummary",
+    "SetCriterionSummary",
     "Status",
     "VerdictInfo",
 ]
@@ -136,6 +138,10 @@ class IntervalInfo(_Record):
     level: float
     n: int
     seed: Optional[int] = None
+    #: The point value the interval is about (a mean, a rate); ``None`` when not given.
+    estimate: Optional[float] = None
+    #: Units with no score, which widened the interval (Manski bounds).
+    n_missing: int = 0
 
 
 class VerdictInfo(_Record):
@@ -221,6 +227,45 @@ class CriterionSummary(_Record):
     judge: Optional[JudgeActivity] = None
 
 
+class SetCriterionSummary(_Record):
+    """One criterion over the cases of one eval set; the unit is the case
+    (``docs/statistics.md``). ``None`` fields could not be computed (no threshold, an
+    unbounded score range, ``--no-stats``).
+
+    * ``verdict``: the set's tri-state verdict (FAIL if a case FAILs or is NOT_EVALUATED,
+      else INCONCLUSIVE if one is, else PASS); ``None`` for an informational criterion;
+    * ``verdict_counts``: cases per tri-state verdict;
+    * ``mean``: the mean of the case scores (each case the mean of its runs) with its
+      interval over cases (betting below 20 cases, BCa from 20, Clopper–Pearson for 0/1
+      scores, Manski-widened for cases with no score);
+    * ``pass_rate``: the share of cases whose point (ADK) verdict passed, Clopper–Pearson;
+    * the spread split: ``within_case_sd`` (run-to-run flakiness), ``between_case_sd``,
+      ``icc``, ``design_effect``, and ``flaky_cases`` (cases whose runs scored differently).
+    """
+
+    criterion: str
+    threshold: Optional[float]
+    n_cases: int
+    verdict: Optional[str] = None
+    verdict_counts: dict[str, int] = Field(default_factory=dict)
+    mean: Optional[IntervalInfo] = None
+    pass_rate: Optional[IntervalInfo] = None
+    within_case_sd: Optional[float] = None
+    between_case_sd: Optional[float] = None
+    icc: Optional[float] = None
+    design_effect: Optional[float] = None
+    flaky_cases: int = 0
+
+
+class EvalSetSummary(_Record):
+    """The statistics of one eval set of the run, per criterion (``index``: its place in
+    the run, as in the run folder's manifest)."""
+
+    index: int
+    eval_set_id: str
+    criteria: list[SetCriterionSummary] = Field(default_factory=list)
+
+
 class RunSummary(_Record):
     """Counts of a run: cases and criterion results by status."""
 
@@ -234,6 +279,9 @@ class RunSummary(_Record):
     judge: Optional[JudgeActivity] = None
     #: The user simulator's share of ``judge`` (``--agent`` runs with conversation scenarios).
     user_simulator: Optional[JudgeActivity] = None
+    #: Per eval set, per criterion: intervals over cases and the set's tri-state verdict
+    #: (empty with ``--no-stats``).
+    eval_sets: list[EvalSetSummary] = Field(default_factory=list)
 
 
 class RunResult(_Record):

@@ -193,7 +193,7 @@ class EvalRun:
         preparation = Preparation(evaluators)
         resumed = self._resumed_keys()
         self.progress.start(total=self.plan.case_count, done=0)
-        book = _Book()
+        book = _Book(summary=SummaryBuilder(self.confidence, self.run_id))
         with self._signals_handled(loop, handle_signals), data_frozen():
             self._task = asyncio.ensure_future(self._work(book, resumed, preparation))
             try:
@@ -445,7 +445,7 @@ class EvalRun:
         case = self._case_result(state.planned, key[1], state.runs)
         book.done.add(key)
         book.active.pop(key, None)
-        book.summary.add(case)
+        book.summary.add(case, state.planned.entry)
         if self.keep_results:
             book.finished[key] = case
         if self.adk_history is not None and 1 in state.runs:
@@ -471,7 +471,7 @@ class EvalRun:
                     state = book.active.get(key)
                     runs = state.runs if state is not None else self._resumed_runs(key, resumed)
                     case = self._case_result(planned, case_id, runs)
-                    summary.add(case)
+                    summary.add(case, planned.entry)
                 if self.keep_results and case is not None:
                     by_set.setdefault(planned.index, []).append(case)
         judge = self.judge

@@ -154,10 +154,10 @@ class RecordedRun:
         from .._verdicts import SummaryBuilder
 
         eval_sets = self.eval_set_results()
-        builder = SummaryBuilder()
-        for eval_set in eval_sets:
+        builder = SummaryBuilder(self.manifest.confidence, self.run_id)
+        for entry, eval_set in zip(self.manifest.eval_sets, eval_sets, strict=True):
             for case in eval_set.cases:
-                builder.add(case)
+                builder.add(case, entry)
         written = self.summary()
         judge = user_simulator = None
         by_criterion = {}

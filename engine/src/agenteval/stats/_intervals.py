@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Optional
 
+from ._beta import betaincinv
 from ._interval import Interval
 
 __all__ = [
@@ -62,8 +63,6 @@ def clopper_pearson(successes: int, n: int, level: float = 0.95) -> Interval:
         raise ValueError(f"need 0 <= successes <= n, got {successes!r} of {n!r}")
     if n == 0:
         return Interval(0.0, 1.0, None, "no-data", level, 0)
-    from scipy.special import betaincinv
-
     tail = (1.0 - level) / 2.0
     low = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, tail))
     high = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1.0 - tail))

@@ -1,0 +1,51 @@
+"""``agenteval run`` statistics on the command line: per-eval-set numbers in the summary,
+re-rendered identically from the run folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def _agenteval(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _run_json(example, runs_dir, *extra):
+    done = _agenteval(
+        "run",
+        str(example),
+        "--actual",
+        str(example / "travel.actual.json"),
+        "--format",
+        "json",
+        "--runs-dir",
+        str(runs_dir),
+        "--quiet",
+        *extra,
+    )
+    return done, json.loads(done.stdout)
+
+
+def test_eval_set_statistics_are_in_the_summary_and_re_render_identically(example, tmp_path):
+    done, document = _run_json(example, tmp_path / "runs")
+    assert done.returncode == 1  # one case of the recording fails, as before
+    (eval_set,) = document["summary"]["eval_sets"]
+    by_name = {c["criterion"]: c for c in eval_set["criteria"]}
+    trajectory = by_name["tool_trajectory_avg_score"]
+    assert trajectory["n_cases"] == 3 and trajectory["verdict"] == "FAIL"
+    assert trajectory["pass_rate"]["method"] == "clopper-pearson"
+    assert trajectory["mean"]["low"] <= trajectory["mean"]["estimate"] <= trajectory["mean"]["high"]
+    assert by_name["tool_call_count_v1"]["verdict"] is None
+    shown = _agenteval("runs", "show", "--runs-dir", str(tmp_path / "runs"), "--format", "json")
+    assert json.loads(shown.stdout)["summary"]["eval_sets"] == document["summary"]["eval_sets"]
+    written = json.loads(next((tmp_path / "runs").glob("*/summary.json")).read_text())
+    assert written["summary"]["eval_sets"] == document["summary"]["eval_sets"]
+
+
+def test_no_stats_leaves_the_eval_set_statistics_out(example, tmp_path):
+    _, document = _run_json(example, tmp_path / "runs", "--no-stats")
+    assert document["summary"]["eval_sets"] == []
