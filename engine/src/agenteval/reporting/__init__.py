@@ -1,6 +1,7 @@
 """Rendering runs: the terminal table (rich) and the JSON document of a ``RunResult``, and
 the reporter plugins (``Reporter``, entry-point group ``agenteval.reporters``) that turn a
-recorded run into JUnit, Markdown, GitHub outputs and more (``write_reports``).
+recorded run into JUnit, Markdown, GitHub outputs and more (``write_reports``), and the aligned
+expected-vs-actual tool trajectory every report shows (``align_trajectory``).
 
 Imported on first use, so that ``--format json`` never imports rich.
 """
@@ -10,7 +11,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["ReportContext", "Reporter", "render_json", "render_table", "resolve_reporters", "write_reports"]
+__all__ = [
+    "ArgDiff",
+    "ReportContext",
+    "Reporter",
+    "TrajectoryRow",
+    "align_trajectory",
+    "render_json",
+    "render_table",
+    "resolve_reporters",
+    "write_reports",
+]
 
 _MODULES = {
     "render_json": "._json",
@@ -19,6 +30,9 @@ _MODULES = {
     "ReportContext": "._contract",
     "resolve_reporters": "._reporters",
     "write_reports": "._reporters",
+    "align_trajectory": "._alignment",
+    "TrajectoryRow": "._alignment",
+    "ArgDiff": "._alignment",
 }
 
 
@@ -30,6 +44,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory
     from ._contract import ReportContext, Reporter
     from ._json import render_json
     from ._reporters import resolve_reporters, write_reports

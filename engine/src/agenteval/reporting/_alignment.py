@@ -1,0 +1,162 @@
+"""The aligned trajectory: expected tool calls against actual ones, row by row.
+
+``align_trajectory(expected, actual)`` pairs calls in order (a longest-common-subsequence
+alignment on tool names that prefers, among equally long alignments, the one pairing the
+most calls with identical arguments) and returns one ``TrajectoryRow`` per call:
+
+* ``match`` — same tool, same arguments;
+* ``args_differ`` — same tool, different arguments (``arg_diffs`` lists them per key);
+* ``missing`` — expected, never called (in this position);
+* ``extra`` — called, not expected.
+
+Every expected and every actual call appears in exactly one row, in the order of both lists.
+The alignment is deterministic and symmetric: swapping the sides gives the same rows with
+``missing`` and ``extra`` (and the two sides of each diff) swapped. Cost: O(len(expected) ×
+len(actual)) time and memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory"]
+
+_SWAP = {"missing": "extra", "extra": "missing", "match": "match", "args_differ": "args_differ"}
+
+
+@dataclass(frozen=True)
+class ArgDiff:
+    """One argument that differs: ``kind`` is ``changed`` (both have the key), ``missing``
+    (only the expected call has it) or ``extra`` (only the actual call has it)."""
+
+    key: str
+    kind: str
+    expected: Any = None
+    actual: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "expected": self.expected, "actual": self.actual}
+
+
+@dataclass(frozen=True)
+class TrajectoryRow:
+    """One row of the aligned trajectory. ``expected_index`` / ``actual_index`` are the
+    call's position in its list (``None`` on the side that has no call in this row)."""
+
+    op: str
+    name: str
+    expected_index: Optional[int]
+    actual_index: Optional[int]
+    expected_args: Optional[dict[str, Any]] = None
+    actual_args: Optional[dict[str, Any]] = None
+    arg_diffs: tuple[ArgDiff, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "name": self.name,
+            "expected_index": self.expected_index,
+            "actual_index": self.actual_index,
+            "expected_args": self.expected_args,
+            "actual_args": self.actual_args,
+            "arg_diffs": [d.to_json() for d in self.arg_diffs],
+        }
+
+    def swapped(self) -> TrajectoryRow:
+        """The same row seen from the other side (expected and actual exchanged)."""
+        return TrajectoryRow(
+            op=_SWAP[self.op],
+            name=self.name,
+            expected_index=self.actual_index,
+            actual_index=self.expected_index,
+            expected_args=self.actual_args,
+            actual_args=self.expected_args,
+            arg_diffs=tuple(
+                ArgDiff(d.key, _SWAP.get(d.kind, d.kind), d.actual, d.expected) for d in self.arg_diffs
+            ),
+        )
+
+
+def _call(item: Any) -> tuple[str, dict[str, Any]]:
+    """``(name, args)`` of a ``FunctionCall``-like object or a ``{"name", "args"}`` mapping."""
+    if isinstance(item, Mapping):
+        name, args = item.get("name"), item.get("args")
+    else:
+        name, args = getattr(item, "name", None), getattr(item, "args", None)
+    return str(name or ""), dict(args or {})
+
+
+def _key(call: tuple[str, dict[str, Any]]) -> str:
+    return call[0] + "\x00" + json.dumps(call[1], sort_keys=True, default=str)
+
+
+def _diffs(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[ArgDiff, ...]:
+    diffs = []
+    for key in sorted(set(expected) | set(actual)):
+        if key not in actual:
+            diffs.append(ArgDiff(key, "missing", expected[key], None))
+        elif key not in expected:
+            diffs.append(ArgDiff(key, "extra", None, actual[key]))
+        elif expected[key] != actual[key]:
+            diffs.append(ArgDiff(key, "changed", expected[key], actual[key]))
+    return tuple(diffs)
+
+
+def align_trajectory(
+    expected_tool_calls: Sequence[Any], actual_tool_calls: Sequence[Any]
+) -> list[TrajectoryRow]:
+    """The rows aligning ``expected_tool_calls`` with ``actual_tool_calls`` (``FunctionCall``
+    objects or ``{"name", "args"}`` mappings; ``None`` args count as ``{}``)."""
+    exp = [_call(c) for c in expected_tool_calls]
+    act = [_call(c) for c in actual_tool_calls]
+    n, m = len(exp), len(act)
+    # Weight of a pair: same name scores ``big`` (+1 when the arguments are equal too), so the
+    # number of name matches is maximised first and identical arguments break ties.
+    big = min(n, m) + 1
+    exp_keys = [_key(c) for c in exp]
+    act_keys = [_key(c) for c in act]
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below = best[i], best[i + 1]
+        name = exp[i][0]
+        for j in range(m - 1, -1, -1):
+            value = below[j] if below[j] > row[j + 1] else row[j + 1]
+            if act[j][0] == name:
+                pair = big + (exp_keys[i] == act_keys[j]) + below[j + 1]
+                if pair > value:
+                    value = pair
+            row[j] = value
+    rows: list[TrajectoryRow] = []
+    i = j = 0
+    while i < n or j < m:
+        if i < n and j < m and exp[i][0] == act[j][0]:
+            pair = big + (exp_keys[i] == act_keys[j]) + best[i + 1][j + 1]
+            if pair == best[i][j]:
+                (name, want), (_, got) = exp[i], act[j]
+                diffs = _diffs(want, got)
+                op = "args_differ" if diffs or exp_keys[i] != act_keys[j] else "match"
+                rows.append(TrajectoryRow(op, name, i, j, want, got, diffs))
+                i += 1
+                j += 1
+                continue
+        skip_expected: bool
+        if i >= n:
+            skip_expected = False
+        elif j >= m:
+            skip_expected = True
+        elif best[i + 1][j] != best[i][j + 1]:
+            skip_expected = best[i + 1][j] > best[i][j + 1]
+        else:  # a tie: decided by the calls themselves, never by which side they are on
+            skip_expected = exp_keys[i] <= act_keys[j]
+            if exp_keys[i] == act_keys[j]:
+                skip_expected = True
+        if skip_expected:
+            rows.append(TrajectoryRow("missing", exp[i][0], i, None, exp[i][1], None))
+            i += 1
+        else:
+            rows.append(TrajectoryRow("extra", act[j][0], None, j, None, act[j][1]))
+            j += 1
+    return rows

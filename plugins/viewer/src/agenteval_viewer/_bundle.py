@@ -1,0 +1,755 @@
+"""The viewer's data contract: what the front end reads, built from a recorded run.
+
+Three shapes (``docs/viewer.md`` documents every key for third-party front ends):
+
+* ``run_summary(run)`` — the run header and one entry per criterion (pass rate, mean, the
+  engine's intervals when ``summary.json`` has them, a score histogram, NOT_EVALUATED and
+  ERRORED counts by reason code, a rubric table);
+* ``case_index(run)`` — a columnar index of every planned case (one row per case, combined
+  over its runs, in plan order): small integer codes plus legends, so that 100k cases stay a
+  few megabytes;
+* ``case_detail(run, row)`` — everything the case drawer shows for one row.
+
+Records are streamed: one case's records are in memory at a time, never the whole run.
+Untrusted text (agent output, judge reasoning, case ids) is passed through as data; the
+front end renders it as text.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, Optional
+
+from agenteval.models import Invocation
+from agenteval.results import CaseResult, CriterionResult, Status
+from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun, case_from_records
+
+__all__ = [
+    "INDEX_SCHEMA",
+    "STATUS_LEGEND",
+    "SUMMARY_SCHEMA",
+    "case_detail",
+    "case_index",
+    "detail_chunks",
+    "row_of",
+    "run_summary",
+    "scan",
+]
+
+SUMMARY_SCHEMA = "agenteval.viewer.summary/1"
+INDEX_SCHEMA = "agenteval.viewer.index/1"
+DETAIL_SCHEMA = "agenteval.viewer.case/1"
+#: Status codes of the index: a status's code is its place in this list.
+STATUS_LEGEND = ["PASSED", "FAILED", "ERRORED", "NOT_EVALUATED", "INFORMATIONAL"]
+_CODE = {Status(name): code for code, name in enumerate(STATUS_LEGEND)}
+HISTOGRAM_BINS = 10
+_SEARCH_USER = 80
+_SEARCH_RESPONSE = 120
+_TEXT_LIMIT = 200_000  # characters of one text kept in a case's detail (a 50 KB reply fits)
+
+
+# -- the plan: rows, and the records of each ----------------------------------------------
+
+
+def _plan(run: RecordedRun) -> Iterator[tuple[int, EvalSetEntry, str]]:
+    row = 0
+    for entry in run.manifest.eval_sets:
+        for case_id in entry.case_ids:
+            yield row, entry, case_id
+            row += 1
+
+
+def row_of(run: RecordedRun, row: int) -> Optional[tuple[EvalSetEntry, str]]:
+    """The eval set and case id of ``row`` (plan order), or ``None`` out of range."""
+    if row < 0:
+        return None
+    for entry in run.manifest.eval_sets:
+        if row < len(entry.case_ids):
+            return entry, entry.case_ids[row]
+        row -= len(entry.case_ids)
+    return None
+
+
+def _cases(run: RecordedRun) -> Iterator[tuple[int, EvalSetEntry, str, list[Optional[CaseRecord]]]]:
+    """Every planned case in plan order with its record per run (one file handle when the
+    engine offers ``case_records``)."""
+    reader = getattr(run, "case_records", None)
+    if reader is not None:
+        for row, (entry, case_id, records) in enumerate(reader()):
+            yield row, entry, case_id, list(records)
+        return
+    runs = run.manifest.num_runs
+    for row, entry, case_id in _plan(run):
+        yield row, entry, case_id, [run.record((entry.index, case_id, r)) for r in range(1, runs + 1)]
+
+
+def _combined(run: RecordedRun, entry: EvalSetEntry, case_id: str, records: list) -> CaseResult:
+    return case_from_records(entry, case_id, records, run.manifest.confidence)
+
+
+# -- small helpers --------------------------------------------------------------------------
+
+
+def _clip(text: Optional[str], limit: int) -> str:
+    text = text or ""
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit:,} more characters]"
+
+
+def _round(value: Optional[float]) -> Optional[float]:
+    if value is None or value != value:  # NaN
+        return None
+    return round(float(value), 4)
+
+
+def _text_of(content: Any) -> str:
+    return content.text() if content is not None else ""
+
+
+def _first_invocations(records: Sequence[Optional[CaseRecord]]) -> tuple[list[Invocation], list[Invocation]]:
+    """(expected, actual) turns of the first recorded run."""
+    for record in records:
+        if record is None:
+            continue
+        expected = list(record.expected or [])
+        actual = list(record.actual.invocations) if record.actual is not None else []
+        return expected, actual
+    return [], []
+
+
+def _failed_rubrics(result: CriterionResult) -> set[str]:
+    failed: set[str] = set()
+    for item in _rubric_entries(result):
+        if item.get("score") == 0.0 or str(item.get("verdict", "")).lower() in ("no", "false", "fail"):
+            failed.add(str(item.get("rubric_id")))
+    return failed
+
+
+def _rubric_entries(result: CriterionResult) -> Iterator[dict[str, Any]]:
+    """Every rubric verdict a result records, over its runs and invocations."""
+    for each in result.runs or [result]:
+        for item in each.per_invocation:
+            for entry in item.details.get("rubrics", []) or []:
+                if isinstance(entry, dict) and "rubric_id" in entry:
+                    yield entry
+
+
+def _rubric_texts(entry: EvalSetEntry, expected: Iterable[Invocation]) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for criterion in entry.criteria:
+        for rubric in criterion.params.get("rubrics", []) or []:
+            if isinstance(rubric, dict) and "rubric_id" in rubric:
+                content = rubric.get("rubric_content") or {}
+                texts[str(rubric["rubric_id"])] = str(content.get("text_property") or "")
+    for invocation in expected:
+        for rubric in invocation.rubrics or []:
+            texts[rubric.rubric_id] = rubric.rubric_content.text_property or ""
+    return texts
+
+
+def _duration(started: Optional[str], finished: Optional[str]) -> Optional[float]:
+    if not started or not finished:
+        return None
+    try:
+        return round((datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds(), 3)
+    except ValueError:
+        return None
+
+
+def _argv_tail(run: RecordedRun) -> list[str]:
+    """The recorded command's options after the eval paths (``--resume`` left out)."""
+    argv = list(run.manifest.argv)
+    if "run" not in argv:
+        return []
+    tail = argv[argv.index("run") + 1 :]
+    kept: list[str] = []
+    skip_value = False
+    paths = {e.path for e in run.manifest.eval_sets if e.path}
+    first_option = next((i for i, token in enumerate(tail) if token.startswith("-")), len(tail))
+    for token in tail[first_option:]:
+        if skip_value:
+            skip_value = False
+            if not token.startswith("-"):
+                continue
+        if token == "--resume" or token.startswith("--resume="):
+            skip_value = token == "--resume"
+            continue
+        if token in paths:
+            continue
+        kept.append(token)
+    return kept
+
+
+def rerun_command(run: RecordedRun, targets: Sequence[tuple[EvalSetEntry, str]] = ()) -> Optional[str]:
+    """``agenteval run FILE:CASE,... <the run's own options>``; all of the run's eval files
+    when ``targets`` is empty. ``None`` when the run's eval files are unknown."""
+    by_file: dict[str, list[str]] = {}
+    if targets:
+        for entry, case_id in targets:
+            if entry.path:
+                by_file.setdefault(entry.path, []).append(case_id)
+    else:
+        by_file = {e.path: [] for e in run.manifest.eval_sets if e.path}
+    if not by_file:
+        return None
+    words = [f"{path}:{','.join(ids)}" if ids else path for path, ids in by_file.items()]
+    return shlex.join(["agenteval", "run", *words, *_argv_tail(run)])
+
+
+# -- one pass over the run: the summary's aggregates and the index's columns --------------
+
+
+class _CriterionAggregate:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.counts = dict.fromkeys(STATUS_LEGEND, 0)
+        self.scores: list[float] = []
+        self.reasons: dict[str, dict[str, int]] = {"NOT_EVALUATED": {}, "ERRORED": {}}
+        self.verdicts: dict[str, int] = {}
+        self.rubrics: dict[str, list[int]] = {}  # rubric id -> [fails, total]
+        self.status_col: list[Optional[int]] = []
+        self.score_col: list[Optional[float]] = []
+        self.reason_col: dict[str, int] = {}  # sparse: row -> reason code
+
+
+class Scan:
+    """What one streaming pass over a run yields: the index's columns and the summary's
+    aggregates. ``scan(run)`` makes one; ``run_summary`` and ``case_index`` read it."""
+
+    def __init__(self, run: RecordedRun) -> None:
+        self.run = run
+        self.criteria: dict[str, _CriterionAggregate] = {}
+        for entry in run.manifest.eval_sets:
+            for criterion in entry.criteria:
+                self.criteria.setdefault(criterion.name, _CriterionAggregate(criterion.name))
+        self.counts = dict.fromkeys(STATUS_LEGEND, 0)
+        self.eval_set: list[int] = []
+        self.case_id: list[str] = []
+        self.status: list[int] = []
+        self.search: list[str] = []
+        self.failed_rubrics: dict[str, list[int]] = {}
+        self.reason_codes: list[str] = []
+        self.rubric_ids: list[str] = []
+        self.rubric_texts: dict[str, str] = {}
+        self._reason_code: dict[str, int] = {}
+        self._rubric_id: dict[str, int] = {}
+        self.recorded = 0
+
+    def _code_of(self, code: Optional[str]) -> Optional[int]:
+        if not code:
+            return None
+        found = self._reason_code.get(code)
+        if found is None:
+            found = self._reason_code[code] = len(self.reason_codes)
+            self.reason_codes.append(code)
+        return found
+
+    def _rubric(self, rubric_id: str) -> int:
+        found = self._rubric_id.get(rubric_id)
+        if found is None:
+            found = self._rubric_id[rubric_id] = len(self.rubric_ids)
+            self.rubric_ids.append(rubric_id)
+        return found
+
+    def add(self, row: int, entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]) -> None:
+        case = _combined(self.run, entry, case_id, records)
+        self.recorded += any(r is not None for r in records)
+        self.eval_set.append(entry.index)
+        self.case_id.append(case_id)
+        self.status.append(_CODE[case.status])
+        self.counts[case.status.value] += 1
+        expected, actual = _first_invocations(records)
+        if any(inv.rubrics for inv in expected) and len(self.rubric_texts) < 10_000:
+            for key, text in _rubric_texts(entry, expected).items():
+                self.rubric_texts.setdefault(key, text)
+        user = _text_of((actual or expected)[0].user_content) if (actual or expected) else ""
+        reply = actual[-1].final_text() if actual else ""
+        self.search.append(
+            " ".join(f"{case_id} {user[:_SEARCH_USER]} {reply[:_SEARCH_RESPONSE]}".split()).lower()
+        )
+        by_name = {r.criterion: r for r in case.criteria}
+        failed_here: set[int] = set()
+        for name, agg in self.criteria.items():
+            result = by_name.get(name)
+            if result is None:
+                agg.status_col.append(None)
+                agg.score_col.append(None)
+                continue
+            status = result.status.value
+            agg.counts[status] += 1
+            agg.status_col.append(_CODE[result.status])
+            agg.score_col.append(_round(result.score))
+            code = self._code_of(result.reason_code)
+            if code is not None:
+                agg.reason_col[str(row)] = code
+            if result.score is not None:
+                agg.scores.append(float(result.score))
+            if status in agg.reasons:
+                code = result.reason_code or "unexplained"
+                agg.reasons[status][code] = agg.reasons[status].get(code, 0) + 1
+            if result.verdict is not None:
+                agg.verdicts[result.verdict.verdict] = agg.verdicts.get(result.verdict.verdict, 0) + 1
+            failed = _failed_rubrics(result)
+            for item in _rubric_entries(result):
+                rid = str(item.get("rubric_id"))
+                tally = agg.rubrics.setdefault(rid, [0, 0])
+                tally[1] += 1
+                if item.get("score") == 0.0:
+                    tally[0] += 1
+            failed_here.update(self._rubric(rid) for rid in failed)
+        if failed_here:
+            self.failed_rubrics[str(row)] = sorted(failed_here)
+
+
+def scan(run: RecordedRun) -> Scan:
+    """One streaming pass over ``run`` (one case's records in memory at a time)."""
+    result = Scan(run)
+    for row, entry, case_id, records in _cases(run):
+        result.add(row, entry, case_id, records)
+    return result
+
+
+# -- run_summary --------------------------------------------------------------------------
+
+
+def _histogram(scores: list[float], low: Optional[float], high: Optional[float]) -> Optional[dict]:
+    if not scores:
+        return None
+    lo = low if low is not None else min(scores)
+    hi = high if high is not None else max(scores)
+    if hi <= lo:
+        hi = lo + 1.0
+    counts = [0] * HISTOGRAM_BINS
+    width = (hi - lo) / HISTOGRAM_BINS
+    for value in scores:
+        index = int((value - lo) / width)
+        counts[min(max(index, 0), HISTOGRAM_BINS - 1)] += 1
+    return {"low": lo, "high": hi, "counts": counts}
+
+
+def _interval(info: Any) -> Optional[dict[str, Any]]:
+    if info is None:
+        return None
+    return {
+        "low": info.low,
+        "high": info.high,
+        "method": info.method,
+        "level": info.level,
+        "n": info.n,
+        "estimate": getattr(info, "estimate", None),
+    }
+
+
+def _set_statistics(written: Any) -> dict[str, list[dict[str, Any]]]:
+    """Per criterion, the engine's per-eval-set statistics from ``summary.json`` (when the
+    engine records them)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    eval_sets = (getattr(written.summary, "eval_sets", None) or []) if written is not None else []
+    for eval_set in eval_sets:
+        for item in eval_set.criteria:
+            found.setdefault(item.criterion, []).append(
+                {
+                    "eval_set_id": eval_set.eval_set_id,
+                    "n_cases": item.n_cases,
+                    "verdict": item.verdict,
+                    "verdict_counts": dict(item.verdict_counts),
+                    "mean": _interval(item.mean),
+                    "pass_rate": _interval(item.pass_rate),
+                    "flaky_cases": item.flaky_cases,
+                }
+            )
+    return found
+
+
+def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, Any]:
+    """The run header and the criteria panel (``docs/viewer.md``, "summary")."""
+    scanned = scanned or scan(run)
+    manifest = run.manifest
+    written = run.summary()
+    judge = written.summary.judge if written is not None else None
+    entries: dict[str, Any] = {}
+    judge_models: list[str] = []
+    for entry in manifest.eval_sets:
+        for criterion in entry.criteria:
+            entries.setdefault(criterion.name, criterion)
+            for model in criterion.judge_models:
+                if model not in judge_models:
+                    judge_models.append(model)
+    statistics = _set_statistics(written)
+    criteria = []
+    for name, agg in scanned.criteria.items():
+        entry = entries[name]
+        total = sum(agg.counts.values())
+        passed = agg.counts["PASSED"]
+        stats = statistics.get(name, [])
+        criteria.append(
+            {
+                "name": name,
+                "version": entry.version,
+                "distribution": entry.distribution,
+                "threshold": entry.threshold,
+                "informational": entry.informational,
+                "higher_is_better": entry.higher_is_better,
+                "min_score": entry.min_score,
+                "max_score": entry.max_score,
+                "judge_models": list(entry.judge_models),
+                "total": total,
+                "counts": agg.counts,
+                "pass_rate": None if entry.informational or not total else passed / total,
+                "mean": sum(agg.scores) / len(agg.scores) if agg.scores else None,
+                "scored": len(agg.scores),
+                "pass_rate_interval": stats[0]["pass_rate"] if len(stats) == 1 else None,
+                "mean_interval": stats[0]["mean"] if len(stats) == 1 else None,
+                "eval_sets": stats,
+                "verdicts": agg.verdicts,
+                "histogram": _histogram(agg.scores, entry.min_score, entry.max_score),
+                "not_evaluated": agg.reasons["NOT_EVALUATED"],
+                "errored": agg.reasons["ERRORED"],
+                "rubrics": [
+                    {
+                        "rubric_id": rid,
+                        "text": scanned.rubric_texts.get(rid, ""),
+                        "fails": fails,
+                        "total": count,
+                        "never_fails": fails == 0,
+                    }
+                    for rid, (fails, count) in sorted(agg.rubrics.items(), key=lambda kv: (-kv[1][0], kv[0]))
+                ],
+            }
+        )
+    counts = scanned.counts
+    worst = next((s for s in ("FAILED", "ERRORED", "NOT_EVALUATED") if counts[s]), None)
+    status = worst or "PASSED"
+    tokens = None
+    if judge is not None:
+        tokens = {
+            "calls": judge.calls,
+            "cache_hits": judge.cache_hits,
+            "retries": judge.retries,
+            "failures": dict(judge.failures),
+            "input_tokens": judge.input_tokens,
+            "output_tokens": judge.output_tokens,
+        }
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "run_id": run.run_id,
+        "state": manifest.state.value,
+        "started_at": manifest.started_at,
+        "finished_at": manifest.finished_at,
+        "duration_s": _duration(manifest.started_at, manifest.finished_at),
+        "agent": manifest.agent,
+        "actual_files": [f.path for f in manifest.actual_files],
+        "eval_sets": [
+            {
+                "index": e.index,
+                "eval_set_id": e.eval_set_id,
+                "path": e.path,
+                "sha256": e.sha256,
+                "cases": len(e.case_ids),
+            }
+            for e in manifest.eval_sets
+        ],
+        "num_runs": manifest.num_runs,
+        "engine_version": manifest.engine_version,
+        "distributions": dict(manifest.distributions),
+        "git_commit": manifest.git_commit,
+        "judge_models": judge_models,
+        "judge": tokens,
+        "status": status,
+        "verdict": "PASS" if status == "PASSED" else "FAIL",
+        "counts": counts,
+        "cases": len(scanned.status),
+        "cases_recorded": scanned.recorded,
+        "inconclusive": sum(agg.verdicts.get("INCONCLUSIVE", 0) for agg in scanned.criteria.values()),
+        "warnings": list(manifest.warnings),
+        "rerun": rerun_command(run),
+        "criteria": criteria,
+    }
+
+
+# -- case_index ---------------------------------------------------------------------------
+
+
+def case_index(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, Any]:
+    """The columnar index of every planned case (``docs/viewer.md``, "index")."""
+    scanned = scanned or scan(run)
+    n = len(scanned.status)
+    return {
+        "schema": INDEX_SCHEMA,
+        "run_id": run.run_id,
+        "n": n,
+        "status_legend": STATUS_LEGEND,
+        "eval_sets": [e.eval_set_id for e in run.manifest.eval_sets],
+        "reason_codes": scanned.reason_codes,
+        "rubrics": scanned.rubric_ids,
+        "criteria": list(scanned.criteria),
+        "row": list(range(n)),
+        "eval_set": scanned.eval_set,
+        "case_id": scanned.case_id,
+        "status": scanned.status,
+        "search": scanned.search,
+        "failed_rubrics": scanned.failed_rubrics,
+        "by_criterion": {
+            name: {"status": agg.status_col, "score": agg.score_col, "reason_code": agg.reason_col}
+            for name, agg in scanned.criteria.items()
+        },
+    }
+
+
+# -- case_detail --------------------------------------------------------------------------
+
+
+def _tool_calls(invocation: Optional[Invocation]) -> list[dict[str, Any]]:
+    if invocation is None:
+        return []
+    return [{"name": c.name, "args": dict(c.args or {})} for c in invocation.tool_calls()]
+
+
+def _side(invocation: Optional[Invocation]) -> Optional[dict[str, Any]]:
+    if invocation is None:
+        return None
+    return {
+        "invocation_id": invocation.invocation_id,
+        "final_response": _clip(invocation.final_text(), _TEXT_LIMIT),
+        "intermediate": [
+            [author, _clip(text, _TEXT_LIMIT)] for author, text in invocation.intermediate_texts()
+        ],
+        "tool_calls": _tool_calls(invocation),
+    }
+
+
+def _samples(details: dict[str, Any]) -> list[dict[str, Any]]:
+    samples = []
+    for index, sample in enumerate(details.get("samples", []) or []):
+        if not isinstance(sample, dict):
+            continue
+        samples.append(
+            {
+                "index": index,
+                "verdict": sample.get("verdict"),
+                "score": sample.get("score"),
+                "reasoning": sample.get("reasoning") or sample.get("rationale"),
+                "verdicts": sample.get("verdicts"),
+                "error": sample.get("error"),
+                "message": sample.get("message"),
+            }
+        )
+    return samples
+
+
+def _invocation_verdicts(
+    result: CriterionResult, turn: int, texts: dict[str, str]
+) -> Optional[dict[str, Any]]:
+    item = next((i for i in result.per_invocation if i.index == turn), None)
+    if item is None:
+        return None
+    details = dict(item.details)
+    samples = _samples(details)
+    rubrics = []
+    for entry in details.get("rubrics", []) or []:
+        if not isinstance(entry, dict):
+            continue
+        rid = str(entry.get("rubric_id"))
+        rubrics.append(
+            {
+                "rubric_id": rid,
+                "text": texts.get(rid, ""),
+                "verdict": entry.get("verdict"),
+                "score": entry.get("score"),
+                "rationale": entry.get("rationale"),
+                "votes": entry.get("votes"),
+                "samples": [(s.get("verdicts") or {}).get(rid) for s in samples],
+            }
+        )
+    rest = {k: v for k, v in details.items() if k not in ("samples", "rubrics")}
+    return {
+        "criterion": result.criterion,
+        "status": item.status.value,
+        "score": _round(item.score),
+        "reason": item.reason,
+        "reason_code": item.reason_code,
+        "samples": samples,
+        "rubrics": rubrics,
+        "details": rest,
+    }
+
+
+def _criterion(result: CriterionResult, entry: Any) -> dict[str, Any]:
+    verdict = result.verdict
+    return {
+        "name": result.criterion,
+        "version": result.plugin.version,
+        "distribution": result.plugin.distribution,
+        "informational": bool(entry.informational) if entry is not None else False,
+        "status": result.status.value,
+        "score": _round(result.score),
+        "threshold": result.threshold,
+        "reason": result.reason,
+        "reason_code": result.reason_code,
+        "verdict": None
+        if verdict is None
+        else {
+            "verdict": verdict.verdict,
+            "basis": verdict.basis,
+            "reason": verdict.reason,
+            "hint": verdict.hint,
+            "interval": None
+            if verdict.interval is None
+            else {
+                "low": verdict.interval.low,
+                "high": verdict.interval.high,
+                "method": verdict.interval.method,
+                "level": verdict.interval.level,
+                "n": verdict.interval.n,
+            },
+        },
+        "error": None
+        if result.error is None
+        else {"type": result.error.type, "message": result.error.message},
+        "judge": None if result.judge is None else result.judge.model_dump(mode="json"),
+        "details": {k: v for k, v in result.details.items() if k not in ("samples", "rubrics")},
+        "runs": [
+            {"status": r.status.value, "score": _round(r.score), "reason": r.reason} for r in result.runs
+        ],
+    }
+
+
+def _turns(
+    expected: list[Invocation], actual: list[Invocation], case: CaseResult, texts: dict[str, str]
+) -> list[dict[str, Any]]:
+    from agenteval.reporting import align_trajectory
+
+    turns = []
+    for index in range(max(len(expected), len(actual))):
+        want = expected[index] if index < len(expected) else None
+        got = actual[index] if index < len(actual) else None
+        user = got or want
+        verdicts = []
+        for result in case.criteria:
+            one = _invocation_verdicts(result.runs[0] if result.runs else result, index, texts)
+            if one is not None:
+                verdicts.append(one)
+        turns.append(
+            {
+                "index": index,
+                "user": _clip(_text_of(user.user_content), _TEXT_LIMIT) if user is not None else "",
+                "expected": _side(want),
+                "actual": _side(got),
+                "trajectory": [
+                    row.to_json() for row in align_trajectory(_tool_calls(want), _tool_calls(got))
+                ],
+                "criteria": verdicts,
+            }
+        )
+    return turns
+
+
+def case_detail(run: RecordedRun, row: int) -> Optional[dict[str, Any]]:
+    """Everything the case drawer shows for ``row`` (``docs/viewer.md``, "case detail");
+    ``None`` when the run has no such row."""
+    found = row_of(run, row)
+    if found is None:
+        return None
+    entry, case_id = found
+    records = [run.record((entry.index, case_id, r)) for r in range(1, run.manifest.num_runs + 1)]
+    return _detail(run, row, entry, case_id, records)
+
+
+def _detail(
+    run: RecordedRun, row: int, entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]
+) -> dict[str, Any]:
+    case = _combined(run, entry, case_id, records)
+    expected, actual = _first_invocations(records)
+    texts = _rubric_texts(entry, expected)
+    entries = {c.name: c for c in entry.criteria}
+    errors = []
+    runs = []
+    for run_index, record in enumerate(records, start=1):
+        if record is None:
+            runs.append({"run": run_index, "recorded": False})
+            continue
+        agent = record.actual
+        if agent is not None and (agent.error is not None or agent.error_code):
+            errors.append(
+                {
+                    "source": "agent",
+                    "run": run_index,
+                    "reason_code": agent.error_code,
+                    "type": agent.error.type if agent.error else None,
+                    "message": agent.error.message if agent.error else None,
+                }
+            )
+        runs.append(
+            {
+                "run": run_index,
+                "recorded": True,
+                "status": record.status.value,
+                "reason": record.reason,
+                "duration_s": record.duration_s,
+                "statuses": {k: v.value for k, v in record.statuses.items()},
+                "scores": {k: _round(v) for k, v in record.scores.items()},
+                "output": _clip(agent.output if agent is not None else "", _TEXT_LIMIT),
+                "left_behind": list(agent.left_behind) if agent is not None else [],
+                "final_responses": [_clip(i.final_text(), _TEXT_LIMIT) for i in agent.invocations]
+                if agent is not None and run_index > 1
+                else [],
+            }
+        )
+    for result in case.criteria:
+        if result.error is not None:
+            errors.append(
+                {
+                    "source": result.criterion,
+                    "reason_code": result.reason_code,
+                    "type": result.error.type,
+                    "message": result.error.message,
+                }
+            )
+    first = next((r for r in records if r is not None), None)
+    return {
+        "schema": DETAIL_SCHEMA,
+        "row": row,
+        "run_id": run.run_id,
+        "eval_set_id": entry.eval_set_id,
+        "eval_set_file": entry.path,
+        "case_id": case_id,
+        "status": case.status.value,
+        "reason": first.reason
+        if first is not None
+        else "the run was interrupted before this case was scored",
+        "reason_code": first.reason_code if first is not None else "interrupted",
+        "origin": first.origin if first is not None else None,
+        "num_runs": run.manifest.num_runs,
+        "scenario": first is not None and first.expected is None,
+        "criteria": [_criterion(r, entries.get(r.criterion)) for r in case.criteria],
+        "turns": _turns(expected, actual, case, texts),
+        "errors": errors,
+        "output": runs[0].get("output", "") if runs else "",
+        "runs": runs,
+        "rerun": rerun_command(run, [(entry, case_id)]),
+    }
+
+
+def detail_chunks(
+    run: RecordedRun, rows: Iterable[int], size: int = 1000
+) -> Iterator[tuple[int, dict[str, dict[str, Any]]]]:
+    """``(chunk, {row: detail})`` for ``rows``, grouped by ``row // size`` in ascending chunk
+    order (chunk ``k`` holds rows ``k*size`` … ``k*size + size - 1``); one case's records in
+    memory at a time, one chunk's details at a time."""
+    wanted = sorted(set(rows))
+    chunk: Optional[int] = None
+    details: dict[str, dict[str, Any]] = {}
+    for row in wanted:
+        found = row_of(run, row)
+        if found is None:
+            continue
+        if chunk is not None and row // size != chunk and details:
+            yield chunk, details
+            details = {}
+        chunk = row // size
+        detail = case_detail(run, row)
+        if detail is not None:
+            details[str(row)] = detail
+    if chunk is not None and details:
+        yield chunk, details

@@ -1,0 +1,107 @@
+"""``agenteval.reporting.align_trajectory``: expected against actual tool calls, row by row."""
+
+from __future__ import annotations
+
+from agenteval.models import FunctionCall
+from agenteval.reporting import align_trajectory
+from hypothesis import given
+from hypothesis import strategies as st
+
+_calls = st.lists(
+    st.tuples(
+        st.sampled_from(["search", "book", "pay", "cancel"]), st.sampled_from([{}, {"q": 1}, {"q": 2}])
+    ),
+    max_size=7,
+)
+
+
+def _dicts(calls):
+    return [{"name": name, "args": args} for name, args in calls]
+
+
+def _ops(rows):
+    return [(r.op, r.name, r.expected_index, r.actual_index) for r in rows]
+
+
+@given(_calls, _calls)
+def test_every_expected_and_actual_call_appears_exactly_once_in_order(expected, actual):
+    rows = align_trajectory(_dicts(expected), _dicts(actual))
+    exp = [r.expected_index for r in rows if r.expected_index is not None]
+    act = [r.actual_index for r in rows if r.actual_index is not None]
+    assert exp == list(range(len(expected)))
+    assert act == list(range(len(actual)))
+    for row in rows:
+        if row.op in ("match", "args_differ"):
+            assert expected[row.expected_index][0] == actual[row.actual_index][0] == row.name
+            assert (row.op == "match") == (expected[row.expected_index][1] == actual[row.actual_index][1])
+        elif row.op == "missing":
+            assert row.actual_index is None and row.name == expected[row.expected_index][0]
+        else:
+            assert row.op == "extra" and row.expected_index is None
+
+
+@given(_calls)
+def test_identical_lists_give_only_matches(calls):
+    rows = align_trajectory(_dicts(calls), _dicts(calls))
+    assert [r.op for r in rows] == ["match"] * len(calls)
+    assert all(r.arg_diffs == () for r in rows)
+
+
+@given(_calls, _calls)
+def test_swapping_the_sides_swaps_missing_and_extra(expected, actual):
+    forward = align_trajectory(_dicts(expected), _dicts(actual))
+    backward = align_trajectory(_dicts(actual), _dicts(expected))
+    assert backward == [row.swapped() for row in forward]
+
+
+@given(_calls, _calls)
+def test_as_many_calls_are_paired_as_a_longest_common_subsequence_of_names(expected, actual):
+    a, b = [n for n, _ in expected], [n for n, _ in actual]
+    lcs = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(b) - 1, -1, -1):
+            lcs[i][j] = lcs[i + 1][j + 1] + 1 if a[i] == b[j] else max(lcs[i + 1][j], lcs[i][j + 1])
+    rows = align_trajectory(_dicts(expected), _dicts(actual))
+    assert sum(r.op in ("match", "args_differ") for r in rows) == lcs[0][0]
+
+
+def test_a_repeated_tool_pairs_the_call_with_the_same_arguments():
+    rows = align_trajectory(
+        _dicts([("search", {"q": 1}), ("search", {"q": 2})]), _dicts([("search", {"q": 2})])
+    )
+    assert _ops(rows) == [("missing", "search", 0, None), ("match", "search", 1, 0)]
+
+
+def test_argument_differences_are_listed_per_key():
+    rows = align_trajectory(
+        [FunctionCall(name="book", args={"city": "Paris", "nights": 2, "pets": False})],
+        [FunctionCall(name="book", args={"city": "Lyon", "nights": 2, "late": True})],
+    )
+    [row] = rows
+    assert row.op == "args_differ"
+    assert [(d.key, d.kind, d.expected, d.actual) for d in row.arg_diffs] == [
+        ("city", "changed", "Paris", "Lyon"),
+        ("late", "extra", None, True),
+        ("pets", "missing", False, None),
+    ]
+    assert row.to_json()["arg_diffs"][0] == {
+        "key": "city",
+        "kind": "changed",
+        "expected": "Paris",
+        "actual": "Lyon",
+    }
+
+
+def test_missing_and_extra_calls_keep_their_places():
+    rows = align_trajectory(
+        _dicts([("a", {}), ("b", {}), ("c", {})]), _dicts([("a", {}), ("x", {}), ("c", {})])
+    )
+    ops = [(r.op, r.name) for r in rows]
+    assert ops[0] == ("match", "a") and ops[-1] == ("match", "c")
+    assert sorted(ops[1:3]) == [("extra", "x"), ("missing", "b")]
+
+
+def test_no_calls_on_either_side_gives_no_rows_and_none_args_count_as_empty():
+    assert align_trajectory([], []) == []
+    [row] = align_trajectory([{"name": "a", "args": None}], [{"name": "a", "args": {}}])
+    assert row.op == "match"

@@ -1,0 +1,110 @@
+"""The viewer's test fixtures: generated run folders (``_fixtures.py``, importable as
+``agenteval_viewer_test_fixtures``) and ``browser_page``, a page of Debian's chromium driven by
+Playwright that fails the test on any console error, page error or network request.
+
+Browser tests are marked ``browser``. Without chromium or Playwright they are skipped, except in
+CI (``CI`` set), where they fail: a missing browser must never pass silently.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_NAME = "agenteval_viewer_test_fixtures"
+if _NAME not in sys.modules:
+    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_fixtures.py"))
+    assert _spec is not None and _spec.loader is not None
+    _module = importlib.util.module_from_spec(_spec)
+    sys.modules[_NAME] = _module
+    _spec.loader.exec_module(_module)
+
+CHROMIUM = os.environ.get("AGENTEVAL_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(os.environ.get("AGENTEVAL_SCREENSHOTS") or Path(__file__).with_name("_screenshots"))
+_ALLOWED = re.compile(r"^(file:|data:|about:|https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/)")
+
+
+def _unavailable(why: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser tests need {why} in CI (.ci/run installs Debian's chromium)")
+    pytest.skip(f"{why} is missing")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium per test module."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright for Python")
+    if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
+        _unavailable(CHROMIUM)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class PageWatch:
+    """What a page did that a test must fail on: console errors, page errors, and every
+    request to anything but ``file:``, ``data:`` or loopback (aborted)."""
+
+    def __init__(self) -> None:
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.blocked: list[str] = []
+
+    def check(self) -> None:
+        assert self.blocked == [], f"network requests attempted: {self.blocked}"
+        assert self.page_errors == [], f"page errors: {self.page_errors}"
+        assert self.console_errors == [], f"console errors: {self.console_errors}"
+
+
+@pytest.fixture
+def browser_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh 1280×800 page; after the test, no console error, page error or non-local
+    request may have happened, and a screenshot is saved under ``SCREENSHOTS``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    watch = PageWatch()
+    page.watch = watch
+
+    def route(route: Any) -> None:
+        url = route.request.url
+        if _ALLOWED.match(url):
+            route.continue_()
+        else:
+            watch.blocked.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+    page.on("console", lambda m: watch.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: watch.page_errors.append(str(e)))
+    try:
+        yield page
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        try:
+            page.screenshot(path=str(SCREENSHOTS / f"{request.node.name[:120]}.png"))
+        except Exception:  # a closed page: nothing to keep
+            pass
+        watch.check()
+    finally:
+        context.close()
