@@ -481,3 +481,30 @@ def test_closing_the_server_ends_open_streams(live, static_dir):
         assert stream.wait_for(lambda s: s.events)
     assert stream.ended.wait(5.0)
     stream.close()
+
+
+# -- with the front end's bundle -------------------------------------------------------------
+
+
+def test_the_front_ends_bundle_is_served_and_scans_a_run_once_for_summary_and_index(
+    runs_dir, static_dir, run_ids, monkeypatch
+):
+    from agenteval_viewer import _bundle
+
+    scans = []
+    original = _bundle.scan
+    monkeypatch.setattr(_bundle, "scan", lambda run: scans.append(run.run_id) or original(run))
+    with helpers.serving(runs_dir, static_dir=static_dir) as server:
+        run_id = run_ids[0]
+        status, summary = helpers.get_json(server, f"/api/runs/{run_id}/summary")
+        assert status == 200
+        status, index = helpers.get_json(server, f"/api/runs/{run_id}/index")
+        assert status == 200
+        assert index["n"] == 3 and index["row"] == [0, 1, 2]
+        assert scans == [run_id]
+        for row in index["row"]:
+            status, detail = helpers.get_json(server, f"/api/runs/{run_id}/cases/{row}")
+            assert status == 200
+            assert detail["case_id"] == index["case_id"][row]
+        assert helpers.get_json(server, f"/api/runs/{run_id}/cases/3")[0] == 404
+    assert summary

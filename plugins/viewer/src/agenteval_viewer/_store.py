@@ -16,7 +16,6 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -88,8 +87,9 @@ class _Open:
 class RunStore:
     """Open runs of ``runs_dir`` and their encoded payloads, safe across request threads.
 
-    ``bundle`` provides ``run_summary(run)``, ``case_index(run)`` and
-    ``case_detail(run, row)`` (the front end's data shapes); by default
+    ``bundle`` provides ``run_summary(run[, scanned])``, ``case_index(run[, scanned])``,
+    ``case_detail(run, row)`` (the front end's data shapes) and optionally ``scan(run)``,
+    one pass over the records that the first two share; by default
     ``agenteval_viewer._bundle``.
     """
 
@@ -156,39 +156,53 @@ class RunStore:
                 self._open.popitem(last=False)
         return opened
 
-    def _payload(self, run_id: str, kind: str, build: Callable[[Any], Any]) -> Encoded:
+    def _payload(self, run_id: str, kind: str) -> Encoded:
+        """The run's ``summary`` or ``index``, built with the other one from a single scan of
+        the run when the bundle offers ``scan`` (one pass over the records for both)."""
         with self._lock_for(run_id):
             opened = self._opened(run_id)
-            key = (run_id, kind)
             with self._lock:
-                cached = self._payloads.get(key)
+                cached = self._payloads.get((run_id, kind))
                 if cached is not None and cached[0] == opened.stamp:
-                    self._payloads.move_to_end(key)
+                    self._payloads.move_to_end((run_id, kind))
                     return cached[1]
-            self.builds[kind] = self.builds.get(kind, 0) + 1
-            etag = '"' + "-".join(map(str, opened.stamp)) + f'-{kind}"'
-            encoded = Encoded(encode_json(build(opened.run)), etag)
+            bundle = self.bundle
+            builders = {"summary": bundle.run_summary, "index": bundle.case_index}
+            scan = getattr(bundle, "scan", None)
+            kinds = list(builders) if scan is not None else [kind]
+            scanned = (scan(opened.run),) if scan is not None else ()
+            built = {}
+            for name in kinds:
+                self.builds[name] = self.builds.get(name, 0) + 1
+                etag = '"' + "-".join(map(str, opened.stamp)) + f'-{name}"'
+                built[name] = Encoded(encode_json(builders[name](opened.run, *scanned)), etag)
+            del scanned
             with self._lock:
-                self._payloads[key] = (opened.stamp, encoded)
+                for name, encoded in built.items():
+                    self._payloads[(run_id, name)] = (opened.stamp, encoded)
+                    self._payloads.move_to_end((run_id, name))
                 while len(self._payloads) > 2 * self._keep:
                     self._payloads.popitem(last=False)
-            return encoded
+            return built[kind]
 
     def summary(self, run_id: str) -> Encoded:
         """``bundle.run_summary(run)``, encoded."""
-        return self._payload(run_id, "summary", self.bundle.run_summary)
+        return self._payload(run_id, "summary")
 
     def index(self, run_id: str) -> Encoded:
         """``bundle.case_index(run)``: one row per planned case, encoded."""
-        return self._payload(run_id, "index", self.bundle.case_index)
+        return self._payload(run_id, "index")
 
     def case(self, run_id: str, row: int) -> Encoded:
         """``bundle.case_detail(run, row)``; ``NotFound`` for a row the run does not have."""
         opened = self._opened(run_id)
         if not 0 <= row < opened.rows:
             raise NotFound(f"run {run_id!r} has no row {row} (it has {opened.rows})")
+        detail = self.bundle.case_detail(opened.run, row)
+        if detail is None:
+            raise NotFound(f"run {run_id!r} has no row {row}")
         etag = '"' + "-".join(map(str, opened.stamp)) + f'-case{row}"'
-        return Encoded(encode_json(self.bundle.case_detail(opened.run, row)), etag)
+        return Encoded(encode_json(detail), etag)
 
     def rows_by_key(self, run_id: str) -> dict[tuple[int, str], int]:
         """(eval set index, case id) -> row, in plan order (the rows of the case index)."""
