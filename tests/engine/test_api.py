@@ -339,7 +339,7 @@ def test_bad_config_beside_a_file(project):
     assert str(info.value).startswith(f"{path}: criteria.always:")
 
 
-def test_custom_metrics_are_explained(project):
+def test_a_custom_metric_that_cannot_be_imported_is_explained(project):
     write(
         project / "hotels" / "test_config.json",
         {
@@ -349,7 +349,10 @@ def test_custom_metrics_are_explained(project):
     )
     with pytest.raises(ConfigError) as info:
         plan(project, "hotels")
-    assert "ADK custom metric" in str(info.value) and "agent.metrics.concise" in str(info.value)
+    message = str(info.value)  # agenteval-adk missing, or the module not found
+    assert ("custom metric 'concise'" in message or "custom_metrics.concise" in message) and (
+        "agent.metrics.concise" in message
+    )
 
 
 def test_same_config_is_read_once_and_evaluators_are_shared(project):

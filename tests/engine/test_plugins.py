@@ -20,6 +20,7 @@ def test_one_row_per_extension_point():
         "user simulator",
         "reporter",
         "command",
+        "custom metric runner",
     }
     assert CriterionLoadError is PluginLoadError
 

@@ -40,6 +40,7 @@ PUBLIC = [
     "evaluate_agent_async",
     "evaluate_async",
     "explain_scores",
+    "function_criterion",
     "load_config",
     "load_eval_set",
 ]

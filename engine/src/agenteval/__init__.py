@@ -4,7 +4,8 @@ The public API (everything here is stable within a major version):
 
 * data model: :mod:`agenteval.models` (``EvalSet``, ``EvalCase``, ``Invocation``...);
 * plugin contract: ``Evaluator``, ``EvaluatorInfo``, ``Params``, ``EvaluationContext``,
-  ``Score``, ``InvocationScore``;
+  ``Score``, ``InvocationScore``; ``function_criterion`` (a scoring function as an
+  ``Evaluator`` class);
 * requests and results: ``Criterion``, ``RunResult`` and its records, ``Status``;
 * embedding: ``evaluate`` / ``evaluate_async`` (score recorded invocations),
   ``evaluate_agent`` / ``evaluate_agent_async`` (run the agent, then score),
@@ -50,6 +51,7 @@ _EXPORTS = {
     "evaluate_agent_async": "._api",
     "evaluate_async": "._api",
     "explain_scores": ".evaluator",
+    "function_criterion": "._function_criteria",
     "load_config": ".loading",
     "load_eval_set": ".loading",
 }
@@ -87,6 +89,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
     from ._api import evaluate, evaluate_agent, evaluate_agent_async, evaluate_async
+    from ._function_criteria import function_criterion
     from ._registry import Registry
     from .criterion import Criterion
     from .errors import AgentEvalError, ConfigError, CriterionLoadError, DataError

@@ -84,6 +84,7 @@ _HINTS: dict[str, dict[str, str]] = {
         "html": _FROM["viewer"],
     },
     "command": dict.fromkeys(("view", "report"), _FROM["viewer"]),
+    "custom metric runner": {"adk": _FROM["adk"]},
 }
 #: ADK 2.13 names with no agenteval plugin (yet): said so instead of "not installed".
 _NOT_PROVIDED = {
@@ -130,6 +131,10 @@ def _command_check(obj: Any) -> Optional[str]:
     return None
 
 
+def _callable_check(obj: Any) -> Optional[str]:
+    return None if callable(obj) else f"it points at {obj!r}, which is not callable"
+
+
 def _criterion_check(obj: Any) -> Optional[str]:
     from ._contracts import evaluator_class_problem
 
@@ -174,6 +179,10 @@ KINDS: dict[str, PluginKind] = {
             _subclass_check("agenteval.reporting._contract:Reporter", "agenteval.reporting.Reporter"),
         ),
         PluginKind("command", "agenteval.commands", _command_check),
+        # ADK's ``custom_metrics`` (functions called with ADK's own objects): a callable
+        # ``(function, *, name, path, spec, param_keys) -> Evaluator class``; see
+        # ``agenteval._local_criteria``.
+        PluginKind("custom metric runner", "agenteval.custom_metric_runners", _callable_check),
     )
 }
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._local_criteria import LocalCriteria, is_local_reference, local_source
 from .._registry import Registry
 from .._resolve import ResolvedCriterion, resolve_criteria
 from ..agents import Agent, AgentFailure, prepare_user_simulators
@@ -71,20 +72,27 @@ def as_config(criteria: CriteriaSpec) -> EvalConfig:
     return EvalConfig(criteria=items)
 
 
-def criteria_for(config: EvalConfig, names: Optional[Sequence[str]], registry: Registry) -> list[Criterion]:
-    """``--criteria`` picks names; configured thresholds and params are kept."""
+def criteria_for(
+    config: EvalConfig, names: Optional[Sequence[str]], registry: Union[Registry, LocalCriteria]
+) -> list[Criterion]:
+    """``--criteria`` picks names; configured thresholds and params are kept.
+
+    Local criteria (``file.py:fn``, ``package.module:fn``, and ADK ``custom_metrics``) are
+    imported now and added to ``registry`` (a ``LocalCriteria``); an import problem is a
+    ``ConfigError`` naming the file and the error, before any work."""
     chosen = list(config.criteria) if not names else [config.get(n) or Criterion(name=n) for n in names]
+    where = str(config.source) if config.source else "<config>"
+    config_dir = config.source.resolve().parent if config.source else None
     for criterion in chosen:
         custom = config.custom_metrics.get(criterion.name)
-        if custom is not None and criterion.name not in registry.names():
-            target = (custom.get("code_config") or {}).get("name") if isinstance(custom, dict) else None
-            msg = (
-                f"criteria.{criterion.name} is an ADK custom metric (custom_metrics.{criterion.name}"
-                f"{f' -> {target!r}' if target else ''}). agenteval loads every criterion from a "
-                "plugin instead: wrap the function in an Evaluator and register it under the "
-                "'agenteval.criteria' entry points (docs/writing-a-criterion.md)"
-            )
-            raise ConfigError(msg, source=str(config.source) if config.source else "<config>")
+        local = custom is not None or is_local_reference(criterion.name)
+        if local and not isinstance(registry, LocalCriteria):
+            raise ConfigError(f"criterion {criterion.name!r} is local code, which this caller cannot load")
+        if custom is not None:
+            registry.add_custom_metric(criterion.name, custom, criterion.params, config_dir, where)  # type: ignore[union-attr]
+        elif local:
+            origin = where if config.get(criterion.name) else "--criteria"
+            registry.add_function(criterion.name, config_dir, origin)  # type: ignore[union-attr]
     return chosen
 
 
@@ -106,6 +114,7 @@ def criterion_entry(resolved: ResolvedCriterion) -> CriterionEntry:
         max_score=info.max_score,
         requires_judge=info.requires_judge,
         judge_models=list(evaluator.judge_models()) if info.requires_judge else [],
+        describe=local_source(evaluator),
     )
 
 
@@ -463,6 +472,7 @@ def plan_paths(
     if actuals is not None:
         warnings.extend(actuals.warnings)
     configs: dict[Optional[Path], Optional[EvalConfig]] = {}
+    criteria_source = LocalCriteria(registry)
     staged = []
     requests: list[tuple[Criterion, str]] = []
     for target in targets:
@@ -486,11 +496,11 @@ def plan_paths(
             if efficiency:
                 set_config = with_efficiency(set_config)
             where = str(set_config.source) if set_config.source else "default criteria"
-            chosen = criteria_for(set_config, criteria_names, registry)
+            chosen = criteria_for(set_config, criteria_names, criteria_source)
             requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
             staged.append((target, set_id, case_ids, set_config, len(chosen)))
     problems.raise_any()
-    resolved = resolve_criteria(requests, registry, warnings)
+    resolved = resolve_criteria(requests, criteria_source, warnings)  # type: ignore[arg-type]
     preflight_judges(resolved, judge)
     if agent is not None:
         agent.check_ready()
@@ -588,8 +598,9 @@ def plan_eval_sets(
             warnings.extend(loaded[-1].warnings)
     config = as_config(criteria)
     actual_map = _actual_map(actual)
-    chosen = criteria_for(config, None, registry)
-    resolved = resolve_criteria([(c, "criteria") for c in chosen], registry, warnings)
+    criteria_source = LocalCriteria(registry)
+    chosen = criteria_for(config, None, criteria_source)
+    resolved = resolve_criteria([(c, "criteria") for c in chosen], criteria_source, warnings)  # type: ignore[arg-type]
     if judge is not None:
         preflight_judges(resolved, judge)
     entries = tuple(criterion_entry(c) for c in resolved)

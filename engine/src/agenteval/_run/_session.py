@@ -137,6 +137,10 @@ def describe_changes(old: Manifest, new: Manifest) -> list[str]:
                 changes.append(f"criterion {criterion}: parameters changed")
             elif (a.distribution, a.version) != (b.distribution, b.version):
                 changes.append(f"criterion {criterion}: plugin {a.distribution} {a.version} -> {b.version}")
+            elif a.describe != b.describe:  # e.g. a local criterion's file (its sha256)
+                keys = sorted(k for k in {*a.describe, *b.describe} if a.describe.get(k) != b.describe.get(k))
+                file = f" ({b.describe['file']})" if b.describe.get("file") else ""
+                changes.append(f"criterion {criterion}: {', '.join(keys)} changed{file}")
     if [f.sha256 for f in old.actual_files] != [f.sha256 for f in new.actual_files] or [
         f.path for f in old.actual_files
     ] != [f.path for f in new.actual_files]:

@@ -28,6 +28,7 @@ from ..agents._simulator_config import (
 )
 from ..criterion import Criterion
 from ..errors import ConfigError
+from ._custom_metrics import check_custom_metrics
 from ._json import read_json
 from ._paths import json_type
 
@@ -185,6 +186,8 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
         if data[spelling] is not None and not isinstance(data[spelling], dict):
             raise ConfigError(f"{spelling}: expected an object, got {data[spelling]!r}", source=where)
     section = {key: data[spelling] for key, spelling in sections.items()}
+    if section.get("custom_metrics"):
+        check_custom_metrics(section["custom_metrics"], where)
     config = EvalConfig(
         criteria=criteria,
         source=source,
