@@ -49,3 +49,42 @@ def test_eval_set_statistics_are_in_the_summary_and_re_render_identically(exampl
 def test_no_stats_leaves_the_eval_set_statistics_out(example, tmp_path):
     _, document = _run_json(example, tmp_path / "runs", "--no-stats")
     assert document["summary"]["eval_sets"] == []
+
+
+def _two_runs(example, *extra):
+    # The same recording twice: two runs that agree, too few to settle a ROUGE threshold.
+    recording = str(example / "travel.actual.json")
+    return _agenteval(
+        "run",
+        f"{example / 'travel.evalset.json'}:weather_paris",
+        "--actual",
+        recording,
+        "--actual",
+        recording,
+        "--no-record",
+        "--format",
+        "json",
+        *extra,
+    )
+
+
+def test_inconclusive_exits_3_only_with_the_flag(example):
+    plain = _two_runs(example)
+    assert plain.returncode == 0
+    flagged = _two_runs(example, "--fail-on-inconclusive")
+    assert flagged.returncode == 3
+    assert "INCONCLUSIVE" in flagged.stderr and "--fail-on-inconclusive" in flagged.stderr
+    assert _two_runs(example, "--fail-on-inconclusive", "--no-stats").returncode == 0
+
+
+def test_a_failing_run_exits_1_even_with_the_flag(example, tmp_path):
+    done, _ = _run_json(example, tmp_path / "runs", "--fail-on-inconclusive")
+    assert done.returncode == 1
+
+
+def test_strict_is_a_deprecated_alias_of_raise_errors(example):
+    old = _two_runs(example, "--strict")
+    assert old.returncode == 0 and "--strict is deprecated" in old.stderr and "--raise-errors" in old.stderr
+    new = _two_runs(example, "--raise-errors")
+    assert new.returncode == 0 and "deprecated" not in new.stderr
+    assert "--strict" not in _agenteval("run", "--help").stdout

@@ -28,6 +28,9 @@ def _criteria_imported_once() -> None:
     import agenteval_builtin.response_match  # noqa: F401
     import agenteval_builtin.tool_call_count  # noqa: F401
     import agenteval_builtin.trajectory  # noqa: F401
+    import numpy  # noqa: F401  - intervals over repeated runs
+    import scipy.special  # noqa: F401  - how many runs would settle an INCONCLUSIVE verdict
+    import scipy.stats  # noqa: F401  - BCa from 20 runs or cases
 
 
 def _turn(user: str, response: str, *tools: dict) -> dict:

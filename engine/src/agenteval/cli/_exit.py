@@ -29,6 +29,10 @@ class ExitCode(enum.IntEnum):
     OK = 0  #: every case passed (or was informational)
     NOT_PASSED = 1  #: a criterion failed, errored or was not evaluated; or no case ran
     USAGE = 2  #: bad usage, data, config or plugin: nothing was evaluated
+    #: With ``--fail-on-inconclusive``: every point verdict passed, but some criterion's
+    #: tri-state verdict is INCONCLUSIVE (its interval contains the threshold). Precedence:
+    #: 2 > 1 > 3 > 0.
+    INCONCLUSIVE = 3
     INTERRUPTED = 130  #: Ctrl-C: the report shows what was scored before
 
 

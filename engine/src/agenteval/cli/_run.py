@@ -162,7 +162,14 @@ _NO_ACTUAL = (
     help="Level of the tri-state verdicts' intervals over repeated runs.",
 )
 @click.option("--no-stats", is_flag=True, help="No tri-state verdicts (only ADK's point verdicts).")
-@click.option("--strict", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
+@click.option(
+    "--fail-on-inconclusive",
+    is_flag=True,
+    default=None,
+    help="Exit 3 when every point verdict passes but some tri-state verdict is INCONCLUSIVE.",
+)
+@click.option("--raise-errors", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
+@click.option("--strict", is_flag=True, hidden=True, help="Deprecated: the old name of --raise-errors.")
 @RUNS_DIR_OPTION
 @click.option("--no-record", is_flag=True, help="Write no run folder.")
 @click.option(
@@ -226,6 +233,8 @@ def run(
     efficiency: bool,
     confidence: float,
     no_stats: bool,
+    fail_on_inconclusive: Optional[bool],
+    raise_errors: bool,
     strict: bool,
     runs_dir: Optional[Path],
     no_record: bool,
@@ -241,8 +250,9 @@ def run(
 
     PATH is an eval file (*.test.json, *.evalset.json, or a legacy ADK list), a folder of
     them, or FILE:CASE_ID,CASE_ID to select cases. Exit codes: 0 all passed, 1 something
-    failed, errored or was not evaluated, 2 bad usage, data, config or plugin, 130
-    interrupted (what was scored is still reported).
+    failed, errored or was not evaluated, 2 bad usage, data, config or plugin, 3 (with
+    --fail-on-inconclusive) all passed but some verdict is INCONCLUSIVE, 130 interrupted
+    (what was scored is still reported).
     """
     from .._api import resolve_agent, run_sync
     from .._registry import Registry
@@ -250,6 +260,9 @@ def run(
     from .._run._session import open_run
     from ..judging import JudgeCache, JudgeService
 
+    if strict:
+        click.echo("warning: --strict is deprecated; it is now called --raise-errors", err=True)
+        raise_errors = True
     if bool(actual) == bool(agent_target):
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
     if save_actual is not None and not agent_target:
@@ -313,7 +326,7 @@ def run(
         concurrency=concurrency,
         agent_concurrency=agent_concurrency,
         agent_timeout=agent_timeout,
-        strict=strict,
+        strict=raise_errors,
         progress=progress,
         adk_history=history,
         confidence=None if no_stats else confidence,
@@ -324,7 +337,29 @@ def run(
             # Lines for the CI log (annotations) never go into a JSON document on stdout.
             log = sys.stderr if output_format == "json" and output is None else sys.stdout
             write_reports(reporters, evaluation.writer.folder, report_dir, log)
-        finish_run(result, plan, evaluation, save_actual, paths, output_format, output, detailed, show)
+        try:
+            finish_run(result, plan, evaluation, save_actual, paths, output_format, output, detailed, show)
+        except SystemExit as done:
+            if done.code == ExitCode.OK and fail_on_inconclusive:
+                _exit_if_inconclusive(result)
+            raise
+
+
+def _exit_if_inconclusive(result) -> None:  # noqa: ANN001 - a RunResult
+    """``--fail-on-inconclusive``: exit 3 when some tri-state verdict is INCONCLUSIVE (the
+    per-eval-set counts of the summary say how many)."""
+    found = sum(
+        criterion.verdict_counts.get("INCONCLUSIVE", 0)
+        for eval_set in result.summary.eval_sets
+        for criterion in eval_set.criteria
+    )
+    if found:
+        click.echo(
+            f"agenteval: {found} criterion result(s) INCONCLUSIVE: their intervals contain the threshold; "
+            "exit 3 (--fail-on-inconclusive). More runs would settle them (--num-runs)",
+            err=True,
+        )
+        sys.exit(ExitCode.INCONCLUSIVE)
 
 
 def _reporters(names: Optional[str], no_record: bool) -> dict:

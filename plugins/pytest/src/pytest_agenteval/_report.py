@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # nothing from agenteval is imported until a report is made
     from agenteval import CaseResult, CriterionResult
     from agenteval.models import FunctionCall, Invocation
 
-__all__ = ["case_report"]
+__all__ = ["case_report", "case_verdict", "inconclusive_report"]
 
 #: Worst first, as the engine ranks a case's statuses (a FAILED run shows the most).
 _RANK = ["FAILED", "ERRORED", "NOT_EVALUATED", "PASSED", "INFORMATIONAL"]
@@ -91,7 +91,39 @@ def _criterion_line(result: CriterionResult) -> str:
     line += f", {result.status.value}"
     if result.reason_code:
         line += f" [{result.reason_code}]"
+    verdict = result.verdict
+    if verdict is not None and verdict.basis != "single-run":  # one run: the same as the status
+        line += f", tri-state {verdict.verdict}"
     return line
+
+
+def case_verdict(case: CaseResult) -> Optional[str]:
+    """The case's tri-state verdict over its gating criteria (FAIL if one FAILs or is not
+    evaluated, else INCONCLUSIVE if one is, else PASS); ``None`` without verdicts."""
+    verdicts = [r.verdict.verdict for r in case.criteria if r.verdict is not None]
+    if not verdicts:
+        return None
+    if any(v in ("FAIL", "NOT_EVALUATED") for v in verdicts):
+        return "FAIL"
+    return "INCONCLUSIVE" if "INCONCLUSIVE" in verdicts else "PASS"
+
+
+def inconclusive_report(case: CaseResult) -> str:
+    """The report of a case whose point verdicts pass but whose intervals over the runs
+    contain a threshold (``--agenteval-fail-on-inconclusive``): each such criterion's
+    interval and how many runs would settle it."""
+    open_ = [r for r in case.criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"]
+    lines = [
+        f"INCONCLUSIVE: {len(open_)} of {len(case.criteria)} criteria pass on the mean, but their "
+        f"interval contains the threshold: {', '.join(r.criterion for r in open_)}"
+    ]
+    for result in open_:
+        assert result.verdict is not None
+        lines.append(f"  {_criterion_line(result)}")
+        lines.append(f"    {_clip(result.verdict.reason, 600)}")
+        if result.verdict.hint:
+            lines.append(f"    {_clip(result.verdict.hint, 300)}")
+    return "\n".join(lines)
 
 
 def _run_results(case: CaseResult, run: int) -> list[CriterionResult]:

@@ -51,11 +51,14 @@ class _Settings:
     criteria: Optional[tuple[str, ...]]
     #: Where each eval file's run is recorded (``None``: ``--agenteval-no-record``).
     runs_dir: Optional[Path]
+    #: ``--agenteval-fail-on-inconclusive``: a case whose tri-state verdict is INCONCLUSIVE fails.
+    fail_on_inconclusive: bool = False
 
 
 _SETTINGS = pytest.StashKey[_Settings]()
 _WARNINGS = pytest.StashKey[dict[str, list[str]]]()
 _RECORDED = pytest.StashKey[list[str]]()
+_INCONCLUSIVE = pytest.StashKey[list[str]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -95,6 +98,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--agenteval-no-record", action="store_true", help="record no run folder for the eval files"
+    )
+    group.addoption(
+        "--agenteval-fail-on-inconclusive",
+        action="store_true",
+        help=(
+            "fail a case whose point verdict passes but whose tri-state verdict is INCONCLUSIVE "
+            "(an interval over its runs contains the threshold), as agenteval run --fail-on-inconclusive"
+        ),
     )
     parser.addini(
         "agenteval_agent",
@@ -160,9 +171,16 @@ def pytest_configure(config: pytest.Config) -> None:
         given = config.getoption("agenteval_runs_dir") or os.environ.get("AGENTEVAL_RUNS_DIR")
         base = config.invocation_params.dir if given else config.rootpath
         runs_dir = (base / (given or Path(".agenteval") / "runs")).resolve()
-    config.stash[_SETTINGS] = _Settings(agent=agent, num_runs=num_runs, criteria=criteria, runs_dir=runs_dir)
+    config.stash[_SETTINGS] = _Settings(
+        agent=agent,
+        num_runs=num_runs,
+        criteria=criteria,
+        runs_dir=runs_dir,
+        fail_on_inconclusive=bool(config.getoption("agenteval_fail_on_inconclusive")),
+    )
     config.stash[_WARNINGS] = {}
     config.stash[_RECORDED] = []
+    config.stash[_INCONCLUSIVE] = []
 
 
 def _agent_for(file_path: Path, parent: pytest.Collector) -> Any:
@@ -196,6 +214,15 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.line(
             f"agenteval: {len(recorded)} run(s) recorded in {settings.runs_dir} "
             f"(agenteval runs list --runs-dir {settings.runs_dir})"
+        )
+    inconclusive = config.stash.get(_INCONCLUSIVE, [])
+    if inconclusive and settings is not None:
+        what = "failed" if settings.fail_on_inconclusive else "passed on their point verdict"
+        terminalreporter.line(
+            f"agenteval: {len(inconclusive)} case(s) INCONCLUSIVE ({what}): an interval over the runs "
+            "contains the threshold; more runs (--agenteval-num-runs) would settle them: "
+            + ", ".join(inconclusive[:10])
+            + (" ..." if len(inconclusive) > 10 else "")
         )
     warnings = config.stash.get(_WARNINGS, {})
     if not warnings:
@@ -327,13 +354,20 @@ class EvalCaseItem(pytest.Item):
         if found is None:
             raise _EvalProblem(f"case {self.name!r} has no result in the run of {self.path.name}")
         self.case_result = found
+        from ._report import case_report, case_verdict, inconclusive_report
+
         self.user_properties.append(("agenteval_status", found.status.value))
+        verdict = case_verdict(found)
+        if verdict is not None:
+            self.user_properties.append(("agenteval_verdict", verdict))
         for criterion in found.criteria:
             self.user_properties.append((f"agenteval.{criterion.criterion}", criterion.score))
         if not found.status.ok:
-            from ._report import case_report
-
             raise _CaseNotPassed(case_report(found, self.case.conversation))
+        if verdict == "INCONCLUSIVE":
+            self.config.stash[_INCONCLUSIVE].append(self.nodeid)
+            if self.config.stash[_SETTINGS].fail_on_inconclusive:
+                raise _CaseNotPassed(inconclusive_report(found))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (_CaseNotPassed, _EvalProblem)):

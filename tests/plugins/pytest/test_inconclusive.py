@@ -1,0 +1,36 @@
+"""The tri-state verdict in the pytest plugin: shown in reports and the terminal summary,
+and failing a case only with ``--agenteval-fail-on-inconclusive``."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_an_inconclusive_case_passes_on_its_point_verdict_and_is_counted(named):
+    # Two perfect runs cannot show a pass rate of at least 0.8: INCONCLUSIVE.
+    result = named.run("-k", "weather", "--agenteval-num-runs", "2")
+    result.assert_outcomes(passed=1, deselected=3)
+    result.stdout.fnmatch_lines(
+        ["agenteval: 1 case(s) INCONCLUSIVE (passed on their point verdict)*weather*"]
+    )
+
+
+def test_fail_on_inconclusive_fails_it_with_the_interval(named):
+    result = named.run("-k", "weather", "--agenteval-num-runs", "2", "--agenteval-fail-on-inconclusive")
+    result.assert_outcomes(failed=1, deselected=3)
+    result.stdout.fnmatch_lines(
+        [
+            "INCONCLUSIVE: 1 of 2 criteria pass on the mean, but their interval contains the threshold: "
+            "response_match_score",
+            "  response_match_score: score 1, threshold 0.8, PASSED, tri-state INCONCLUSIVE",
+            "    95% interval * contains the threshold 0.80",
+            "*agenteval: 1 case(s) INCONCLUSIVE (failed)*",
+        ]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_single_run_is_never_inconclusive(named):
+    result = named.run("-k", "weather", "--agenteval-fail-on-inconclusive")
+    result.assert_outcomes(passed=1, deselected=3)
+    assert "INCONCLUSIVE" not in result.stdout.str()
