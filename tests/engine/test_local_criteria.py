@@ -212,3 +212,28 @@ def test_a_local_criterion_keeps_the_plugin_contract(project):
     for name in ("evals/metrics.py:brevity", "evals/metrics.py:per_turn"):
         loaded = local.load([name])[name]
         check_evaluator(loaded.evaluator_class)
+
+
+def test_a_custom_metric_without_agenteval_adk_names_the_distribution(project, monkeypatch):
+    import dataclasses
+
+    from agenteval import _plugins
+
+    kind = _plugins.KINDS["agenteval.custom_metric_runners"]
+    nowhere = dataclasses.replace(kind, group="agenteval.tests_no_custom_metric_runners")
+    monkeypatch.setitem(_plugins.KINDS, kind.group, nowhere)  # as if agenteval-adk were not installed
+    _write(
+        project / "evals" / "test_config.json",
+        json.dumps(
+            {
+                "criteria": {"concise": 1.0},
+                "custom_metrics": {"concise": {"code_config": {"name": "pkg.module.fn"}}},
+            }
+        ),
+    )
+    outcome = _run(project)
+    assert outcome.exit_code == 2
+    assert (
+        "custom metric 'concise' (pkg.module.fn) needs agenteval-adk (pip install -e ./plugins/adk)"
+        in outcome.stderr
+    )
