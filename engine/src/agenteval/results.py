@@ -27,6 +27,7 @@ from .models import Invocation
 
 __all__ = [
     "AgentRunRecord",
+    "BudgetInfo",
     "CaseResult",
     "CriterionResult",
     "CriterionSummary",
@@ -266,6 +267,16 @@ class EvalSetSummary(_Record):
     criteria: list[SetCriterionSummary] = Field(default_factory=list)
 
 
+class BudgetInfo(_Record):
+    """What the run's limits allowed and what was used: judge calls against
+    ``--judge-budget`` (``judge_calls_refused``: calls turned away once it was spent, each
+    a NOT_EVALUATED ``judge_budget_exhausted`` question)."""
+
+    judge_calls_limit: Optional[int] = None
+    judge_calls_used: int = 0
+    judge_calls_refused: int = 0
+
+
 class RunSummary(_Record):
     """Counts of a run: cases and criterion results by status."""
 
@@ -282,6 +293,8 @@ class RunSummary(_Record):
     #: Per eval set, per criterion: intervals over cases and the set's tri-state verdict
     #: (empty with ``--no-stats``).
     eval_sets: list[EvalSetSummary] = Field(default_factory=list)
+    #: The run's budgets and their use (``None`` when the run had none).
+    budget: Optional[BudgetInfo] = None
 
 
 class RunResult(_Record):

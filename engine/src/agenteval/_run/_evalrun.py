@@ -31,7 +31,15 @@ from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversatio
 from ..errors import AgentEvalError
 from ..judging import JudgeService
 from ..models import EvalCase
-from ..results import AgentRunRecord, CaseResult, CriterionResult, ErrorInfo, EvalSetResult, RunResult
+from ..results import (
+    AgentRunRecord,
+    BudgetInfo,
+    CaseResult,
+    CriterionResult,
+    ErrorInfo,
+    EvalSetResult,
+    RunResult,
+)
 from ..runs import (
     RECORD_SCHEMA,
     CaseRecord,
@@ -483,6 +491,16 @@ class EvalRun:
             judge=judge.activity() if judge is not None else None,
             user_simulator=judge.activity(USER_SIMULATOR_ACTIVITY) if judge is not None else None,
         )
+        if judge is not None and judge.budget is not None:
+            run_summary = run_summary.model_copy(
+                update={
+                    "budget": BudgetInfo(
+                        judge_calls_limit=judge.budget,
+                        judge_calls_used=judge.spent,
+                        judge_calls_refused=judge.refused,
+                    )
+                }
+            )
         eval_sets = [
             EvalSetResult(
                 eval_set_id=s.eval_set_id,

@@ -94,6 +94,22 @@ _NO_ACTUAL = (
     type=click.IntRange(min=1),
     help="How many judge-model calls may be in flight at once, over the whole run.",
 )
+@click.option(
+    "--judge-sampling",
+    type=click.Choice(["majority", "curtailed", "sequential"]),
+    default=None,
+    help=(
+        "How every judge criterion samples, overriding its judge_sampling: majority of all samples "
+        "(ADK), curtailed majority (same verdicts, fewer calls), or sequential (SPRT)."
+    ),
+)
+@click.option(
+    "--judge-budget",
+    metavar="CALLS",
+    type=click.IntRange(min=0),
+    default=None,
+    help="The most judge calls the run's criteria may make; past it, judge results are NOT_EVALUATED.",
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
 @click.option(
     "--cache-dir",
@@ -220,6 +236,8 @@ def run(
     detailed: bool,
     concurrency: int,
     judge_concurrency: int,
+    judge_sampling: Optional[str],
+    judge_budget: Optional[int],
     no_cache: bool,
     cache_dir: Path,
     dry_run: bool,
@@ -288,6 +306,8 @@ def run(
         concurrency=judge_concurrency,
         cache=None if no_cache else JudgeCache(cache_dir),
         on_warning=lambda message: click.echo(f"warning: {_visible(message)}", err=True),
+        budget=judge_budget,
+        sampling=judge_sampling,
     )
     plan = plan_paths(
         paths,
@@ -451,6 +471,12 @@ def _print_plan(plan: Plan, judge: JudgeService, no_cache: bool) -> None:
         else "answers already in the cache will not be called again"
     )
     click.echo(f"at most {total} judge call(s); {cache_note}")
+    if judge.budget is not None:
+        fits = "fit within" if total <= judge.budget else "exceed"
+        click.echo(
+            f"the planned judge calls {fits} the budget of {judge.budget} (--judge-budget)"
+            + ("" if total <= judge.budget else "; judge results past it will be NOT_EVALUATED")
+        )
 
 
 def _simulator_calls(plan: Plan) -> Optional[int]:

@@ -26,6 +26,7 @@ REASON_CODES: dict[str, str] = {
     "format, or not the JSON the criterion asked for)",
     "judge_response_too_large": "the answer was larger than the response-size cap",
     "judge_interrupted": "the run was interrupted before the call finished",
+    "judge_budget_exhausted": "the run's judge-call budget (--judge-budget) was spent before this call",
 }
 #: Codes after which an endpoint gets no further calls in the run.
 ENDPOINT_DOWN_CODES = frozenset({"judge_unreachable", "judge_auth"})

@@ -15,7 +15,10 @@ runs preflight checks before any work, and wraps each call with, in order:
    (``JudgeOptions.max_response_bytes``, enforced by the providers while reading and
    checked here on the text);
 5. retries with exponential backoff and full jitter on retryable failures (429, 5xx,
-   timeouts, dropped connections), waiting at least as long as a ``Retry-After`` asks.
+   timeouts, dropped connections), waiting at least as long as a ``Retry-After`` asks;
+6. the run's budget (``budget``, ``--judge-budget``): a criterion's call past it fails at
+   once with ``judge_budget_exhausted`` and costs nothing (cache hits are free; the user
+   simulator's calls are not counted against it, a conversation must not stop midway).
 
 A call that still fails raises ``JudgeUnavailable`` to the criterion, which records the
 invocation as NOT_EVALUATED with the reason code (``REASON_CODES``); nothing is cached then.
@@ -59,6 +62,9 @@ _MAX_RETRY_AFTER_SECONDS = 300.0
 #: judge costs about one or two timeouts, not hours, at any ``--judge-concurrency``.
 _DEAD_AFTER_TIMEOUTS = (3, 12)
 _logger = logging.getLogger("agenteval.judging")
+_BUDGET = "judge_budget_exhausted"
+#: The activity name of the user simulator's calls (``agenteval.agents``), outside the budget.
+_UNBUDGETED = "user_simulator"
 #: How a failure's message starts, by reason code (default: "judge call failed").
 _WHAT_FAILED = {
     "judge_unparseable": "the judge's answer cannot be read",
@@ -160,8 +166,18 @@ class JudgeService:
         cache: Optional[JudgeCache] = None,
         providers: Optional[ProviderRegistry] = None,
         on_warning: Optional[Callable[[str], None]] = None,
+        budget: Optional[int] = None,
+        sampling: Optional[str] = None,
     ) -> None:
         self.concurrency = max(1, concurrency)
+        #: The most calls the run's criteria may make (``None``: no limit); a retry is part
+        #: of its call. ``spent`` counts the calls charged, ``refused`` those turned away.
+        self.budget = budget
+        #: The run's ``--judge-sampling`` (``majority``, ``curtailed``, ``sequential``), which
+        #: judge criteria apply instead of their own ``judge_sampling`` (``None``: their own).
+        self.sampling = sampling
+        self.spent = 0
+        self.refused = 0
         self.cache = cache
         self.on_warning = on_warning
         self.warnings: list[str] = []
@@ -293,6 +309,14 @@ class JudgeService:
             if hit is not None:
                 tally.record(hit)
                 return hit
+        if self.budget is not None and criterion != _UNBUDGETED:
+            if self.spent >= self.budget:
+                self.refused += 1
+                tally.failures[_BUDGET] = tally.failures.get(_BUDGET, 0) + 1
+                raise JudgeUnavailable(
+                    f"the run's judge budget of {self.budget} call(s) is spent (--judge-budget)", _BUDGET
+                )
+            self.spent += 1  # charged when started, so concurrent calls never overshoot
         if self._limit is None:
             self._limit = AdaptiveLimit(self.concurrency)
         cap = None
@@ -445,6 +469,7 @@ class JudgeService:
         every endpoint (one taken out included) gets a new chance."""
         self._tallies = {}
         self._endpoints = {}
+        self.spent = self.refused = 0
 
     async def aclose(self) -> None:
         """Close every provider client and the cache, and drop the event-loop-bound
@@ -468,6 +493,11 @@ class JudgeClient:
         self._service = service
         self.criterion = criterion
         self.scope = scope
+
+    @property
+    def sampling(self) -> Optional[str]:
+        """The run's ``--judge-sampling``, if given (judge criteria apply it)."""
+        return self._service.sampling
 
     async def generate(
         self, request: JudgeRequest, options: JudgeOptions, sample_index: int = 0

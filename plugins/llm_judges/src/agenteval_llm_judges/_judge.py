@@ -37,6 +37,7 @@ __all__ = [
 T = TypeVar("T")
 
 UNPARSEABLE = "judge_unparseable"
+BUDGET = "judge_budget_exhausted"
 _EXCERPT = 200
 
 
@@ -94,9 +95,9 @@ async def ask(
             outcomes = [exc]
         return [_sample(outcome, read) for outcome in outcomes]
     if sampling is None or votes is None:
-        return [_sample(outcome, read) for outcome in await judge.samples(request, options)]
+        return _within_budget([_sample(outcome, read) for outcome in await judge.samples(request, options)])
     samples: list[Sample] = []
-    while True:
+    while not any(s.code == BUDGET for s in samples):
         tallies: list[list[bool]] = [[] for _ in range(items)]
         for sample in samples:
             if sample.ok:
@@ -114,6 +115,15 @@ async def ask(
             if isinstance(outcome, BaseException) and not isinstance(outcome, JudgeUnavailable):
                 raise outcome
             samples.append(_sample(outcome, read))
+    return _within_budget(samples)
+
+
+def _within_budget(samples: list[Sample]) -> list[Sample]:
+    """A question the run's judge budget cut short is not evaluated: its votes so far are
+    not the majority it asked for, so only the refused samples are kept (the question is
+    NOT_EVALUATED ``judge_budget_exhausted``, never judged on part of its votes)."""
+    refused = [s for s in samples if s.code == BUDGET]
+    return refused if refused else samples
 
 
 def _sample(outcome: Any, read: Callable[[dict[str, Any]], Any]) -> Sample:
@@ -199,6 +209,8 @@ class JudgeCriterion(Evaluator):
 
     PROMPT_VERSION: ClassVar[str]
     TEMPLATES: ClassVar[tuple[str, ...]]
+    #: The run's ``--judge-sampling`` (from ``ctx.judge``), which overrides ``judge_sampling``.
+    _run_sampling: Optional[str] = None
 
     @property
     def options(self) -> JudgeOptions:
@@ -207,7 +219,13 @@ class JudgeCriterion(Evaluator):
     @property
     def sampling(self) -> JudgeSampling:
         """How many samples a question takes (``judge_sampling``; curtailed majority by default)."""
-        return getattr(self.params, "judge_sampling", None) or JudgeSampling()
+        own = getattr(self.params, "judge_sampling", None) or JudgeSampling()
+        return own.overridden(self._run_sampling)
+
+    def adopt_run(self, ctx: EvaluationContext) -> None:
+        """Take the run's settings from its judge (``--judge-sampling``): the same for every
+        case of a run, so setting it on the shared evaluator is safe."""
+        self._run_sampling = getattr(ctx.judge, "sampling", None)
 
     @property
     def samples_per_question(self) -> int:
@@ -232,6 +250,7 @@ class JudgeCriterion(Evaluator):
 
     def without_judge(self, ctx: EvaluationContext) -> Optional[Score]:
         """NOT_EVALUATED (``no_judge``) when the engine gave no judge; ``None`` otherwise."""
+        self.adopt_run(ctx)
         if ctx.judge is not None:
             return None
         return Score.not_evaluated(

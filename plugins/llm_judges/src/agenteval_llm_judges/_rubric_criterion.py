@@ -193,6 +193,7 @@ class RubricCriterion(JudgeCriterion):
         )
 
     def planned_judge_calls(self, ctx: EvaluationContext) -> int:
+        self.adopt_run(ctx)
         if self._misaligned(ctx):
             return 0
         return sum(1 for s in self.rubric_sets(ctx) if s.problem is None) * self.samples_per_question

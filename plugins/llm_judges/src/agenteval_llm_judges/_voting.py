@@ -59,6 +59,14 @@ def _majority_needs(yes: int, no: int, remaining: int) -> int:
     return min((no + remaining - yes) // 2 + 1, -(-(yes + remaining - no) // 2))
 
 
+#: ``--judge-sampling`` values and what each sets.
+_RUN_MODES: dict[str, dict[str, Any]] = {
+    "majority": {"mode": "fixed", "curtail": False},
+    "curtailed": {"mode": "fixed", "curtail": True},
+    "sequential": {"mode": "sequential"},
+}
+
+
 @dataclass(frozen=True)
 class VoteDecision:
     """One question's (or one rubric's) decision: ``score`` 1.0 / 0.0 (``None`` without a
@@ -92,6 +100,16 @@ class JudgeSampling(Params):
     def budget(self, num_samples: int) -> int:
         """The most calls one question may take."""
         return self.max_samples if self.mode == "sequential" else num_samples
+
+    def overridden(self, run_mode: Optional[str]) -> JudgeSampling:
+        """This sampling under the run's ``--judge-sampling`` (``majority``: all samples,
+        ``curtailed``: curtailed majority, ``sequential``: the SPRT with this criterion's
+        alpha, delta and cap); unchanged for ``None``."""
+        if run_mode is None:
+            return self
+        if run_mode not in _RUN_MODES:
+            raise ValueError(f"judge sampling must be one of {', '.join(_RUN_MODES)}, not {run_mode!r}")
+        return self.model_copy(update=_RUN_MODES[run_mode])
 
     def label(self) -> str:
         if self.mode == "sequential":

@@ -112,6 +112,7 @@ class FinalResponseMatchV2(JudgeCriterion):
     params: Params
 
     def planned_judge_calls(self, ctx: EvaluationContext) -> int:
+        self.adopt_run(ctx)
         if ctx.expected is None:
             return 0
         return (

@@ -144,6 +144,7 @@ class PerTurnUserSimulatorQuality(JudgeCriterion):
         return bool(actual) and self.params.stop_signal in user_text(actual[-1])
 
     def planned_judge_calls(self, ctx: EvaluationContext) -> int:
+        self.adopt_run(ctx)
         if ctx.case.conversation_scenario is None or not ctx.actual:
             return 0
         turns = len(ctx.actual) - 1 + (0 if self._ends_with_stop(list(ctx.actual)) else 1)
