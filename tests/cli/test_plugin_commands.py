@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 import pytest
-from click.testing import CliRunner
-
 from agenteval._plugins import KINDS, PluginFinder
 from agenteval.cli import main
+from click.testing import CliRunner
 
 
 @click.command()

@@ -21,7 +21,7 @@ def test_example_fails_one_case_and_exits_1(runner, example):
     result = _run(runner, example)
     assert result.exit_code == 1, result.output
     assert "flight_then_currency" in result.output
-    assert "3 cases: 2 passed, 1 failed" in result.output
+    assert "3 cases: 2 passed · 1 failed" in result.output
     # The reason of a failure is shown, not just the status.
     assert "amount: expected 780 (int), got '780' (str)" in " ".join(result.output.split())
 

@@ -49,7 +49,7 @@ def test_a_run_is_recorded_with_its_inputs_and_shown_again(runner, example, tmp_
     shown = runner.invoke(
         main, ["runs", "show", run.run_id[:12], "--runs-dir", str(runs), "--format", "json"]
     )
-    assert shown.exit_code == 0
+    assert shown.exit_code == 0, shown.output
     original = runner.invoke(
         main, ["run", str(example), "--agent", str(example), "--no-record", "--format", "json"]
     )
@@ -259,8 +259,10 @@ def test_show_failing_lists_only_the_cases_that_did_not_pass(runner, example):
     assert short.exit_code == 1
     assert "flight_then_currency" in short.stdout and "weather_paris" not in short.stdout
     assert "2 passing case(s) not listed (--show all lists them)" in short.stdout
-    assert "3 cases: 2 passed, 1 failed" in short.stdout
-    full = runner.invoke(main, args)
+    assert "3 cases: 2 passed · 1 failed" in short.stdout
+    default = runner.invoke(main, args)  # --show failing is the default
+    assert "weather_paris" not in default.stdout and "2 passing case(s) not listed" in default.stdout
+    full = runner.invoke(main, [*args, "--show", "all"])
     assert "weather_paris" in full.stdout and "not listed" not in full.stdout
 
 

@@ -1,5 +1,6 @@
-"""``reporting/_table.py``: the terminal report fits 80 columns, shows each case's status on
-its own row above its criteria, and never cuts a status or a case id."""
+"""``reporting/_table.py``: the terminal report puts the summary first, then each case that
+did not pass with its reasons (a shared reason once) and what the agent said or called, fits
+80 columns without cutting a name, and reads a recorded run one case at a time."""
 
 from __future__ import annotations
 
@@ -7,49 +8,124 @@ import io
 from pathlib import Path
 
 import agenteval
-from agenteval.reporting import render_table
+import pytest
+from agenteval.reporting import _table, render_table
+from agenteval.runs import RecordedRun, list_runs
+from agenteval.testing import make_case, make_invocation
 from rich.console import Console
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
 
 
-def _render(result: agenteval.RunResult, width: int = 80) -> list[str]:
+def _render(source, width: int = 80, **options) -> list[str]:
     out = io.StringIO()
-    render_table(result, Console(file=out, width=width, no_color=True))
+    render_table(source, Console(file=out, width=width, no_color=True), **options)
     return out.getvalue().splitlines()
 
 
-def test_each_case_row_carries_its_status_and_its_criteria_follow_indented():
+@pytest.fixture(scope="module")
+def example_result() -> agenteval.RunResult:
     config = agenteval.load_config(EXAMPLE / "test_config.json")
-    result = agenteval.evaluate(EXAMPLE / "travel.evalset.json", EXAMPLE / "travel.actual.json", config)
-    lines = _render(result)
-    assert all(len(line) <= 80 for line in lines)
-    header = next(i for i, line in enumerate(lines) if "case / criterion" in line)
-    rows = [line.split() for line in lines[header + 2 :] if line.strip()][:5]
-    assert rows[0] == ["weather_paris", "PASSED"]
-    assert rows[1] == ["tool_trajectory_avg_score", "1", "1", "PASSED"]
-    assert lines[header + 3].startswith("    tool_trajectory_avg_score")  # indented under the case
-    assert any(line.split() == ["flight_then_currency", "FAILED"] for line in lines)
-    assert sum("INFORMATIONAL" in line for line in lines) == 3  # never cut at 80 columns
+    return agenteval.evaluate(EXAMPLE / "travel.evalset.json", EXAMPLE / "travel.actual.json", config)
 
 
-def test_a_long_case_id_folds_instead_of_pushing_statuses_out():
-    long_id = "a_very_long_case_identifier_that_goes_on_and_on_for_a_while_" * 2
-    case = agenteval.testing.make_case([agenteval.testing.make_invocation("q", "a")], eval_id=long_id)
-    eval_set = agenteval.models.EvalSet(eval_set_id="s", eval_cases=[case])
-    result = agenteval.evaluate(eval_set, eval_set, ["tool_call_count_v1"])
-    lines = _render(result)
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory) -> RecordedRun:
+    """The example's recorded run (what the agent said is in the run folder)."""
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    runs = tmp_path_factory.mktemp("runs")
+    args = ["run", str(EXAMPLE), "--actual", str(EXAMPLE / "travel.actual.json"), "--runs-dir", str(runs)]
+    assert CliRunner().invoke(main, args).exit_code == 1
+    [run] = list_runs(runs)
+    return run
+
+
+def test_the_summary_comes_first_then_the_failing_case_then_the_counts_again(example_result):
+    lines = _render(example_result)
     assert all(len(line) <= 80 for line in lines)
-    header = next(i for i, line in enumerate(lines) if "case / criterion" in line)
-    block = [line for line in lines[header + 2 :] if line.strip()]
-    assert "".join(line.split()[0] for line in block).startswith(long_id)  # folded, whole
-    assert block[0].split()[-1] == "INFORMATIONAL"  # the case's status, on its first line
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("FAILED  3 cases"))
+    table = next(i for i, line in enumerate(lines) if line.split()[:3] == ["criterion", "mean", "threshold"])
+    failing = next(i for i, line in enumerate(lines) if "flight_then_currency" in line)
+    assert verdict < table < failing
+    assert lines[-1] == "FAILED  3 cases: 2 passed · 1 failed"
+    assert not any("weather_paris" in line for line in lines)  # passing cases are counted, not listed
+    assert "2 passing case(s) not listed (--show all lists them)" in lines
+
+
+def test_a_failing_response_criterion_shows_what_the_agent_said_beside_what_was_expected(example_run):
+    text = "\n".join(_render(example_run))
+    assert "actual:   Sorry, I could not convert currencies right now." in text
+    assert "expected: 780 euros is about 126,000 Japanese yen at today's rate." in text
+    # A failing trajectory criterion shows the tool calls instead, once for the case.
+    assert text.count('expected tools: convert_currency(amount=780, from="EUR", to="JPY")') == 1
+
+
+def test_show_all_lists_each_passing_case_on_one_line(example_result):
+    lines = _render(example_result, width=200, show="all")
+    [paris] = [line for line in lines if "weather_paris" in line]
+    assert paris.startswith("✓ PASSED  travel_assistant · weather_paris")
+    assert "response_match_score 1" in paris
+
+
+def test_a_long_criterion_name_and_case_id_wrap_whole_within_80_columns(example_result):
+    long_name = "rubric_based_multi_turn_trajectory_quality_with_a_long_suffix_v1"
+    criteria = [c.model_copy(update={"criterion": long_name}) for c in example_result.summary.criteria]
+    summary = example_result.summary.model_copy(update={"criteria": criteria})
+    lines = _render(example_result, summary=summary)
+    assert all(len(line) <= 80 for line in lines)
+    header = next(line for line in lines if line.split()[:1] == ["criterion"])
+    assert header.split() == ["criterion", "mean", "threshold", "passed", "failed", "other"]
+    start = lines.index(header)
+    end = next(i for i in range(start + 2, len(lines)) if not lines[i].strip())
+    names = "".join(line.split()[0] for line in lines[start + 2 : end])
+    assert names.count(long_name) == len(criteria)  # folded, never cut
+
+
+def test_an_agent_error_is_shown_once_for_the_case_not_once_per_criterion(tmp_path):
+    agent_file = tmp_path / "agent.py"
+    agent_file.write_text(
+        "def respond(message, history):\n    raise RuntimeError('the tool server is down')\n"
+    )
+    case = make_case([make_invocation("hi", "hello")], eval_id="broken")
+    eval_file = tmp_path / "s.evalset.json"
+    eval_file.write_text(agenteval.models.EvalSet(eval_set_id="s", eval_cases=[case]).model_dump_json())
+    result = agenteval.evaluate_agent(
+        f"{agent_file}:respond", eval_file, ["response_match_score", "tool_trajectory_avg_score"]
+    )
+    text = "\n".join(_render(result, width=200))
+    assert text.count("the tool server is down") == 1
+    assert "response_match_score, tool_trajectory_avg_score ERRORED" in text
+
+
+def test_past_the_limit_failing_cases_are_counted_not_described(example_result, monkeypatch):
+    cases = [
+        c.model_copy(update={"eval_id": f"{c.eval_id}_{n}"}) for n in range(3) for c in example_result.cases()
+    ]
+    many = example_result.model_copy(
+        update={"eval_sets": [example_result.eval_sets[0].model_copy(update={"cases": cases})]}
+    )
+    monkeypatch.setattr(_table, "FAILING_LIMIT", 2)
+    text = "\n".join(_render(many, width=200))
+    assert text.count("✗ FAILED") == 2
+    assert "… and 1 more case(s) not passing, not described here" in text
+
+
+def test_a_recorded_run_renders_from_its_folder_like_the_result(example_run, example_result):
+    from_folder = _render(example_run)
+    from_result = _render(example_result)
+    assert from_folder[0] == f"agenteval · run {example_run.run_id} · 1 eval set · 3 cases"
+    # The same summary and the same failing case; the folder adds the agent's own words.
+    cut = from_result.index("not passing")
+    assert from_folder[1 : cut + 2] == from_result[1 : cut + 2]
+    assert from_folder[-3:] == from_result[-3:]
+    assert len(from_folder) > len(from_result)
 
 
 def test_several_runs_show_the_mean_and_the_range():
     result = agenteval.evaluate_agent(
         str(EXAMPLE), f"{EXAMPLE / 'travel.evalset.json'}:weather_paris", ["response_match_score"], num_runs=2
     )
-    lines = _render(result)
-    assert any("mean (min–max)" in line for line in lines)
-    assert any(line.split()[:3] == ["response_match_score", "1", "(1–1)"] for line in lines)
+    text = "\n".join(_render(result, width=200, show="all"))
+    assert "response_match_score 1 (runs 1–1)" in text

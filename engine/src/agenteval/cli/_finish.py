@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import sys
 import threading
@@ -16,12 +17,13 @@ from typing import IO, TYPE_CHECKING, Optional
 import click
 
 from ._exit import ExitCode
+from ._options import ECHO
 
 if TYPE_CHECKING:
     from .._run import EvalRun, Plan
     from ..results import RunResult
 
-__all__ = ["finish_run", "late_signals_ignored", "remember_threads", "write_reports"]
+__all__ = ["finish_run", "late_signals_ignored", "remember_threads", "scratch_runs_dir", "write_reports"]
 
 
 def finish_run(
@@ -39,24 +41,31 @@ def finish_run(
     from .._api import save_actual as write_actual
     from .._run import SIGNAL_EXIT_CODES
     from .._terminal import visible
+    from ..runs import RecordedRun
 
+    folder = evaluation.writer.folder if evaluation.writer is not None else None
+    # The report is read back from the run folder, one case at a time: the run kept none.
+    source = RecordedRun.open(folder) if folder is not None else result
     for warning in result.warnings:
         click.echo(f"warning: {visible(warning, newlines=True)}", err=True)
     if save_actual is not None and plan.agent is not None:
-        written = write_actual(result, save_actual, plan)
+        whole = source.result() if isinstance(source, RecordedRun) else result
+        written = write_actual(whole, save_actual, plan)
+        del whole
         for path, count in written:
             click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
         rescore = " ".join(f"--actual {shlex.quote(str(path))}" for path, _ in written)
         click.echo(f"agenteval: score them again with: agenteval run {_joined(paths)} {rescore}", err=True)
-    _render(result, plan, output_format, output, detailed, show)
+    _render(source, result.summary, output_format, output, detailed, show)
     if output is not None or output_format == "json":
         counts = (
             ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
         )
         click.echo(f"agenteval: {counts}", err=True)
-    if evaluation.writer is not None:
-        click.echo(f"agenteval: run {evaluation.run_id} recorded in {evaluation.writer.folder}", err=True)
-        click.echo(f"agenteval: see it again with: agenteval runs show {evaluation.run_id}", err=True)
+    if folder is not None and folder.parent not in _SCRATCH:
+        click.echo(f"agenteval: run {evaluation.run_id} recorded in {folder}", err=True)
+        click.echo(f"agenteval: see it again: agenteval runs show {evaluation.run_id}", err=True)
+        click.echo(f"agenteval: open it: {_viewer_hint(evaluation.run_id)}", err=True)
     for path in evaluation.adk_history_written:
         click.echo(f"agenteval: ADK eval history written to {path}", err=True)
     if evaluation.adk_history_error is not None:
@@ -67,10 +76,26 @@ def finish_run(
     if result.interrupted:
         why = "reached --timeout" if evaluation.stopped_by == "timeout" else "interrupted"
         click.echo(f"agenteval: {why}; the results above are what was scored before", err=True)
-        if evaluation.writer is not None:
+        if folder is not None and folder.parent not in _SCRATCH:
             click.echo(f"agenteval: resume it with: {_resume_command(evaluation.run_id)}", err=True)
         _exit(SIGNAL_EXIT_CODES.get(evaluation.stopped_by or "SIGINT", ExitCode.INTERRUPTED))
     _exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+
+
+#: Runs folders made for a run asked not to be recorded (``--no-record``): the report is
+#: still read from a folder, which is removed at exit.
+_SCRATCH: set[Path] = set()
+
+
+def scratch_runs_dir() -> Path:
+    """A temporary runs folder for a run that is not to be kept (removed at exit)."""
+    import atexit
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="agenteval-run-"))
+    _SCRATCH.add(folder)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 _THREADS_AT_START: frozenset = frozenset()
@@ -97,6 +122,8 @@ def _exit(code: int) -> None:
         )
         sys.stdout.flush()
         sys.stderr.flush()
+        for folder in _SCRATCH:  # os._exit runs no atexit hook
+            shutil.rmtree(folder, ignore_errors=True)
         os._exit(int(code))
     sys.exit(code)
 
@@ -118,17 +145,25 @@ def write_reports(reporters: dict, folder: Path, report_dir: Optional[Path], log
 @contextlib.contextmanager
 def late_signals_ignored() -> Iterator[None]:
     """While the run winds down and its report is printed, a further Ctrl-C, SIGTERM or
-    SIGHUP is ignored: the report still comes out (the run's own handlers stop it)."""
+    SIGHUP is ignored: the report still comes out (the run's own handlers stop it). When the
+    command is leaving (``SystemExit``) they stay ignored through the interpreter's shutdown,
+    so that a late Ctrl-C cannot turn the exit code into a KeyboardInterrupt; not inside a
+    test process (pytest imported), whose signals are its host's."""
     previous = {}
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
         if number is not None:
             previous[number] = signal.signal(number, signal.SIG_IGN)
+    leaving = False
     try:
         yield
+    except SystemExit:
+        leaving = "pytest" not in sys.modules
+        raise
     finally:
-        for number, old in previous.items():
-            signal.signal(number, old)
+        if not leaving:
+            for number, old in previous.items():
+                signal.signal(number, old)
 
 
 def _joined(paths: Sequence[str]) -> str:
@@ -155,46 +190,34 @@ def _resume_command(run_id: str) -> str:
     return "agenteval " + " ".join(shlex.quote(a) for a in kept) + f" --resume {run_id}"
 
 
-def _render(result, plan, output_format: str, output: Optional[Path], detailed: bool, show: str) -> None:  # noqa: ANN001
+def _render(source, summary, output_format: str, output: Optional[Path], detailed: bool, show: str) -> None:  # noqa: ANN001
+    """The report, from the run folder one case at a time (or from the result in memory)."""
     if output_format == "json":
         from .._terminal import json_visible
-        from ..reporting import render_json
+        from ..reporting import write_json
 
-        text = json_visible(render_json(result))
         if output is not None:
-            output.write_text(text, encoding="utf-8", errors="backslashreplace")
+            with output.open("w", encoding="utf-8", errors="backslashreplace") as handle:
+                write_json(source, handle, summary=summary, transform=json_visible)
         else:
-            click.echo(text, nl=False)
+            write_json(source, ECHO, summary=summary, transform=json_visible)
         return
     from rich.console import Console
 
     from ..reporting import render_table
 
-    conversations = _conversations(result, plan) if detailed else None
     if output is not None:
         with output.open("w", encoding="utf-8", errors="backslashreplace") as handle:
-            render_table(
-                result,
-                Console(file=handle, width=120, no_color=True),
-                detailed=detailed,
-                conversations=conversations,
-                show=show,
-            )
+            console = Console(file=handle, width=120, no_color=True)
+            render_table(source, console, summary=summary, detailed=detailed, show=show)
     else:
-        render_table(result, Console(), detailed=detailed, conversations=conversations, show=show)
+        render_table(source, Console(), summary=summary, detailed=detailed, show=show)
 
 
-def _conversations(result, plan) -> dict:  # noqa: ANN001
-    """(eval set index, eval_id) -> (actual of the first run, expected), for the detailed view."""
-    found = {}
-    for planned, eval_set in zip(plan.sets, result.eval_sets, strict=True):
-        for case_plan, case in zip(planned.cases, eval_set.cases, strict=True):
-            actual = ()
-            if case.agent_runs:
-                actual = case.agent_runs[0].invocations
-            else:
-                recorded = plan.recorded.get((planned.index, case.eval_id), ())
-                if recorded and isinstance(recorded[0], (list, tuple)):
-                    actual = recorded[0]
-            found[(planned.index, case.eval_id)] = (actual, case_plan.conversation)
-    return found
+def _viewer_hint(run_id: str) -> str:
+    """How to look at a recorded run in a browser: the viewer's commands when installed."""
+    from .._plugins import KINDS, PluginFinder, install_hint
+
+    if "view" in PluginFinder(KINDS["agenteval.commands"]).names():
+        return f"agenteval view {run_id}  (or a single HTML file: agenteval report {run_id} -o report.html)"
+    return f"install {install_hint('command', 'view')} for agenteval view {run_id}"

@@ -7,7 +7,7 @@ from typing import Optional
 
 import click
 
-__all__ = ["RUNS_DIR_OPTION", "comma_list", "runs_folder"]
+__all__ = ["ECHO", "RUNS_DIR_OPTION", "comma_list", "runs_folder"]
 
 #: ``--runs-dir``, shared by every command that writes or reads run folders.
 RUNS_DIR_OPTION = click.option(
@@ -34,3 +34,16 @@ def comma_list(value: Optional[str], empty: str) -> Optional[list[str]]:
     if not names:
         raise click.UsageError(empty)
     return list(dict.fromkeys(names))
+
+
+class _Echo:
+    """A text stream over ``click.echo`` (standard output, encoding errors handled as click
+    does), for writers that take a stream."""
+
+    def write(self, text: str) -> int:
+        click.echo(text, nl=False)
+        return len(text)
+
+
+#: Standard output as a stream, for documents written piece by piece.
+ECHO = _Echo()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 import click
 
 from ._exit import ExitCode, reports_errors
-from ._finish import finish_run, late_signals_ignored, remember_threads, write_reports
+from ._finish import finish_run, late_signals_ignored, remember_threads, scratch_runs_dir, write_reports
 from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
@@ -70,7 +70,7 @@ _NO_ACTUAL = (
 @click.option(
     "--show",
     type=click.Choice(["all", "failing"]),
-    default="all",
+    default="failing",
     show_default=True,
     help="Which cases the table lists: all, or only those that did not pass (short and fast for big runs).",
 )
@@ -340,7 +340,9 @@ def run(
             history = app[0] / ".adk" / "eval_history"
     evaluation = open_run(
         plan,
-        runs_dir=records_dir,
+        # Even an unrecorded run goes through a (temporary) folder: the report is read from it.
+        runs_dir=records_dir if records_dir is not None or resume else scratch_runs_dir(),
+        keep_results=False,
         resume=resume,
         judge=judge,
         concurrency=concurrency,

@@ -9,7 +9,7 @@ from typing import Optional
 import click
 
 from ._exit import ExitCode, reports_errors
-from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
+from ._options import ECHO, RUNS_DIR_OPTION, comma_list, runs_folder
 
 __all__ = ["runs"]
 
@@ -56,7 +56,7 @@ def list_command(runs_dir: Optional[Path]) -> None:
 @click.option(
     "--show",
     type=click.Choice(["all", "failing"]),
-    default="all",
+    default="failing",
     show_default=True,
     help="Which cases the table lists.",
 )
@@ -68,34 +68,27 @@ def show_command(
     from ..runs import find_run
 
     run = find_run(runs_folder(runs_dir), run_ref)
-    result = run.result()
+    summary = run.result_summary()
     if run.damaged_lines:
         click.echo(
             f"warning: {run.damaged_lines} damaged line(s) in {run.folder}/results.jsonl were skipped",
             err=True,
         )
     if output_format == "json":
-        from ..reporting import render_json
+        from .._terminal import json_visible
+        from ..reporting import write_json
 
-        click.echo(render_json(result), nl=False)
+        write_json(run, ECHO, summary=summary, transform=json_visible)
     else:
         from rich.console import Console
 
         from ..reporting import render_table
 
-        conversations = None
-        if detailed:
-            conversations = {}
-            for record in run.records():
-                if record.run_index == 1:
-                    actual = record.actual.invocations if record.actual is not None else ()
-                    conversations[(record.eval_set_index, record.case_id)] = (actual, record.expected)
-        console = Console()
-        render_table(result, console, detailed=detailed, conversations=conversations, show=show)
+        render_table(run, Console(), summary=summary, detailed=detailed, show=show)
         click.echo(
             f"run {run.run_id}: {run.manifest.state.value}, started {run.manifest.started_at}", err=True
         )
-    sys.exit(ExitCode.OK if result.passed else ExitCode.NOT_PASSED)
+    sys.exit(ExitCode.OK if summary.status.ok else ExitCode.NOT_PASSED)
 
 
 @runs.command("report")

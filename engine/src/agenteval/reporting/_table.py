@@ -1,8 +1,19 @@
-"""The terminal report: one table per eval set, reasons for everything not PASSED, a summary.
+"""The terminal report, summary first.
 
-With ``detailed=True`` each criterion also lists its per-invocation scores, and each
-invocation shows the prompt, expected and actual responses and tool calls (what ADK's
-``--print_detailed_results`` shows).
+1. a header (the run, its eval sets and cases) and the verdict with the case counts;
+2. one row per criterion over all cases: mean, threshold, passed / failed / other;
+3. each case that did not pass, with the reason of each criterion that fell short (a reason
+   shared by several criteria, such as the agent's own error, is printed once), the agent's
+   actual reply beside the expected one for a failing response criterion, and the expected
+   and actual tool calls for a failing trajectory criterion; ``show="all"`` lists the passing
+   cases too, one line each;
+4. judge activity, reasons for what was not evaluated, INCONCLUSIVE results, and the counts
+   again (the last thing on screen after a long list).
+
+Cases are read one at a time (``_cases.case_views``), so a report of a recorded 100k-case
+run holds one record in memory. It fits 80 columns: long ids and names wrap, nothing is cut.
+With ``detailed=True`` each listed case also shows every criterion's per-invocation scores,
+the prompts, responses and tool calls (what ADK's ``--print_detailed_results`` shows).
 
 Every untrusted string (ids, file names, criterion names, reasons, agent and judge text,
 tracebacks) goes through ``_terminal.visible`` first, so none can act on the terminal.
@@ -11,19 +22,20 @@ tracebacks) goes through ``_terminal.visible`` first, so none can act on the ter
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Optional
+from collections.abc import Iterable, Sequence
+from typing import Optional, Union
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from .._terminal import visible
-from ..models import FunctionCall, Invocation
-from ..results import CaseResult, CriterionResult, RunResult, Status
+from ..models import FunctionCall
+from ..results import CriterionResult, RunResult, RunSummary, Status
+from ..runs import RecordedRun, RunState
+from ._cases import CaseView, case_views
 
 __all__ = ["render_table"]
 
@@ -34,18 +46,31 @@ _STYLE = {
     Status.ERRORED: "bold magenta",
     Status.INFORMATIONAL: "cyan",
 }
+_MARK = {
+    Status.PASSED: "✓",
+    Status.FAILED: "✗",
+    Status.NOT_EVALUATED: "?",
+    Status.ERRORED: "!",
+    Status.INFORMATIONAL: "i",
+}
+#: How many not-passing cases ``show="failing"`` describes in full before it only counts.
+FAILING_LIMIT = 200
 
 
 def _score(value: Optional[float]) -> str:
     return "—" if value is None else f"{value:.4g}"
 
 
-def _score_cell(result: CriterionResult) -> str:
-    """The score; with several runs, their mean followed by the per-run range."""
+def _score_of(result: CriterionResult) -> str:
+    """The score; with several runs, their mean and the per-run range."""
     spread = result.details.get("spread") if result.runs else None
     if not spread:
         return _score(result.score)
-    return f"{_score(result.score)} ({_score(spread['min'])}–{_score(spread['max'])})"
+    return f"{_score(result.score)} (runs {_score(spread['min'])}–{_score(spread['max'])})"
+
+
+def _label(status: Status) -> str:
+    return status.value.lower().replace("_", " ")
 
 
 def _status(status: Status) -> Text:
@@ -71,126 +96,267 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _case_table(title: str, cases: Sequence[CaseResult]) -> Table:
-    """One row per case (its id and status), then one indented row per criterion: case ids
-    of any length fit, and the table stays within 80 columns."""
-    table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD)
-    table.add_column("case / criterion", overflow="fold")
-    runs = any(r.runs for case in cases for r in case.criteria)
-    table.add_column("mean (min–max)" if runs else "score", justify="right", no_wrap=True)
-    table.add_column("threshold", justify="right", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    for case in cases:
+def _indented(text: Union[str, Text], depth: int, style: str = "") -> Padding:
+    body = text if isinstance(text, Text) else Text(text, style=style)
+    return Padding(body, (0, 0, 0, depth), expand=False)
+
+
+# -- 1. and 2.: the summary ----------------------------------------------------------------
+
+
+def _counts(counts: dict[Status, int]) -> Text:
+    text = Text()
+    parts = [(status, n) for status, n in counts.items() if n]
+    for i, (status, n) in enumerate(parts):
+        text.append(f"{n:,} {_label(status)}", style=_STYLE[status])
+        if i < len(parts) - 1:
+            text.append(" · ")
+    return text
+
+
+def _verdict_line(summary: RunSummary, interrupted: bool) -> Text:
+    total = sum(summary.cases.values())
+    if total == 0:
+        return Text("no case ran", style="bold yellow")
+    text = Text(summary.status.value, style=_STYLE[summary.status]).append("  ")
+    text.append(f"{total:,} case{'s' if total != 1 else ''}: ", style="bold").append(_counts(summary.cases))
+    if interrupted:
+        text.append("  (interrupted: the rest is not evaluated)", style="bold yellow")
+    return text
+
+
+def _criteria_table(summary: RunSummary) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    table.add_column("criterion", overflow="fold")
+    for column in ("mean", "threshold", "passed", "failed", "other"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    for item in summary.criteria:
+        counts = item.counts
+        other = counts[Status.NOT_EVALUATED] + counts[Status.ERRORED]
+        passed = counts[Status.PASSED] + counts[Status.INFORMATIONAL]
         table.add_row(
-            Text(visible(case.eval_id), style="bold"),
-            "",
-            "",
-            _status(case.status),
-            end_section=not case.criteria,
+            Text(visible(item.criterion)),
+            _score(item.mean_score),
+            "—" if item.threshold is None else _score(item.threshold),
+            Text(f"{passed:,}", style="green" if passed else ""),
+            Text(f"{counts[Status.FAILED]:,}", style="red" if counts[Status.FAILED] else ""),
+            Text(f"{other:,}", style="yellow" if other else ""),
         )
-        for index, result in enumerate(case.criteria):
-            table.add_row(
-                Text(f"  {visible(result.criterion)}"),
-                _score_cell(result),
-                _score(result.threshold),
-                _status(result.status),
-                end_section=index == len(case.criteria) - 1,
-            )
     return table
 
 
-def _problems(console: Console, cases: Sequence[CaseResult]) -> None:
-    """Why each FAILED / NOT_EVALUATED / ERRORED result is so, one paragraph each."""
-    for case in cases:
-        for result in case.criteria:
-            undecided = result.verdict is not None and result.verdict.verdict == "INCONCLUSIVE"
-            if result.status.ok and not undecided:
-                continue
-            if result.status.ok:  # passes on the mean, but the runs do not settle it
-                head = Text("  ? ", style="yellow").append(
-                    f"{visible(case.eval_id)} · {visible(result.criterion)} "
-                )
-                head.append(_status(result.status)).append(" INCONCLUSIVE", style="yellow")
-                console.print(head)
-                why = result.verdict.reason + (f"; {result.verdict.hint}" if result.verdict.hint else "")
-                console.print(Padding(Text(_clip(why, 600)), (0, 0, 0, 4)))
-                continue
-            head = Text("  ✗ ", style=_STYLE[result.status])
-            head.append(f"{visible(case.eval_id)} · {visible(result.criterion)} ")
-            head.append(_status(result.status))
-            if result.reason_code:
-                head.append(f" [{visible(result.reason_code)}]", style="dim")
-            console.print(head)
-            if result.reason:
-                console.print(Padding(Text(_clip(result.reason, 600)), (0, 0, 0, 4)))
+def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:
+    total = sum(summary.cases.values())
+    text = Text("agenteval", style="bold")
+    if isinstance(source, RecordedRun):
+        text.append(f" · run {visible(source.run_id)}")
+        runs = source.manifest.num_runs
+        if runs > 1:
+            text.append(f" · {runs} runs per case")
+    text.append(f" · {sets} eval set{'s' if sets != 1 else ''} · {total:,} case{'s' if total != 1 else ''}")
+    return text
 
 
-def _details(
-    console: Console,
-    case: CaseResult,
-    actual: Optional[Sequence[Invocation]],
-    expected: Optional[Sequence[Invocation]],
+# -- 3.: the cases -------------------------------------------------------------------------
+
+
+def _is_trajectory(name: str) -> bool:
+    return "trajectory" in name or "tool" in name
+
+
+def _reasons(view: CaseView, console: Console) -> None:
+    """Why the case did not pass: each distinct reason once, with the criteria it covers."""
+    failure = view.agent_failure
+    if failure is not None and failure.error is not None:
+        code = f" [{visible(failure.error_code)}]" if failure.error_code else ""
+        line = Text("the agent failed", style="bold").append(code, style="dim").append(": ")
+        line.append(_clip(failure.error.message, 400))
+        console.print(_indented(line, 4))
+    groups: dict[tuple[Status, Optional[str], str], list[CriterionResult]] = {}
+    for result in view.case.criteria:
+        undecided = result.verdict is not None and result.verdict.verdict == "INCONCLUSIVE"
+        if result.status.ok and not undecided:
+            continue
+        reason = result.reason or ""
+        if failure is not None and failure.error is not None and failure.error.message in reason:
+            reason = "(the agent failed)"
+        groups.setdefault((result.status, result.reason_code, reason), []).append(result)
+    shown: set[tuple[int, bool]] = set()
+    for (status, code, reason), results in groups.items():
+        names = ", ".join(visible(r.criterion) for r in results)
+        line = Text(names)
+        if len(results) == 1 and results[0].score is not None:
+            result = results[0]
+            line.append(f" {_score_of(result)}")
+            if result.threshold is not None and not status.ok:
+                line.append(f" (threshold {_score(result.threshold)})", style="dim")
+        line.append(" ").append(_status(status))
+        if status.ok:
+            line.append(" INCONCLUSIVE", style="yellow")
+            verdict = results[0].verdict
+            reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
+        if code:
+            line.append(f" [{visible(code)}]", style="dim")
+        if reason:
+            line.append(": ").append(_clip(reason, 600))
+        console.print(_indented(line, 4))
+        if status is Status.FAILED:
+            _evidence(view, results, console, shown)
+
+
+def _evidence(
+    view: CaseView, results: Sequence[CriterionResult], console: Console, shown: set[tuple[int, bool]]
 ) -> None:
-    console.print(Text(f"▸ {visible(case.eval_id)}: ", style="bold").append(_status(case.status)))
+    """What the agent did against what was expected, in the first invocation that failed:
+    tool calls for trajectory criteria, replies for the others; each once per case."""
+    failed_at = [p.index for r in results for p in r.per_invocation if p.status is Status.FAILED]
+    index = min(failed_at) if failed_at else 0
+    actual = view.actual[index] if index < len(view.actual) else None
+    expected = view.expected[index] if view.expected is not None and index < len(view.expected) else None
+    if actual is None:
+        return
+    turn = f"turn {index + 1}: " if len(view.actual) > 1 else ""
+    tools = all(_is_trajectory(r.criterion) for r in results)
+    if (index, tools) in shown:
+        return
+    shown.add((index, tools))
+    if tools:
+        if expected is not None:
+            calls = ", ".join(map(_call, expected.tool_calls())) or "(none)"
+            console.print(_indented(Text(f"{turn}expected tools: ", style="dim").append(_clip(calls)), 6))
+        calls = ", ".join(map(_call, actual.tool_calls())) or "(none)"
+        console.print(_indented(Text(f"{turn}actual tools:   ", style="dim").append(_clip(calls)), 6))
+        return
+    if expected is not None:
+        line = Text(f"{turn}expected: ", style="dim").append(_clip(expected.final_text()))
+        console.print(_indented(line, 6))
+    console.print(_indented(Text(f"{turn}actual:   ", style="dim").append(_clip(actual.final_text())), 6))
+
+
+def _case_line(view: CaseView) -> Text:
+    case = view.case
+    line = Text(f"{_MARK[case.status]} ", style=_STYLE[case.status]).append(_status(case.status))
+    line.append(f"  {visible(view.eval_set_id)} · ", style="dim")
+    return line.append(visible(case.eval_id), style="bold")
+
+
+def _passing_line(view: CaseView) -> Text:
+    line = _case_line(view)
+    scores = [f"{visible(r.criterion)} {_score_of(r)}" for r in view.case.criteria]
+    if scores:
+        line.append("  " + " · ".join(scores), style="dim")
+    return line
+
+
+def _details(view: CaseView, console: Console) -> None:
+    """Per-invocation scores, prompts, responses and tool calls; the agent's output."""
+    case = view.case
     for result in case.criteria:
-        line = f"  {visible(result.criterion)} ({visible(result.plugin.id)}): {_score(result.score)}"
+        line = f"{visible(result.criterion)} ({visible(result.plugin.id)}): {_score(result.score)}"
         if result.threshold is not None:
             line += f" / threshold {_score(result.threshold)}"
-        console.print(Text(line).append(" ").append(_status(result.status)))
+        console.print(_indented(Text(line).append(" ").append(_status(result.status)), 4))
         if result.error is not None:
             traceback = visible(result.error.traceback, newlines=True)
-            console.print(Text(traceback if len(traceback) <= 2000 else traceback[:1999] + "…", style="dim"))
+            shown = traceback if len(traceback) <= 2000 else traceback[:1999] + "…"
+            console.print(_indented(shown, 6, "dim"))
     for run in case.agent_runs:
         if run.output:  # what the agent printed (ADK's logs for an ADK agent)
             output = visible(run.output, newlines=True)
-            label = f"  agent output (run {run.run}):" if len(case.agent_runs) > 1 else "  agent output:"
-            console.print(Text(label, style="bold"))
-            console.print(
-                Padding(
-                    Text(output if len(output) <= 2000 else output[:1999] + "…", style="dim"), (0, 0, 0, 4)
-                )
-            )
-    count = len(actual or ())
-    for index in range(count):
-        console.print(Text(f"  invocation {index + 1}", style="bold"))
-        inv = actual[index]
-        exp = expected[index] if expected is not None and index < len(expected) else None
-        console.print(f"    prompt:   {escape(_clip(inv.user_content.text()))}")
+            label = f"agent output (run {run.run}):" if len(case.agent_runs) > 1 else "agent output:"
+            console.print(_indented(Text(label, style="bold"), 4))
+            console.print(_indented(output if len(output) <= 2000 else output[:1999] + "…", 6, "dim"))
+    for index, inv in enumerate(view.actual):
+        exp = view.expected[index] if view.expected is not None and index < len(view.expected) else None
+        console.print(_indented(Text(f"invocation {index + 1}", style="bold"), 4))
+        rows = [("prompt:   ", inv.user_content.text())]
         if exp is not None:
-            console.print(f"    expected: {escape(_clip(exp.final_text()))}")
-        console.print(f"    actual:   {escape(_clip(inv.final_text()))}")
+            rows.append(("expected: ", exp.final_text()))
+        rows.append(("actual:   ", inv.final_text()))
         if exp is not None:
-            console.print(
-                f"    expected tools: {escape(', '.join(map(_call, exp.tool_calls())) or '(none)')}"
-            )
-        console.print(f"    actual tools:   {escape(', '.join(map(_call, inv.tool_calls())) or '(none)')}")
+            rows.append(("expected tools: ", ", ".join(map(_call, exp.tool_calls())) or "(none)"))
+        rows.append(("actual tools:   ", ", ".join(map(_call, inv.tool_calls())) or "(none)"))
+        for label, value in rows:
+            console.print(_indented(Text(label, style="dim").append(_clip(value)), 6))
         for result in case.criteria:
             item = next((p for p in result.per_invocation if p.index == index), None)
             if item is None:
                 continue
-            text = (
-                Text(f"    {visible(result.criterion)}: ")
-                .append(_status(item.status))
-                .append(f" ({_score(item.score)})")
-            )
+            text = Text(f"{visible(result.criterion)}: ").append(_status(item.status))
+            text.append(f" ({_score(item.score)})")
             if item.reason and item.status is not Status.PASSED:
                 text.append(f" {_clip(item.reason, 400)}")
-            console.print(text)
+            console.print(_indented(text, 6))
 
 
-def _judge_line(result: RunResult) -> Optional[Text]:
-    activity = result.summary.judge
+def _list_cases(
+    views: Iterable[CaseView], console: Console, show: str, detailed: bool
+) -> tuple[int, int, int, int]:
+    """Print the cases; returns the INCONCLUSIVE criterion results seen, the cases not
+    passing that were not described, the passing cases not listed, and the cases an
+    interruption left unscored."""
+    undecided = 0
+    left_out = 0
+    hidden = 0
+    unreached = 0
+    described = 0
+    titled = False
+    for view in views:
+        doubtful = sum(
+            1 for r in view.case.criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"
+        )
+        undecided += doubtful
+        passing = view.case.status.ok and not doubtful
+        if passing and show != "all":
+            hidden += 1
+            continue
+        if _not_reached(view):  # counted once in the footer, not listed one by one
+            unreached += 1
+            continue
+        if not titled:
+            title = "cases" if show == "all" else "not passing"
+            console.print()
+            console.print(Text(title, style="bold underline"))
+            titled = True
+        if passing:
+            console.print(_passing_line(view))
+            if detailed:
+                _details(view, console)
+            continue
+        if show != "all" and described >= FAILING_LIMIT:
+            left_out += 1
+            continue
+        described += 1
+        console.print(_case_line(view))
+        _reasons(view, console)
+        if detailed:
+            _details(view, console)
+    return undecided, left_out, hidden, unreached
+
+
+def _not_reached(view: CaseView) -> bool:
+    """The run was interrupted before this case was scored."""
+    problems = [r for r in view.case.criteria if not r.status.ok]
+    return bool(problems) and all(r.reason_code == "interrupted" for r in problems)
+
+
+# -- 4.: the footer ------------------------------------------------------------------------
+
+
+def _judge_line(summary: RunSummary) -> Optional[Text]:
+    activity = summary.judge
     if activity is None:
         return None
     text = Text(
-        f"judge: {activity.calls} call(s), {activity.cache_hits} from cache, {activity.retries} retried; "
-        f"{activity.input_tokens} input + {activity.output_tokens} output tokens",
+        f"judge: {activity.calls:,} call(s), {activity.cache_hits:,} from cache, "
+        f"{activity.retries:,} retried; "
+        f"{activity.input_tokens:,} input + {activity.output_tokens:,} output tokens",
         style="dim",
     )
     if activity.failures:
         failed = ", ".join(f"{n} {visible(code)}" for code, n in sorted(activity.failures.items()))
         text.append(f"; failed calls: {failed}", style="yellow")
-    simulator = result.summary.user_simulator
+    simulator = summary.user_simulator
     if simulator is not None:
         text.append(
             f" (of which the user simulator: {simulator.calls} call(s), {simulator.cache_hits} from cache)",
@@ -199,110 +365,68 @@ def _judge_line(result: RunResult) -> Optional[Text]:
     return text
 
 
-def _not_evaluated_line(result: RunResult) -> Optional[Text]:
-    parts = [f"{n} {visible(code)}" for code, n in result.summary.not_evaluated_reasons.items()]
-    parts += [
-        f"{n} invocation(s) {visible(code)}" for code, n in result.summary.invocations_not_evaluated.items()
-    ]
+def _not_evaluated_line(summary: RunSummary) -> Optional[Text]:
+    parts = [f"{n:,} {visible(code)}" for code, n in summary.not_evaluated_reasons.items()]
+    parts += [f"{n:,} invocation(s) {visible(code)}" for code, n in summary.invocations_not_evaluated.items()]
     if not parts:
         return None
     return Text(f"not evaluated: {', '.join(parts)}", style="yellow")
 
 
-def _inconclusive_line(result: RunResult) -> Optional[Text]:
-    """How many criterion results the repeated runs leave undecided (tri-state verdicts)."""
-    undecided = sum(
-        1
-        for case in result.cases()
-        for r in case.criteria
-        if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"
-    )
-    if not undecided:
-        return None
-    return Text(
-        f"inconclusive: {undecided} criterion result(s) whose interval over the runs contains the "
-        "threshold; more runs (--num-runs) would settle them",
-        style="yellow",
-    )
-
-
-def _summary_line(result: RunResult) -> Text:
-    cases = result.summary.cases
-    total = sum(cases.values())
-    text = Text(f"{total} case{'s' if total != 1 else ''}: ", style="bold")
-    parts = [(status, n) for status, n in cases.items() if n]
-    for i, (status, n) in enumerate(parts):
-        text.append(f"{n} {status.value.lower().replace('_', ' ')}", style=_STYLE[status])
-        if i < len(parts) - 1:
-            text.append(", ")
-    results = result.summary.criterion_results
-    problems = results[Status.NOT_EVALUATED] + results[Status.ERRORED]
-    if problems:
-        text.append(
-            f"  ({results[Status.NOT_EVALUATED]} criterion results not evaluated, "
-            f"{results[Status.ERRORED]} errored: see reasons above)",
-            style="yellow",
+def _footer(console: Console, summary: RunSummary, undecided: int, left_out: int, hidden: int) -> None:
+    if left_out:
+        console.print(
+            Text(
+                f"… and {left_out:,} more case(s) not passing, not described here "
+                "(--show all lists every case; the run folder has them all)",
+                style="yellow",
+            )
         )
-    if total == 0:
-        text.append("no case ran", style="yellow")
-    return text
+    if hidden:
+        console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
+    for line in (_judge_line(summary), _not_evaluated_line(summary)):
+        if line is not None:
+            console.print(line)
+    if undecided:
+        console.print(
+            Text(
+                f"inconclusive: {undecided:,} criterion result(s) whose interval over the runs contains "
+                "the threshold; more runs (--num-runs) would settle them",
+                style="yellow",
+            )
+        )
 
 
 def render_table(
-    result: RunResult,
+    source: Union[RecordedRun, RunResult],
     console: Console,
     *,
+    summary: Optional[RunSummary] = None,
+    show: str = "failing",
     detailed: bool = False,
-    conversations: Optional[
-        Mapping[tuple[int, str], tuple[Sequence[Invocation], Optional[Sequence[Invocation]]]]
-    ] = None,
-    show: str = "all",
 ) -> None:
-    """Print the report. ``conversations`` maps ``(eval set index, eval_id)`` to
-    ``(actual, expected)`` invocations, used by the detailed view. ``show="failing"``
-    lists only the cases that did not pass (the summary still counts them all), which
-    keeps the report short and fast for large runs."""
-    hidden = 0
-    for set_index, eval_set in enumerate(result.eval_sets):
-        title = eval_set.eval_set_id + (f"  ({eval_set.source})" if eval_set.source else "")
-        shown = eval_set.cases
-        if show == "failing":
-            shown = [case for case in eval_set.cases if not case.status.ok]
-            hidden += len(eval_set.cases) - len(shown)
-            if not shown:
-                continue
-        console.print(_case_table(escape(visible(title)), shown))
-        _problems(console, eval_set.cases)
-        if detailed:
-            for case in eval_set.cases:
-                actual, expected = (conversations or {}).get((set_index, case.eval_id), (None, None))
-                _details(console, case, actual, expected)
-            console.print()
-    if result.summary.criteria:
-        means = Table(title="criteria over all cases", title_justify="left", box=box.SIMPLE_HEAD)
-        for column in ("criterion", "mean", "threshold", "pass", "fail", "n/e", "err"):
-            means.add_column(column, justify="left" if column == "criterion" else "right", no_wrap=True)
-        for item in result.summary.criteria:
-            counts = item.counts
-            means.add_row(
-                Text(visible(item.criterion)),
-                _score(item.mean_score),
-                _score(item.threshold),
-                str(counts[Status.PASSED]),
-                str(counts[Status.FAILED]),
-                str(counts[Status.NOT_EVALUATED]),
-                str(counts[Status.ERRORED]),
-            )
-        console.print(means)
-        plugins = sorted({visible(item.plugin.id) for item in result.summary.criteria})
-        console.print(Text(f"scored by {', '.join(plugins)}", style="dim"))
-    if hidden:
-        console.print(Text(f"{hidden} passing case(s) not listed (--show all lists them)", style="dim"))
-    for line in (_judge_line(result), _not_evaluated_line(result), _inconclusive_line(result)):
-        if line is not None:
-            console.print(line)
-    if result.interrupted:
-        console.print(
-            Text("interrupted: unfinished results are NOT_EVALUATED (interrupted)", style="bold yellow")
-        )
-    console.print(_summary_line(result))
+    """Print the report of a recorded run (read one case at a time) or of a ``RunResult``.
+
+    ``summary`` is the run's own summary when the caller has it (a recorded run's is
+    otherwise recomputed from its records, one more pass over them). ``show="failing"``
+    describes the cases that did not pass (at most ``FAILING_LIMIT``, the rest counted);
+    ``show="all"`` also lists each passing case on one line.
+    """
+    if isinstance(source, RunResult):
+        interrupted, sets = source.interrupted, len(source.eval_sets)
+        summary = summary or source.summary
+    else:
+        interrupted = source.manifest.state is not RunState.COMPLETE
+        sets = len(source.manifest.eval_sets)
+        summary = summary or source.result().summary
+    console.print(_header(source, sets, summary))
+    console.print(_verdict_line(summary, interrupted))
+    if summary.criteria:
+        console.print()
+        console.print(_criteria_table(summary))
+    undecided, left_out, hidden, unreached = _list_cases(case_views(source), console, show, detailed)
+    console.print()
+    if unreached:
+        console.print(Text(f"{unreached:,} case(s) not reached before the interruption", style="yellow"))
+    _footer(console, summary, undecided, left_out, hidden)
+    console.print(_verdict_line(summary, interrupted))

@@ -4,16 +4,17 @@ combined over its runs, in the run's own order."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import IO, Optional
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._verdicts import case_criteria, case_status, not_evaluated
 from ..errors import ConfigError
-from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult
+from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from ._folder import MANIFEST, RESULTS, SUMMARY
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
 
@@ -121,21 +122,37 @@ class RecordedRun:
         if where is None:
             return None
         with open(self.folder / RESULTS, "rb") as handle:
-            handle.seek(where[0])
-            try:
-                return CaseRecord.model_validate_json(handle.read(where[1]))
-            except (ValidationError, ValueError):
-                return None
+            return self._read_at(handle, where)
+
+    def case_records(self) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
+        """Each planned case in plan order with its record for every run (``None`` for a
+        run never recorded), read through one open file: one record in memory at a time."""
+        runs = self.manifest.num_runs
+        index = self._index()
+        path = self.folder / RESULTS
+        with contextlib.ExitStack() as stack:
+            handle = stack.enter_context(open(path, "rb")) if index else None
+            for entry in self.manifest.eval_sets:
+                for case_id in entry.case_ids:
+                    records: list[Optional[CaseRecord]] = []
+                    for run_index in range(1, runs + 1):
+                        where = index.get((entry.index, case_id, run_index))
+                        records.append(None if where is None else self._read_at(handle, where))
+                    yield entry, case_id, records
+
+    def _read_at(self, handle: IO[bytes], where: tuple[int, int]) -> Optional[CaseRecord]:
+        handle.seek(where[0])
+        try:
+            return CaseRecord.model_validate_json(handle.read(where[1]))
+        except (ValidationError, ValueError):
+            return None
 
     def case_results(self) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
         combined (``agenteval._verdicts.combine_runs``). A case with no record (the run was
         interrupted first) is NOT_EVALUATED with reason code ``interrupted``."""
-        runs = self.manifest.num_runs
-        for entry in self.manifest.eval_sets:
-            for case_id in entry.case_ids:
-                records = [self.record((entry.index, case_id, r)) for r in range(1, runs + 1)]
-                yield entry, case_from_records(entry, case_id, records, self.manifest.confidence)
+        for entry, case_id, records in self.case_records():
+            yield entry, case_from_records(entry, case_id, records, self.manifest.confidence)
 
     def eval_set_results(self) -> list[EvalSetResult]:
         """Every eval set's case results (all in memory: for reports of a run)."""
@@ -147,26 +164,36 @@ class RecordedRun:
             for entry in self.manifest.eval_sets
         ]
 
-    def result(self) -> RunResult:
-        """The run's ``RunResult`` re-rendered from its records (what ``agenteval runs
-        show`` prints): verdicts recomputed by the same rules, judge activity from
-        ``summary.json`` when the run wrote it."""
+    def result_summary(self) -> RunSummary:
+        """The run's summary recomputed from its records by the run's own rules, reading one
+        case at a time; judge activity from ``summary.json`` when the run wrote it."""
+        return self._summary(self.case_results())
+
+    def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
         from .._verdicts import SummaryBuilder
 
-        eval_sets = self.eval_set_results()
         builder = SummaryBuilder(self.manifest.confidence, self.run_id)
-        for entry, eval_set in zip(self.manifest.eval_sets, eval_sets, strict=True):
-            for case in eval_set.cases:
-                builder.add(case, entry)
+        for entry, case in cases:
+            builder.add(case, entry)
         written = self.summary()
         judge = user_simulator = None
         by_criterion = {}
         if written is not None:
             judge, user_simulator = written.summary.judge, written.summary.user_simulator
             by_criterion = {c.criterion: c.judge for c in written.summary.criteria if c.judge is not None}
+        return builder.build(by_criterion, judge, user_simulator)
+
+    def result(self) -> RunResult:
+        """The run's ``RunResult`` re-rendered from its records (every case in memory; a
+        report reads ``case_results()`` instead): verdicts recomputed by the same rules."""
+        eval_sets = self.eval_set_results()
         return RunResult(
             engine_version=self.manifest.engine_version,
-            summary=builder.build(by_criterion, judge, user_simulator),
+            summary=self._summary(
+                (entry, case)
+                for entry, eval_set in zip(self.manifest.eval_sets, eval_sets, strict=True)
+                for case in eval_set.cases
+            ),
             eval_sets=eval_sets,
             warnings=list(self.manifest.warnings),
             interrupted=self.manifest.state is not RunState.COMPLETE,
