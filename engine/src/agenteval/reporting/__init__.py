@@ -13,18 +13,26 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "ArgDiff",
+    "CaseView",
     "ReportContext",
     "Reporter",
     "TrajectoryRow",
     "align_trajectory",
+    "case_views",
+    "json_chunks",
     "render_json",
     "render_table",
     "resolve_reporters",
+    "write_json",
     "write_reports",
 ]
 
 _MODULES = {
     "render_json": "._json",
+    "write_json": "._json",
+    "json_chunks": "._json",
+    "CaseView": "._cases",
+    "case_views": "._cases",
     "render_table": "._table",
     "Reporter": "._contract",
     "ReportContext": "._contract",
@@ -45,7 +53,8 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from ._alignment import ArgDiff, TrajectoryRow, align_trajectory
+    from ._cases import CaseView, case_views
     from ._contract import ReportContext, Reporter
-    from ._json import render_json
+    from ._json import json_chunks, render_json, write_json
     from ._reporters import resolve_reporters, write_reports
     from ._table import render_table
