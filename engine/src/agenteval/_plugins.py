@@ -76,7 +76,7 @@ _HINTS: dict[str, dict[str, str]] = {
     "judge model provider": {
         "gemini": _FROM["llm_judges"],
         "openai": _FROM["llm_judges"],
-        "litellm": "agenteval-llm-judges with LiteLLM (pip install -e './plugins/llm_judges[litellm]')",
+        "litellm": "agenteval-llm-judges[litellm] (pip install -e './plugins/llm_judges[litellm]')",
     },
     "user simulator": {"llm_backed": _FROM["llm_judges"]},
     "reporter": {

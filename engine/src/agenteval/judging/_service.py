@@ -51,6 +51,10 @@ from ._options import JudgeOptions
 from ._provider import JudgeModel
 from ._types import JudgeRequest, JudgeResponse
 
+#: The LiteLLM provider prefixes ADK resolves in a judge model name (``groq/llama-3.3-70b``):
+#: without the ``litellm`` provider installed, such a name gets the install command.
+LITELLM_PREFIXES = ("groq", "openai", "ollama", "ollama_chat", "anthropic", "azure")
+
 __all__ = ["DEFAULT_JUDGE_CONCURRENCY", "JudgeClient", "JudgeProgress", "JudgeService"]
 
 DEFAULT_JUDGE_CONCURRENCY = 16
@@ -218,6 +222,15 @@ class JudgeService:
                     for pat in getattr(self._providers.load(p), "unprefixed_patterns", ())
                 )
             ]
+            if not matches and spec.split("/", 1)[0] in LITELLM_PREFIXES and "litellm" not in names:
+                from .._plugins import install_hint
+
+                hint = install_hint("judge model provider", "litellm")
+                msg = (
+                    f"judge model {spec!r} is a LiteLLM model name (ADK resolves "
+                    f"{spec.split('/', 1)[0]}/... through LiteLLM); it needs {hint}"
+                )
+                raise ConfigError(msg)
             if not matches:
                 listed = (
                     ", ".join(f"{p}:MODEL" for p in names)
