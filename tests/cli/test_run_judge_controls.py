@@ -86,3 +86,15 @@ def test_dry_run_says_whether_the_planned_calls_fit_the_budget(runner, judge_ser
     result, _ = _run(runner, tmp_path, "--dry-run", "--judge-budget", "1000")
     assert "fit within the budget of 1000" in result.output
     assert judge_server.requests == []
+
+
+def test_the_summary_reports_how_the_judge_samples_agreed(runner, judge_server, tmp_path):
+    _, doc = _run(runner, tmp_path)
+    (summary,) = [c for c in doc["summary"]["criteria"] if c["criterion"] == "final_response_match_v2"]
+    agreement = summary["agreement"]
+    judged = [i for r in _judged(doc) for i in r["per_invocation"] if "calls_used" in i["details"]]
+    assert agreement["invocations"] == len(judged) > 0
+    # The fake judge always answers alike: unanimous, 3 calls of 5, 2 saved by curtailment.
+    assert agreement["unanimity"] == 1.0 and agreement["fragile"] == 0
+    assert agreement["calls_used"] == 3 * len(judged) and agreement["calls_saved"] == 2 * len(judged)
+    assert agreement["krippendorff_alpha"] is None  # undefined when every vote is alike

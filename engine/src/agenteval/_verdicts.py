@@ -19,6 +19,7 @@ from .results import (
     EvalSetSummary,
     IntervalInfo,
     JudgeActivity,
+    JudgeAgreementInfo,
     PluginInfo,
     RunSummary,
     SetCriterionSummary,
@@ -306,6 +307,8 @@ class SummaryBuilder:
                     if item.status is Status.NOT_EVALUATED:
                         code = item.reason_code or "not_evaluated"
                         self._invocations[code] = self._invocations.get(code, 0) + 1
+                    if "calls_used" in item.details:
+                        _add_votes(group, item.details)
         if eval_set is not None and self.confidence is not None:
             _, by_criterion = self._sets.setdefault(eval_set.index, (eval_set, {}))
             for result in case.criteria:
@@ -326,6 +329,7 @@ class SummaryBuilder:
                 mean_score=math.fsum(group["scores"]) / len(group["scores"]) if group["scores"] else None,
                 counts=group["counts"],
                 judge=(judge_by_criterion or {}).get(name),
+                agreement=_agreement(group) if "votes" in group else None,
             )
             for (name, threshold, _), group in self._criteria.items()
         ]
@@ -361,6 +365,34 @@ class SummaryBuilder:
             ]
             out.append(EvalSetSummary(index=index, eval_set_id=entry.eval_set_id, criteria=summaries))
         return out
+
+
+def _add_votes(group: dict, details: dict) -> None:
+    """Keep one judged invocation's calls and votes (``details`` as the judge criteria
+    record them: ``calls_used``, ``calls_saved``, ``votes`` with two counts)."""
+    group.setdefault("votes", [])
+    group["calls_used"] = group.get("calls_used", 0) + int(details.get("calls_used") or 0)
+    group["calls_saved"] = group.get("calls_saved", 0) + int(details.get("calls_saved") or 0)
+    votes = details.get("votes")
+    if isinstance(votes, dict) and len(votes) <= 2 and all(isinstance(v, int) for v in votes.values()):
+        counts = list(votes.values()) + [0] * (2 - len(votes))
+        group["votes"].append((counts[0], counts[1]))
+
+
+def _agreement(group: dict) -> JudgeAgreementInfo:
+    from .stats import judge_agreement
+
+    pairs = group["votes"]
+    found = judge_agreement([[True] * yes + [False] * no for yes, no in pairs])
+    return JudgeAgreementInfo(
+        invocations=len(pairs),
+        calls_used=group.get("calls_used", 0),
+        calls_saved=group.get("calls_saved", 0),
+        voted=found.n_items,
+        unanimity=found.unanimity,
+        fragile=found.fragile,
+        krippendorff_alpha=found.krippendorff_alpha,
+    )
 
 
 #: A case's point status as a tri-state verdict, when the result carries none.

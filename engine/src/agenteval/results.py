@@ -37,6 +37,7 @@ __all__ = [
     "IntervalInfo",
     "InvocationResult",
     "JudgeActivity",
+    "JudgeAgreementInfo",
     "PluginInfo",
     "RunResult",
     "RunSummary",
@@ -217,6 +218,23 @@ class EvalSetResult(_Record):
     cases: list[CaseResult]
 
 
+class JudgeAgreementInfo(_Record):
+    """How a judge criterion's samples agreed over the run (``docs/statistics.md``):
+    ``invocations`` judged; ``calls_used`` and ``calls_saved`` (against asking every
+    sample, as ADK's full majority does); over the invocations with two usable votes or
+    more, ``unanimity`` (share with every vote alike), ``fragile`` (majorities decided by
+    one vote) and Krippendorff's ``krippendorff_alpha`` (nominal; ``None`` when not
+    defined, e.g. every vote alike)."""
+
+    invocations: int = 0
+    calls_used: int = 0
+    calls_saved: int = 0
+    voted: int = 0
+    unanimity: Optional[float] = None
+    fragile: int = 0
+    krippendorff_alpha: Optional[float] = None
+
+
 class CriterionSummary(_Record):
     """One criterion across all cases of a run."""
 
@@ -226,6 +244,8 @@ class CriterionSummary(_Record):
     mean_score: Optional[float]
     counts: dict[Status, int]
     judge: Optional[JudgeActivity] = None
+    #: For a judge criterion that records its votes: how its samples agreed.
+    agreement: Optional[JudgeAgreementInfo] = None
 
 
 class SetCriterionSummary(_Record):

@@ -120,3 +120,19 @@ def test_a_deterministic_single_run_set_keeps_its_point_verdicts():
     plain = SummaryBuilder(None, "run-1")
     plain.add(_case("a", Status.PASSED, 0.9), eval_set)
     assert plain.build().eval_sets == []
+
+
+def test_judge_agreement_from_recorded_votes_matches_the_krippendorff_library():
+    import krippendorff
+    from agenteval._verdicts import _add_votes, _agreement
+
+    group: dict = {}
+    votes = [(5, 0), (3, 2), (4, 1), (0, 5), (2, 3)]
+    for yes, no in votes:
+        _add_votes(group, {"calls_used": yes + no, "calls_saved": 0, "votes": {"valid": yes, "invalid": no}})
+    found = _agreement(group)
+    assert (found.invocations, found.calls_used, found.unanimity, found.fragile) == (5, 25, 0.4, 2)
+    matrix = [[1.0] * yes + [0.0] * no for yes, no in votes]  # raters x units, transposed below
+    reliability = [[row[i] for row in matrix] for i in range(5)]
+    expected = krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal")
+    assert found.krippendorff_alpha == pytest.approx(expected, abs=1e-9)
