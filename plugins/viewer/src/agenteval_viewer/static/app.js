@@ -1,0 +1,876 @@
+/* agenteval viewer: one front end for the single-file report and `agenteval view`.
+ *
+ * Data comes from JSON islands (report mode: #ae-summary, #ae-index, #ae-details-<k>) or from
+ * the server's JSON API (served mode, relative URLs). All view state lives in the URL hash.
+ * Untrusted text (agent output, judge reasoning, ids) is only ever rendered as text: Preact
+ * and htm create text nodes; nothing here sets innerHTML.
+ */
+(function () {
+  "use strict";
+  var h = window.preact.h;
+  var render = window.preact.render;
+  var hooks = window.preactHooks;
+  var useState = hooks.useState, useEffect = hooks.useEffect, useMemo = hooks.useMemo,
+    useRef = hooks.useRef, useCallback = hooks.useCallback;
+  var html = window.htm.bind(h);
+
+  var ROW_HEIGHT = 30;
+  var OVERSCAN = 8;
+  var STATUS_CLASS = {
+    PASSED: "passed", FAILED: "failed", ERRORED: "errored",
+    NOT_EVALUATED: "not-evaluated", INFORMATIONAL: "informational"
+  };
+  var STATUS_LABEL = {
+    PASSED: "PASSED", FAILED: "FAILED", ERRORED: "ERRORED",
+    NOT_EVALUATED: "NOT EVALUATED", INFORMATIONAL: "INFO"
+  };
+  var MAIN_STATUSES = ["PASSED", "FAILED", "ERRORED", "NOT_EVALUATED"];
+  var SHORT_LABEL = { PASSED: "PASS", FAILED: "FAIL", ERRORED: "ERR", NOT_EVALUATED: "N/E", INFORMATIONAL: "INFO" };
+
+  // ---------------------------------------------------------------- data sources
+
+  function islandText(id) {
+    var el = document.getElementById(id);
+    return el ? el.textContent : null;
+  }
+
+  var REPORT = islandText("ae-summary") !== null;
+
+  function ReportSource() {
+    var summary = JSON.parse(islandText("ae-summary"));
+    var index = JSON.parse(islandText("ae-index"));
+    var chunks = {};
+    var size = (summary.report && summary.report.chunk_size) || 1000;
+    return {
+      mode: "report",
+      runId: summary.run_id,
+      summary: function () { return Promise.resolve(summary); },
+      index: function () { return Promise.resolve(index); },
+      detail: function (row) {
+        var k = Math.floor(row / size);
+        if (!(k in chunks)) {
+          var text = islandText("ae-details-" + k);
+          chunks[k] = text === null ? {} : JSON.parse(text);
+        }
+        return Promise.resolve(chunks[k][String(row)] || null);
+      }
+    };
+  }
+
+  function getJSON(url) {
+    return fetch(url, { headers: { Accept: "application/json" } }).then(function (r) {
+      if (!r.ok) { throw new Error(url + ": HTTP " + r.status); }
+      return r.json();
+    });
+  }
+
+  function ServedSource() {
+    return {
+      mode: "served",
+      runs: function () { return getJSON("api/runs"); },
+      summary: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/summary"); },
+      index: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/index"); },
+      detail: function (row, id) {
+        return getJSON("api/runs/" + encodeURIComponent(id) + "/cases/" + row);
+      },
+      compare: function (a, b) {
+        return getJSON("api/compare?a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b));
+      },
+      events: function (id) {
+        return typeof EventSource === "undefined" ? null
+          : new EventSource("api/runs/" + encodeURIComponent(id) + "/events");
+      }
+    };
+  }
+
+  var SOURCE = REPORT ? ReportSource() : ServedSource();
+
+  // ---------------------------------------------------------------- the URL hash
+
+  function parseHash() {
+    var raw = location.hash.replace(/^#/, "");
+    var q = raw.indexOf("?");
+    var path = q < 0 ? raw : raw.slice(0, q);
+    var params = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
+    var parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+    var route = { view: "run", runId: null, params: params };
+    if (parts[0] === "run" && parts[1]) { route.runId = parts[1]; }
+    else if (parts[0] === "history") { route.view = "history"; }
+    else if (parts[0] === "compare") { route.view = "compare"; }
+    else if (!REPORT) { route.view = "history"; }
+    if (REPORT) { route.runId = SOURCE.runId; if (route.view !== "run") { route.view = "run"; } }
+    return route;
+  }
+
+  function hashFor(route, params) {
+    var path = route.view === "run" ? "/run/" + encodeURIComponent(route.runId || "")
+      : "/" + route.view;
+    var text = params.toString();
+    return "#" + path + (text ? "?" + text : "");
+  }
+
+  function useRoute() {
+    var state = useState(parseHash());
+    useEffect(function () {
+      function onChange() { state[1](parseHash()); }
+      window.addEventListener("hashchange", onChange);
+      window.addEventListener("popstate", onChange);
+      return function () {
+        window.removeEventListener("hashchange", onChange);
+        window.removeEventListener("popstate", onChange);
+      };
+    }, []);
+    return state[0];
+  }
+
+  function navigate(route, update, replace) {
+    var params = new URLSearchParams(route.params.toString());
+    Object.keys(update).forEach(function (key) {
+      var value = update[key];
+      if (value === null || value === undefined || value === "") { params.delete(key); }
+      else { params.set(key, String(value)); }
+    });
+    var hash = hashFor(route, params);
+    if (hash === location.hash) { return; }
+    if (replace) {
+      history.replaceState(null, "", hash);
+      window.dispatchEvent(new Event("popstate"));
+    } else {
+      location.hash = hash;
+    }
+  }
+
+  // ---------------------------------------------------------------- small pieces
+
+  function fmt(value, digits) {
+    if (value === null || value === undefined) { return "—"; }
+    if (typeof value !== "number") { return String(value); }
+    return value.toFixed(digits === undefined ? 2 : digits).replace(/\.?0+$/, function (m) {
+      return m.indexOf(".") === 0 ? "" : m;
+    });
+  }
+  function pct(value) { return value === null || value === undefined ? "—" : (100 * value).toFixed(1) + "%"; }
+  function interval(iv) {
+    if (!iv) { return ""; }
+    return " [" + fmt(iv.low) + ", " + fmt(iv.high) + "]";
+  }
+
+  function Chip(props) {
+    var status = props.status;
+    var cls = "chip " + (STATUS_CLASS[status] || "none");
+    return html`<span class=${cls} title=${props.title || status}>${props.label || STATUS_LABEL[status] || status}</span>`;
+  }
+
+  function Section(props) {
+    return html`<section class=${"panel " + (props.cls || "")} aria-label=${props.title}>
+      <h2>${props.title}</h2>${props.children}</section>`;
+  }
+
+  function copyText(text) {
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      return navigator.clipboard.writeText(text).catch(function () { fallbackCopy(text); });
+    }
+    fallbackCopy(text);
+    return Promise.resolve();
+  }
+  function fallbackCopy(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    try { document.execCommand("copy"); } catch (e) { /* nothing to do */ }
+    document.body.removeChild(area);
+  }
+
+  function CopyButton(props) {
+    var done = useState(false);
+    return html`<button class="copy" type="button" onClick=${function () {
+      copyText(props.text).then(function () { done[1](true); setTimeout(function () { done[1](false); }, 1200); });
+    }}>${done[0] ? "Copied" : (props.label || "Copy")}</button>`;
+  }
+
+  // ---------------------------------------------------------------- filtering
+
+  function readFilters(params) {
+    var statuses = (params.get("status") || "").split(",").filter(Boolean);
+    var crit = params.get("crit") || "";
+    var split = crit.lastIndexOf(":");
+    return {
+      statuses: statuses,
+      critName: split > 0 ? crit.slice(0, split) : "",
+      critStatus: split > 0 ? crit.slice(split + 1) : "",
+      scoreCrit: params.get("scrit") || "",
+      scoreMin: params.get("smin"),
+      scoreMax: params.get("smax"),
+      reason: params.get("reason") || "",
+      rubric: params.get("rubric") || "",
+      q: (params.get("q") || "").toLowerCase(),
+      sort: params.get("sort") || "row",
+      dir: params.get("dir") === "desc" ? -1 : 1
+    };
+  }
+
+  /* The rows (plan-order numbers) that pass every filter, sorted. */
+  function filterRows(index, f) {
+    var n = index.n, legend = index.status_legend;
+    var statusCodes = f.statuses.map(function (s) { return legend.indexOf(s); });
+    var byCrit = index.by_criterion || {};
+    var critCol = f.critName && byCrit[f.critName] ? byCrit[f.critName].status : null;
+    var critCode = legend.indexOf(f.critStatus);
+    var scoreCol = f.scoreCrit && byCrit[f.scoreCrit] ? byCrit[f.scoreCrit].score : null;
+    var smin = f.scoreMin === null || f.scoreMin === "" ? null : Number(f.scoreMin);
+    var smax = f.scoreMax === null || f.scoreMax === "" ? null : Number(f.scoreMax);
+    var reasonCode = f.reason ? index.reason_codes.indexOf(f.reason) : -1;
+    var reasonCols = [];
+    if (f.reason) {
+      Object.keys(byCrit).forEach(function (name) { reasonCols.push(byCrit[name].reason_code || {}); });
+    }
+    var rubricCode = f.rubric ? index.rubrics.indexOf(f.rubric) : -1;
+    var failed = index.failed_rubrics || {};
+    var search = index.search, q = f.q;
+    var out = [];
+    for (var i = 0; i < n; i++) {
+      if (statusCodes.length && statusCodes.indexOf(index.status[i]) < 0) { continue; }
+      if (critCol && critCol[i] !== critCode) { continue; }
+      if (scoreCol) {
+        var s = scoreCol[i];
+        if (s === null || (smin !== null && s < smin) || (smax !== null && s > smax)) { continue; }
+      }
+      if (f.reason) {
+        var hit = false, key = String(i);
+        for (var c = 0; c < reasonCols.length; c++) { if (reasonCols[c][key] === reasonCode) { hit = true; break; } }
+        if (!hit) { continue; }
+      }
+      if (f.rubric) {
+        var list = failed[String(i)];
+        if (!list || list.indexOf(rubricCode) < 0) { continue; }
+      }
+      if (q && search[i].indexOf(q) < 0) { continue; }
+      out.push(i);
+    }
+    if (f.sort !== "row") {
+      var key2;
+      if (f.sort === "case") { key2 = function (r) { return index.case_id[r]; }; }
+      else if (f.sort === "status") { key2 = function (r) { return index.status[r]; }; }
+      else if (f.sort.indexOf("score:") === 0 && byCrit[f.sort.slice(6)]) {
+        var col = byCrit[f.sort.slice(6)].score;
+        key2 = function (r) { return col[r] === null ? -Infinity : col[r]; };
+      }
+      if (key2) {
+        var dir = f.dir;
+        out.sort(function (a, b) {
+          var x = key2(a), y = key2(b);
+          return x < y ? -dir : x > y ? dir : a - b;
+        });
+      }
+    } else if (f.dir < 0) {
+      out.reverse();
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- header and criteria
+
+  function RunHeader(props) {
+    var s = props.summary, route = props.route, filters = props.filters;
+    var crits = s.criteria || [];
+    function toggle(status) {
+      var current = filters.statuses.slice();
+      var at = current.indexOf(status);
+      if (at >= 0) { current.splice(at, 1); } else { current.push(status); }
+      navigate(route, { status: current.join(",") || null, case: null });
+    }
+    var judge = s.judge;
+    var report = s.report;
+    return html`<header class="run-header" aria-label="run header">
+      <div class="title-row">
+        <span class=${"verdict " + (s.verdict === "PASS" ? "passed" : "failed")} data-testid="verdict">${s.verdict}</span>
+        <h1 title=${s.run_id}>${s.run_id}</h1>
+        <span class="state">${s.state}</span>
+        ${SOURCE.mode === "served" ? html`<nav class="nav"><a href="#/history">History</a></nav>` : null}
+      </div>
+      <div class="counts" role="group" aria-label="cases by status">
+        ${MAIN_STATUSES.concat(s.counts.INFORMATIONAL ? ["INFORMATIONAL"] : []).map(function (status) {
+          var active = filters.statuses.indexOf(status) >= 0;
+          return html`<button type="button" class=${"count " + STATUS_CLASS[status] + (active ? " active" : "")}
+            aria-pressed=${active ? "true" : "false"} data-testid=${"count-" + status}
+            onClick=${function () { toggle(status); }}>
+            <span class="n">${s.counts[status] || 0}</span><span class="label">${STATUS_LABEL[status]}</span></button>`;
+        })}
+        <span class="total">${s.cases} cases${s.num_runs > 1 ? " × " + s.num_runs + " runs" : ""}</span>
+      </div>
+      <dl class="facts">
+        ${s.agent ? html`<div><dt>agent</dt><dd>${s.agent.target || ""}</dd></div>` : null}
+        ${!s.agent && s.actual_files && s.actual_files.length ? html`<div><dt>actual</dt><dd>${s.actual_files.join(", ")}</dd></div>` : null}
+        <div><dt>eval sets</dt><dd>${(s.eval_sets || []).map(function (e) { return e.eval_set_id + " (" + e.cases + ")"; }).join(", ")}</dd></div>
+        <div><dt>criteria</dt><dd>${crits.map(function (c) { return c.name + "@" + c.version; }).join(", ")}</dd></div>
+        ${s.judge_models && s.judge_models.length ? html`<div><dt>judge</dt><dd>${s.judge_models.join(", ")}</dd></div>` : null}
+        <div><dt>duration</dt><dd>${s.duration_s === null ? "—" : fmt(s.duration_s, 1) + " s"}</dd></div>
+        ${judge ? html`<div><dt>judge calls</dt><dd>${judge.calls} (cache hits ${judge.cache_hits})</dd></div>` : null}
+        ${judge ? html`<div><dt>tokens</dt><dd>${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        <div><dt>engine</dt><dd>${s.engine_version}</dd></div>
+        ${s.git_commit ? html`<div><dt>commit</dt><dd class="mono">${s.git_commit.slice(0, 10)}</dd></div>` : null}
+      </dl>
+      ${s.rerun ? html`<div class="rerun"><code>${s.rerun}</code><${CopyButton} text=${s.rerun} /></div>` : null}
+      ${report && report.details_left_out ? html`<p class="banner" data-testid="left-out-banner">
+        Details of ${report.details_left_out} of ${s.cases} cases were left out of this report${report.size_limited ? " to keep it under " + report.max_mb + " MB" : ""}; open the run with agenteval view to see them.</p>` : null}
+    </header>`;
+  }
+
+  function Histogram(props) {
+    var hist = props.hist, threshold = props.threshold;
+    if (!hist) { return html`<div class="hist empty">no scores</div>`; }
+    var max = Math.max.apply(null, hist.counts.concat([1]));
+    var w = 200, hgt = 48, bw = w / hist.counts.length;
+    var tx = threshold === null || threshold === undefined ? null
+      : (threshold - hist.low) / (hist.high - hist.low) * w;
+    return html`<svg class="hist" viewBox=${"0 0 " + w + " " + (hgt + 12)} width=${w} height=${hgt + 12} role="img"
+        aria-label=${"score histogram from " + fmt(hist.low) + " to " + fmt(hist.high)}>
+      ${hist.counts.map(function (c, i) {
+        var bh = c ? Math.max(1, c / max * hgt) : 0;
+        return html`<rect x=${i * bw + 1} y=${hgt - bh} width=${bw - 2} height=${bh} class="bar"><title>${c} case(s)</title></rect>`;
+      })}
+      <line x1="0" x2=${w} y1=${hgt} y2=${hgt} class="axis" />
+      ${tx === null ? null : html`<line x1=${tx} x2=${tx} y1="0" y2=${hgt} class="threshold" />`}
+      <text x="0" y=${hgt + 11} class="tick">${fmt(hist.low)}</text>
+      <text x=${w} y=${hgt + 11} class="tick end">${fmt(hist.high)}</text>
+    </svg>`;
+  }
+
+  function Reasons(props) {
+    var entries = Object.keys(props.counts || {});
+    if (!entries.length) { return null; }
+    return html`<div class="reasons"><span class=${"chip small " + STATUS_CLASS[props.status]}>${STATUS_LABEL[props.status]}</span>
+      ${entries.map(function (code) {
+        return html`<button type="button" class="link" onClick=${function () { navigate(props.route, { reason: code, case: null }); }}>${code} × ${props.counts[code]}</button>`;
+      })}</div>`;
+  }
+
+  function CriteriaPanel(props) {
+    var s = props.summary, route = props.route;
+    return html`<${Section} title="Criteria" cls="criteria">
+      <div class="criteria-grid">
+        ${(s.criteria || []).map(function (c) {
+          return html`<article class="criterion" data-testid=${"criterion-" + c.name}>
+            <h3 title=${c.distribution + " " + c.version}>${c.name} <span class="muted">@${c.version}</span></h3>
+            <div class="stats">
+              ${c.informational ? html`<span>informational</span>` : html`<span>pass rate <b>${pct(c.pass_rate)}</b>${interval(c.pass_rate_interval)}</span>`}
+              <span>mean <b>${fmt(c.mean, 3)}</b>${interval(c.mean_interval)}</span>
+              <span>threshold ${fmt(c.threshold)}</span>
+            </div>
+            <div class="crit-counts">
+              ${MAIN_STATUSES.map(function (status) {
+                var n = c.counts[status] || 0;
+                return n ? html`<button type="button" class=${"chip small " + STATUS_CLASS[status]}
+                  onClick=${function () { navigate(route, { crit: c.name + ":" + status, case: null }); }}>${STATUS_LABEL[status]} ${n}</button>` : null;
+              })}
+            </div>
+            <${Histogram} hist=${c.histogram} threshold=${c.threshold} />
+            <${Reasons} counts=${c.not_evaluated} status="NOT_EVALUATED" route=${route} />
+            <${Reasons} counts=${c.errored} status="ERRORED" route=${route} />
+            ${c.rubrics && c.rubrics.length ? html`<table class="rubrics"><thead><tr><th>rubric</th><th>fails</th><th></th></tr></thead><tbody>
+              ${c.rubrics.map(function (r) {
+                return html`<tr><td title=${r.text}><button type="button" class="link" onClick=${function () { navigate(route, { rubric: r.rubric_id, case: null }); }}>${r.rubric_id}</button> <span class="muted">${r.text}</span></td>
+                  <td>${r.fails}/${r.total}</td><td>${r.never_fails ? html`<span class="muted">never fails</span>` : null}</td></tr>`;
+              })}</tbody></table>` : null}
+          </article>`;
+        })}
+      </div>
+    </${Section}>`;
+  }
+
+  // ---------------------------------------------------------------- filters bar and grid
+
+  function FilterBar(props) {
+    var index = props.index, f = props.filters, route = props.route;
+    var searchRef = useRef(null);
+    useEffect(function () {
+      function onKey(e) {
+        if (e.key === "/" && document.activeElement !== searchRef.current) {
+          e.preventDefault();
+          if (searchRef.current) { searchRef.current.focus(); }
+        }
+      }
+      document.addEventListener("keydown", onKey);
+      return function () { document.removeEventListener("keydown", onKey); };
+    }, []);
+    var critOptions = [];
+    index.criteria.forEach(function (name) {
+      MAIN_STATUSES.forEach(function (s) { critOptions.push(name + ":" + s); });
+    });
+    var any = f.statuses.length || f.critName || f.scoreCrit || f.reason || f.rubric || f.q;
+    return html`<div class="filters" role="search">
+      <input type="search" ref=${searchRef} placeholder="Search case, user text, reply  ( / )" value=${route.params.get("q") || ""}
+        data-testid="search" aria-label="search cases"
+        onInput=${function (e) { navigate(route, { q: e.target.value || null, case: null }, true); }} />
+      <select aria-label="criterion and status" data-testid="crit-filter" value=${f.critName ? f.critName + ":" + f.critStatus : ""}
+        onChange=${function (e) { navigate(route, { crit: e.target.value || null, case: null }); }}>
+        <option value="">any criterion</option>
+        ${critOptions.map(function (o) { return html`<option value=${o}>${o.replace(":", " is ")}</option>`; })}
+      </select>
+      <select aria-label="reason code" data-testid="reason-filter" value=${f.reason}
+        onChange=${function (e) { navigate(route, { reason: e.target.value || null, case: null }); }}>
+        <option value="">any reason</option>
+        ${index.reason_codes.map(function (o) { return html`<option value=${o}>${o}</option>`; })}
+      </select>
+      ${index.rubrics.length ? html`<select aria-label="failed rubric" data-testid="rubric-filter" value=${f.rubric}
+        onChange=${function (e) { navigate(route, { rubric: e.target.value || null, case: null }); }}>
+        <option value="">any rubric</option>
+        ${index.rubrics.map(function (o) { return html`<option value=${o}>failed: ${o}</option>`; })}
+      </select>` : null}
+      <span class="score-range">
+        <select aria-label="score of" data-testid="score-crit" value=${f.scoreCrit}
+          onChange=${function (e) { navigate(route, { scrit: e.target.value || null, case: null }); }}>
+          <option value="">score of…</option>
+          ${index.criteria.map(function (o) { return html`<option value=${o}>${o}</option>`; })}
+        </select>
+        <input type="number" step="0.05" placeholder="min" aria-label="minimum score" data-testid="score-min" value=${f.scoreMin || ""}
+          onChange=${function (e) { navigate(route, { smin: e.target.value || null, case: null }); }} />
+        <input type="number" step="0.05" placeholder="max" aria-label="maximum score" data-testid="score-max" value=${f.scoreMax || ""}
+          onChange=${function (e) { navigate(route, { smax: e.target.value || null, case: null }); }} />
+      </span>
+      ${any ? html`<button type="button" class="link" data-testid="clear-filters" onClick=${function () {
+        navigate(route, { status: null, crit: null, scrit: null, smin: null, smax: null, reason: null, rubric: null, q: null, case: null });
+      }}>clear filters</button>` : null}
+      <span class="visible" data-testid="visible-count">${props.count} of ${index.n} cases</span>
+    </div>`;
+  }
+
+  function shortName(name) {
+    return name.replace(/_v\d+$/, "").replace(/^rubric_based_/, "rubric_").split("_").map(function (w) { return w.slice(0, 6); }).join("_");
+  }
+
+  function Grid(props) {
+    var index = props.index, rows = props.rows, route = props.route, f = props.filters;
+    var selected = props.selected;
+    var box = useRef(null);
+    var scroll = useState(0);
+    var height = useState(480);
+    useEffect(function () {
+      function measure() { if (box.current) { height[1](box.current.clientHeight); } }
+      measure();
+      window.addEventListener("resize", measure);
+      return function () { window.removeEventListener("resize", measure); };
+    }, []);
+    useEffect(function () {
+      if (selected === null || !box.current) { return; }
+      var at = rows.indexOf(selected);
+      if (at < 0) { return; }
+      var top = at * ROW_HEIGHT, el = box.current;
+      if (top < el.scrollTop) { el.scrollTop = top; }
+      else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) { el.scrollTop = top + ROW_HEIGHT - el.clientHeight; }
+    }, [selected, rows]);
+    var first = Math.max(0, Math.floor(scroll[0] / ROW_HEIGHT) - OVERSCAN);
+    var last = Math.min(rows.length, Math.ceil((scroll[0] + height[0]) / ROW_HEIGHT) + OVERSCAN);
+    var crits = index.criteria;
+    var template = "56px 110px minmax(180px,1fr) 118px " + crits.map(function () { return "104px"; }).join(" ");
+    function sortBy(key) {
+      var dir = f.sort === key && f.dir > 0 ? "desc" : null;
+      navigate(route, { sort: key === "row" && !dir ? null : key, dir: dir });
+    }
+    function arrow(key) { return f.sort === key ? (f.dir > 0 ? " ▲" : " ▼") : ""; }
+    var visible = [];
+    for (var i = first; i < last; i++) {
+      var r = rows[i];
+      visible.push(html`<div role="row" class=${"row" + (r === selected ? " selected" : "")} key=${r} data-row=${r}
+          data-testid="grid-row" aria-selected=${r === selected ? "true" : "false"}
+          style=${"top:" + i * ROW_HEIGHT + "px;grid-template-columns:" + template}
+          onClick=${(function (row) { return function () { props.onOpen(row); }; })(r)}>
+        <span role="cell" class="num">${r + 1}</span>
+        <span role="cell" class="set" title=${index.eval_sets[index.eval_set[r]]}>${index.eval_sets[index.eval_set[r]]}</span>
+        <span role="cell" class="case" title=${index.case_id[r]}>${index.case_id[r]}</span>
+        <span role="cell"><${Chip} status=${index.status_legend[index.status[r]]} /></span>
+        ${crits.map(function (name) {
+          var col = index.by_criterion[name];
+          var code = col.status[r];
+          if (code === null || code === undefined) { return html`<span role="cell" class="muted">—</span>`; }
+          var status = index.status_legend[code];
+          return html`<span role="cell"><${Chip} status=${status} label=${col.score[r] === null ? SHORT_LABEL[status] : fmt(col.score[r])} title=${name + ": " + status} /></span>`;
+        })}
+      </div>`);
+    }
+    return html`<div class="grid" role="table" aria-label="cases" aria-rowcount=${rows.length}>
+      <div class="row head" role="row" style=${"grid-template-columns:" + template}>
+        <button type="button" role="columnheader" onClick=${function () { sortBy("row"); }}>#${arrow("row")}</button>
+        <span role="columnheader">eval set</span>
+        <button type="button" role="columnheader" onClick=${function () { sortBy("case"); }}>case${arrow("case")}</button>
+        <button type="button" role="columnheader" onClick=${function () { sortBy("status"); }}>status${arrow("status")}</button>
+        ${crits.map(function (name) {
+          return html`<button type="button" role="columnheader" title=${name} onClick=${function () { sortBy("score:" + name); }}>${shortName(name)}${arrow("score:" + name)}</button>`;
+        })}
+      </div>
+      <div class="viewport" ref=${box} tabindex="0" data-testid="viewport"
+          onScroll=${function (e) { scroll[1](e.target.scrollTop); }}>
+        <div class="spacer" style=${"height:" + rows.length * ROW_HEIGHT + "px"}>${visible}</div>
+        ${rows.length === 0 ? html`<p class="empty" data-testid="no-rows">No case matches these filters.</p>` : null}
+      </div>
+    </div>`;
+  }
+
+  // ---------------------------------------------------------------- the case drawer
+
+  function words(text) { return (text || "").split(/(\s+)/).filter(function (w) { return w.length; }); }
+
+  /* Word-level diff (LCS over words); large texts are shown without a diff. */
+  function wordDiff(a, b) {
+    var x = words(a), y = words(b);
+    if (x.length * y.length > 4000000) { return null; }
+    var n = x.length, m = y.length, dp = new Array(n + 1);
+    for (var i = 0; i <= n; i++) { dp[i] = new Uint32Array(m + 1); }
+    for (i = n - 1; i >= 0; i--) {
+      for (var j = m - 1; j >= 0; j--) {
+        dp[i][j] = x[i] === y[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
+      }
+    }
+    var left = [], right = [];
+    i = 0; j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && x[i] === y[j]) { left.push([0, x[i]]); right.push([0, y[j]]); i++; j++; }
+      else if (j >= m || (i < n && dp[i + 1][j] >= dp[i][j + 1])) { left.push([1, x[i]]); i++; }
+      else { right.push([1, y[j]]); j++; }
+    }
+    return [left, right];
+  }
+
+  function DiffText(props) {
+    if (!props.parts) { return html`<pre class="text">${props.text}</pre>`; }
+    return html`<pre class="text">${props.parts.map(function (p) {
+      return p[0] ? h(props.tag, null, p[1]) : p[1];
+    })}</pre>`;
+  }
+
+  function Json(props) {
+    return html`<code class="mono">${JSON.stringify(props.value)}</code>`;
+  }
+
+  function Trajectory(props) {
+    var rows = props.rows || [];
+    if (!rows.length) { return html`<p class="muted">no tool calls on either side</p>`; }
+    var SIGN = { match: "✓ match", missing: "✗ missing", extra: "+ extra", args_differ: "≠ args differ" };
+    return html`<table class="trajectory" data-testid="trajectory"><thead><tr><th></th><th>expected</th><th>actual</th><th>argument differences</th></tr></thead>
+      <tbody>${rows.map(function (r) {
+        return html`<tr class=${"op-" + r.op} data-testid="traj-row" data-op=${r.op} data-name=${r.name}>
+          <td class="op">${SIGN[r.op] || r.op}</td>
+          <td>${r.expected_index === null ? "" : html`<b>${r.name}</b> <${Json} value=${r.expected_args} />`}</td>
+          <td>${r.actual_index === null ? "" : html`<b>${r.name}</b> <${Json} value=${r.actual_args} />`}</td>
+          <td>${(r.arg_diffs || []).map(function (d) {
+            return html`<div class="argdiff"><span class="mono">${d.key}</span> ${d.kind}: <del><${Json} value=${d.expected} /></del> → <ins><${Json} value=${d.actual} /></ins></div>`;
+          })}</td></tr>`;
+      })}</tbody></table>`;
+  }
+
+  function JudgePanel(props) {
+    var v = props.verdict;
+    return html`<div class="judge" data-testid="judge-panel">
+      <div class="judge-head"><b>${v.criterion}</b> <${Chip} status=${v.status} /> <span>score ${fmt(v.score, 3)}</span>
+        ${v.reason ? html`<span class="reason">${v.reason}</span>` : null}
+        ${v.reason_code ? html`<span class="code">${v.reason_code}</span>` : null}</div>
+      ${v.samples.length ? html`<ol class="samples">${v.samples.map(function (s) {
+        return html`<li data-testid="judge-sample"><span class="muted">sample ${s.index + 1}</span>
+          ${s.verdict ? html` <b>${s.verdict}</b>` : null}${s.score !== null && s.score !== undefined ? html` <span>score ${fmt(s.score, 3)}</span>` : null}
+          ${s.error ? html` <span class="code">${s.error}</span> ${s.message}` : null}
+          ${s.reasoning ? html`<p class="reasoning" dir="auto" data-testid="reasoning">${s.reasoning}</p>` : null}</li>`;
+      })}</ol>` : null}
+      ${v.rubrics.length ? html`<table class="matrix" data-testid="rubric-matrix"><thead><tr><th>rubric</th>
+          ${v.samples.map(function (s) { return html`<th>s${s.index + 1}</th>`; })}<th>verdict</th><th>rationale</th></tr></thead>
+        <tbody>${v.rubrics.map(function (r) {
+          return html`<tr data-rubric=${r.rubric_id}><td title=${r.text}><b>${r.rubric_id}</b> <span class="muted">${r.text}</span></td>
+            ${r.samples.map(function (x) { return html`<td class=${"vote " + (x === "yes" ? "yes" : x === "no" ? "no" : "")}>${x === null || x === undefined ? "—" : x}</td>`; })}
+            <td class=${"vote " + (r.score === 1 ? "yes" : "no")}>${r.verdict}</td><td class="reasoning" dir="auto">${r.rationale}</td></tr>`;
+        })}</tbody></table>` : null}
+    </div>`;
+  }
+
+  function Turn(props) {
+    var t = props.turn;
+    var exp = t.expected ? t.expected.final_response : null;
+    var act = t.actual ? t.actual.final_response : null;
+    var diff = useMemo(function () {
+      return exp !== null && act !== null ? wordDiff(exp, act) : null;
+    }, [exp, act]);
+    return html`<section class="turn" data-testid="turn">
+      <h3>Turn ${t.index + 1}</h3>
+      <div class="user"><span class="who">user</span><p dir="auto">${t.user}</p></div>
+      <div class="sides">
+        <div class="side"><h4>expected</h4>${exp === null ? html`<p class="muted">no expected response</p>` : html`<${DiffText} text=${exp} parts=${diff && diff[0]} tag="del" />`}</div>
+        <div class="side"><h4>actual</h4>${act === null ? html`<p class="muted">no actual response</p>` : html`<${DiffText} text=${act} parts=${diff && diff[1]} tag="ins" />`}</div>
+      </div>
+      ${t.actual && t.actual.intermediate.length ? html`<details><summary>intermediate responses (${t.actual.intermediate.length})</summary>
+        ${t.actual.intermediate.map(function (p) { return html`<p><b>${p[0]}</b>: ${p[1]}</p>`; })}</details>` : null}
+      <h4>trajectory</h4>
+      <${Trajectory} rows=${t.trajectory} />
+      ${t.criteria.length ? html`<h4>criteria on this turn</h4>${t.criteria.map(function (v) { return html`<${JudgePanel} verdict=${v} />`; })}` : null}
+    </section>`;
+  }
+
+  function Drawer(props) {
+    var d = props.detail, row = props.row;
+    var ref = useRef(null);
+    useEffect(function () { if (ref.current) { ref.current.focus(); } }, [row]);
+    var body;
+    if (props.loading) {
+      body = html`<p class="muted">Loading…</p>`;
+    } else if (!d) {
+      body = html`<p class="banner" data-testid="no-details">Details left out of this report; open it with agenteval view.</p>`;
+    } else {
+      body = html`<div>
+        <div class="drawer-meta"><${Chip} status=${d.status} /> <span class="muted">${d.eval_set_id}</span>
+          ${d.reason ? html`<span class="reason">${d.reason}</span>` : null}${d.reason_code ? html` <span class="code">${d.reason_code}</span>` : null}</div>
+        ${d.rerun ? html`<div class="rerun"><code data-testid="rerun">${d.rerun}</code><${CopyButton} text=${d.rerun} /></div>` : null}
+        ${d.errors.length ? html`<${Section} title="Errors" cls="errors">${d.errors.map(function (e) {
+          return html`<div class="error" data-testid="error"><span class="code">${e.reason_code || e.type || "error"}</span> <b>${e.source}</b>${e.run ? " (run " + e.run + ")" : ""}: ${e.message}</div>`;
+        })}</${Section}>` : null}
+        <${Section} title="Verdicts">
+          <table class="verdicts"><thead><tr><th>criterion</th><th>status</th><th>score</th><th>threshold</th><th>verdict</th><th>reason</th></tr></thead>
+          <tbody>${d.criteria.map(function (c) {
+            return html`<tr data-testid="verdict-row"><td title=${c.distribution + " " + c.version}>${c.name}</td><td><${Chip} status=${c.status} /></td>
+              <td>${fmt(c.score, 3)}</td><td>${fmt(c.threshold)}</td>
+              <td>${c.verdict ? c.verdict.verdict + (c.verdict.interval ? interval(c.verdict.interval) : "") : "—"}${c.verdict && c.verdict.hint ? html`<div class="muted">${c.verdict.hint}</div>` : null}</td>
+              <td>${c.reason || ""}${c.reason_code ? html` <span class="code">${c.reason_code}</span>` : null}
+                ${c.runs.length ? html`<div class="muted">runs: ${c.runs.map(function (r) { return fmt(r.score); }).join(", ")}</div>` : null}</td></tr>`;
+          })}</tbody></table>
+        </${Section}>
+        ${d.turns.map(function (t) { return html`<${Turn} turn=${t} key=${t.index} />`; })}
+        ${d.runs.length > 1 ? html`<${Section} title="Runs"><table class="runs"><thead><tr><th>run</th><th>status</th><th>reason</th><th>final responses</th></tr></thead>
+          <tbody>${d.runs.map(function (r) {
+            return html`<tr><td>${r.run}</td><td>${r.recorded ? html`<${Chip} status=${r.status} />` : "not recorded"}</td><td>${r.reason || ""}</td>
+              <td>${(r.final_responses || []).join(" | ")}</td></tr>`;
+          })}</tbody></table></${Section}>` : null}
+        ${d.output ? html`<${Section} title="Agent output"><pre class="text output" data-testid="output">${d.output}</pre></${Section}>` : null}
+      </div>`;
+    }
+    return html`<aside class="drawer" role="dialog" aria-label="case detail" data-testid="drawer" tabindex="-1" ref=${ref}>
+      <div class="drawer-head"><h2 data-testid="drawer-title" title=${props.caseId}>${props.caseId}</h2>
+        <span class="muted">row ${row + 1}</span>
+        <button type="button" class="close" aria-label="close" data-testid="close" onClick=${props.onClose}>✕</button></div>
+      ${body}
+    </aside>`;
+  }
+
+  // ---------------------------------------------------------------- the run view
+
+  function RunView(props) {
+    var route = props.route;
+    var runId = route.runId;
+    var data = useState({ summary: null, index: null, error: null });
+    var tick = useState(0);
+    useEffect(function () {
+      var alive = true;
+      Promise.all([SOURCE.summary(runId), SOURCE.index(runId)]).then(function (r) {
+        if (alive) { data[1]({ summary: r[0], index: r[1], error: null }); }
+      }).catch(function (e) { if (alive) { data[1]({ summary: null, index: null, error: String(e.message || e) }); } });
+      return function () { alive = false; };
+    }, [runId, tick[0]]);
+    useEffect(function () {
+      if (SOURCE.mode !== "served") { return; }
+      var events = SOURCE.events(runId);
+      if (!events) { return; }
+      var pending = null;
+      function refresh() {
+        if (pending) { return; }
+        pending = setTimeout(function () { pending = null; tick[1](function (n) { return n + 1; }); }, 250);
+      }
+      events.addEventListener("rows", refresh);
+      events.addEventListener("state", refresh);
+      events.onerror = function () { /* the browser reconnects by itself */ };
+      return function () { events.close(); if (pending) { clearTimeout(pending); } };
+    }, [runId]);
+    var summary = data[0].summary, index = data[0].index;
+    var filters = readFilters(route.params);
+    var rows = useMemo(function () {
+      return index ? filterRows(index, filters) : [];
+    }, [index, route.params.toString()]);
+    var caseParam = route.params.get("case");
+    var openRow = caseParam === null || caseParam === "" ? null : Number(caseParam);
+    var cursor = useState(null);
+    var selected = openRow !== null ? openRow : cursor[0];
+    var detail = useState({ row: null, value: null, loading: false });
+    useEffect(function () {
+      if (openRow === null || !index) { return; }
+      var alive = true;
+      detail[1]({ row: openRow, value: null, loading: true });
+      SOURCE.detail(openRow, runId).then(function (value) {
+        if (alive) { detail[1]({ row: openRow, value: value, loading: false }); }
+      }).catch(function () { if (alive) { detail[1]({ row: openRow, value: null, loading: false }); } });
+      return function () { alive = false; };
+    }, [openRow, runId, index, tick[0]]);
+    var open = useCallback(function (row) { cursor[1](row); navigate(route, { case: row }); }, [route]);
+    var close = useCallback(function () { navigate(route, { case: null }); }, [route]);
+    useEffect(function () {
+      function onKey(e) {
+        var tag = (e.target && e.target.tagName) || "";
+        if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
+          if (e.key === "Escape") { e.target.blur(); }
+          return;
+        }
+        if (!rows.length) { return; }
+        var at = selected === null ? -1 : rows.indexOf(selected);
+        if (e.key === "j" || e.key === "ArrowDown") {
+          e.preventDefault();
+          var next = rows[Math.min(rows.length - 1, at + 1)];
+          if (openRow !== null) { open(next); } else { cursor[1](next); }
+        } else if (e.key === "k" || e.key === "ArrowUp") {
+          e.preventDefault();
+          var prev = rows[Math.max(0, at - 1)];
+          if (openRow !== null) { open(prev); } else { cursor[1](prev); }
+        } else if (e.key === "Enter" && selected !== null && openRow === null) {
+          e.preventDefault();
+          open(selected);
+        } else if (e.key === "Escape" && openRow !== null) {
+          e.preventDefault();
+          close();
+        }
+      }
+      document.addEventListener("keydown", onKey);
+      return function () { document.removeEventListener("keydown", onKey); };
+    }, [rows, selected, openRow, open, close]);
+    if (data[0].error) { return html`<p class="banner error" data-testid="load-error">Could not load run ${runId}: ${data[0].error}</p>`; }
+    if (!summary || !index) { return html`<p class="loading">Loading run…</p>`; }
+    return html`<div class=${"run" + (openRow !== null ? " with-drawer" : "")}>
+      <${RunHeader} summary=${summary} route=${route} filters=${filters} />
+      <${CriteriaPanel} summary=${summary} route=${route} />
+      <${Section} title="Cases" cls="cases">
+        <${FilterBar} index=${index} filters=${filters} route=${route} count=${rows.length} />
+        <${Grid} index=${index} rows=${rows} route=${route} filters=${filters} selected=${selected} onOpen=${open} />
+      </${Section}>
+      ${openRow !== null && openRow >= 0 && openRow < index.n ? html`<${Drawer} row=${openRow} caseId=${index.case_id[openRow]}
+        detail=${detail[0].row === openRow ? detail[0].value : null} loading=${detail[0].row !== openRow || detail[0].loading} onClose=${close} />` : null}
+    </div>`;
+  }
+
+  // ---------------------------------------------------------------- history and compare (served)
+
+  function Trend(props) {
+    var values = props.values;
+    var w = 160, hgt = 32, n = values.length;
+    var pts = [];
+    values.forEach(function (v, i) {
+      if (v === null || v === undefined) { return; }
+      pts.push((n === 1 ? w / 2 : i / (n - 1) * w).toFixed(1) + "," + (hgt - v * hgt).toFixed(1));
+    });
+    return html`<svg class="trend" width=${w} height=${hgt} viewBox=${"0 0 " + w + " " + hgt} role="img" aria-label=${"pass rate trend of " + props.name}>
+      <polyline points=${pts.join(" ")} class="line" />
+      ${pts.map(function (p) { var xy = p.split(","); return html`<circle cx=${xy[0]} cy=${xy[1]} r="2" />`; })}</svg>`;
+  }
+
+  function HistoryView(props) {
+    var state = useState({ runs: null, error: null });
+    var pick = useState([]);
+    useEffect(function () {
+      SOURCE.runs().then(function (r) { state[1]({ runs: r.runs || [], error: null }); })
+        .catch(function (e) { state[1]({ runs: null, error: String(e.message || e) }); });
+    }, []);
+    if (state[0].error) { return html`<p class="banner error">Could not list the runs: ${state[0].error}</p>`; }
+    var runs = state[0].runs;
+    if (!runs) { return html`<p class="loading">Loading runs…</p>`; }
+    if (!runs.length) { return html`<p class="banner" data-testid="no-runs">No recorded runs in this folder yet.</p>`; }
+    var names = [];
+    runs.forEach(function (r) { Object.keys(r.criteria || {}).forEach(function (n) { if (names.indexOf(n) < 0) { names.push(n); } }); });
+    var chosen = pick[0];
+    function toggle(id) {
+      var next = chosen.filter(function (x) { return x !== id; });
+      if (next.length === chosen.length) { next = chosen.concat([id]).slice(-2); }
+      pick[1](next);
+    }
+    return html`<div class="history">
+      <header class="run-header"><div class="title-row"><h1>Runs</h1><span class="muted">${runs.length} recorded</span>
+        ${chosen.length === 2 ? html`<a class="button" data-testid="compare-link" href=${"#/compare?a=" + encodeURIComponent(chosen[0]) + "&b=" + encodeURIComponent(chosen[1])}>Compare the two selected</a>` : html`<span class="muted">select two runs to compare</span>`}</div></header>
+      <${Section} title="Pass rate per criterion">
+        <div class="trends">${names.map(function (name) {
+          return html`<div class="trend-item"><span>${name}</span><${Trend} name=${name} values=${runs.map(function (r) { var c = (r.criteria || {})[name]; return c ? c.pass_rate : null; })} /></div>`;
+        })}</div>
+      </${Section}>
+      <${Section} title="Runs">
+        <table class="history-table" data-testid="history"><thead><tr><th></th><th>run</th><th>state</th><th>verdict</th>
+          ${MAIN_STATUSES.map(function (s) { return html`<th>${STATUS_LABEL[s]}</th>`; })}<th>started</th></tr></thead>
+          <tbody>${runs.slice().reverse().map(function (r) {
+            return html`<tr data-testid="history-row"><td><input type="checkbox" aria-label=${"select " + r.run_id} checked=${chosen.indexOf(r.run_id) >= 0} onChange=${function () { toggle(r.run_id); }} /></td>
+              <td><a href=${"#/run/" + encodeURIComponent(r.run_id)}>${r.run_id}</a></td><td>${r.state}</td>
+              <td>${r.verdict ? html`<span class=${"verdict small " + (r.verdict === "PASS" || r.verdict === "PASSED" ? "passed" : "failed")}>${r.verdict}</span>` : "—"}</td>
+              ${MAIN_STATUSES.map(function (s) { return html`<td>${(r.counts || {})[s] || 0}</td>`; })}<td>${r.started_at || ""}</td></tr>`;
+          })}</tbody></table>
+      </${Section}>
+    </div>`;
+  }
+
+  function CompareView(props) {
+    var a = props.route.params.get("a"), b = props.route.params.get("b");
+    var state = useState({ data: null, error: null });
+    var side = useState(null);
+    useEffect(function () {
+      if (!a || !b) { return; }
+      SOURCE.compare(a, b).then(function (d) { state[1]({ data: d, error: null }); })
+        .catch(function (e) { state[1]({ data: null, error: String(e.message || e) }); });
+    }, [a, b]);
+    if (!a || !b) { return html`<p class="banner">Pick two runs in the <a href="#/history">history</a> to compare.</p>`; }
+    if (state[0].error) { return html`<p class="banner error">Could not compare: ${state[0].error}</p>`; }
+    var d = state[0].data;
+    if (!d) { return html`<p class="loading">Comparing…</p>`; }
+    var flips = (d.flips || []).slice().sort(function (x, y) {
+      var rx = x.baseline === "PASSED" && x.candidate !== "PASSED" ? 0 : 1;
+      var ry = y.baseline === "PASSED" && y.candidate !== "PASSED" ? 0 : 1;
+      return rx - ry;
+    });
+    var changed = (d.criteria || []).some(function (c) { return c.status !== "NO DETECTABLE CHANGE"; });
+    var nothing = !flips.length && !changed && !(d.only_in_baseline || []).length && !(d.only_in_candidate || []).length;
+    function showSides(f) {
+      side[1]({ flip: f, a: null, b: null });
+      Promise.all([SOURCE.index(a), SOURCE.index(b)]).then(function (ix) {
+        function rowOf(index) {
+          for (var i = 0; i < index.n; i++) {
+            if (index.case_id[i] === f.case_id && index.eval_sets[index.eval_set[i]] === f.eval_set_id) { return i; }
+          }
+          return -1;
+        }
+        var ra = rowOf(ix[0]), rb = rowOf(ix[1]);
+        return Promise.all([ra < 0 ? null : SOURCE.detail(ra, a), rb < 0 ? null : SOURCE.detail(rb, b)]);
+      }).then(function (dd) { side[1]({ flip: f, a: dd[0], b: dd[1] }); }).catch(function () { side[1](null); });
+    }
+    function finals(detail) {
+      if (!detail) { return "—"; }
+      return detail.turns.map(function (t) { return t.actual ? t.actual.final_response : ""; }).join("\n\n");
+    }
+    return html`<div class="compare">
+      <header class="run-header"><div class="title-row"><h1>Compare</h1><a href="#/history">History</a></div>
+        <p><span class="muted">A</span> ${d.baseline} → <span class="muted">B</span> ${d.candidate}; ${d.paired_cases} paired cases</p></header>
+      ${nothing ? html`<p class="banner" data-testid="no-changes">No changes: no criterion moved detectably and no case flipped its verdict.</p>` : null}
+      <${Section} title="Criteria">
+        <table data-testid="compare-criteria"><thead><tr><th>criterion</th><th>mean A</th><th>mean B</th><th>Δ</th><th>interval</th><th>p (Holm)</th><th>change</th></tr></thead>
+          <tbody>${(d.criteria || []).map(function (c) {
+            var cls = c.status === "REGRESSED" ? "failed" : c.status === "IMPROVED" ? "passed" : "none";
+            return html`<tr><td>${c.criterion}</td><td>${fmt(c.mean_a, 3)}</td><td>${fmt(c.mean_b, 3)}</td><td><b>${fmt(c.delta, 3)}</b></td>
+              <td>${interval(c.interval)}</td><td>${fmt(c.p_holm, 3)}</td><td><span class=${"chip " + cls}>${c.status}</span></td></tr>`;
+          })}</tbody></table>
+        ${(d.config_changes || []).length ? html`<p class="banner">${d.config_changes.join("; ")}</p>` : null}
+      </${Section}>
+      <${Section} title=${"Verdict flips (" + flips.length + ")"}>
+        ${flips.length ? html`<table data-testid="flips"><thead><tr><th>case</th><th>criterion</th><th>A</th><th>B</th><th>Δ score</th><th></th></tr></thead>
+          <tbody>${flips.map(function (f) {
+            var regression = f.baseline === "PASSED" && f.candidate !== "PASSED";
+            return html`<tr data-testid="flip" class=${regression ? "regression" : ""}><td>${f.eval_set_id} / ${f.case_id}</td><td>${f.criterion}</td>
+              <td><${Chip} status=${f.baseline} /></td><td><${Chip} status=${f.candidate} /></td><td>${fmt(f.delta, 3)}</td>
+              <td><button type="button" class="link" onClick=${function () { showSides(f); }}>outputs</button></td></tr>`;
+          })}</tbody></table>` : html`<p class="muted">No case changed its verdict.</p>`}
+      </${Section}>
+      ${side[0] ? html`<${Section} title=${"Outputs of " + side[0].flip.case_id}><div class="sides">
+        <div class="side"><h4>A</h4><pre class="text">${side[0].a === null ? "…" : finals(side[0].a)}</pre></div>
+        <div class="side"><h4>B</h4><pre class="text">${side[0].b === null ? "…" : finals(side[0].b)}</pre></div></div></${Section}>` : null}
+      ${(d.only_in_baseline || []).length || (d.only_in_candidate || []).length ? html`<${Section} title="Unpaired cases">
+        <p>only in A: ${(d.only_in_baseline || []).map(function (k) { return k.join("/"); }).join(", ") || "none"}</p>
+        <p>only in B: ${(d.only_in_candidate || []).map(function (k) { return k.join("/"); }).join(", ") || "none"}</p></${Section}>` : null}
+    </div>`;
+  }
+
+  function App() {
+    var route = useRoute();
+    if (route.view === "history") { return html`<${HistoryView} route=${route} />`; }
+    if (route.view === "compare") { return html`<${CompareView} route=${route} />`; }
+    if (!route.runId) { return html`<p class="banner">No run selected.</p>`; }
+    return html`<${RunView} route=${route} key=${route.runId} />`;
+  }
+
+  var root = document.getElementById("app");
+  root.textContent = "";
+  render(html`<${App} />`, root);
+  window.__agentevalViewer = { filterRows: filterRows, readFilters: readFilters, wordDiff: wordDiff };
+})();
