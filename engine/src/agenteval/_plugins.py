@@ -80,7 +80,7 @@ _HINTS: dict[str, dict[str, str]] = {
     },
     "user simulator": {"llm_backed": _FROM["llm_judges"]},
     "reporter": {
-        **dict.fromkeys(("junit", "markdown", "github", "json", "jsonl"), _FROM["builtin"]),
+        **dict.fromkeys(("junit", "markdown", "github"), _FROM["builtin"]),
         "html": _FROM["viewer"],
     },
     "command": dict.fromkeys(("view", "report"), _FROM["viewer"]),
