@@ -1,0 +1,141 @@
+"""How the ``agenteval view`` server scales with the run it serves: 1k, 10k and 100k cases.
+
+Each size is a real run folder, recorded by a whole ``agenteval run`` process on the seeded data
+of ``scale.make_data`` (one invocation, three tool calls and a ~30-word response per case, some
+perturbed). Then, in a fresh process, ``agenteval view RUN --port 0 --no-open`` is started as a
+user would, and over real HTTP it measures:
+
+* first index: from launching the command to the whole ``/api/runs/<id>/index`` body (what
+  stands between ``agenteval view`` and the first rows: start-up, one scan of the run, the
+  encoding), with gzip as a browser asks;
+* index again: the same request once cached (a reload);
+* case: ``/api/runs/<id>/cases/<row>`` for 50 rows spread over the run, median and worst
+  (each one seek in ``results.jsonl``);
+* the index payload, raw and gzipped, and bytes per case;
+* the server's peak RSS (``VmHWM``) after all of it.
+
+A linear cost gives about 10x per step. Budgets (issue 11): first rows ≤ 1.5 s and RSS ≤ 300 MB
+at 100k cases; absolute figures depend on the machine.
+
+    python benchmarks/viewer_server.py                   # 1k, 10k, 100k
+    python benchmarks/viewer_server.py --sizes 1000 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import scale  # noqa: E402  (a sibling script: the seeded data and a recorded run)
+
+
+def _get(port: int, path: str, gzip: bool = True) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    try:
+        connection.request("GET", path, headers={"Accept-Encoding": "gzip"} if gzip else {})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(run_folder: Path) -> dict[str, Any]:
+    """Start ``agenteval view`` on ``run_folder`` and time its index and cases."""
+    run_id = run_folder.name
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agenteval", "view", str(run_folder), "--port", "0", "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if found is None:
+            problem = process.stderr.read() if process.stderr else ""
+            raise SystemExit(f"agenteval view did not start: {line}{problem}")
+        port = int(found.group(1))
+        status, gzipped = _get(port, f"/api/runs/{run_id}/index")
+        first = time.perf_counter() - started
+        if status != 200:
+            raise SystemExit(f"/index answered {status}: {gzipped[:300]!r}")
+        again_started = time.perf_counter()
+        _get(port, f"/api/runs/{run_id}/index")
+        again = time.perf_counter() - again_started
+        _status, raw = _get(port, f"/api/runs/{run_id}/index", gzip=False)
+        n = json.loads(raw)["n"]
+        rows = [round(i * (n - 1) / 49) for i in range(50)]
+        latencies = []
+        for row in rows:
+            t = time.perf_counter()
+            status, _body = _get(port, f"/api/runs/{run_id}/cases/{row}")
+            latencies.append(time.perf_counter() - t)
+            if status != 200:
+                raise SystemExit(f"/cases/{row} answered {status}")
+        rss = _peak_rss_mb(process.pid)
+        return {
+            "n": n,
+            "first": first,
+            "again": again,
+            "case_median_ms": statistics.median(latencies) * 1000,
+            "case_max_ms": max(latencies) * 1000,
+            "index_mb": len(raw) / 1e6,
+            "index_gz_mb": len(gzipped) / 1e6,
+            "rss_mb": rss,
+        }
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    args = parser.parse_args(argv)
+    print(
+        f"{'cases':>8} {'first index s':>14} {'x prev':>7} {'again s':>8} {'case ms (med/max)':>18} "
+        f"{'index MB (gz)':>14} {'B/case':>7} {'peak RSS MB':>12}"
+    )
+    previous: Optional[float] = None
+    with tempfile.TemporaryDirectory(prefix="agenteval-viewer-") as tmp:
+        for size in args.sizes:
+            folder = Path(tmp) / str(size)
+            manifest = scale.make_data(folder, size)
+            scale.run_agenteval(folder, manifest)
+            run_folder = next((folder / "runs").iterdir())
+            m = measure(run_folder)
+            ratio = f"{m['first'] / previous:.1f}" if previous else "-"
+            previous = m["first"]
+            print(
+                f"{m['n']:>8} {m['first']:>14.2f} {ratio:>7} {m['again']:>8.3f} "
+                f"{m['case_median_ms']:>9.1f}/{m['case_max_ms']:<8.1f} "
+                f"{m['index_mb']:>6.1f} ({m['index_gz_mb']:.1f}) {m['index_mb'] * 1e6 / m['n']:>7.0f} "
+                f"{m['rss_mb']:>12.0f}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
