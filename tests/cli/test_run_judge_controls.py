@@ -98,3 +98,16 @@ def test_the_summary_reports_how_the_judge_samples_agreed(runner, judge_server, 
     assert agreement["unanimity"] == 1.0 and agreement["fragile"] == 0
     assert agreement["calls_used"] == 3 * len(judged) and agreement["calls_saved"] == 2 * len(judged)
     assert agreement["krippendorff_alpha"] is None  # undefined when every vote is alike
+
+
+def test_runs_show_keeps_the_budget(runner, judge_server, tmp_path):
+    runs = tmp_path / "runs"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"final_response_match_v2": {"threshold": 0.5}}}))
+    args = ["run", str(EXAMPLE / "travel.evalset.json"), "--actual", str(EXAMPLE / "travel.actual.json")]
+    args += ["--config", str(config), "--no-cache", "--runs-dir", str(runs), "--format", "json"]
+    first = json.loads(runner.invoke(main, [*args, "--judge-budget", "2"]).stdout)
+    shown = runner.invoke(main, ["runs", "show", "--runs-dir", str(runs), "--format", "json"])
+    again = json.loads(shown.stdout)
+    assert again["summary"]["budget"] == first["summary"]["budget"] and first["summary"]["budget"]
+    assert again["summary"]["eval_sets"] == first["summary"]["eval_sets"]

@@ -181,7 +181,10 @@ class RecordedRun:
         if written is not None:
             judge, user_simulator = written.summary.judge, written.summary.user_simulator
             by_criterion = {c.criterion: c.judge for c in written.summary.criteria if c.judge is not None}
-        return builder.build(by_criterion, judge, user_simulator)
+        summary = builder.build(by_criterion, judge, user_simulator)
+        if written is not None and written.summary.budget is not None:  # what the run's limits allowed
+            summary = summary.model_copy(update={"budget": written.summary.budget})
+        return summary
 
     def result(self) -> RunResult:
         """The run's ``RunResult`` re-rendered from its records (every case in memory; a
