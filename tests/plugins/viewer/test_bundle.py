@@ -154,3 +154,12 @@ def test_the_index_stays_small_per_case(tmp_path):
 def test_row_of_walks_the_plan(tiny):
     assert _bundle.row_of(tiny, 13)[1] == "second_set_pass"
     assert _bundle.row_of(tiny, 12)[1] == "never_reached"
+
+
+def test_the_plain_json_scan_agrees_with_the_engines_reader(tiny):
+    fast = scan(tiny)
+    slow = _bundle.Scan(tiny)
+    for row, entry, case_id, records in _bundle._cases(tiny):
+        slow.add(row, entry, case_id, records)
+    assert case_index(tiny, fast) == case_index(tiny, slow)
+    assert run_summary(tiny, fast) == run_summary(tiny, slow)

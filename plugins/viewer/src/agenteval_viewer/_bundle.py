@@ -17,6 +17,7 @@ front end renders it as text.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
@@ -47,6 +48,12 @@ _CODE = {Status(name): code for code, name in enumerate(STATUS_LEGEND)}
 HISTOGRAM_BINS = 10
 _SEARCH_USER = 80
 _SEARCH_RESPONSE = 120
+_POINT_VERDICT = {
+    "PASSED": "PASS",
+    "FAILED": "FAIL",
+    "NOT_EVALUATED": "NOT_EVALUATED",
+    "ERRORED": "NOT_EVALUATED",
+}
 _TEXT_LIMIT = 200_000  # characters of one text kept in a case's detail (a 50 KB reply fits)
 
 
@@ -232,6 +239,9 @@ class Scan:
         self.reason_codes: list[str] = []
         self.rubric_ids: list[str] = []
         self.rubric_texts: dict[str, str] = {}
+        for entry in run.manifest.eval_sets:
+            for key, text in _rubric_texts(entry, ()).items():
+                self.rubric_texts.setdefault(key, text)
         self._reason_code: dict[str, int] = {}
         self._rubric_id: dict[str, int] = {}
         self.recorded = 0
@@ -301,13 +311,153 @@ class Scan:
         if failed_here:
             self.failed_rubrics[str(row)] = sorted(failed_here)
 
+    def add_raw(self, row: int, entry: EvalSetEntry, case_id: str, raw: Optional[dict[str, Any]]) -> None:
+        """``add`` from a compact plain-JSON record (``None``: never recorded, so every
+        criterion is NOT_EVALUATED ``interrupted``, as the engine reads it)."""
+        if raw is None:
+            status = "NOT_EVALUATED"
+            criteria = [
+                (c.name, "NOT_EVALUATED", None, "interrupted", "NOT_EVALUATED", []) for c in entry.criteria
+            ]
+            user = reply = ""
+        else:
+            self.recorded += 1
+            status, criteria, user, reply = raw["status"], raw["criteria"], raw["user"], raw["reply"]
+            if raw["texts"] and len(self.rubric_texts) < 10_000:
+                for key, text in raw["texts"].items():
+                    self.rubric_texts.setdefault(key, text)
+        self.eval_set.append(entry.index)
+        self.case_id.append(case_id)
+        self.status.append(_CODE[Status(status)])
+        self.counts[status] += 1
+        self.search.append(
+            " ".join(f"{case_id} {user[:_SEARCH_USER]} {reply[:_SEARCH_RESPONSE]}".split()).lower()
+        )
+        by_name = {c[0]: c for c in criteria}
+        failed_here: set[int] = set()
+        for name, agg in self.criteria.items():
+            found = by_name.get(name)
+            if found is None:
+                agg.status_col.append(None)
+                agg.score_col.append(None)
+                continue
+            _, cstatus, score, reason_code, verdict, rubrics = found
+            agg.counts[cstatus] += 1
+            agg.status_col.append(_CODE[Status(cstatus)])
+            agg.score_col.append(_round(score))
+            code = self._code_of(reason_code)
+            if code is not None:
+                agg.reason_col[str(row)] = code
+            if score is not None:
+                agg.scores.append(float(score))
+            if cstatus in agg.reasons:
+                key = reason_code or "unexplained"
+                agg.reasons[cstatus][key] = agg.reasons[cstatus].get(key, 0) + 1
+            if verdict is None and cstatus != "INFORMATIONAL":
+                verdict = _POINT_VERDICT.get(cstatus)
+            if verdict is not None:
+                agg.verdicts[verdict] = agg.verdicts.get(verdict, 0) + 1
+            for item in rubrics:
+                rid = str(item.get("rubric_id"))
+                tally = agg.rubrics.setdefault(rid, [0, 0])
+                tally[1] += 1
+                if item.get("score") == 0.0:
+                    tally[0] += 1
+                if item.get("score") == 0.0 or str(item.get("verdict", "")).lower() in (
+                    "no",
+                    "false",
+                    "fail",
+                ):
+                    failed_here.add(self._rubric(rid))
+        if failed_here:
+            self.failed_rubrics[str(row)] = sorted(failed_here)
+
 
 def scan(run: RecordedRun) -> Scan:
-    """One streaming pass over ``run`` (one case's records in memory at a time)."""
+    """One streaming pass over ``run`` (one case's records in memory at a time). A run of
+    one run per case is read as plain JSON (the fields the index needs, last line of a key
+    wins, damaged lines skipped, as ``RecordedRun`` does): pydantic validation of every record
+    would take most of the time at 100k cases. Several runs per case are combined by the
+    engine (``case_from_records``)."""
     result = Scan(run)
+    if run.manifest.num_runs == 1:
+        rows = _raw_rows(run)
+        for row, entry, case_id in _plan(run):
+            result.add_raw(row, entry, case_id, rows.pop((entry.index, case_id), None))
+        return result
     for row, entry, case_id, records in _cases(run):
         result.add(row, entry, case_id, records)
     return result
+
+
+def _raw_rows(run: RecordedRun) -> dict[tuple[int, str], dict[str, Any]]:
+    """What the index needs of each record of a one-run run, keyed by (eval set, case)."""
+    rows: dict[tuple[int, str], dict[str, Any]] = {}
+    path = run.folder / "results.jsonl"
+    if not path.is_file():
+        return rows
+    with open(path, "rb") as handle:
+        for line in handle:
+            if not line.endswith(b"\n"):
+                continue
+            try:
+                record = json.loads(line)
+                key = (int(record["eval_set_index"]), str(record["case_id"]))
+                if int(record.get("run_index", 1)) != 1:
+                    continue
+                rows[key] = _compact(record)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+    return rows
+
+
+def _raw_text(content: Any) -> str:
+    if not isinstance(content, dict):
+        return ""
+    return "\n".join(
+        p.get("text") or "" for p in content.get("parts") or [] if isinstance(p, dict) and p.get("text")
+    )
+
+
+def _raw_invocations(value: Any) -> list[dict[str, Any]]:
+    return [i for i in value or [] if isinstance(i, dict)]
+
+
+def _compact(record: dict[str, Any]) -> dict[str, Any]:
+    expected = _raw_invocations(record.get("expected"))
+    actual = _raw_invocations((record.get("actual") or {}).get("invocations"))
+    turns = actual or expected
+    first = turns[0] if turns else {}
+    user = _raw_text(first.get("userContent", first.get("user_content")))
+    last = actual[-1] if actual else {}
+    reply = _raw_text(last.get("finalResponse", last.get("final_response")))
+    texts: dict[str, str] = {}
+    for invocation in expected:
+        for rubric in invocation.get("rubrics") or []:
+            rid = rubric.get("rubricId", rubric.get("rubric_id"))
+            content = rubric.get("rubricContent", rubric.get("rubric_content")) or {}
+            if rid is not None:
+                texts[str(rid)] = str(content.get("textProperty", content.get("text_property")) or "")
+    criteria = []
+    for item in record.get("criteria") or []:
+        rubrics = []
+        for each in item.get("runs") or [item]:
+            for inv in each.get("per_invocation") or []:
+                for entry in (inv.get("details") or {}).get("rubrics") or []:
+                    if isinstance(entry, dict) and "rubric_id" in entry:
+                        rubrics.append(entry)
+        verdict = item.get("verdict") or {}
+        criteria.append(
+            (
+                item["criterion"],
+                item["status"],
+                item.get("score"),
+                item.get("reason_code"),
+                verdict.get("verdict") if isinstance(verdict, dict) else None,
+                rubrics,
+            )
+        )
+    return {"status": record["status"], "user": user, "reply": reply, "texts": texts, "criteria": criteria}
 
 
 # -- run_summary --------------------------------------------------------------------------
