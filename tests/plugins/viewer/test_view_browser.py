@@ -1,0 +1,170 @@
+"""``agenteval view`` in headless chromium: the served front end over the real server and
+runs recorded by the engine (first rows, a case, live records through server-sent events,
+compare with flips and with nothing changed, the history). ``browser_page`` (conftest) fails a
+test on any console error, page error or non-local request and keeps a screenshot."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from agenteval.runs import RecordedRun
+
+_NAME = "agenteval_viewer_server_test_helpers"
+if _NAME not in sys.modules:
+    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_server_helpers.py"))
+    assert _spec is not None and _spec.loader is not None
+    sys.modules[_NAME] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules[_NAME])
+helpers = sys.modules[_NAME]
+
+pytestmark = pytest.mark.browser
+
+#: generous: the shared CI machine may be busy; the budgets are printed, not asserted
+WAIT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A (one case fails), then B (all pass): the travel example scored by the engine."""
+    folder = tmp_path_factory.mktemp("runs")
+    helpers.travel_run(folder)
+    helpers.travel_run(folder, all_pass=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run_ids(runs_dir: Path) -> list[str]:
+    return sorted(p.name for p in runs_dir.iterdir())
+
+
+@pytest.fixture(scope="module")
+def server(runs_dir: Path):
+    with helpers.serving(runs_dir) as running:
+        yield running
+
+
+def _screenshot(page, name: str) -> None:
+    """Kept beside the fixture's end-of-test screenshots (the same folder as conftest's)."""
+    folder = Path(os.environ.get("AGENTEVAL_SCREENSHOTS") or Path(__file__).with_name("_screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"view_{name}.png"), full_page=True)
+
+
+def test_the_served_viewer_shows_a_runs_rows_and_opens_a_failing_case(server, run_ids, browser_page):
+    from playwright.sync_api import expect
+
+    page = browser_page
+    started = time.perf_counter()
+    page.goto(f"{server.url}#/run/{run_ids[0]}")
+    rows = page.get_by_test_id("grid-row")
+    expect(rows).to_have_count(3, timeout=WAIT_MS)
+    print(f"first rows after {time.perf_counter() - started:.2f} s")
+    summary = RecordedRun.open(server.runs_dir / run_ids[0]).summary()
+    assert summary is not None
+    for status, n in summary.summary.cases.items():
+        if status.value != "INFORMATIONAL":
+            expect(page.get_by_test_id(f"count-{status.value}").locator(".n")).to_have_text(str(n))
+    expect(page.get_by_test_id("verdict")).not_to_have_text("PASS")
+    _screenshot(page, "run")
+    page.get_by_test_id("count-FAILED").click()
+    expect(rows).to_have_count(1)
+    assert "status=FAILED" in page.url
+    rows.first.click()
+    drawer = page.get_by_test_id("drawer")
+    expect(drawer).to_be_visible()
+    expect(page.get_by_test_id("drawer-title")).not_to_be_empty()
+    expect(drawer.get_by_test_id("turn").first).to_be_visible(timeout=WAIT_MS)
+    _screenshot(page, "case")
+
+
+def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, run_ids, browser_page):
+    from playwright.sync_api import expect
+
+    live = helpers.LiveRun(tmp_path / "live-runs", RecordedRun.open(runs_dir / run_ids[0]))
+    try:
+        with helpers.serving(live.folder.parent) as server:
+            page = browser_page
+            page.goto(f"{server.url}#/run/{live.run_id}")
+            rows = page.get_by_test_id("grid-row")
+            expect(rows).to_have_count(3, timeout=WAIT_MS)
+            not_evaluated = page.get_by_test_id("count-NOT_EVALUATED").locator(".n")
+            expect(not_evaluated).to_have_text("3")
+            page.wait_for_timeout(300)  # the event stream is open
+            latencies = []
+            for left in ("2", "1"):
+                appended = time.perf_counter()
+                live.append()
+                expect(not_evaluated).to_have_text(left, timeout=WAIT_MS)
+                latencies.append(time.perf_counter() - appended)
+            print("live record shown after " + ", ".join(f"{s:.2f} s" for s in latencies) + " (budget 2 s)")
+            _screenshot(page, "live")
+            live.append()
+            live.finish()
+            expect(page.locator(".run-header .state")).to_have_text("complete", timeout=WAIT_MS)
+            expect(not_evaluated).to_have_text("0")
+            page.wait_for_timeout(1500)  # the EventSource's reconnection gets 204 and stops quietly
+    finally:
+        live.close()
+
+
+def test_compare_lists_the_engines_flips_regressions_first(server, run_ids, browser_page):
+    from playwright.sync_api import expect
+
+    a, b = run_ids
+    status, expected = helpers.get_json(server, f"/api/compare?a={a}&b={b}")
+    assert status == 200 and expected["flips"]
+    page = browser_page
+    page.goto(f"{server.url}#/compare?a={a}&b={b}")
+    flips = page.get_by_test_id("flip")
+    expect(flips).to_have_count(len(expected["flips"]), timeout=WAIT_MS)
+    expect(page.get_by_test_id("no-changes")).to_have_count(0)
+    for row, flip in zip(flips.all(), expected["flips"], strict=True):
+        expect(row).to_contain_text(flip["case_id"])
+        expect(row).to_contain_text(flip["criterion"])
+    expect(page.get_by_test_id("compare-criteria").locator("tbody tr")).to_have_count(
+        len(expected["criteria"])
+    )
+    _screenshot(page, "compare")
+
+
+def test_compare_of_a_run_with_itself_says_nothing_changed(server, run_ids, browser_page):
+    from playwright.sync_api import expect
+
+    page = browser_page
+    page.goto(f"{server.url}#/compare?a={run_ids[0]}&b={run_ids[0]}")
+    expect(page.get_by_test_id("no-changes")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_test_id("flip")).to_have_count(0)
+    _screenshot(page, "compare_same")
+
+
+def test_the_history_lists_every_run_and_links_to_compare(server, run_ids, browser_page):
+    from playwright.sync_api import expect
+
+    page = browser_page
+    page.goto(f"{server.url}#/history")
+    history_rows = page.get_by_test_id("history-row")
+    expect(history_rows).to_have_count(2, timeout=WAIT_MS)
+    listed = helpers.get_json(server, "/api/runs")[1]["runs"]
+    for run in listed:
+        expect(page.get_by_test_id("history")).to_contain_text(run["run_id"])
+    for run_id in run_ids:
+        page.get_by_label(f"select {run_id}").check()
+    page.get_by_test_id("compare-link").click()
+    expect(page.get_by_test_id("flip").first).to_be_visible(timeout=WAIT_MS)
+    assert "#/compare?" in page.url
+    page.goto(f"{server.url}#/history")
+    expect(history_rows).to_have_count(2, timeout=WAIT_MS)
+    _screenshot(page, "history")
+
+
+def test_the_root_address_opens_the_history(server, browser_page):
+    from playwright.sync_api import expect
+
+    page = browser_page
+    page.goto(server.url)
+    expect(page.get_by_test_id("history-row")).to_have_count(2, timeout=WAIT_MS)
