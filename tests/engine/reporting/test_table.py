@@ -117,7 +117,7 @@ def test_a_recorded_run_renders_from_its_folder_like_the_result(example_run, exa
     from_result = _render(example_result)
     assert from_folder[0] == f"agenteval · run {example_run.run_id} · 1 eval set · 3 cases"
     # The same summary and the same failing case; the folder adds the agent's own words.
-    cut = from_result.index("not passing")
+    cut = from_result.index("not passing, or inconclusive")
     assert from_folder[1 : cut + 2] == from_result[1 : cut + 2]
     assert from_folder[-3:] == from_result[-3:]
     assert len(from_folder) > len(from_result)
@@ -129,3 +129,53 @@ def test_several_runs_show_the_mean_and_the_range():
     )
     text = "\n".join(_render(result, width=200, show="all"))
     assert "response_match_score 1 (runs 1–1)" in text
+
+
+def test_each_eval_set_shows_its_intervals_over_cases_and_verdict(example_result):
+    text = "\n".join(_render(example_result))
+    assert "by eval set: 95% intervals over cases" in text
+    rows = {line.split()[0]: line.split() for line in text.splitlines() if line.startswith("tool_traj")}
+    [row] = [r for r in rows.values() if "[" in " ".join(r)]
+    stats = next(c for c in example_result.summary.eval_sets[0].criteria if c.criterion == row[0])
+    assert row[-1] == stats.verdict == "FAIL"
+    assert f"[{stats.pass_rate.low:.0%}," in row and f"{stats.pass_rate.high:.0%}]" in row
+
+
+def test_past_the_limit_only_eval_sets_not_passing_are_listed(example_result, monkeypatch):
+    summary = example_result.summary
+    passing = summary.eval_sets[0].model_copy(
+        update={"criteria": [c.model_copy(update={"verdict": "PASS"}) for c in summary.eval_sets[0].criteria]}
+    )
+    many = summary.model_copy(update={"eval_sets": [summary.eval_sets[0], passing, passing]})
+    monkeypatch.setattr(_table, "SETS_LISTED", 2)
+    text = "\n".join(_render(example_result, summary=many))
+    assert text.count("travel_assistant (3 cases)") == 1
+    assert "2 more eval set(s), all PASS, not listed" in text
+
+
+def test_the_judge_budget_and_the_judges_agreement_are_reported(example_result):
+    from agenteval.results import BudgetInfo, JudgeAgreementInfo
+
+    agreement = JudgeAgreementInfo(
+        invocations=10,
+        calls_used=32,
+        calls_saved=18,
+        voted=10,
+        unanimity=0.8,
+        fragile=2,
+        krippendorff_alpha=0.61,
+    )
+    agreement = agreement.model_copy(update={"krippendorff_alpha": 0.61})
+    criteria = [example_result.summary.criteria[0].model_copy(update={"agreement": agreement})]
+    summary = example_result.summary.model_copy(
+        update={
+            "criteria": criteria,
+            "budget": BudgetInfo(judge_calls_limit=40, judge_calls_used=40, judge_calls_refused=5),
+        }
+    )
+    text = " ".join(" ".join(_render(example_result, summary=summary)).split())
+    assert "judge budget: 40 of 40 call(s) used; 5 refused once it was spent" in text
+    assert (
+        "judge samples of tool_trajectory_avg_score: 32 call(s), 18 saved, unanimous 80%, "
+        "2 decided by one vote, Krippendorff's α 0.61"
+    ) in text

@@ -242,5 +242,6 @@ def test_the_table_shows_what_the_runs_leave_undecided():
     stream = io.StringIO()
     render_table(result, Console(file=stream, width=80, no_color=True))
     text = stream.getvalue()
-    assert "? c · text PASSED INCONCLUSIVE" in text
+    assert "? PASSED INCONCLUSIVE  s · c" in text
+    assert "text 0.6667 (runs 0–1) PASSED INCONCLUSIVE: 95% interval" in " ".join(text.split())
     assert "inconclusive: 1 criterion result(s)" in text

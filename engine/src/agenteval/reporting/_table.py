@@ -33,7 +33,7 @@ from rich.text import Text
 
 from .._terminal import visible
 from ..models import FunctionCall
-from ..results import CriterionResult, RunResult, RunSummary, Status
+from ..results import CriterionResult, IntervalInfo, RunResult, RunSummary, Status
 from ..runs import RecordedRun, RunState
 from ._cases import CaseView, case_views
 
@@ -145,6 +145,63 @@ def _criteria_table(summary: RunSummary) -> Table:
     return table
 
 
+#: With more eval sets than this, only those whose verdict is not PASS are listed.
+SETS_LISTED = 10
+_VERDICT_STYLE = {"PASS": "green", "FAIL": "bold red", "INCONCLUSIVE": "yellow", "NOT_EVALUATED": "yellow"}
+
+
+def _interval(info: Optional[IntervalInfo], percent: bool = False) -> str:
+    if info is None:
+        return "—"
+    show = (lambda v: f"{v:.0%}") if percent else _score
+    point = show(info.estimate) if info.estimate is not None else ""
+    return f"{point} [{show(info.low)}, {show(info.high)}]".strip()
+
+
+def _set_statistics(console: Console, summary: RunSummary) -> None:
+    """Per eval set, per criterion: the mean and the pass rate with their intervals over
+    cases, and the set's tri-state verdict."""
+    sets = [s for s in summary.eval_sets if any(c.mean or c.pass_rate for c in s.criteria)]
+    if not sets:
+        return
+    listed = (
+        sets
+        if len(sets) <= SETS_LISTED
+        else [s for s in sets if any(c.verdict not in (None, "PASS") for c in s.criteria)]
+    )
+    level = next((i.level for s in sets for c in s.criteria for i in (c.mean, c.pass_rate) if i), 0.95)
+    console.print()
+    console.print(Text(f"by eval set: {level:.0%} intervals over cases", style="dim"))
+    for item in listed:
+        n = max((c.n_cases for c in item.criteria), default=0)
+        table = Table(
+            title=f"{visible(item.eval_set_id)} ({n:,} case{'s' if n != 1 else ''})",
+            title_justify="left",
+            title_style="bold",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+        )
+        table.add_column("criterion", overflow="fold")
+        for column in ("mean", "pass rate", "verdict"):
+            table.add_column(column, no_wrap=True, min_width=len(column))
+        for crit in item.criteria:
+            if crit.mean is None and crit.pass_rate is None:
+                continue
+            flaky = Text(f" ({crit.flaky_cases:,} flaky)", style="yellow") if crit.flaky_cases else ""
+            table.add_row(
+                Text(visible(crit.criterion)),
+                _interval(crit.mean),
+                _interval(crit.pass_rate, percent=True),
+                Text(crit.verdict or "—", style=_VERDICT_STYLE.get(crit.verdict or "", "")) + flaky,
+            )
+        console.print(table)
+    if len(listed) < len(sets):
+        console.print(
+            Text(f"{len(sets) - len(listed):,} more eval set(s), all PASS, not listed", style="dim")
+        )
+
+
 def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:
     total = sum(summary.cases.values())
     text = Text("agenteval", style="bold")
@@ -233,9 +290,14 @@ def _evidence(
     console.print(_indented(Text(f"{turn}actual:   ", style="dim").append(_clip(actual.final_text())), 6))
 
 
-def _case_line(view: CaseView) -> Text:
+def _case_line(view: CaseView, doubtful: bool = False) -> Text:
+    """The case's mark, status and id; ``doubtful``: it passes, but its runs leave a
+    criterion INCONCLUSIVE."""
     case = view.case
-    line = Text(f"{_MARK[case.status]} ", style=_STYLE[case.status]).append(_status(case.status))
+    if doubtful:
+        line = Text("? ", style="yellow").append(_status(case.status)).append(" INCONCLUSIVE", style="yellow")
+    else:
+        line = Text(f"{_MARK[case.status]} ", style=_STYLE[case.status]).append(_status(case.status))
     line.append(f"  {visible(view.eval_set_id)} · ", style="dim")
     return line.append(visible(case.eval_id), style="bold")
 
@@ -314,7 +376,7 @@ def _list_cases(
             unreached += 1
             continue
         if not titled:
-            title = "cases" if show == "all" else "not passing"
+            title = "cases" if show == "all" else "not passing, or inconclusive"
             console.print()
             console.print(Text(title, style="bold underline"))
             titled = True
@@ -327,7 +389,7 @@ def _list_cases(
             left_out += 1
             continue
         described += 1
-        console.print(_case_line(view))
+        console.print(_case_line(view, doubtful=view.case.status.ok))
         _reasons(view, console)
         if detailed:
             _details(view, console)
@@ -365,6 +427,40 @@ def _judge_line(summary: RunSummary) -> Optional[Text]:
     return text
 
 
+def _budget_line(summary: RunSummary) -> Optional[Text]:
+    budget = summary.budget
+    if budget is None or budget.judge_calls_limit is None:
+        return None
+    text = Text(
+        f"judge budget: {budget.judge_calls_used:,} of {budget.judge_calls_limit:,} call(s) used", style="dim"
+    )
+    if budget.judge_calls_refused:
+        text.append(
+            f"; {budget.judge_calls_refused:,} refused once it was spent "
+            "(NOT_EVALUATED judge_budget_exhausted)",
+            style="yellow",
+        )
+    return text
+
+
+def _agreement_lines(summary: RunSummary) -> list[Text]:
+    """How each judge criterion's samples agreed: unanimity, fragile majorities, α, calls saved."""
+    lines = []
+    for item in summary.criteria:
+        agreement = item.agreement
+        if agreement is None or not agreement.invocations:
+            continue
+        parts = [f"{agreement.calls_used:,} call(s), {agreement.calls_saved:,} saved"]
+        if agreement.unanimity is not None:
+            parts.append(f"unanimous {agreement.unanimity:.0%}")
+        if agreement.fragile:
+            parts.append(f"{agreement.fragile:,} decided by one vote")
+        if agreement.krippendorff_alpha is not None:
+            parts.append(f"Krippendorff's α {agreement.krippendorff_alpha:.2f}")
+        lines.append(Text(f"judge samples of {visible(item.criterion)}: {', '.join(parts)}", style="dim"))
+    return lines
+
+
 def _not_evaluated_line(summary: RunSummary) -> Optional[Text]:
     parts = [f"{n:,} {visible(code)}" for code, n in summary.not_evaluated_reasons.items()]
     parts += [f"{n:,} invocation(s) {visible(code)}" for code, n in summary.invocations_not_evaluated.items()]
@@ -384,7 +480,12 @@ def _footer(console: Console, summary: RunSummary, undecided: int, left_out: int
         )
     if hidden:
         console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
-    for line in (_judge_line(summary), _not_evaluated_line(summary)):
+    for line in (
+        _judge_line(summary),
+        _budget_line(summary),
+        *_agreement_lines(summary),
+        _not_evaluated_line(summary),
+    ):
         if line is not None:
             console.print(line)
     if undecided:
@@ -424,6 +525,7 @@ def render_table(
     if summary.criteria:
         console.print()
         console.print(_criteria_table(summary))
+    _set_statistics(console, summary)
     undecided, left_out, hidden, unreached = _list_cases(case_views(source), console, show, detailed)
     console.print()
     if unreached:
