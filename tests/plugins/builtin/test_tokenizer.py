@@ -87,3 +87,20 @@ def test_ascii_fast_path_equals_the_general_scan(text):
     slow_words = _tokenizer._words(text.lower())
     slow = [t for w in slow_words for t in _tokenizer._ascii_word_tokens(w)]
     assert list(tokenize(text)) == slow
+
+
+def test_stemming_loads_without_importing_scipy_and_leaves_it_importable():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from agenteval_builtin._tokenizer import load_stemming\n"
+        "tokenize, stemmer = load_stemming()\n"
+        "assert stemmer.stem('running') == 'run'\n"
+        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
+        "import scipy.stats\n"
+        "assert scipy.stats.fisher_exact([[1, 2], [3, 4]]).pvalue > 0\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
