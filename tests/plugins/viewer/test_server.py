@@ -508,3 +508,48 @@ def test_the_front_ends_bundle_is_served_and_scans_a_run_once_for_summary_and_in
             assert detail["case_id"] == index["case_id"][row]
         assert helpers.get_json(server, f"/api/runs/{run_id}/cases/3")[0] == 404
     assert summary
+
+
+# -- the disk cache of finished runs ---------------------------------------------------------
+
+
+def test_a_finished_runs_index_is_served_from_the_disk_cache_in_the_next_session(
+    tmp_path, runs_dir, static_dir, run_ids
+):
+    cache = tmp_path / "cache"
+    bodies = []
+    for _session in range(2):
+        with helpers.serving(runs_dir, static_dir=static_dir, cache_dir=cache) as server:
+            summary = helpers.request(server, f"/api/runs/{run_ids[0]}/summary")
+            index = helpers.request(server, f"/api/runs/{run_ids[0]}/index")
+            bodies.append((summary[2], index[2]))
+            builds = dict(server.store.builds)
+    assert builds == {}  # the second session built nothing
+    assert bodies[0] == bodies[1]
+    assert len(list(cache.glob("*.json.gz"))) == 2
+
+
+def test_a_changed_run_or_a_damaged_entry_is_built_again(tmp_path, runs_dir, static_dir, run_ids):
+    cache = tmp_path / "cache"
+    with helpers.serving(runs_dir, static_dir=static_dir, cache_dir=cache) as server:
+        helpers.request(server, f"/api/runs/{run_ids[0]}/index")
+    for entry in cache.glob("*.json.gz"):
+        entry.write_bytes(b"not gzip")
+    with helpers.serving(runs_dir, static_dir=static_dir, cache_dir=cache) as server:
+        assert helpers.get_json(server, f"/api/runs/{run_ids[0]}/index")[0] == 200
+        assert server.store.builds == {"summary": 1, "index": 1}
+
+
+def test_a_running_run_is_never_cached_on_disk(tmp_path, live, static_dir):
+    cache = tmp_path / "cache"
+    live.append()
+    with helpers.serving(live.folder.parent, static_dir=static_dir, cache_dir=cache) as server:
+        assert helpers.get_json(server, f"/api/runs/{live.run_id}/index")[0] == 200
+    assert not cache.exists() or not list(cache.iterdir())
+
+
+def test_an_unwritable_cache_only_means_building_again(tmp_path, runs_dir, static_dir, run_ids):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be", encoding="utf-8")
+    with helpers.serving(runs_dir, static_dir=static_dir, cache_dir=blocked / "cache") as server:
+        assert helpers.get_json(server, f"/api/runs/{run_ids[0]}/index")[0] == 200

@@ -35,6 +35,14 @@ def run_ids(runs_dir: Path) -> list[str]:
     return sorted(p.name for p in runs_dir.iterdir())
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch) -> Path:
+    """The viewer's disk cache goes to a temporary folder, never the user's."""
+    folder = tmp_path / "viewer-cache"
+    monkeypatch.setenv("AGENTEVAL_VIEWER_CACHE", str(folder))
+    return folder
+
+
 @pytest.fixture
 def served(monkeypatch):
     """Records what ``view`` would serve and open; serving stops at once, as after Ctrl-C."""
@@ -182,8 +190,15 @@ def test_the_command_serves_until_interrupted(runs_dir, run_ids, monkeypatch):
     assert status == 200 and [r["run_id"] for r in document["runs"]] == run_ids[::-1]
 
 
+def test_the_disk_cache_is_used_unless_no_cache(served, runs_dir, cache_dir):
+    assert _view(str(runs_dir), "--port", "0", "--no-open").exit_code == 0
+    assert served["server"].store._disk.folder == cache_dir
+    assert _view(str(runs_dir), "--port", "0", "--no-open", "--no-cache").exit_code == 0
+    assert served["server"].store._disk is None
+
+
 def test_help_lists_the_options():
     result = _view("--help")
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--no-open", "--runs-dir", "--allow-remote"):
+    for option in ("--host", "--port", "--no-open", "--runs-dir", "--allow-remote", "--no-cache"):
         assert option in result.stdout

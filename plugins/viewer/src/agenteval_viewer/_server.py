@@ -30,6 +30,7 @@ from typing import Any, Optional
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ._compare_payload import ComparePayloads, CompareRefused
+from ._disk_cache import DiskCache
 from ._history import History
 from ._live import RunTail
 from ._store import Encoded, NotFound, RunStore, encode_json
@@ -96,7 +97,9 @@ class ViewerServer(ThreadingHTTPServer):
     """Serves ``runs_dir``. ``port=0`` picks a free port (``self.port`` is the one bound).
 
     ``allow_remote`` accepts any ``Host`` header (for a non-loopback ``host``); the API stays
-    read-only. ``bundle`` stands in for ``agenteval_viewer._bundle`` (tests).
+    read-only. ``cache_dir`` keeps finished runs' summaries and indexes between sessions
+    (``_disk_cache``; none by default). ``bundle`` stands in for ``agenteval_viewer._bundle``
+    (tests).
     """
 
     daemon_threads = True
@@ -113,6 +116,7 @@ class ViewerServer(ThreadingHTTPServer):
         static_dir: Path = STATIC_DIR,
         poll_s: float = 0.25,
         heartbeat_s: float = 15.0,
+        cache_dir: Optional[Path] = None,
     ) -> None:
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
@@ -122,7 +126,7 @@ class ViewerServer(ThreadingHTTPServer):
         self.port = self.server_address[1]
         self.allow_remote = allow_remote
         self.static_dir = Path(static_dir).resolve()
-        self.store = RunStore(self.runs_dir, bundle)
+        self.store = RunStore(self.runs_dir, bundle, disk=DiskCache(cache_dir) if cache_dir else None)
         self.history = History(self.runs_dir)
         self.compare = ComparePayloads(self.runs_dir, self.store.stamp)
         self.poll_s = poll_s

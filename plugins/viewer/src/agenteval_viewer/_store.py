@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ._disk_cache import DiskCache
+
 __all__ = ["Encoded", "NotFound", "RunStore", "encode_json"]
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -93,9 +95,12 @@ class RunStore:
     ``agenteval_viewer._bundle``.
     """
 
-    def __init__(self, runs_dir: Path, bundle: Any = None, keep_runs: int = 4) -> None:
+    def __init__(
+        self, runs_dir: Path, bundle: Any = None, keep_runs: int = 4, disk: Optional[DiskCache] = None
+    ) -> None:
         self.runs_dir = Path(runs_dir)
         self._bundle = bundle
+        self._disk = disk
         self._keep = keep_runs
         self._lock = threading.Lock()
         self._run_locks: dict[str, threading.Lock] = {}
@@ -170,13 +175,15 @@ class RunStore:
             builders = {"summary": bundle.run_summary, "index": bundle.case_index}
             scan = getattr(bundle, "scan", None)
             kinds = list(builders) if scan is not None else [kind]
-            scanned = (scan(opened.run),) if scan is not None else ()
-            built = {}
-            for name in kinds:
-                self.builds[name] = self.builds.get(name, 0) + 1
-                etag = '"' + "-".join(map(str, opened.stamp)) + f'-{name}"'
-                built[name] = Encoded(encode_json(builders[name](opened.run, *scanned)), etag)
-            del scanned
+            built = self._from_disk(opened, kinds)
+            if not built:
+                scanned = (scan(opened.run),) if scan is not None else ()
+                for name in kinds:
+                    self.builds[name] = self.builds.get(name, 0) + 1
+                    etag = '"' + "-".join(map(str, opened.stamp)) + f'-{name}"'
+                    built[name] = Encoded(encode_json(builders[name](opened.run, *scanned)), etag)
+                del scanned
+                self._to_disk(opened, built)
             with self._lock:
                 for name, encoded in built.items():
                     self._payloads[(run_id, name)] = (opened.stamp, encoded)
@@ -184,6 +191,37 @@ class RunStore:
                 while len(self._payloads) > 2 * self._keep:
                     self._payloads.popitem(last=False)
             return built[kind]
+
+    def _disk_keys(self, opened: _Open, kinds: list[str]) -> Optional[dict[str, str]]:
+        from agenteval.runs import RunState
+
+        if self._disk is None or opened.run.manifest.state is RunState.RUNNING:
+            return None  # a running run changes all the time
+        return {k: self._disk.key(opened.run.folder, opened.stamp, self.bundle, k) for k in kinds}
+
+    def _from_disk(self, opened: _Open, kinds: list[str]) -> dict[str, Encoded]:
+        keys = self._disk_keys(opened, kinds)
+        if keys is None or self._disk is None:
+            return {}
+        found = {}
+        for name, key in keys.items():
+            gzipped = self._disk.get(key)
+            if gzipped is None:
+                return {}
+            try:
+                body = gzip.decompress(gzipped)
+            except (OSError, EOFError):
+                return {}  # damaged: built again (and replaced)
+            etag = '"' + "-".join(map(str, opened.stamp)) + f'-{name}"'
+            found[name] = Encoded(body, etag, gzipped)
+        return found
+
+    def _to_disk(self, opened: _Open, built: dict[str, Encoded]) -> None:
+        keys = self._disk_keys(opened, list(built))
+        if keys is None or self._disk is None:
+            return
+        for name, key in keys.items():
+            self._disk.put(key, built[name].gzipped())
 
     def summary(self, run_id: str) -> Encoded:
         """``bundle.run_summary(run)``, encoded."""
@@ -216,10 +254,12 @@ class RunStore:
         return rows
 
     def warm(self, run_id: str) -> None:
-        """Build the run's summary and case index now (in the background at start-up), so
-        the first page load finds them ready. Never raises."""
+        """Build the run's summary, case index and record offsets now (in the background at
+        start-up), so the first page load and the first case opened find them ready. Never
+        raises."""
         try:
             self.summary(run_id)
             self.index(run_id)
+            self.run(run_id).keys()  # the byte offsets of its records, for the first case opened
         except Exception:  # noqa: BLE001 - the request that needs it reports the problem
             pass

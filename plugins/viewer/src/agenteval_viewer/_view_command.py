@@ -88,12 +88,24 @@ def _open_browser(url: str) -> None:
 )
 @click.option("--no-open", is_flag=True, help="Print the address without opening a browser.")
 @click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Do not keep finished runs' case indexes between sessions "
+    "(in $AGENTEVAL_VIEWER_CACHE, else ~/.cache/agenteval/viewer).",
+)
+@click.option(
     "--allow-remote",
     is_flag=True,
     help="Allow a --host other machines can reach (the viewer stays read-only, with no login).",
 )
 def view(
-    target: Optional[str], runs_dir: Optional[Path], host: str, port: int, no_open: bool, allow_remote: bool
+    target: Optional[str],
+    runs_dir: Optional[Path],
+    host: str,
+    port: int,
+    no_open: bool,
+    no_cache: bool,
+    allow_remote: bool,
 ) -> None:
     """Browse recorded runs in a local, read-only viewer (live while a run is going).
 
@@ -105,6 +117,7 @@ def view(
     import socket
     from urllib.parse import quote
 
+    from ._disk_cache import default_cache_dir
     from ._server import ViewerServer, is_loopback
 
     folder, first = _target(target, runs_dir)
@@ -120,7 +133,8 @@ def view(
             err=True,
         )
     try:
-        server = ViewerServer(folder, host, port, allow_remote=allow_remote)
+        cache_dir = None if no_cache else default_cache_dir()
+        server = ViewerServer(folder, host, port, allow_remote=allow_remote, cache_dir=cache_dir)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             _fail(f"port {port} is in use; give --port 0 or another port")
