@@ -30,7 +30,8 @@ def _scores(result) -> dict:
 
 
 def test_an_agent_folder_runs_and_passes(runner, team):
-    result = runner.invoke(main, ["run", str(team / "weather_team.evalset.json"), "--agent", str(team)])
+    args = ["run", str(team / "weather_team.evalset.json"), "--agent", str(team), "--show", "all"]
+    result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "3 cases: 3 passed" in result.stdout
     for eval_id in ("paris_weather", "cairo_in_fahrenheit", "trip_then_thanks"):
