@@ -13,8 +13,15 @@ full and curtailed majority must give identical verdicts, invocation by invocati
 Beside the measured calls, ``exact`` is the expected number from agenteval.stats'
 dynamic programme, for comparison.
 
+A second table groups the same invocations into cases of ``--per-case`` invocations (default
+5) at ``--threshold`` (default 0.8, ADK's) and compares curtailed majority with and without
+pivotal-only sampling (``judge_sampling: {"pivotal": true}``): the calls of each, the share
+saved, the invocations that were not pivotal, and whether every case's point verdict is the
+same.
+
     python benchmarks/judge_sampling.py
     python benchmarks/judge_sampling.py --invocations 40 --leanings 0.6 0.9
+    python benchmarks/judge_sampling.py --per-case 10 --threshold 1.0
 """
 
 from __future__ import annotations
@@ -44,17 +51,22 @@ def _load_fake_servers():
     return module
 
 
-def _eval_set(count: int):
+def _eval_set(count: int, per_case: int = 1):
+    """``count`` invocations, ``per_case`` to a case."""
     from agenteval.models import Content, EvalCase, EvalSet, Invocation
 
-    cases = []
-    for index in range(count):
-        invocation = Invocation(
+    invocations = [
+        Invocation(
             invocation_id=f"inv-{index}",
             user_content=Content.from_text(f"What is {index} plus {index}?"),
             final_response=Content.from_text(f"{index} plus {index} is {2 * index}.", role="model"),
         )
-        cases.append(EvalCase(eval_id=f"case_{index:04d}", conversation=[invocation]))
+        for index in range(count)
+    ]
+    cases = [
+        EvalCase(eval_id=f"case_{start:04d}", conversation=invocations[start : start + per_case])
+        for start in range(0, count, per_case)
+    ]
     return EvalSet(eval_set_id="judge_sampling", eval_cases=cases)
 
 
@@ -75,7 +87,7 @@ class LeaningJudge:
         return json.dumps({"reasoning": f"sample {k}", "verdict": verdict})
 
 
-def _run(eval_set, sampling: dict, server, leaning: float, concurrency: int):
+def _run(eval_set, sampling: dict, server, leaning: float, concurrency: int, threshold: float = 0.5):
     import agenteval
     from agenteval.judging import JudgeService
 
@@ -83,17 +95,19 @@ def _run(eval_set, sampling: dict, server, leaning: float, concurrency: int):
     before = len(server.requests)
     criteria = {
         "final_response_match_v2": {
-            "threshold": 0.5,
+            "threshold": threshold,
             "judge_model_options": {"judge_model": "gemini-2.5-flash", "num_samples": 5},
             "judge_sampling": sampling,
         }
     }
     result = agenteval.evaluate(eval_set, eval_set, criteria, judge=JudgeService(concurrency=concurrency))
     verdicts = []
+    not_pivotal = 0
     for case in result.cases():
         (criterion,) = case.criteria.values() if isinstance(case.criteria, dict) else case.criteria
-        verdicts.append(criterion.score)
-    return len(server.requests) - before, verdicts
+        verdicts.append(criterion.score if threshold == 0.5 else criterion.status)
+        not_pivotal += sum(1 for i in criterion.per_invocation or () if i.details.get("pivotal") is False)
+    return len(server.requests) - before, verdicts, not_pivotal
 
 
 def main(argv=None) -> int:
@@ -101,6 +115,8 @@ def main(argv=None) -> int:
     parser.add_argument("--invocations", type=int, default=200)
     parser.add_argument("--leanings", type=float, nargs="+", default=[0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
     parser.add_argument("--judge-concurrency", type=int, default=16)
+    parser.add_argument("--per-case", type=int, default=5, help="invocations per case (pivotal table)")
+    parser.add_argument("--threshold", type=float, default=0.8, help="the threshold (pivotal table)")
     args = parser.parse_args(argv)
 
     from agenteval.stats import curtailed_operating_characteristics, sprt_operating_characteristics
@@ -121,7 +137,7 @@ def main(argv=None) -> int:
         for leaning in args.leanings:
             seen = {}
             for mode, sampling in MODES.items():
-                calls, verdicts = _run(eval_set, sampling, server, leaning, args.judge_concurrency)
+                calls, verdicts, _ = _run(eval_set, sampling, server, leaning, args.judge_concurrency)
                 seen[mode] = verdicts
                 if mode == "full":
                     exact = 5.0
@@ -144,8 +160,43 @@ def main(argv=None) -> int:
             identical &= same
             if not same:
                 print(f"   leaning {leaning}: full and curtailed verdicts DIFFER")
-    print(f"check: full and curtailed majority verdicts identical: {'yes' if identical else 'NO'}")
-    return 0
+        print(f"check: full and curtailed majority verdicts identical: {'yes' if identical else 'NO'}")
+        same_cases = _pivotal_table(args, servers, server)
+    print(
+        "check: case verdicts with and without pivotal-only sampling identical: "
+        + ("yes" if same_cases else "NO")
+    )
+    return 0 if identical and same_cases else 1
+
+
+def _pivotal_table(args, servers, server) -> bool:
+    """Curtailed majority with and without pivotal-only sampling, cases of several invocations."""
+    per_case, threshold = args.per_case, args.threshold
+    eval_set = _eval_set(args.invocations, per_case)
+    cases = len(eval_set.eval_cases)
+    print()
+    print(
+        f"pivotal-only sampling: the same {args.invocations} invocations as {cases} cases of {per_case}, "
+        f"threshold {threshold}, curtailed majority of 5"
+    )
+    print(
+        f"{'leaning':>7}  {'curtailed':>9}  {'pivotal':>7}  {'saved':>6}  {'not pivotal':>11}  "
+        f"{'cases passed':>12}  {'verdicts identical':>18}"
+    )
+    identical = True
+    for leaning in args.leanings:
+        calls, verdicts, _ = _run(eval_set, {}, server, leaning, args.judge_concurrency, threshold)
+        p_calls, p_verdicts, skipped = _run(
+            eval_set, {"pivotal": True}, server, leaning, args.judge_concurrency, threshold
+        )
+        same = verdicts == p_verdicts
+        identical &= same
+        passed = sum(1 for v in verdicts if v.value == "PASSED")
+        print(
+            f"{leaning:>7.2f}  {calls:>9}  {p_calls:>7}  {1 - p_calls / calls:>6.1%}  {skipped:>11}  "
+            f"{passed:>5} of {cases:<3}  {'yes' if same else 'NO':>18}"
+        )
+    return identical
 
 
 if __name__ == "__main__":

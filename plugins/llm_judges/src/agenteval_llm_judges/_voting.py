@@ -9,6 +9,10 @@ How many samples a question takes (the ``judge_sampling`` criterion parameter):
 * ``mode: sequential``: Wald's SPRT on #YES - #NO, stopping at ±h with
   h = ceil(ln((1 - α) / α) / ln((½ + δ) / (½ - δ))) (α 0.05, δ 0.3: h = 3), or at
   ``max_samples`` calls (then the majority so far, a tie NO, marked unsettled).
+* ``pivotal: true`` (either mode; default false): a criterion whose case score is the mean
+  of its invocations judges them in turn, and once the case's point verdict can no longer
+  change whatever the remaining invocations score, each remaining one gets a single sample
+  (see ``_pivotal``).
 
 A sample that failed or could not be read costs a call and does not vote. A batch never
 holds more samples than the fewest any outcome could still need, so curtailment never
@@ -61,9 +65,10 @@ def _majority_needs(yes: int, no: int, remaining: int) -> int:
 
 #: ``--judge-sampling`` values and what each sets.
 _RUN_MODES: dict[str, dict[str, Any]] = {
-    "majority": {"mode": "fixed", "curtail": False},
-    "curtailed": {"mode": "fixed", "curtail": True},
-    "sequential": {"mode": "sequential"},
+    "majority": {"mode": "fixed", "curtail": False, "pivotal": False},
+    "curtailed": {"mode": "fixed", "curtail": True, "pivotal": False},
+    "sequential": {"mode": "sequential", "pivotal": False},
+    "pivotal": {"mode": "fixed", "curtail": True, "pivotal": True},
 }
 
 
@@ -83,7 +88,8 @@ class JudgeSampling(Params):
     (SPRT). ``curtail`` (fixed mode): stop once the majority is decided (same verdicts,
     fewer calls). ``alpha`` and ``delta`` (sequential, both in (0, 0.5)): the error rate
     and the indifference zone around ½ that set the barrier; ``max_samples`` (1-100):
-    the cap on calls per question.
+    the cap on calls per question. ``pivotal``: only invocations that can still change the
+    case's point verdict get the full sampling; the others one sample each.
     """
 
     mode: Literal["fixed", "sequential"] = "fixed"
@@ -91,6 +97,7 @@ class JudgeSampling(Params):
     alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
     delta: float = Field(default=0.3, gt=0.0, lt=0.5)
     max_samples: int = Field(default=15, ge=1, le=100)
+    pivotal: bool = False
 
     @property
     def barrier(self) -> int:
@@ -104,7 +111,8 @@ class JudgeSampling(Params):
     def overridden(self, run_mode: Optional[str]) -> JudgeSampling:
         """This sampling under the run's ``--judge-sampling`` (``majority``: all samples,
         ``curtailed``: curtailed majority, ``sequential``: the SPRT with this criterion's
-        alpha, delta and cap); unchanged for ``None``."""
+        alpha, delta and cap, ``pivotal``: curtailed majority of the pivotal invocations
+        only); unchanged for ``None``."""
         if run_mode is None:
             return self
         if run_mode not in _RUN_MODES:

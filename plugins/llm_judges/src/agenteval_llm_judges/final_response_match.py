@@ -18,13 +18,13 @@ from ._judge import (
     Sample,
     ask,
     failure,
-    gather,
     not_scored,
     sample_counts,
     shorten,
     summarise,
 )
 from ._parsing import label, require, text_field
+from ._pivotal import Judged, score_pivotal, single_sample
 from ._prompts import final_response_match as prompts
 from ._render import nonce_for, render
 from ._voting import JudgeSampling
@@ -77,6 +77,9 @@ class FinalResponseMatchV2(JudgeCriterion):
     Sampling (``judge_sampling``): by default the samples are drawn in batches that stop
     once the majority is decided (the same verdict as all ``num_samples``, fewer calls);
     ``{"curtail": false}`` asks all of them, ``{"mode": "sequential"}`` runs an SPRT.
+    ``{"pivotal": true}`` judges the invocations in turn and, once the case's point verdict
+    cannot change, gives each remaining invocation one sample (its ``details`` then hold
+    ``pivotal: false`` and ``decided``); the point verdict is the one full sampling gives.
 
     ``details`` per invocation: ``samples`` (``verdict`` and ``reasoning``, or ``error``),
     ``votes``, ``samples_used`` / ``samples_failed``, ``sampling``, ``calls_used`` /
@@ -124,7 +127,9 @@ class FinalResponseMatchV2(JudgeCriterion):
         blocked = self.without_judge(ctx)
         if blocked is not None:
             return blocked
-        scores = await gather([self._invocation(ctx, got, want) for got, want in ctx.pairs()])
+        sampling = self.sampling
+        items = [self._invocation(ctx, got, want) for got, want in ctx.pairs()]
+        scores = await score_pivotal(items, ctx.threshold, enabled=sampling.pivotal)
         evaluated = [s for s in scores if s.score is not None]
         details = {
             **self.prompt_identity(),
@@ -144,7 +149,9 @@ class FinalResponseMatchV2(JudgeCriterion):
         system = render(prompts.SYSTEM, untrusted={}, nonce=nonce)
         return system, render(prompts.PROMPT, untrusted=untrusted, nonce=nonce)
 
-    async def _invocation(self, ctx: EvaluationContext, got: Invocation, want: Invocation) -> InvocationScore:
+    def _invocation(self, ctx: EvaluationContext, got: Invocation, want: Invocation) -> Judged:
+        """The invocation's score when no judge is needed, else how to judge it (in full, or
+        with one sample when it is not pivotal)."""
         if not want.final_text().strip():
             return not_scored("no_reference", "the expected invocation has no final response to compare with")
         if not response_text(got, self.params.include_intermediate_responses_in_final).strip():
@@ -153,10 +160,18 @@ class FinalResponseMatchV2(JudgeCriterion):
             )
         system, prompt = self.build_prompt(got, want)
         request = self.request(system, prompt, prompts.SCHEMA)
-        samples = await ask(
-            ctx.judge, request, self.options, read_verdict, sampling=self.sampling, votes=_vote
-        )
-        return _score(samples, self.sampling, self.options.num_samples)
+        sampling = self.sampling
+
+        async def judged(full: bool) -> InvocationScore:
+            if not full:
+                samples = await ask(ctx.judge, request, self.options, read_verdict, single=True)
+                return single_sample(_score(samples, JudgeSampling(), 1), sampling, self.options.num_samples)
+            samples = await ask(
+                ctx.judge, request, self.options, read_verdict, sampling=sampling, votes=_vote
+            )
+            return _score(samples, sampling, self.options.num_samples)
+
+        return judged
 
 
 def _vote(verdict: Verdict) -> list[bool]:
