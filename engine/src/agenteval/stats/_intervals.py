@@ -14,8 +14,8 @@ numpy and scipy are imported inside the functions that need them.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import Optional
 
 from ._beta import betaincinv
@@ -34,6 +34,13 @@ __all__ = [
 #: From this many values on (and unless all are equal) bounded scores use BCa.
 BCA_MIN_N = 20
 DEFAULT_RESAMPLES = 9999
+#: At most this many resampled values in memory at once (8 bytes each, plus the indices).
+_BATCH_CELLS = 2_000_000
+#: Resampled values drawn per interval at most: with many values, fewer resamples (never
+#: below ``MIN_RESAMPLES``, Efron's advice for BCa) keep an interval over 1,000 cases at
+#: about 30 ms; the count used is recorded in the interval.
+_WORK = 2_000_000
+MIN_RESAMPLES = 1999
 _GRID = 501
 
 
@@ -126,32 +133,49 @@ def bca_interval(
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> Interval:
-    """The BCa bootstrap interval for the mean (``scipy.stats.bootstrap``), resampled with
-    ``numpy.random.default_rng(seed)``, clipped to [lo, hi]. Needs at least 2 values that
-    are not all equal (``ValueError`` otherwise: use ``bounded_interval``, which sends those
-    to the betting interval)."""
+    """The BCa bootstrap interval for the mean (Efron's bias-corrected and accelerated
+    percentile interval, as ``scipy.stats.bootstrap(method="BCa")`` computes it), resampled
+    with ``numpy.random.default_rng(seed)`` in batches (memory bounded whatever the number
+    of values), clipped to [lo, hi]. numpy only: scipy's import (0.8 s) is not paid for it.
+    ``resamples`` is lowered for many values so that at most about 2 million resampled values
+    are drawn (never below ``MIN_RESAMPLES``); the interval records the count used.
+    Needs at least 2 values that are not all equal (``ValueError`` otherwise: use
+    ``bounded_interval``, which sends those to the betting interval)."""
     _check_level(level)
     xs = _check_values(values, lo, hi)
     if len(xs) < 2 or len(set(xs)) == 1:
         raise ValueError("BCa needs at least two values that are not all equal")
     import numpy as np
-    from scipy import stats
 
     data = np.asarray(xs, dtype=float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # DegenerateDataWarning: handled below
-        result = stats.bootstrap(
-            (data,),
-            np.mean,
-            confidence_level=level,
-            n_resamples=resamples,
-            method="BCa",
-            rng=np.random.default_rng(seed),
-        )
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    n = len(data)
+    mean = float(data.mean())
+    resamples = min(resamples, max(MIN_RESAMPLES, _WORK // n))
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    batch = max(1, min(resamples, _BATCH_CELLS // n))
+    for start in range(0, resamples, batch):
+        stop = min(start + batch, resamples)
+        means[start:stop] = data[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    # Bias correction: where the observed mean falls among the resampled ones (ties half).
+    share = ((means < mean).sum() + (means <= mean).sum()) / (2 * resamples)
+    # Acceleration: the skewness of the jackknife means.
+    jack = (data.sum() - data) / (n - 1)
+    spread = jack.mean() - jack
+    squares = float((spread**2).sum())
+    accel = float((spread**3).sum()) / (6 * squares**1.5) if squares > 0 else 0.0
+    normal = NormalDist()
+    if not 0 < share < 1:
+        raise ValueError("BCa gave no finite interval for these values")
+    z0 = normal.inv_cdf(share)
+    tail = (1 - level) / 2
+    bounds = []
+    for z in (normal.inv_cdf(tail), normal.inv_cdf(1 - tail)):
+        shifted = z0 + (z0 + z) / (1 - accel * (z0 + z))
+        bounds.append(normal.cdf(shifted))
+    low, high = (float(v) for v in np.percentile(means, [100 * bounds[0], 100 * bounds[1]]))
     if not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError("BCa gave no finite interval for these values")
-    mean = float(data.mean())
     low, high = max(lo, min(low, mean)), min(hi, max(high, mean))
     return Interval(low, high, mean, "bca", level, len(xs), seed=seed, resamples=resamples)
 
