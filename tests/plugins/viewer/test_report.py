@@ -55,8 +55,13 @@ def test_the_report_is_one_file_with_a_csp_and_no_outside_reference(tiny, tmp_pa
     assert fx.XSS_SCRIPT not in text and "\u2028" not in text
 
 
-def test_details_go_to_non_passing_cases_and_the_rest_are_counted(tiny, tmp_path):
+def test_by_default_every_case_has_its_details_within_the_limit(tiny, tmp_path):
     stats = render_report(tiny, tmp_path / "r.html")
+    assert stats.details_left_out == 0 and stats.details_included == stats.cases
+
+
+def test_details_go_to_non_passing_cases_and_the_rest_are_counted(tiny, tmp_path):
+    stats = render_report(tiny, tmp_path / "r.html", details="nonpassing")
     islands = _islands(stats.path.read_text(encoding="utf-8"))
     details = json.loads(islands["ae-details-0"])
     index = json.loads(islands["ae-index"])

@@ -32,7 +32,7 @@ def report_url(tiny, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def nonpassing_url(tiny, tmp_path_factory):
-    stats = render_report(tiny, tmp_path_factory.mktemp("report") / "report.html")
+    stats = render_report(tiny, tmp_path_factory.mktemp("report") / "report.html", details="nonpassing")
     return stats.path.as_uri()
 
 

@@ -90,7 +90,7 @@ def _island_tag(element_id: str, payload: str) -> str:
 
 
 def render_report(
-    run: RecordedRun, out: Path, *, max_mb: float = 50.0, details: str = "nonpassing"
+    run: RecordedRun, out: Path, *, max_mb: float = 50.0, details: str = "all"
 ) -> ReportStats:
     """Write the report of ``run`` to ``out`` (see the module docstring)."""
     if details not in DETAILS_CHOICES:
@@ -153,7 +153,7 @@ def render_report(
 
 
 def build_report(
-    run: RecordedRun, out: Optional[Path] = None, *, max_mb: float = 50.0, details: str = "nonpassing"
+    run: RecordedRun, out: Optional[Path] = None, *, max_mb: float = 50.0, details: str = "all"
 ) -> ReportStats:
     """``render_report`` into ``out`` (default: ``report.html`` in the run folder)."""
     return render_report(run, out or run.folder / "report.html", max_mb=max_mb, details=details)

@@ -37,7 +37,7 @@ __all__ = ["report"]
 @click.option(
     "--details",
     type=click.Choice(["nonpassing", "all", "none"]),
-    default="nonpassing",
+    default="all",
     show_default=True,
     help="Which cases carry their full details (expected vs actual, trajectory, judge samples).",
 )
