@@ -236,11 +236,20 @@ class RunStore:
         opened = self._opened(run_id)
         if not 0 <= row < opened.rows:
             raise NotFound(f"run {run_id!r} has no row {row} (it has {opened.rows})")
+        self._offsets(run_id, opened)
         detail = self.bundle.case_detail(opened.run, row)
         if detail is None:
             raise NotFound(f"run {run_id!r} has no row {row}")
         etag = '"' + "-".join(map(str, opened.stamp)) + f'-case{row}"'
         return Encoded(encode_json(detail), etag)
+
+    def _offsets(self, run_id: str, opened: _Open) -> None:
+        """Build the run's byte-offset index once, whichever thread asks first (the others
+        wait for it rather than scanning ``results.jsonl`` too)."""
+        with self._lock:
+            lock = self._run_locks.setdefault(run_id + "\0offsets", threading.Lock())
+        with lock:
+            opened.run.keys()
 
     def rows_by_key(self, run_id: str) -> dict[tuple[int, str], int]:
         """(eval set index, case id) -> row, in plan order (the rows of the case index)."""
@@ -260,6 +269,6 @@ class RunStore:
         try:
             self.summary(run_id)
             self.index(run_id)
-            self.run(run_id).keys()  # the byte offsets of its records, for the first case opened
+            self._offsets(run_id, self._opened(run_id))  # for the first case opened
         except Exception:  # noqa: BLE001 - the request that needs it reports the problem
             pass
