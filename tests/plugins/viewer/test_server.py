@@ -553,3 +553,36 @@ def test_an_unwritable_cache_only_means_building_again(tmp_path, runs_dir, stati
     blocked.write_text("a file where the cache folder would be", encoding="utf-8")
     with helpers.serving(runs_dir, static_dir=static_dir, cache_dir=blocked / "cache") as server:
         assert helpers.get_json(server, f"/api/runs/{run_ids[0]}/index")[0] == 200
+
+
+def test_an_ipv6_loopback_server_answers_to_its_bracketed_address(runs_dir, static_dir):
+    import http.client
+    import socket
+
+    from agenteval_viewer._server import ViewerServer
+
+    try:
+        server = ViewerServer(runs_dir, "::1", 0, static_dir=static_dir)
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    import threading
+
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        assert server.address_family == socket.AF_INET6
+        assert server.url == f"http://[::1]:{server.port}/"
+        answers = {}
+        for host in (f"[::1]:{server.port}", f"localhost:{server.port}", f"127.0.0.1:{server.port}"):
+            connection = http.client.HTTPConnection("::1", server.port, timeout=10)
+            connection.request("GET", "/api/runs", headers={"Host": host})
+            answers[host] = connection.getresponse().status
+            connection.close()
+        assert answers == {
+            f"[::1]:{server.port}": 200,
+            f"localhost:{server.port}": 200,
+            f"127.0.0.1:{server.port}": 403,
+        }
+    finally:
+        server.close()
+        thread.join(5)
