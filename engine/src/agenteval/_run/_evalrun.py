@@ -10,6 +10,11 @@ resolved, the judges and the agent preflighted. ``EvalRun.execute`` then takes e
 case × run through acquire → score → record as one unit of work, under one bound on the
 units in flight, so a finished case is on disk a moment after it finishes, memory is
 bounded by what is in flight, and an interruption loses only what was in flight.
+
+Under ``--num-runs auto`` (``Plan.looks``) a case gets the runs of its first look; when
+they are recorded its verdict is checked (``runs.auto_runs_needed``, the rule readers of
+the folder apply too), and an undecided case gets the runs up to its next look while the
+``--run-budget`` allows (every case not yet started keeps its first look reserved).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from ..runs import (
     RunState,
     RunWriter,
     SummaryDocument,
+    auto_runs_needed,
     case_from_records,
     utc_now,
 )
@@ -75,6 +81,8 @@ class _CaseState:
     planned: PlannedSet
     case: EvalCase
     runs: dict[int, CaseRecord] = field(default_factory=dict)
+    #: The runs the case is to have by now (all of them, or its current look's).
+    target: int = 1
 
     @property
     def key(self) -> tuple[int, str]:
@@ -152,6 +160,12 @@ class EvalRun:
         self.adk_history_written: list[Path] = []
         self.adk_history_error: Optional[str] = None
         self.confidence = confidence
+        #: The level of each case's verdict (each look's share under ``--num-runs auto``).
+        self.case_confidence = plan.case_confidence(confidence)
+        #: Agent runs recorded or started, and those kept for cases not started yet
+        #: (``--run-budget``).
+        self.runs_used = 0
+        self._reserved = 0
 
     # -- interruption -------------------------------------------------------------
     def interrupt(self, signal_name: str = "SIGINT") -> None:
@@ -306,8 +320,8 @@ class EvalRun:
                 if self.writer is not None:
                     self.writer.append(record)
                 state.runs[run_index] = record
-                if len(state.runs) == self.plan.num_runs:
-                    self._finish_case(state, book)
+                if len(state.runs) >= state.target:
+                    self._look(state, book, extend)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # strict mode, or the run folder failed: stop the run
@@ -317,8 +331,8 @@ class EvalRun:
                 window.release()
 
         async def start(state: _CaseState) -> bool:
-            """Start the case's unfinished runs; False once the run must stop."""
-            for run_index in range(1, self.plan.num_runs + 1):
+            """Start the case's unfinished runs up to its target; False once the run must stop."""
+            for run_index in range(1, state.target + 1):
                 if run_index in state.runs:
                     continue
                 await window.acquire()
@@ -336,6 +350,20 @@ class EvalRun:
                 task.add_done_callback(tasks.discard)
             return True
 
+        def extend(state: _CaseState) -> None:
+            """Start the runs of the case's next look (in their own task: this one holds a
+            window slot that the new runs may need)."""
+            task = asyncio.ensure_future(start(state))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        first_look = self.plan.looks[0] if self.plan.auto_runs else self.plan.num_runs
+        self.runs_used = sum(len(found) for found in resumed.values())
+        self._reserved = sum(
+            max(0, first_look - len(resumed.get((s.index, c), ())))
+            for s in self.plan.sets
+            for c in s.case_ids
+        )
         try:
             for planned in self.plan.sets:
                 if self.plan.files is not None:
@@ -346,16 +374,19 @@ class EvalRun:
                     runs = self._resumed_runs(key, resumed)
                     # The case itself is read only now (the run's files keep what fits).
                     state = _CaseState(planned, planned.case(case_id), runs)
-                    if len(runs) == self.plan.num_runs:
+                    self._reserved -= max(0, first_look - len(runs))
+                    state.target = self._next_target(state)
+                    if len(runs) >= state.target:
                         self._finish_case(state, book)
                         continue
+                    self.runs_used += state.target - len(runs)
                     book.active[key] = state
                     going = await start(state)
                     if not going:
                         break
                 if not going:
                     break
-            if tasks:
+            while tasks:  # a look may start more runs while others finish
                 await asyncio.gather(*list(tasks), return_exceptions=True)
         except asyncio.CancelledError:
             pending = [t for t in tasks if not t.done()]
@@ -366,6 +397,17 @@ class EvalRun:
             raise
         if failure:
             raise failure[0]
+
+    def _look(self, state: _CaseState, book: _Book, extend: Any) -> None:
+        """The case has its target's runs: finish it, or (``--num-runs auto``, undecided)
+        start the runs up to its next look."""
+        target = self._next_target(state)
+        if target <= len(state.runs):
+            self._finish_case(state, book)
+            return
+        self.runs_used += target - len(state.runs)
+        state.target = target
+        extend(state)
 
     def _recorded(self, state: _CaseState, run_index: int) -> Any:
         """This run's recorded turns, or ``_Missing`` when no source has this run. Read when
@@ -460,10 +502,38 @@ class EvalRun:
             book.history.append((state.planned.entry, state.runs[1], case.criteria, case.status))
         self.progress.case_done(case.status)
 
-    def _case_result(self, planned: PlannedSet, case_id: str, runs: dict[int, CaseRecord]) -> CaseResult:
-        """A case's result from its runs' records: the rule a re-read run folder applies."""
+    def _case_result(
+        self, planned: PlannedSet, case_id: str, runs: dict[int, CaseRecord], *, finished: bool = True
+    ) -> CaseResult:
+        """A case's result from its runs' records: the rule a re-read run folder applies
+        (under ``--num-runs auto``, a finished case has the runs it needed; an unfinished one
+        lacks the rest of its current look)."""
         records = [runs.get(run_index) for run_index in range(1, self.plan.num_runs + 1)]
-        return case_from_records(planned.entry, case_id, records, self.confidence, run_id=self.run_id)
+        if self.plan.auto_runs:
+            records = records[: len(runs)] if finished else records[: self._needed(planned, case_id, records)]
+        return case_from_records(planned.entry, case_id, records, self.case_confidence, run_id=self.run_id)
+
+    def _needed(self, planned: PlannedSet, case_id: str, records: list) -> int:
+        """``--num-runs auto``: how many runs the case needs by now (``auto_runs_needed``)."""
+        return auto_runs_needed(
+            planned.entry, case_id, records, self.plan.looks, self.case_confidence, run_id=self.run_id
+        )
+
+    def _next_target(self, state: _CaseState) -> int:
+        """The runs the case is to have now: all of them in a fixed run; under ``--num-runs
+        auto`` its current look's, or what it has when it is decided, at its last look, or
+        the budget cannot pay for the next look (it then stops: the case is finished)."""
+        if not self.plan.auto_runs:
+            return self.plan.num_runs
+        have = len(state.runs)
+        records = [state.runs.get(i) for i in range(1, self.plan.num_runs + 1)]
+        needed = self._needed(state.planned, state.case.eval_id, records)
+        if needed <= have:
+            return have
+        budget = self.plan.run_budget
+        if budget is not None and self.runs_used + (needed - have) + self._reserved > budget:
+            return have
+        return needed
 
     def _result(self, book: _Book, resumed: dict[tuple[int, str], list[int]]) -> RunResult:
         """The run's result; a case that did not finish (interrupted) is NOT_EVALUATED with
@@ -478,7 +548,7 @@ class EvalRun:
                 if key not in book.done:
                     state = book.active.get(key)
                     runs = state.runs if state is not None else self._resumed_runs(key, resumed)
-                    case = self._case_result(planned, case_id, runs)
+                    case = self._case_result(planned, case_id, runs, finished=False)
                     summary.add(case, planned.entry)
                 if self.keep_results and case is not None:
                     by_set.setdefault(planned.index, []).append(case)

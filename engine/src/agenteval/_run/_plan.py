@@ -46,6 +46,7 @@ __all__ = [
     "RecordedActuals",
     "RecordedTurns",
     "as_config",
+    "auto_looks",
     "plan_eval_sets",
     "plan_paths",
 ]
@@ -337,10 +338,15 @@ class Plan:
     actual_files: tuple[InputFile, ...] = ()
     agent: Optional[Agent] = None
     agent_target: Optional[str] = None
+    #: Runs per case; with ``looks``, the most a case may get.
     num_runs: int = 1
     warnings: tuple[str, ...] = ()
     #: The eval files the cases are read from, when they came from files.
     files: Optional[EvalFiles] = field(default=None, compare=False)
+    #: ``--num-runs auto``: the runs at which each case's verdict is checked (``()``: every
+    #: case gets ``num_runs``), and ``--run-budget``, the most agent runs of the whole run.
+    looks: tuple[int, ...] = ()
+    run_budget: Optional[int] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.recorded, RecordedTurns):
@@ -349,6 +355,20 @@ class Plan:
     @property
     def case_count(self) -> int:
         return sum(len(s.case_ids) for s in self.sets)
+
+    @property
+    def auto_runs(self) -> bool:
+        """Whether cases get runs look by look (``--num-runs auto``)."""
+        return bool(self.looks)
+
+    def case_confidence(self, confidence: Optional[float]) -> Optional[float]:
+        """The level of each case's verdict: ``confidence``, or under ``--num-runs auto``
+        each look's share of it (``agenteval._verdicts.look_confidence``)."""
+        if confidence is None or not self.looks:
+            return confidence
+        from .._verdicts import look_confidence
+
+        return look_confidence(confidence, len(self.looks))
 
     def fingerprint(self) -> str:
         """A hash of everything that decides a case's result; ``--resume`` compares it."""
@@ -367,6 +387,9 @@ class Plan:
             "agent": self.agent_target,
             "num_runs": self.num_runs,
         }
+        if self.looks:  # only then, so fixed runs keep the fingerprints they always had
+            material["looks"] = list(self.looks)
+            material["run_budget"] = self.run_budget
         blob = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -449,19 +472,27 @@ def plan_paths(
     config: Optional[EvalConfig] = None,
     agent: Optional[Agent] = None,
     agent_target: Optional[str] = None,
-    num_runs: int = 1,
+    num_runs: Union[int, str] = 1,
     efficiency: bool = False,
+    run_budget: Optional[int] = None,
 ) -> Plan:
     """Plan a run from command-line style inputs (see ``agenteval run --help``).
 
     ``config`` (or the file ``config_path``) applies to every eval file; without either,
     each file uses the ``test_config.json`` beside it, else ADK's defaults. ``efficiency``
     appends ADK's four informational efficiency criteria to every config that lacks them.
+    ``num_runs`` ``"auto"`` (with ``agent``) gives each case runs look by look
+    (``AUTO_LOOKS``), at most ``run_budget`` agent runs in all.
     """
     from .._api import load_env_files
 
-    if num_runs < 1:
-        raise ConfigError(f"--num-runs must be at least 1, not {num_runs}")
+    auto = num_runs == "auto"
+    if not auto and (not isinstance(num_runs, int) or num_runs < 1):
+        raise ConfigError(f"--num-runs must be a whole number of at least 1, or auto, not {num_runs!r}")
+    if run_budget is not None and not auto:
+        raise ConfigError("--run-budget caps the runs of --num-runs auto; give --num-runs auto as well")
+    if auto and agent is None:
+        raise ConfigError("--num-runs auto runs the agent until each case is decided; it needs --agent")
     warnings: list[str] = []
     targets = expand_targets(list(paths))
     load_env_files((target.path.parent for target in targets), warn=warnings.append)
@@ -533,6 +564,10 @@ def plan_paths(
         num_runs = max((len(r) for r in refs.values()), default=1)
         recorded = RecordedTurns(refs, actuals)
     files.schedule(_uses(sets, refs if actuals is not None else {}))
+    looks: tuple[int, ...] = ()
+    if auto:
+        looks = auto_looks(sum(len(s.case_ids) for s in sets), run_budget)
+        num_runs = looks[-1]
     if agent is not None:
         groups = [(s.config.user_simulator if s.config else None, s.cases) for s in sets]
         factories = prepare_user_simulators(groups, judge)
@@ -543,10 +578,31 @@ def plan_paths(
         actual_files=tuple(actuals.files) if actuals is not None else (),
         agent=agent,
         agent_target=agent_target,
-        num_runs=num_runs,
+        num_runs=num_runs,  # type: ignore[arg-type]
         warnings=tuple(dict.fromkeys(warnings)),
         files=files,
+        looks=looks,
+        run_budget=run_budget if auto else None,
     )
+
+
+def auto_looks(cases: int, run_budget: Optional[int]) -> tuple[int, ...]:
+    """The looks of ``--num-runs auto`` that ``run_budget`` leaves room for (every case's
+    first look, and one case going on to each later one); ``ConfigError`` when the budget
+    cannot give every case its first look."""
+    from .._verdicts import AUTO_LOOKS
+
+    if run_budget is None:
+        return AUTO_LOOKS
+    first = AUTO_LOOKS[0]
+    if run_budget < first * max(cases, 1):
+        raise ConfigError(
+            f"--run-budget {run_budget} is too small: --num-runs auto starts every case with {first} "
+            f"runs, so {cases} case(s) need at least {first * max(cases, 1)}; raise the budget or select "
+            "fewer cases"
+        )
+    spare = run_budget - first * max(cases - 1, 0)
+    return tuple(look for look in AUTO_LOOKS if look <= spare)
 
 
 def _uses(

@@ -99,7 +99,11 @@ def build_manifest(
         actual_files=list(plan.actual_files),
         agent=agent,
         num_runs=plan.num_runs,
-        confidence=confidence,
+        num_runs_policy="auto" if plan.auto_runs else "fixed",
+        looks=list(plan.looks),
+        run_budget=plan.run_budget,
+        confidence=plan.case_confidence(confidence),
+        set_confidence=confidence if plan.auto_runs else None,
         inputs_fingerprint=plan.fingerprint(),
         warnings=list(plan.warnings),
     )
@@ -212,7 +216,8 @@ def open_run(
                 "error": None,
                 "resumed_from": previous.run_id,
                 "argv": manifest.argv,
-                "confidence": options.get("confidence", 0.95),
+                "confidence": plan.case_confidence(options.get("confidence", 0.95)),
+                "set_confidence": options.get("confidence", 0.95) if plan.auto_runs else None,
             }
         )
         writer = RunWriter.reopen(previous.folder, continued)

@@ -26,6 +26,22 @@ _NO_ACTUAL = (
 )
 
 
+class _NumRuns(click.ParamType):
+    """``--num-runs``: a whole number of at least 1, or ``auto``."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+        if isinstance(value, int) or value == "auto":
+            return value
+        text = str(value).strip().lower()
+        if text == "auto":
+            return "auto"
+        if text.isdigit() and int(text) >= 1:
+            return int(text)
+        self.fail(f"{value!r} is neither a whole number of at least 1 nor auto", param, ctx)
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option(
@@ -96,11 +112,12 @@ _NO_ACTUAL = (
 )
 @click.option(
     "--judge-sampling",
-    type=click.Choice(["majority", "curtailed", "sequential"]),
+    type=click.Choice(["majority", "curtailed", "sequential", "pivotal"]),
     default=None,
     help=(
         "How every judge criterion samples, overriding its judge_sampling: majority of all samples "
-        "(ADK), curtailed majority (same verdicts, fewer calls), or sequential (SPRT)."
+        "(ADK), curtailed majority (same verdicts, fewer calls), sequential (SPRT), or pivotal "
+        "(curtailed, and one sample per invocation once a case's verdict is decided)."
     ),
 )
 @click.option(
@@ -155,10 +172,20 @@ _NO_ACTUAL = (
 )
 @click.option(
     "--num-runs",
-    default=1,
-    show_default=True,
+    default=None,
+    metavar="N|auto",
+    type=_NumRuns(),
+    help=(
+        "With --agent: run each case N times (default 1); verdicts use the mean score, as ADK's "
+        "num_runs. auto: 3 runs, then 6, 12 and 24 for the cases still INCONCLUSIVE."
+    ),
+)
+@click.option(
+    "--run-budget",
+    metavar="N",
     type=click.IntRange(min=1),
-    help="With --agent: run each case this many times; verdicts use the mean score, as ADK's num_runs.",
+    default=None,
+    help="With --num-runs auto: the most agent runs of the whole run.",
 )
 @click.option(
     "--save-actual",
@@ -246,7 +273,8 @@ def run(
     agent_concurrency: int,
     agent_timeout: float,
     agent_isolation: str,
-    num_runs: int,
+    num_runs: object,
+    run_budget: Optional[int],
     save_actual: Optional[Path],
     efficiency: bool,
     confidence: float,
@@ -285,11 +313,15 @@ def run(
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
     if save_actual is not None and not agent_target:
         raise click.UsageError("--save-actual records what --agent produced; it needs --agent")
-    if num_runs > 1 and not agent_target:
+    if num_runs is not None and num_runs != 1 and not agent_target:
         raise click.UsageError(
             "--num-runs runs the agent several times; it needs --agent "
             "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
         )
+    if run_budget is not None and num_runs != "auto":
+        raise click.UsageError("--run-budget caps the runs of --num-runs auto; give --num-runs auto as well")
+    if num_runs == "auto" and no_stats:
+        raise click.UsageError("--num-runs auto stops each case once its verdict is decided; drop --no-stats")
     remember_threads()
     # Output paths are fixed now (an agent may chdir) and checked before any work.
     output = _writable_file(output, "--output")
@@ -320,8 +352,9 @@ def run(
         config_path=config,
         agent=agent,
         agent_target=agent_target,
-        num_runs=num_runs,
+        num_runs=num_runs if num_runs is not None else 1,
         efficiency=efficiency,
+        run_budget=run_budget,
     )
     if dry_run:
         from .._terminal import visible
@@ -458,7 +491,14 @@ def _print_plan(plan: Plan, judge: JudgeService, no_cache: bool) -> None:
                 planned[criterion.name] = planned.get(criterion.name, 0) + calls
     click.echo(f"dry run: {cases} case(s), {len(planned)} criteria; nothing was called")
     if plan.agent is not None:
-        click.echo(f"  the agent: {cases} case(s) x {runs} run(s) = {cases * runs} conversation(s)")
+        if plan.auto_runs:
+            most = cases * runs if plan.run_budget is None else min(cases * runs, plan.run_budget)
+            click.echo(
+                f"  the agent: {cases} case(s) x {plan.looks[0]} to {runs} runs (--num-runs auto, looks at "
+                f"{', '.join(map(str, plan.looks))}) = {cases * plan.looks[0]} to {most} conversation(s)"
+            )
+        else:
+            click.echo(f"  the agent: {cases} case(s) x {runs} run(s) = {cases * runs} conversation(s)")
         simulated = _simulator_calls(plan)
         if simulated is not None:
             planned["the user simulator"] = simulated

@@ -208,7 +208,9 @@ def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummar
     if isinstance(source, RecordedRun):
         text.append(f" · run {visible(source.run_id)}")
         runs = source.manifest.num_runs
-        if runs > 1:
+        if source.manifest.num_runs_policy == "auto":
+            text.append(f" · {source.manifest.looks[0]}-{runs} runs per case (auto)")
+        elif runs > 1:
             text.append(f" · {runs} runs per case")
     text.append(f" · {sets} eval set{'s' if sets != 1 else ''} · {total:,} case{'s' if total != 1 else ''}")
     return text

@@ -14,7 +14,7 @@ versioned schema):
 """
 
 from ._folder import RUNS_DIR_ENV, RecordingError, RunWriter, default_runs_dir, new_run_id, utc_now
-from ._reader import RecordedRun, case_from_records, find_run, list_runs, remove_run
+from ._reader import RecordedRun, auto_runs_needed, case_from_records, find_run, list_runs, remove_run
 from ._records import (
     MANIFEST_SCHEMA,
     RECORD_SCHEMA,
@@ -43,6 +43,7 @@ __all__ = [
     "RunState",
     "RunWriter",
     "SummaryDocument",
+    "auto_runs_needed",
     "case_from_records",
     "default_runs_dir",
     "find_run",

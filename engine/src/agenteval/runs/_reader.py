@@ -12,13 +12,13 @@ from typing import IO, Optional
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .._verdicts import case_criteria, case_status, not_evaluated
+from .._verdicts import case_criteria, case_decided, case_status, not_evaluated
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from ._folder import MANIFEST, RESULTS, SUMMARY
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
 
-__all__ = ["RecordedRun", "find_run", "list_runs", "remove_run"]
+__all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
 
 class _Key(BaseModel):
@@ -126,18 +126,31 @@ class RecordedRun:
 
     def case_records(self) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
         """Each planned case in plan order with its record for every run (``None`` for a
-        run never recorded), read through one open file: one record in memory at a time."""
-        runs = self.manifest.num_runs
+        run never recorded), read through one open file: one record in memory at a time.
+
+        Under ``--num-runs auto`` a case lists only the runs it needed: all it has when the
+        run completed, else up to the look it was in (``auto_runs_needed``), so a run its
+        verdict made unnecessary is never taken for an interrupted one."""
+        manifest = self.manifest
+        runs = manifest.num_runs
         index = self._index()
         path = self.folder / RESULTS
+        auto = manifest.num_runs_policy == "auto"
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(path, "rb")) if index else None
-            for entry in self.manifest.eval_sets:
+            for entry in manifest.eval_sets:
                 for case_id in entry.case_ids:
                     records: list[Optional[CaseRecord]] = []
                     for run_index in range(1, runs + 1):
                         where = index.get((entry.index, case_id, run_index))
+                        if where is None and auto and manifest.state is RunState.COMPLETE:
+                            break
                         records.append(None if where is None else self._read_at(handle, where))
+                    if auto and manifest.state is not RunState.COMPLETE:
+                        needed = auto_runs_needed(
+                            entry, case_id, records, manifest.looks, manifest.confidence, run_id=self.run_id
+                        )
+                        records = records[:needed]
                     yield entry, case_id, records
 
     def _read_at(self, handle: IO[bytes], where: tuple[int, int]) -> Optional[CaseRecord]:
@@ -172,7 +185,9 @@ class RecordedRun:
     def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
         from .._verdicts import SummaryBuilder
 
-        builder = SummaryBuilder(self.manifest.confidence, self.run_id)
+        manifest = self.manifest
+        level = manifest.set_confidence if manifest.set_confidence is not None else manifest.confidence
+        builder = SummaryBuilder(level, self.run_id)
         for entry, case in cases:
             builder.add(case, entry)
         written = self.summary()
@@ -237,6 +252,33 @@ def case_from_records(
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
     return CaseResult(eval_id=case_id, status=case_status(results), criteria=results, agent_runs=agent_runs)
+
+
+def auto_runs_needed(
+    entry: EvalSetEntry,
+    case_id: str,
+    records: Sequence[Optional[CaseRecord]],
+    looks: Sequence[int],
+    confidence: Optional[float],
+    *,
+    run_id: Optional[str] = None,
+) -> int:
+    """How many runs a case of a ``--num-runs auto`` run needs by now, from its records in
+    run order (``None``: not recorded): its first look's runs, and each next look's while
+    the verdict at the last one is undecided (``agenteval._verdicts.case_decided``). The
+    run and every reader of its folder apply this same rule."""
+    have = 0
+    while have < len(records) and records[have] is not None:
+        have += 1
+    for position, look in enumerate(looks):
+        if have < look or position == len(looks) - 1:
+            return look
+        decided = case_decided(
+            case_from_records(entry, case_id, records[:look], confidence, run_id=run_id).criteria
+        )
+        if decided:
+            return look
+    return have
 
 
 def list_runs(runs_dir: Path) -> list[RecordedRun]:

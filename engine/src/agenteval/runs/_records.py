@@ -107,9 +107,22 @@ class Manifest(_Doc):
     actual_files: list[InputFile] = Field(default_factory=list)
     #: the ``--agent`` target and the adapter that ran it, else ``None``.
     agent: Optional[dict[str, Any]] = None
+    #: Runs per case: every case's (``fixed``), or the most a case may get (``auto``).
     num_runs: int = 1
-    #: The level of the tri-state verdicts' intervals (``None``: no statistics).
+    #: ``fixed`` (every case gets ``num_runs``) or ``auto`` (``--num-runs auto``: a case
+    #: gets runs up to each of ``looks`` in turn while its verdict is undecided, so it may
+    #: have fewer than ``num_runs``; runs it never needed are not missing).
+    num_runs_policy: str = "fixed"
+    #: ``auto``: the planned looks (runs at which a case's verdict is checked).
+    looks: list[int] = Field(default_factory=list)
+    #: ``auto``: the most agent runs of the whole run (``--run-budget``), if capped.
+    run_budget: Optional[int] = None
+    #: The level of the per-case tri-state verdicts' intervals (``None``: no statistics);
+    #: ``auto``: each look's level, 1 - (1 - set_confidence) / len(looks).
     confidence: Optional[float] = 0.95
+    #: ``auto``: the level asked for, which the eval sets' statistics use (``None``:
+    #: ``confidence``).
+    set_confidence: Optional[float] = None
     #: sha256 over everything that decides what a case's result is (eval files, criteria,
     #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.
     inputs_fingerprint: str = ""
