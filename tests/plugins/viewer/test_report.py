@@ -39,7 +39,7 @@ def test_the_report_is_one_file_with_a_csp_and_no_outside_reference(tiny, tmp_pa
     stats = render_report(tiny, tmp_path / "r.html")
     text = stats.path.read_text(encoding="utf-8")
     assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in text
-    assert not re.search(r"<script[^>]+src=|<link[^>]+href="(?!data:)", text)
+    assert not re.search(r'<script[^>]+src=|<link[^>]+href="(?!data:)', text)
     # the only URLs are XML namespace names inside Preact, never fetched
     assert set(re.findall(r"https?://[^\s\"')]+", text)) <= {
         "http://www.w3.org/2000/svg",
