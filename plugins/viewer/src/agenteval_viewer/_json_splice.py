@@ -1,0 +1,119 @@
+"""Editing one element of an eval set's ``eval_cases`` array in the file's own text.
+
+A save re-renders only the cases it changed; every other byte of the file (other cases,
+their formatting, the top-level keys) stays as it was. ``Layout`` records how the file is
+indented so that a re-rendered case looks like its neighbours.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+__all__ = ["Layout", "Spans", "append_element", "find_spans", "remove_element", "replace_element"]
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Spans:
+    """Where a top-level array is: ``start``/``end`` of ``[...]`` and each element's span."""
+
+    start: int
+    end: int
+    elements: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the file is written: ``indent`` (``None``: on one line), ``ensure_ascii``."""
+
+    indent: Optional[int]
+    ensure_ascii: bool
+
+    @staticmethod
+    def of(text: str) -> Layout:
+        match = re.search(r"\n([ ]+)\S", text)
+        indent = len(match.group(1)) if match else (2 if "\n" in text.strip() else None)
+        escaped = re.search(r"\\u[0-9a-fA-F]{4}", text) is not None
+        return Layout(indent=indent, ensure_ascii=escaped and not any(ord(c) > 127 for c in text))
+
+    def render(self, value: Any, line_indent: str) -> str:
+        """``value`` as JSON, its later lines indented by ``line_indent``."""
+        if self.indent is None:
+            return json.dumps(value, ensure_ascii=self.ensure_ascii)
+        text = json.dumps(value, indent=self.indent, ensure_ascii=self.ensure_ascii)
+        return text.replace("\n", "\n" + line_indent)
+
+
+def _skip(text: str, i: int) -> int:
+    return _WS.match(text, i).end()  # type: ignore[union-attr]
+
+
+def find_spans(text: str, key: str = "eval_cases") -> Optional[Spans]:
+    """The spans of the top-level object's array ``key``, or ``None`` (no such array, or
+    the top level is not an object). ``text`` must be valid JSON."""
+    i = _skip(text, 1 if text.startswith("\ufeff") else 0)
+    if text[i : i + 1] != "{":
+        return None
+    i = _skip(text, i + 1)
+    while i < len(text) and text[i] == '"':
+        name, i = _DECODER.raw_decode(text, i)
+        i = _skip(text, _skip(text, i) + 1)  # past ':'
+        if name == key and text[i] == "[":
+            start, elements = i, []
+            i = _skip(text, i + 1)
+            while text[i] != "]":
+                _, end = _DECODER.raw_decode(text, i)
+                elements.append((i, end))
+                i = _skip(text, end)
+                if text[i] == ",":
+                    i = _skip(text, i + 1)
+            return Spans(start, i + 1, tuple(elements))
+        _, i = _DECODER.raw_decode(text, i)
+        i = _skip(text, i)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return None
+
+
+def _line_indent(text: str, at: int) -> str:
+    line_start = text.rfind("\n", 0, at) + 1
+    prefix = text[line_start:at]
+    return prefix if not prefix.strip() else re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
+
+
+def _element_indent(text: str, spans: Spans, layout: Layout) -> str:
+    if spans.elements:
+        return _line_indent(text, spans.elements[0][0])
+    return _line_indent(text, spans.start) + " " * (layout.indent or 0)
+
+
+def replace_element(text: str, spans: Spans, index: int, value: Any, layout: Layout) -> str:
+    start, end = spans.elements[index]
+    return text[:start] + layout.render(value, _line_indent(text, start)) + text[end:]
+
+
+def remove_element(text: str, spans: Spans, index: int) -> str:
+    elements = spans.elements
+    if len(elements) == 1:
+        return text[: spans.start] + "[]" + text[spans.end :]
+    if index > 0:  # from the end of the previous element: its comma and the element go
+        return text[: elements[index - 1][1]] + text[elements[index][1] :]
+    return text[: elements[0][0]] + text[elements[1][0] :]
+
+
+def append_element(text: str, spans: Spans, value: Any, layout: Layout) -> str:
+    indent = _element_indent(text, spans, layout)
+    rendered = layout.render(value, indent)
+    if spans.elements:
+        last_end = spans.elements[-1][1]
+        separator = ",\n" + indent if layout.indent is not None else ", "
+        return text[:last_end] + separator + rendered + text[last_end:]
+    if layout.indent is None:
+        return text[: spans.start] + "[" + rendered + "]" + text[spans.end :]
+    closing = _line_indent(text, spans.start)
+    return text[: spans.start] + "[\n" + indent + rendered + "\n" + closing + "]" + text[spans.end :]
