@@ -174,7 +174,8 @@ def test_unknown_top_level_keys_warn(tmp_path):
     assert len(config.warnings) == 2
     for key, warning in zip(["_comment", "judge_model"], config.warnings, strict=True):
         assert warning.startswith(f"{path}: unknown top-level key {key!r} ignored")
-        assert "known keys: criteria, custom_metrics, live_model_config, user_simulator_config" in warning
+        known = "known keys: criteria, custom_metrics, live_model_config, statistics, user_simulator_config"
+        assert known in warning
 
 
 def test_known_sections_are_kept(tmp_path):

@@ -34,6 +34,7 @@ from ..loading import (
     with_efficiency,
 )
 from ..loading._eval_files import check_unique_ids
+from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
 from ._files import EvalFiles
@@ -347,6 +348,8 @@ class Plan:
     #: case gets ``num_runs``), and ``--run-budget``, the most agent runs of the whole run.
     looks: tuple[int, ...] = ()
     run_budget: Optional[int] = None
+    #: The configs' ``statistics`` block (one for the whole run), if any.
+    statistics: Optional[StatisticsConfig] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.recorded, RecordedTurns):
@@ -472,7 +475,7 @@ def plan_paths(
     config: Optional[EvalConfig] = None,
     agent: Optional[Agent] = None,
     agent_target: Optional[str] = None,
-    num_runs: Union[int, str] = 1,
+    num_runs: Union[int, str, None] = 1,
     efficiency: bool = False,
     run_budget: Optional[int] = None,
 ) -> Plan:
@@ -482,17 +485,13 @@ def plan_paths(
     each file uses the ``test_config.json`` beside it, else ADK's defaults. ``efficiency``
     appends ADK's four informational efficiency criteria to every config that lacks them.
     ``num_runs`` ``"auto"`` (with ``agent``) gives each case runs look by look
-    (``AUTO_LOOKS``), at most ``run_budget`` agent runs in all.
+    (``AUTO_LOOKS``), at most ``run_budget`` agent runs in all. ``None`` for either: the
+    configs' ``statistics`` block decides (its ``num_runs`` only when the agent runs), else
+    one run.
     """
     from .._api import load_env_files
 
-    auto = num_runs == "auto"
-    if not auto and (not isinstance(num_runs, int) or num_runs < 1):
-        raise ConfigError(f"--num-runs must be a whole number of at least 1, or auto, not {num_runs!r}")
-    if run_budget is not None and not auto:
-        raise ConfigError("--run-budget caps the runs of --num-runs auto; give --num-runs auto as well")
-    if auto and agent is None:
-        raise ConfigError("--num-runs auto runs the agent until each case is decided; it needs --agent")
+    _check_runs(num_runs, run_budget, agent)
     warnings: list[str] = []
     targets = expand_targets(list(paths))
     load_env_files((target.path.parent for target in targets), warn=warnings.append)
@@ -531,6 +530,15 @@ def plan_paths(
             requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
             staged.append((target, set_id, case_ids, set_config, len(chosen)))
     problems.raise_any()
+    statistics = _one_statistics([config for _, _, _, config, _ in staged])
+    if statistics is not None and agent is not None:
+        if num_runs is None:
+            num_runs = statistics.num_runs
+            if run_budget is None:
+                run_budget = statistics.run_budget
+    num_runs = 1 if num_runs is None else num_runs
+    _check_runs(num_runs, run_budget, agent)
+    auto = num_runs == "auto"
     resolved = resolve_criteria(requests, criteria_source, warnings)  # type: ignore[arg-type]
     preflight_judges(resolved, judge)
     if agent is not None:
@@ -583,7 +591,37 @@ def plan_paths(
         files=files,
         looks=looks,
         run_budget=run_budget if auto else None,
+        statistics=statistics,
     )
+
+
+def _check_runs(num_runs: Union[int, str, None], run_budget: Optional[int], agent: Optional[Agent]) -> None:
+    """``ConfigError`` for a ``num_runs`` / ``run_budget`` pair that cannot be run."""
+    if num_runs is None:  # the config may still say auto
+        return
+    auto = num_runs == "auto"
+    if not auto and (isinstance(num_runs, bool) or not isinstance(num_runs, int) or num_runs < 1):
+        raise ConfigError(f"--num-runs must be a whole number of at least 1, or auto, not {num_runs!r}")
+    if run_budget is not None and not auto:
+        raise ConfigError("--run-budget caps the runs of --num-runs auto; give --num-runs auto as well")
+    if auto and agent is None:
+        raise ConfigError("--num-runs auto runs the agent until each case is decided; it needs --agent")
+
+
+def _one_statistics(configs: Sequence[EvalConfig]) -> Optional[StatisticsConfig]:
+    """The run's ``statistics`` block: the one its configs share (``ConfigError`` naming two
+    configs whose blocks differ, since the settings are the whole run's)."""
+    found: dict[StatisticsConfig, str] = {}
+    for config in configs:
+        if config.statistics is not None:
+            found.setdefault(config.statistics, str(config.source or "<config>"))
+    if len(found) > 1:
+        first, second = list(found.values())[:2]
+        raise ConfigError(
+            f"the configs {first} and {second} have different statistics blocks, but these settings are "
+            "the whole run's; make the blocks equal, or give one --config for the run"
+        )
+    return next(iter(found), None)
 
 
 def auto_looks(cases: int, run_budget: Optional[int]) -> tuple[int, ...]:

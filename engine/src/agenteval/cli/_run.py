@@ -200,9 +200,8 @@ class _NumRuns(click.ParamType):
 @click.option(
     "--confidence",
     type=click.FloatRange(0.5, 0.999),
-    default=0.95,
-    show_default=True,
-    help="Level of the tri-state verdicts' intervals over repeated runs.",
+    default=None,
+    help="Level of the tri-state verdicts' intervals over repeated runs (default 0.95).",
 )
 @click.option("--no-stats", is_flag=True, help="No tri-state verdicts (only ADK's point verdicts).")
 @click.option(
@@ -277,7 +276,7 @@ def run(
     run_budget: Optional[int],
     save_actual: Optional[Path],
     efficiency: bool,
-    confidence: float,
+    confidence: Optional[float],
     no_stats: bool,
     fail_on_inconclusive: Optional[bool],
     raise_errors: bool,
@@ -318,10 +317,6 @@ def run(
             "--num-runs runs the agent several times; it needs --agent "
             "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
         )
-    if run_budget is not None and num_runs != "auto":
-        raise click.UsageError("--run-budget caps the runs of --num-runs auto; give --num-runs auto as well")
-    if num_runs == "auto" and no_stats:
-        raise click.UsageError("--num-runs auto stops each case once its verdict is decided; drop --no-stats")
     remember_threads()
     # Output paths are fixed now (an agent may chdir) and checked before any work.
     output = _writable_file(output, "--output")
@@ -352,10 +347,23 @@ def run(
         config_path=config,
         agent=agent,
         agent_target=agent_target,
-        num_runs=num_runs if num_runs is not None else 1,
+        num_runs=num_runs,
         efficiency=efficiency,
         run_budget=run_budget,
     )
+    # The config's statistics block fills in what no flag gave.
+    stats = plan.statistics
+    if stats is not None:
+        confidence = confidence if confidence is not None else stats.confidence
+        if fail_on_inconclusive is None:
+            fail_on_inconclusive = stats.fail_on_inconclusive
+        if judge_budget is None and stats.judge_budget is not None:
+            judge.budget = stats.judge_budget
+        if judge_sampling is None and stats.judge_sampling is not None:
+            judge.sampling = stats.judge_sampling
+    confidence = 0.95 if confidence is None else confidence
+    if plan.auto_runs and no_stats:
+        raise click.UsageError("--num-runs auto stops each case once its verdict is decided; drop --no-stats")
     if dry_run:
         from .._terminal import visible
 

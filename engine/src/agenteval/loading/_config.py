@@ -5,9 +5,9 @@ Accepted as ADK 2.13 accepts it, ``{"criteria": {name: number | {"threshold": nu
 an error here, and all threshold problems are reported together), plus
 ``custom_metrics``, ``user_simulator_config`` and ``live_model_config``, each in
 snake_case or camelCase (``userSimulatorConfig``...; one section given in both spellings
-is an error). Other top-level keys are warnings (ADK
-ignores them). Parameters are checked against the evaluator's ``Params`` later, when the
-criteria are resolved; ``user_simulator_config`` is checked here
+is an error), and agenteval's own ``statistics`` block (``_statistics``; ADK ignores it).
+Other top-level keys are warnings (ADK ignores them). Parameters are checked against the
+evaluator's ``Params`` later, when the criteria are resolved; ``user_simulator_config`` is checked here
 (``agenteval.agents.UserSimulatorConfig``), its ``type`` against the installed simulators.
 """
 
@@ -31,6 +31,7 @@ from ..errors import ConfigError
 from ._custom_metrics import check_custom_metrics
 from ._json import read_json
 from ._paths import json_type
+from ._statistics import StatisticsConfig, parse_statistics
 
 __all__ = [
     "DEFAULT_CRITERIA",
@@ -53,7 +54,9 @@ EFFICIENCY_CRITERIA: tuple[str, ...] = (
 )
 
 _SECTIONS = ("custom_metrics", "user_simulator_config", "live_model_config")
-_TOP_LEVEL_KEYS = {"criteria", *_SECTIONS}
+#: agenteval's own block (the run's statistical settings), which ADK ignores.
+_STATISTICS = "statistics"
+_TOP_LEVEL_KEYS = {"criteria", _STATISTICS, *_SECTIONS}
 #: Accepted spelling -> section name (ADK's config model takes both spellings).
 _SPELLINGS = {**{key: key for key in _TOP_LEVEL_KEYS}, **{to_camel(key): key for key in _SECTIONS}}
 
@@ -75,6 +78,8 @@ class EvalConfig:
     live_model_config: Optional[dict[str, Any]] = None
     warnings: list[str] = field(default_factory=list)
     user_simulator: Optional[UserSimulatorConfig] = None
+    #: The ``statistics`` block, checked (``None`` when the config has none).
+    statistics: Optional[StatisticsConfig] = None
 
     def __post_init__(self) -> None:
         if self.user_simulator is None and self.user_simulator_config is not None:
@@ -185,6 +190,7 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
     for spelling in sections.values():
         if data[spelling] is not None and not isinstance(data[spelling], dict):
             raise ConfigError(f"{spelling}: expected an object, got {data[spelling]!r}", source=where)
+    statistics = sections.pop(_STATISTICS, None)
     section = {key: data[spelling] for key, spelling in sections.items()}
     if section.get("custom_metrics"):
         check_custom_metrics(section["custom_metrics"], where)
@@ -195,6 +201,9 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
         user_simulator_config=section.get("user_simulator_config"),
         live_model_config=section.get("live_model_config"),
         warnings=warnings,
+        statistics=parse_statistics(data[statistics], where)
+        if statistics and data[statistics] is not None
+        else None,
     )
     if config.user_simulator is not None:
         check_simulator_installed(config.user_simulator)
