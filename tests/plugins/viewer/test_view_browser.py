@@ -168,3 +168,30 @@ def test_the_root_address_opens_the_history(server, browser_page):
     page = browser_page
     page.goto(server.url)
     expect(page.get_by_test_id("history-row")).to_have_count(2, timeout=WAIT_MS)
+
+
+def test_a_thousand_case_run_shows_its_first_rows_and_counts(tmp_path, browser_page):
+    """The generated 1k-case run (``_fixtures.synthetic_run``): the virtualized grid draws a
+    screenful of rows, the header counts equal ``summary.json``, a case opens."""
+    from playwright.sync_api import expect
+
+    fixtures = sys.modules["agenteval_viewer_test_fixtures"]
+    run = fixtures.synthetic_run(tmp_path / "runs", 1000)
+    summary = run.summary()
+    assert summary is not None
+    with helpers.serving(tmp_path / "runs") as server:
+        page = browser_page
+        started = time.perf_counter()
+        page.goto(f"{server.url}#/run/{run.run_id}")
+        rows = page.get_by_test_id("grid-row")
+        expect(rows.first).to_be_visible(timeout=WAIT_MS)
+        print(f"1k cases: first rows after {time.perf_counter() - started:.2f} s")
+        assert 10 <= rows.count() < 200  # a screenful, never one element per case
+        expect(page.get_by_test_id("visible-count")).to_contain_text("1000 of 1000")
+        for status, n in summary.summary.cases.items():
+            if status.value != "INFORMATIONAL":
+                expect(page.get_by_test_id(f"count-{status.value}").locator(".n")).to_have_text(str(n))
+        case_id = rows.nth(3).locator(".case").inner_text()
+        rows.nth(3).click()
+        expect(page.get_by_test_id("drawer-title")).to_have_text(case_id)
+        _screenshot(page, "run_1k")
