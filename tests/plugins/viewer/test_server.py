@@ -362,6 +362,7 @@ def test_api_responses_carry_the_security_headers_and_no_store(server):
     status, headers, _body = helpers.request(server, "/api/runs")
     assert status == 200
     assert headers["cache-control"] == "no-store"
+    assert headers["server"] == "agenteval-view"
     _security_headers(headers)
 
 

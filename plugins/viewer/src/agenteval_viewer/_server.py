@@ -117,6 +117,7 @@ class ViewerServer(ThreadingHTTPServer):
         poll_s: float = 0.25,
         heartbeat_s: float = 15.0,
         cache_dir: Optional[Path] = None,
+        authoring: Any = None,
     ) -> None:
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
@@ -132,6 +133,8 @@ class ViewerServer(ThreadingHTTPServer):
         self.poll_s = poll_s
         self.heartbeat_s = heartbeat_s
         self.stopping = threading.Event()
+        #: The authoring API (``agenteval view --allow-write``: ``_authoring_api.Authoring``).
+        self.authoring = authoring
         names = {self.host, "localhost"} if is_loopback(self.host) else {self.host}
         shown = {f"[{n}]" if ":" in n else n for n in names}
         self.allowed_hosts = {f"{n}:{self.port}".lower() for n in shown}
@@ -168,8 +171,10 @@ class ViewerServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: ViewerServer
     server_version = "agenteval-view"
-    sys_version = ""
     protocol_version = "HTTP/1.1"
+
+    def version_string(self) -> str:
+        return self.server_version  # no Python version in the Server header
 
     # ------------------------------------------------------------------ methods
 
@@ -180,6 +185,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle(head=True)
 
     def _read_only(self) -> None:
+        if self.server.authoring is not None and self.command in ("POST", "DELETE"):
+            self._handle(head=False)  # the authoring routes (--allow-write)
+            return
         self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "the viewer is read-only: GET and HEAD only"})
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _read_only
@@ -290,6 +298,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _api(self, path: str, query: dict[str, list[str]]) -> None:
         store = self.server.store
+        if path == "/api/capabilities":
+            self._json(HTTPStatus.OK, {"write": self.server.authoring is not None})
+            return
+        if path.startswith("/api/author/") and self.server.authoring is not None:
+            self.server.authoring.handle(self, path, query)
+            return
+        if self.command not in ("GET", "HEAD"):
+            self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "only the authoring API takes writes"})
+            return
         if path == "/api/runs":
             self._json(HTTPStatus.OK, {"runs": self.server.history.runs()})
             return
