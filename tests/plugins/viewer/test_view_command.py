@@ -44,9 +44,13 @@ def cache_dir(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
-def served(monkeypatch):
-    """Records what ``view`` would serve and open; serving stops at once, as after Ctrl-C."""
+def served(monkeypatch, tmp_path):
+    """Records what ``view`` would serve and open; serving stops at once, as after Ctrl-C.
+    Runs in an empty folder, so no ``.agenteval/runs`` of the caller's is found."""
     seen: dict = {"opened": []}
+    workdir = tmp_path / "cwd"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
 
     def serve_forever(self, poll_interval=0.5):
         seen["server"] = self
@@ -105,7 +109,9 @@ def test_an_empty_runs_folder_opens_the_history(served, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["{tmp}/nowhere/at-all"], "no run"),
+        (["{tmp}/nowhere/at-all"], "there is no folder"),
+        (["nowhere/at-all", "--runs-dir", "{tmp}"], "there is no folder"),
+        (["no[such", "--runs-dir", "{tmp}"], "no run 'no[such'"),
         (["{file}"], "is a file"),
         (["--runs-dir", "{tmp}/missing"], "there is no runs folder"),
         (["{tmp}", "--runs-dir", "{tmp}"], "not both"),

@@ -38,18 +38,44 @@ def _target(target: Optional[str], runs_dir: Optional[Path]) -> tuple[Path, Opti
             return path.resolve(), _newest(list_runs(path))
         if path.exists():
             _fail(f"{target!r} is a file; give a runs folder, a run folder or a run id")
+        if "/" in target or "\\" in target or target.startswith("."):
+            _fail(f"there is no folder {target!r}; give a runs folder, a run folder or a run id")
     folder = (runs_dir or default_runs_dir()).resolve()
     if target is not None:
         try:
             return folder, find_run(folder, target).run_id
         except ConfigError as exc:
             _fail(str(exc))
+        except (OSError, ValueError, NotImplementedError) as exc:  # a name glob cannot take
+            _fail(f"no run {target!r} in {str(folder)!r} ({exc}); list them with: agenteval runs list")
     if not folder.is_dir():
         _fail(
             f"there is no runs folder {str(folder)!r}; record a run with agenteval run first, "
             "or give the folder (agenteval view DIR, --runs-dir DIR or $AGENTEVAL_RUNS_DIR)"
         )
     return folder, _newest(list_runs(folder))
+
+
+def _authoring(dirs: tuple[str, ...], host: str, runs_folder: Path) -> Any:
+    """The authoring API over the eval-set folders ``dirs`` (exit 2 for a missing folder or
+    a host other machines can reach)."""
+    from ._authoring_api import Authoring
+    from ._authoring_guard import WriteGuard
+    from ._server import is_loopback
+
+    if not is_loopback(host):
+        _fail(
+            f"--allow-write serves only a loopback address, not --host {host!r}: it writes files and "
+            "runs agents on this machine. Drop --host, or drop --allow-write"
+        )
+    folders = []
+    for name in dict.fromkeys(dirs):
+        path = Path(name)
+        if not path.is_dir():
+            _fail(f"--allow-write {name!r}: there is no such folder; give the folder of your eval sets")
+        folders.append(path)
+    runs_folder.mkdir(parents=True, exist_ok=True)
+    return Authoring(WriteGuard(folders), runs_folder)
 
 
 def _newest(runs: list[Any]) -> Optional[str]:
@@ -98,6 +124,17 @@ def _open_browser(url: str) -> None:
     is_flag=True,
     help="Allow a --host other machines can reach (the viewer stays read-only, with no login).",
 )
+@click.option(
+    "--allow-write",
+    "allow_write",
+    multiple=True,
+    is_flag=False,
+    flag_value=".",
+    metavar="[EVAL_DIR]",
+    help="Build eval sets in the browser: chat with an agent, edit and run cases. Writes go only "
+    "to eval-set files under EVAL_DIR (repeatable; default: the current folder); loopback only, "
+    "with a per-session token in the address printed.",
+)
 def view(
     target: Optional[str],
     runs_dir: Optional[Path],
@@ -106,6 +143,7 @@ def view(
     no_open: bool,
     no_cache: bool,
     allow_remote: bool,
+    allow_write: tuple[str, ...] = (),
 ) -> None:
     """Browse recorded runs in a local, read-only viewer (live while a run is going).
 
@@ -120,7 +158,12 @@ def view(
     from ._disk_cache import default_cache_dir
     from ._server import ViewerServer, is_loopback
 
+    if allow_write and target is None:  # authoring records its runs there: the folder may be new
+        from agenteval.runs import default_runs_dir
+
+        (runs_dir or default_runs_dir()).mkdir(parents=True, exist_ok=True)
     folder, first = _target(target, runs_dir)
+    authoring = _authoring(allow_write, host, folder) if allow_write else None
     if not is_loopback(host):
         if not allow_remote:
             _fail(
@@ -134,7 +177,9 @@ def view(
         )
     try:
         cache_dir = None if no_cache else default_cache_dir()
-        server = ViewerServer(folder, host, port, allow_remote=allow_remote, cache_dir=cache_dir)
+        server = ViewerServer(
+            folder, host, port, allow_remote=allow_remote, cache_dir=cache_dir, authoring=authoring
+        )
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             _fail(f"port {port} is in use; give --port 0 or another port")
@@ -145,6 +190,8 @@ def view(
         _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         return
     url = server.url + (f"#/run/{quote(first, safe='')}" if first else "")
+    if authoring is not None:
+        url = server.url + "#/author?token=" + authoring.guard.token
     if first is not None:
         server.warm(first)
     click.echo(f"agenteval view: {str(folder)!r} at {url}  (Ctrl-C stops)")
