@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """The eval-set file layer of the authoring screens: load with the engine's loader, save
 keeping the file's spelling, key order and formatting, refuse concurrent edits, write
 atomically, and map the loader's errors to fields."""
@@ -193,7 +194,7 @@ def test_a_new_eval_set_is_written_as_adk_writes_it(files: EvalSetFiles, tmp_pat
     assert out.written
     text = (tmp_path / "fresh.evalset.json").read_text()
     assert text.startswith(
-        '{\n  "eval_set_id": "fresh",\n  "name": "Fresh",\n  "eval_cases": [\n    {\n      "eval_id": "hello",'
+        '{\n  "eval_set_id": "fresh",\n  "name": "Fresh",\n  "eval_cases": [\n    {\n      "eval_id": "hello",'  # noqa: E501
     )
     with pytest.raises(EditRefused, match="already exists"):
         files.save(0, "fresh.evalset.json", None, [], preview=True, new_set={"eval_set_id": "fresh"})

@@ -226,7 +226,8 @@ class EvalSetFiles:
             loaded = read_eval_file(path)
         except AgentEvalError as exc:
             raise Invalid(
-                str(exc).replace(str(path), shown), field_errors(str(exc), str(path), shown)
+                str(exc).replace(str(path), shown),
+                field_errors(getattr(exc, "message", str(exc)), str(path), shown),
             ) from None
         data = json.loads(text.lstrip("\ufeff"))
         editable = loaded.format == "evalset" and isinstance(data, dict)
@@ -337,7 +338,8 @@ class EvalSetFiles:
         except AgentEvalError as exc:
             temp.unlink(missing_ok=True)
             raise Invalid(
-                str(exc).replace(str(temp), shown), field_errors(str(exc), str(temp), shown)
+                str(exc).replace(str(temp), shown),
+                field_errors(getattr(exc, "message", str(exc)), str(temp), shown),
             ) from None
         except BaseException:
             temp.unlink(missing_ok=True)
