@@ -212,3 +212,11 @@ def test_auto_runs_stay_within_the_budget_and_stop_exactly_the_decided_cases(pat
                 # undecided and stopped: at the last look, or the budget had no room
                 assert have == looks[-1] or budget is not None
             assert all(r.reason_code != "interrupted" for r in case.criteria)
+
+
+def test_resuming_with_another_budget_is_refused_and_says_so(tmp_path):
+    agent = SlowPatternAgent([ALWAYS])
+    run = open_run(_plan([ALWAYS], agent=agent), runs_dir=tmp_path, argv=["test"], agent_concurrency=1)
+    assert _interrupt_after(run, agent.sessions, 1).interrupted
+    with pytest.raises(ConfigError, match="--run-budget: None -> 30"):
+        open_run(_plan([ALWAYS], budget=30), runs_dir=tmp_path, resume="latest", argv=["test"])
