@@ -23,10 +23,11 @@ import socket
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ._compare_payload import ComparePayloads, CompareRefused
@@ -220,7 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self,
         status: int,
-        body: bytes,
+        body: Union[bytes, Callable[[], bytes]],
         content_type: str,
         cache: str,
         etag: Optional[str] = None,
@@ -234,7 +235,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         use_gzip = gzipped is not None and "gzip" in self.headers.get("Accept-Encoding", "")
-        payload = gzipped if use_gzip and gzipped is not None else body
+        if use_gzip and gzipped is not None:
+            payload = gzipped
+        else:
+            payload = body() if callable(body) else body
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
@@ -259,8 +263,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, encode_json(value), "application/json", cache)
 
     def _encoded(self, encoded: Encoded) -> None:
-        gzipped = encoded.gzipped() if len(encoded.body) > 1024 else None
-        self._send(HTTPStatus.OK, encoded.body, "application/json", "no-cache", encoded.etag, gzipped)
+        gzipped = encoded.gzipped() if encoded.worth_gzip else None
+        self._send(HTTPStatus.OK, encoded.plain, "application/json", "no-cache", encoded.etag, gzipped)
 
     # ------------------------------------------------------------------ routing
 

@@ -16,7 +16,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -57,18 +57,40 @@ def encode_json(value: Any) -> bytes:
         return json.dumps(json.loads(text), ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
-@dataclass
-class Encoded:
-    """A JSON payload, with its gzip form made on first demand and an ETag."""
+#: Payloads larger than this are kept gzipped only (a 100k-case index: 25 MB plain, 7 MB gzipped).
+_PLAIN_LIMIT = 64 * 1024
 
-    body: bytes
-    etag: Optional[str]
-    _gzipped: Optional[bytes] = field(default=None, repr=False)
+
+class Encoded:
+    """A JSON payload and its ETag. Over 64 KB only the gzip form is kept (browsers ask for
+    it; ``plain()`` unpacks it for a client that does not); a smaller one is kept plain,
+    with its gzip form made on first demand."""
+
+    __slots__ = ("_gzipped", "_plain", "etag")
+
+    def __init__(self, plain: Optional[bytes], etag: Optional[str], gzipped: Optional[bytes] = None) -> None:
+        if gzipped is None and plain is not None and len(plain) > _PLAIN_LIMIT:
+            gzipped = gzip.compress(plain, compresslevel=5, mtime=0)
+        self._plain = None if gzipped is not None and (plain is None or len(plain) > _PLAIN_LIMIT) else plain
+        self._gzipped = gzipped
+        self.etag = etag
+
+    def plain(self) -> bytes:
+        if self._plain is not None:
+            return self._plain
+        assert self._gzipped is not None
+        return gzip.decompress(self._gzipped)
 
     def gzipped(self) -> bytes:
         if self._gzipped is None:
-            self._gzipped = gzip.compress(self.body, compresslevel=5, mtime=0)
+            assert self._plain is not None
+            self._gzipped = gzip.compress(self._plain, compresslevel=5, mtime=0)
         return self._gzipped
+
+    @property
+    def worth_gzip(self) -> bool:
+        """Kept gzipped, or plain and over 1 KB."""
+        return self._plain is None or len(self._plain) > 1024
 
 
 def _stat(path: Path) -> tuple[int, int]:
@@ -209,11 +231,12 @@ class RunStore:
             if gzipped is None:
                 return {}
             try:
-                body = gzip.decompress(gzipped)
+                plain = gzip.decompress(gzipped)  # checked whole: a damaged entry is built again
             except (OSError, EOFError):
-                return {}  # damaged: built again (and replaced)
+                return {}
             etag = '"' + "-".join(map(str, opened.stamp)) + f'-{name}"'
-            found[name] = Encoded(body, etag, gzipped)
+            found[name] = Encoded(plain, etag, gzipped)
+            del plain
         return found
 
     def _to_disk(self, opened: _Open, built: dict[str, Encoded]) -> None:

@@ -1,0 +1,46 @@
+"""The viewer server's payloads: JSON a browser parses, kept small."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from agenteval_viewer._store import Encoded, encode_json
+from hypothesis import given
+from hypothesis import strategies as st
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_encode_json_is_always_strict_utf8_json(value):
+    body = encode_json(value)
+    text = body.decode("utf-8")  # never a lone surrogate in the bytes
+    json.loads(text, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
+
+
+def test_non_finite_numbers_become_null_and_lone_surrogates_escapes():
+    assert json.loads(encode_json({"a": float("nan"), "b": [float("inf"), 1.5]})) == {
+        "a": None,
+        "b": [None, 1.5],
+    }
+    assert encode_json({"s": "x\ud800y"}) == b'{"s":"x\\ud800y"}'
+
+
+def test_a_large_payload_is_kept_gzipped_only_and_unpacked_on_demand():
+    plain = encode_json({"rows": list(range(40_000))})
+    assert len(plain) > 64 * 1024
+    encoded = Encoded(plain, '"e"')
+    assert encoded._plain is None and encoded.worth_gzip
+    assert gzip.decompress(encoded.gzipped()) == plain == encoded.plain()
+
+
+def test_a_small_payload_is_kept_plain():
+    tiny = Encoded(b"{}", None)
+    assert tiny.plain() == b"{}" and not tiny.worth_gzip
+    medium = Encoded(b"[" + b"1," * 1000 + b"1]", None)
+    assert medium.worth_gzip and gzip.decompress(medium.gzipped()) == medium.plain()
