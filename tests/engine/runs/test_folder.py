@@ -193,6 +193,11 @@ def test_finding_runs_by_id_prefix_and_latest(tmp_path):
         find_run(tmp_path, "zzz")
     with pytest.raises(ConfigError, match="no recorded runs"):
         find_run(Path(tmp_path / "empty"))
+    # A path that is not there, and an id with glob characters, are told apart from a pattern.
+    with pytest.raises(ConfigError, match="not a run folder"):
+        find_run(tmp_path, str(tmp_path / "nowhere" / "at-all"))
+    with pytest.raises(ConfigError, match=r"no run '2026\*'"):
+        find_run(tmp_path, "2026*")
 
 
 def test_several_runs_of_a_case_are_combined_from_their_records(tmp_path):

@@ -5,6 +5,7 @@ combined over its runs, in the run's own order."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -300,7 +301,10 @@ def find_run(runs_dir: Path, ref: Optional[str] = None) -> RecordedRun:
         path = Path(ref)
         if (path / MANIFEST).is_file() or path.is_dir() and path.parent != Path("."):
             return RecordedRun.open(path)
-        candidates = sorted(runs_dir.glob(f"{ref}*")) if runs_dir.is_dir() else []
+        if path.parent != Path(".") or path.is_absolute():
+            raise ConfigError(f"{ref!r} is not a run folder (there is no folder there) and not a run id")
+        prefix = glob.escape(ref)  # an id prefix, never a pattern
+        candidates = sorted(runs_dir.glob(f"{prefix}*")) if runs_dir.is_dir() else []
         candidates = [c for c in candidates if c.is_dir()]
         if len(candidates) == 1:
             return RecordedRun.open(candidates[0])
