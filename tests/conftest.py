@@ -14,6 +14,10 @@ REPO_DIR = TESTS_DIR.parent
 #: Material shared between the project's sessions, next to the repository (not in it).
 SHARED_DIR = REPO_DIR.parent / "shared"
 
+#: A project the tests copy and run pytest in: its conftest names an agent for its eval files,
+#: so the suite itself must not collect them (one case fails on purpose).
+collect_ignore = ["fixtures/custom_metrics_project"]
+
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
