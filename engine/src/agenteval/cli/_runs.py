@@ -39,7 +39,9 @@ def list_command(runs_dir: Optional[Path]) -> None:
         if written is not None:
             counts = ", ".join(f"{n} {s.value.lower()}" for s, n in written.summary.cases.items() if n)
         else:
-            counts = f"{len(run.keys())} record(s) of {planned * manifest.num_runs}"
+            most = planned * manifest.num_runs
+            of = f"up to {most}" if manifest.num_runs_policy == "auto" else str(most)
+            counts = f"{len(run.keys())} record(s) of {of}"
         sets = ", ".join(visible(s.eval_set_id) for s in manifest.eval_sets)
         agent = f" agent {visible(str(manifest.agent['target']))}" if manifest.agent else ""
         state = manifest.state.value
