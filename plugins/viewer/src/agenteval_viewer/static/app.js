@@ -97,6 +97,7 @@
     if (parts[0] === "run" && parts[1]) { route.runId = parts[1]; }
     else if (parts[0] === "history") { route.view = "history"; }
     else if (parts[0] === "compare") { route.view = "compare"; }
+    else if (parts[0] === "author") { route.view = "author"; }
     else if (!REPORT) { route.view = "history"; }
     if (REPORT) { route.runId = SOURCE.runId; if (route.view !== "run") { route.view = "run"; } }
     return route;
@@ -287,7 +288,7 @@
         <span class=${"verdict " + (s.verdict === "PASS" ? "passed" : "failed")} data-testid="verdict">${s.verdict}</span>
         <h1 title=${s.run_id}>${s.run_id}</h1>
         <span class="state">${s.state}</span>
-        ${SOURCE.mode === "served" ? html`<nav class="nav"><a href="#/history">History</a></nav>` : null}
+        ${SOURCE.mode === "served" ? html`<nav class="nav">${window.__agentevalAuthor ? html`<a href="#/author">Eval sets</a> ` : null}<a href="#/history">History</a></nav>` : null}
       </div>
       <div class="counts" role="group" aria-label="cases by status">
         ${MAIN_STATUSES.concat(s.counts.INFORMATIONAL ? ["INFORMATIONAL"] : []).map(function (status) {
@@ -865,8 +866,22 @@
     var route = useRoute();
     if (route.view === "history") { return html`<${HistoryView} route=${route} />`; }
     if (route.view === "compare") { return html`<${CompareView} route=${route} />`; }
+    if (route.view === "author") {  // author.js (agenteval view --allow-write) renders this screen
+      var author = window.__agentevalAuthor;
+      return author ? html`<${author.View} route=${route} />` : html`<p class="loading">Loading…</p>`;
+    }
     if (!route.runId) { return html`<p class="banner">No run selected.</p>`; }
     return html`<${RunView} route=${route} key=${route.runId} />`;
+  }
+
+  // Writes allowed (agenteval view --allow-write): load the authoring screen, author.js.
+  if (!REPORT) {
+    getJSON("api/capabilities").then(function (c) {
+      if (!c.write) { return; }
+      var script = document.createElement("script");
+      script.src = "author.js";
+      document.body.appendChild(script);
+    }).catch(function () { /* an older server: read-only */ });
   }
 
   var root = document.getElementById("app");
