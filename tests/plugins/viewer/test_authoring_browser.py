@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """The "Eval sets" screen of ``agenteval view --allow-write`` in Debian's chromium: chat with
 the bundled travel agent, save the chat as a case (ADK's format, read by google-adk's own
 ``EvalSet``), edit an expected argument, run the case and see it fail, promote the actual
