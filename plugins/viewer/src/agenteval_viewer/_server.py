@@ -12,6 +12,10 @@ rebinds its own name to 127.0.0.1 cannot read the runs; only GET and HEAD exist 
 else: 405); every response carries a Content-Security-Policy, ``nosniff`` and
 ``no-referrer``; static paths never leave ``static/``. Errors are JSON ``{"error": ...}``;
 an unexpected one is logged as one line on standard error and never shown as a traceback.
+
+With ``authoring`` (``agenteval view --allow-write``) the routes under ``/api/author/``
+(GET, POST, DELETE) are served by ``_authoring_api.Authoring``, behind its token;
+``GET /api/capabilities`` says whether they exist.
 """
 
 from __future__ import annotations
