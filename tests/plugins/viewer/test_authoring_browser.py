@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,9 @@ def test_chat_save_edit_run_fail_promote_pass(browser_page: Any, server: Any) ->
     # promote the actual turn, preview, write, run again: it passes
     assert page.locator("[data-testid=promote-run]").input_value()
     page.click("[data-testid=promote]")
-    page.wait_for_function(
-        "document.querySelector('[data-testid=tool-calls]').value.includes('HND')", timeout=TIMEOUT
-    )
+    from playwright.sync_api import expect
+
+    expect(page.locator("[data-testid=tool-calls]").first).to_have_value(re.compile("HND"), timeout=TIMEOUT)
     editor.locator("[data-testid=preview]").last.click()
     diff = editor.locator("[data-testid=diff]").inner_text()
     assert '"KIX"' in diff and '"HND"' in diff

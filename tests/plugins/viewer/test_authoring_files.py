@@ -278,3 +278,37 @@ def test_real_adk_files_round_trip_unchanged(tmp_path: Path) -> None:
         assert not out.changed, source
         checked += 1
     assert checked > 0
+
+
+def test_a_scenario_case_is_created_and_edited(files: EvalSetFiles, tmp_path: Path) -> None:
+    loaded = files.load(0, "trips.evalset.json")
+    scenario = {
+        "eval_id": "sim",
+        "conversation_scenario": {
+            "starting_prompt": "Hi",
+            "conversation_plan": "Ask for a flight.",
+            "user_persona": "NOVICE",
+        },
+    }
+    files.save(
+        0, "trips.evalset.json", loaded["sha256"], [{"op": "put_case", "case": scenario}], preview=False
+    )
+    loaded = files.load(0, "trips.evalset.json")
+    case = _case(loaded, "sim")
+    case["conversation_scenario"]["conversation_plan"] = "Ask for a flight, then stop."
+    files.save(
+        0,
+        "trips.evalset.json",
+        loaded["sha256"],
+        [{"op": "put_case", "case_id": "sim", "case": case}],
+        preview=False,
+    )
+    written = json.loads((tmp_path / "trips.evalset.json").read_text())["eval_cases"][2]
+    assert written == {
+        "evalId": "sim",  # the file's spelling
+        "conversationScenario": {
+            "startingPrompt": "Hi",
+            "conversationPlan": "Ask for a flight, then stop.",
+            "userPersona": "NOVICE",
+        },
+    }
