@@ -77,8 +77,8 @@ class WriteGuard:
         given = headers.get(TOKEN_HEADER) or ""
         if not given:
             raise GuardRefused(
-                f"the Eval sets screen needs the session's token in the {TOKEN_HEADER} header; open the address "
-                "agenteval view printed (it carries the token)"
+                f"the Eval sets screen needs the session's token in the {TOKEN_HEADER} header; "
+                "open the address agenteval view printed (it carries the token)"
             )
         if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode()):
             raise GuardRefused(
