@@ -35,6 +35,13 @@ def test_an_island_never_contains_markup_and_reads_back(value):
     assert json.loads(encoded) == {"v": value}
 
 
+def test_an_island_takes_lone_surrogates_and_non_finite_numbers():
+    encoded = island({"text": "a\ud800</script>", "scores": [float("nan"), float("inf"), 0.5]})
+    assert encoded.isascii() and "</script>" not in encoded
+    assert json.loads(encoded) == {"text": "a\ud800</script>", "scores": [None, None, 0.5]}
+    assert json.loads(island({"score": float("nan")})) == {"score": None}
+
+
 def test_the_report_is_one_file_with_a_csp_and_no_outside_reference(tiny, tmp_path):
     stats = render_report(tiny, tmp_path / "r.html")
     text = stats.path.read_text(encoding="utf-8")
