@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import os
 import shutil
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Optional
@@ -37,6 +39,9 @@ class RecordedRun:
         self.manifest = manifest
         self.damaged_lines = 0
         self._offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
+        #: ``results.jsonl`` kept open for ``record`` (a file descriptor, closed with this
+        #: object): read by position (``os.pread``), so threads share it without a seek race.
+        self._results_fd: Optional[int] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -122,8 +127,16 @@ class RecordedRun:
         where = self._index().get(key)
         if where is None:
             return None
-        with open(self.folder / RESULTS, "rb") as handle:
-            return self._read_at(handle, where)
+        if not hasattr(os, "pread"):  # no positional reads here: a handle of its own
+            with open(self.folder / RESULTS, "rb") as handle:
+                return self._read_at(handle, where)
+        if self._results_fd is None:
+            self._results_fd = os.open(self.folder / RESULTS, os.O_RDONLY)
+            weakref.finalize(self, os.close, self._results_fd)
+        try:
+            return CaseRecord.model_validate_json(os.pread(self._results_fd, where[1], where[0]))
+        except (ValidationError, ValueError):
+            return None
 
     def case_records(self) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
         """Each planned case in plan order with its record for every run (``None`` for a
