@@ -17,12 +17,12 @@ front end renders it as text.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Optional
 
+import pydantic_core
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
 from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun, case_from_records
@@ -401,7 +401,7 @@ def _raw_rows(run: RecordedRun) -> dict[tuple[int, str], dict[str, Any]]:
             if not line.endswith(b"\n"):
                 continue
             try:
-                record = json.loads(line)
+                record = pydantic_core.from_json(line)
                 key = (int(record["eval_set_index"]), str(record["case_id"]))
                 if int(record.get("run_index", 1)) != 1:
                     continue
