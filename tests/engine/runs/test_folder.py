@@ -209,3 +209,17 @@ def test_several_runs_of_a_case_are_combined_from_their_records(tmp_path):
     [criterion] = case.criteria
     assert criterion.score == 0.5 and criterion.status is Status.PASSED
     assert [r.score for r in criterion.runs] == [1.0, 0.0]
+
+
+def test_a_case_not_recorded_is_pending_while_its_writer_lives_and_interrupted_after(tmp_path):
+    writer = RunWriter.create(tmp_path, manifest(cases=("a", "b")))
+    writer.append(record(writer.run_id, "a", 1.0))
+    live = RecordedRun.open(writer.folder)
+    assert live.manifest.state is RunState.RUNNING and live.in_progress
+    codes = {case.eval_id: case.criteria[0].reason_code for _, case in live.case_results()}
+    assert codes == {"a": None, "b": "pending"}
+    writer.close()  # the lock goes, the manifest still says running: a kill -9
+    dead = RecordedRun.open(writer.folder)
+    assert dead.manifest.state is RunState.RUNNING and not dead.in_progress
+    [(_, b)] = [(e, c) for e, c in dead.case_results() if c.eval_id == "b"]
+    assert b.criteria[0].reason_code == "interrupted" and b.status is Status.NOT_EVALUATED

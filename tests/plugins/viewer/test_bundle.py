@@ -7,6 +7,7 @@ import json
 import agenteval_viewer_test_fixtures as fx
 import pytest
 from agenteval.reporting import align_trajectory
+from agenteval.runs import RecordedRun
 from agenteval_viewer import _bundle
 from agenteval_viewer._bundle import STATUS_LEGEND, case_detail, case_index, detail_chunks, run_summary, scan
 
@@ -163,3 +164,25 @@ def test_the_plain_json_scan_agrees_with_the_engines_reader(tiny):
         slow.add(row, entry, case_id, records)
     assert case_index(tiny, fast) == case_index(tiny, slow)
     assert run_summary(tiny, fast) == run_summary(tiny, slow)
+
+
+def test_a_run_still_going_is_running_and_its_unscored_cases_pending(tmp_path):
+    import fcntl
+    import json as _json
+
+    run = fx.tiny_run(tmp_path / "runs")
+    manifest = run.folder / "manifest.json"
+    doc = _json.loads(manifest.read_text(encoding="utf-8"))
+    doc["state"], doc["finished_at"] = "running", None
+    manifest.write_text(_json.dumps(doc), encoding="utf-8")
+    with open(run.folder / ".lock", "a", encoding="utf-8") as lock:  # as the writing process holds it
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        live = RecordedRun.open(run.folder)
+        index = case_index(live)
+        row = index["case_id"].index("never_reached")
+        assert run_summary(live)["verdict"] == "RUNNING"
+        assert case_detail(live, row)["reason_code"] == "pending"
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    dead = RecordedRun.open(run.folder)  # the same manifest, no live writer: a killed run
+    assert run_summary(dead)["verdict"] == "FAIL"
+    assert case_detail(dead, row)["reason_code"] == "interrupted"

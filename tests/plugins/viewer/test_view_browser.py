@@ -152,11 +152,14 @@ def test_the_history_lists_every_run_and_links_to_compare(server, run_ids, brows
     listed = helpers.get_json(server, "/api/runs")[1]["runs"]
     for run in listed:
         expect(page.get_by_test_id("history")).to_contain_text(run["run_id"])
-    for run_id in run_ids:
+    expect(history_rows.first).to_contain_text(listed[0]["run_id"])  # newest first
+    newest, older = listed[0]["run_id"], listed[1]["run_id"]
+    for run_id in (newest, older):  # picked newest first: the older is still the baseline
         page.get_by_label(f"select {run_id}").check()
     page.get_by_test_id("compare-link").click()
     expect(page.get_by_test_id("flip").first).to_be_visible(timeout=WAIT_MS)
-    assert "#/compare?" in page.url
+    assert f"#/compare?a={older}&b={newest}" in page.url
+    assert sorted(run_ids) == sorted((newest, older))
     page.goto(f"{server.url}#/history")
     expect(history_rows).to_have_count(2, timeout=WAIT_MS)
     _screenshot(page, "history")

@@ -114,14 +114,17 @@ def _counts(counts: dict[Status, int]) -> Text:
     return text
 
 
-def _verdict_line(summary: RunSummary, interrupted: bool) -> Text:
+def _verdict_line(summary: RunSummary, stopped: Optional[str]) -> Text:
+    """The verdict and the counts; ``stopped``: "interrupted", "running" or ``None``."""
     total = sum(summary.cases.values())
     if total == 0:
         return Text("no case ran", style="bold yellow")
     text = Text(summary.status.value, style=_STYLE[summary.status]).append("  ")
     text.append(f"{total:,} case{'s' if total != 1 else ''}: ", style="bold").append(_counts(summary.cases))
-    if interrupted:
+    if stopped == "interrupted":
         text.append("  (interrupted: the rest is not evaluated)", style="bold yellow")
+    elif stopped == "running":
+        text.append("  (still running: the rest is not scored yet)", style="bold yellow")
     return text
 
 
@@ -399,9 +402,9 @@ def _list_cases(
 
 
 def _not_reached(view: CaseView) -> bool:
-    """The run was interrupted before this case was scored."""
+    """The run was interrupted (or, still going, has not yet come to this case)."""
     problems = [r for r in view.case.criteria if not r.status.ok]
-    return bool(problems) and all(r.reason_code == "interrupted" for r in problems)
+    return bool(problems) and all(r.reason_code in ("interrupted", "pending") for r in problems)
 
 
 # -- 4.: the footer ------------------------------------------------------------------------
@@ -516,14 +519,19 @@ def render_table(
     ``show="all"`` also lists each passing case on one line.
     """
     if isinstance(source, RunResult):
-        interrupted, sets = source.interrupted, len(source.eval_sets)
+        stopped = "interrupted" if source.interrupted else None
+        sets = len(source.eval_sets)
         summary = summary or source.summary
     else:
-        interrupted = source.manifest.state is not RunState.COMPLETE
+        stopped = None
+        if source.in_progress:
+            stopped = "running"
+        elif source.manifest.state is not RunState.COMPLETE:
+            stopped = "interrupted"
         sets = len(source.manifest.eval_sets)
         summary = summary or source.result().summary
     console.print(_header(source, sets, summary))
-    console.print(_verdict_line(summary, interrupted))
+    console.print(_verdict_line(summary, stopped))
     if summary.criteria:
         console.print()
         console.print(_criteria_table(summary))
@@ -531,6 +539,7 @@ def render_table(
     undecided, left_out, hidden, unreached = _list_cases(case_views(source), console, show, detailed)
     console.print()
     if unreached:
-        console.print(Text(f"{unreached:,} case(s) not reached before the interruption", style="yellow"))
+        why = "not scored yet" if stopped == "running" else "not reached before the interruption"
+        console.print(Text(f"{unreached:,} case(s) {why}", style="yellow"))
     _footer(console, summary, undecided, left_out, hidden)
-    console.print(_verdict_line(summary, interrupted))
+    console.print(_verdict_line(summary, stopped))

@@ -166,6 +166,29 @@ def _recording_failed(folder: Path, exc: OSError) -> RecordingError:
     return RecordingError(f"could not write to the run folder {str(folder)!r}: {why}")
 
 
+def writer_alive(folder: Path) -> Optional[bool]:
+    """Whether a process is writing this run folder now (it holds the folder's lock): a
+    manifest that still says ``running`` after a ``kill -9`` belongs to no live writer.
+    ``None`` where it cannot be told (no advisory locks, no lock file)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        fd = os.open(folder / _LOCK, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True  # held exclusively: the writer is alive
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def _lock(folder: Path) -> Optional[IO[str]]:
     """An exclusive, non-blocking lock on the folder (POSIX); released when the process ends."""
     handle = open(folder / _LOCK, "a", encoding="utf-8")  # noqa: SIM115

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._verdicts import case_criteria, case_decided, case_status, not_evaluated
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
-from ._folder import MANIFEST, RESULTS, SUMMARY
+from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
@@ -66,6 +66,12 @@ class RecordedRun:
     @property
     def run_id(self) -> str:
         return self.manifest.run_id
+
+    @property
+    def in_progress(self) -> bool:
+        """The manifest says ``running`` and a live process holds the folder (a run killed
+        with ``kill -9`` still says ``running``: it is not in progress)."""
+        return self.manifest.state is RunState.RUNNING and writer_alive(self.folder) is not False
 
     def summary(self) -> Optional[SummaryDocument]:
         """``summary.json`` when the run got to write it."""
@@ -179,7 +185,12 @@ class RecordedRun:
         combined (``agenteval._verdicts.combine_runs``). A case with no record (the run was
         interrupted first) is NOT_EVALUATED with reason code ``interrupted``."""
         for entry, case_id, records in self.case_records():
-            yield entry, case_from_records(entry, case_id, records, self.manifest.confidence)
+            yield (
+                entry,
+                case_from_records(
+                    entry, case_id, records, self.manifest.confidence, pending=self.in_progress
+                ),
+            )
 
     def eval_set_results(self) -> list[EvalSetResult]:
         """Every eval set's case results (all in memory: for reports of a run)."""
@@ -240,19 +251,29 @@ def case_from_records(
     confidence: Optional[float] = 0.95,
     *,
     run_id: Optional[str] = None,
+    pending: bool = False,
 ) -> CaseResult:
     """A case's result from its per-run records (``None`` for a run never recorded), with
     the verdicts the run itself gave (same rules, same seeds: ``run_id`` defaults to the
-    records' own). The run and every reader of its folder go through here."""
+    records' own). The run and every reader of its folder go through here. A run never
+    recorded is NOT_EVALUATED ``interrupted``, or ``pending`` while the run is still going
+    (``pending``: ``RecordedRun.in_progress``)."""
     per_run: list[list[CriterionResult]] = []
+    why, code = (
+        ("not scored yet: the run is still going", "pending")
+        if pending
+        else ("the run was interrupted before this case was scored", "interrupted")
+    )
     for run_index, record in enumerate(records, start=1):
         if record is not None:
             per_run.append(list(record.criteria))
             continue
-        why = "the run was interrupted before this case was scored"
-        if len(records) > 1:
-            why = f"run {run_index}: {why}"
-        per_run.append([not_evaluated(c, why, "interrupted") for c in entry.criteria])
+        per_run.append(
+            [
+                not_evaluated(c, f"run {run_index}: {why}" if len(records) > 1 else why, code)
+                for c in entry.criteria
+            ]
+        )
     first = next((r for r in records if r is not None), None)
     results = case_criteria(
         entry.criteria,

@@ -92,8 +92,14 @@ def _cases(run: RecordedRun) -> Iterator[tuple[int, EvalSetEntry, str, list[Opti
         yield row, entry, case_id, [run.record((entry.index, case_id, r)) for r in range(1, runs + 1)]
 
 
-def _combined(run: RecordedRun, entry: EvalSetEntry, case_id: str, records: list) -> CaseResult:
-    return case_from_records(entry, case_id, records, run.manifest.confidence)
+def _combined(
+    run: RecordedRun, entry: EvalSetEntry, case_id: str, records: list, pending: Optional[bool] = None
+) -> CaseResult:
+    """The case over its runs, as the engine reads it (a run not recorded yet while the run
+    is going is NOT_EVALUATED ``pending``, else ``interrupted``)."""
+    if pending is None:
+        pending = run.in_progress
+    return case_from_records(entry, case_id, records, run.manifest.confidence, pending=pending)
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -245,6 +251,8 @@ class Scan:
         self._reason_code: dict[str, int] = {}
         self._rubric_id: dict[str, int] = {}
         self.recorded = 0
+        #: the run is still going: cases without a record are pending, not interrupted
+        self.pending = run.in_progress
 
     def _code_of(self, code: Optional[str]) -> Optional[int]:
         if not code:
@@ -263,7 +271,7 @@ class Scan:
         return found
 
     def add(self, row: int, entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]) -> None:
-        case = _combined(self.run, entry, case_id, records)
+        case = _combined(self.run, entry, case_id, records, self.pending)
         self.recorded += any(r is not None for r in records)
         self.eval_set.append(entry.index)
         self.case_id.append(case_id)
@@ -313,12 +321,12 @@ class Scan:
 
     def add_raw(self, row: int, entry: EvalSetEntry, case_id: str, raw: Optional[dict[str, Any]]) -> None:
         """``add`` from a compact plain-JSON record (``None``: never recorded, so every
-        criterion is NOT_EVALUATED ``interrupted``, as the engine reads it)."""
+        criterion is NOT_EVALUATED ``interrupted``, or ``pending`` while the run goes on, as
+        the engine reads it)."""
         if raw is None:
             status = "NOT_EVALUATED"
-            criteria = [
-                (c.name, "NOT_EVALUATED", None, "interrupted", "NOT_EVALUATED", []) for c in entry.criteria
-            ]
+            code = "pending" if self.pending else "interrupted"
+            criteria = [(c.name, "NOT_EVALUATED", None, code, "NOT_EVALUATED", []) for c in entry.criteria]
             user = reply = ""
         else:
             self.recorded += 1
@@ -607,7 +615,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
         "judge_models": judge_models,
         "judge": tokens,
         "status": status,
-        "verdict": "PASS" if status == "PASSED" else "FAIL",
+        "verdict": "RUNNING" if scanned.pending else "PASS" if status == "PASSED" else "FAIL",
         "counts": counts,
         "cases": len(scanned.status),
         "cases_recorded": scanned.recorded,
@@ -865,10 +873,12 @@ def _detail(
         "eval_set_file": entry.path,
         "case_id": case_id,
         "status": case.status.value,
-        "reason": first.reason
+        "reason": first.reason if first is not None else case.criteria[0].reason if case.criteria else None,
+        "reason_code": first.reason_code
         if first is not None
-        else "the run was interrupted before this case was scored",
-        "reason_code": first.reason_code if first is not None else "interrupted",
+        else case.criteria[0].reason_code
+        if case.criteria
+        else None,
         "origin": first.origin if first is not None else None,
         "num_runs": run.manifest.num_runs,
         "scenario": first is not None and first.expected is None,

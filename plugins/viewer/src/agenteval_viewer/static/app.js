@@ -29,6 +29,13 @@
 
   // ---------------------------------------------------------------- data sources
 
+  // The colour of a verdict badge: PASS / PASSED green, RUNNING blue, anything else red.
+  function verdictClass(verdict) {
+    if (verdict === "PASS" || verdict === "PASSED") return "passed";
+    if (verdict === "RUNNING") return "running";
+    return "failed";
+  }
+
   function islandText(id) {
     var el = document.getElementById(id);
     return el ? el.textContent : null;
@@ -285,7 +292,7 @@
     var report = s.report;
     return html`<header class="run-header" aria-label="run header">
       <div class="title-row">
-        <span class=${"verdict " + (s.verdict === "PASS" ? "passed" : "failed")} data-testid="verdict">${s.verdict}</span>
+        <span class=${"verdict " + verdictClass(s.verdict)} data-testid="verdict">${s.verdict}</span>
         <h1 title=${s.run_id}>${s.run_id}</h1>
         <span class="state">${s.state}</span>
         ${SOURCE.mode === "served" ? html`<nav class="nav">${window.__agentevalAuthor ? html`<a href="#/author">Eval sets</a> ` : null}<a href="#/history">History</a></nav>` : null}
@@ -749,9 +756,12 @@
       if (v === null || v === undefined) { return; }
       pts.push((n === 1 ? w / 2 : i / (n - 1) * w).toFixed(1) + "," + (hgt - v * hgt).toFixed(1));
     });
-    return html`<svg class="trend" width=${w} height=${hgt} viewBox=${"0 0 " + w + " " + hgt} role="img" aria-label=${"pass rate trend of " + props.name}>
+    var known = values.filter(function (v) { return v !== null && v !== undefined; });
+    var last = known.length ? Math.round(known[known.length - 1] * 100) + "%" : "—";
+    return html`<span class="trend-chart"><svg class="trend" width=${w} height=${hgt} viewBox=${"0 0 " + w + " " + hgt} role="img" aria-label=${"pass rate trend of " + props.name + ", oldest to newest; last " + last}>
+      <rect class="frame" x="0" y="0" width=${w} height=${hgt} />
       <polyline points=${pts.join(" ")} class="line" />
-      ${pts.map(function (p) { var xy = p.split(","); return html`<circle cx=${xy[0]} cy=${xy[1]} r="2" />`; })}</svg>`;
+      ${pts.map(function (p) { var xy = p.split(","); return html`<circle cx=${xy[0]} cy=${xy[1]} r="2" />`; })}</svg><b data-testid="trend-last">${last}</b></span>`;
   }
 
   function HistoryView(props) {
@@ -768,6 +778,9 @@
     var names = [];
     runs.forEach(function (r) { Object.keys(r.criteria || {}).forEach(function (n) { if (names.indexOf(n) < 0) { names.push(n); } }); });
     var chosen = pick[0];
+    var ids = runs.map(function (r) { return r.run_id; });
+    // the older of the two is the baseline A, the newer the candidate B (runs are newest first)
+    var pair = chosen.slice().sort(function (x, y) { return ids.indexOf(y) - ids.indexOf(x); });
     function toggle(id) {
       var next = chosen.filter(function (x) { return x !== id; });
       if (next.length === chosen.length) { next = chosen.concat([id]).slice(-2); }
@@ -775,19 +788,20 @@
     }
     return html`<div class="history">
       <header class="run-header"><div class="title-row"><h1>Runs</h1><span class="muted">${runs.length} recorded</span>
-        ${chosen.length === 2 ? html`<a class="button" data-testid="compare-link" href=${"#/compare?a=" + encodeURIComponent(chosen[0]) + "&b=" + encodeURIComponent(chosen[1])}>Compare the two selected</a>` : html`<span class="muted">select two runs to compare</span>`}</div></header>
+        ${chosen.length === 2 ? html`<a class="button" data-testid="compare-link" href=${"#/compare?a=" + encodeURIComponent(pair[0]) + "&b=" + encodeURIComponent(pair[1])}>Compare the two selected (older as baseline)</a>` : html`<span class="muted">select two runs to compare</span>`}</div></header>
       <${Section} title="Pass rate per criterion">
         <div class="trends">${names.map(function (name) {
-          return html`<div class="trend-item"><span>${name}</span><${Trend} name=${name} values=${runs.map(function (r) { var c = (r.criteria || {})[name]; return c ? c.pass_rate : null; })} /></div>`;
+          // runs come newest first; a trend reads oldest to newest, left to right
+          return html`<div class="trend-item"><span>${name}</span><${Trend} name=${name} values=${runs.slice().reverse().map(function (r) { var c = (r.criteria || {})[name]; return c ? c.pass_rate : null; })} /></div>`;
         })}</div>
       </${Section}>
       <${Section} title="Runs">
         <table class="history-table" data-testid="history"><thead><tr><th></th><th>run</th><th>state</th><th>verdict</th>
           ${MAIN_STATUSES.map(function (s) { return html`<th>${STATUS_LABEL[s]}</th>`; })}<th>started</th></tr></thead>
-          <tbody>${runs.slice().reverse().map(function (r) {
+          <tbody>${runs.map(function (r) {
             return html`<tr data-testid="history-row"><td><input type="checkbox" aria-label=${"select " + r.run_id} checked=${chosen.indexOf(r.run_id) >= 0} onChange=${function () { toggle(r.run_id); }} /></td>
               <td><a href=${"#/run/" + encodeURIComponent(r.run_id)}>${r.run_id}</a></td><td>${r.state}</td>
-              <td>${r.verdict ? html`<span class=${"verdict small " + (r.verdict === "PASS" || r.verdict === "PASSED" ? "passed" : "failed")}>${r.verdict}</span>` : "—"}</td>
+              <td>${r.verdict ? html`<span class=${"verdict small " + verdictClass(r.verdict)}>${r.verdict}</span>` : "—"}</td>
               ${MAIN_STATUSES.map(function (s) { return html`<td>${(r.counts || {})[s] || 0}</td>`; })}<td>${r.started_at || ""}</td></tr>`;
           })}</tbody></table>
       </${Section}>
