@@ -69,6 +69,10 @@ _SUBMODULES = {
     "criterion",
     "reporting",
     "cli",
+    "comparison",
+    "pipeline",
+    "runs",
+    "stats",
 }
 
 

@@ -122,7 +122,7 @@ def case_from_chat(chat: Chat, case_id: str) -> dict[str, Any]:
 class Chats:
     """The chats of one viewer session, on one event loop in a daemon thread.
 
-    ``resolve`` stands in for ``agenteval._api.resolve_agent`` (tests)."""
+    ``resolve`` stands in for ``agenteval.pipeline.resolve_agent`` (tests)."""
 
     def __init__(self, timeout: float = 120.0, resolve: Optional[Callable[..., Any]] = None) -> None:
         self.timeout = timeout
@@ -149,7 +149,7 @@ class Chats:
             if self._resolve is not None:
                 agent = self._resolve(target, agent_type)
             else:
-                from agenteval._api import resolve_agent
+                from agenteval.pipeline import resolve_agent
 
                 agent = resolve_agent(target, agent_type)
             agent.check_ready()

@@ -118,11 +118,9 @@ class RunJobs:
         ``test_config.json``, else ADK's defaults), ``num_runs``, ``judge_model``,
         ``user_simulator_config``."""
         from agenteval import Registry
-        from agenteval._api import resolve_agent
-        from agenteval._run import plan_paths
-        from agenteval._run._session import open_run
         from agenteval.errors import AgentEvalError
         from agenteval.judging import JudgeCache, JudgeService
+        from agenteval.pipeline import open_run, plan_paths, resolve_agent
 
         files = request.get("files")
         if not isinstance(files, list) or not files:

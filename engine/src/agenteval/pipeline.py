@@ -1,0 +1,21 @@
+"""The run pipeline, public, for tools that embed agenteval and need the run itself: its id
+and folder before it ends, its progress, a run they can stop (the viewer's eval authoring
+does). ``agenteval.evaluate*`` cover the common case and call the same pieces.
+
+* ``resolve_agent(target, agent_type=None)``: the adapter for an ``--agent`` target;
+* ``plan_paths(paths, actual, *, registry, judge, criteria_names, config_path, agent, ...)``:
+  load and check everything before any work (``agenteval.ConfigError`` / ``DataError`` /
+  ``PluginLoadError`` name the problem; nothing has run);
+* ``open_run(plan, *, runs_dir, resume=None, **options)``: the ``EvalRun`` that owns the
+  stages, recording into a new run folder of ``runs_dir`` (``None``: none);
+* ``EvalRun.execute()`` (a coroutine): acquire → score → record every case × run, returning
+  the ``RunResult``; ``EvalRun.run_id`` and ``EvalRun.writer.folder`` are known from the start.
+
+See ``docs/embedding.md`` and ``docs/architecture.md``.
+"""
+
+from ._api import resolve_agent
+from ._run import EvalRun, Plan, plan_paths
+from ._run._session import open_run
+
+__all__ = ["EvalRun", "Plan", "open_run", "plan_paths", "resolve_agent"]
