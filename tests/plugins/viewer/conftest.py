@@ -1,6 +1,8 @@
 """The viewer's test fixtures: generated run folders (``_fixtures.py``, importable as
-``agenteval_viewer_test_fixtures``) and ``browser_page``, a page of Debian's chromium driven by
-Playwright that fails the test on any console error, page error or network request.
+``agenteval_viewer_test_fixtures``), the server tests' helpers (``_server_helpers.py``,
+importable as ``agenteval_viewer_server_test_helpers``), two recorded runs of the travel
+example (``runs_dir``, ``run_ids``), and ``browser_page``, a page of Debian's chromium driven
+by Playwright that fails the test on any console error, page error or network request.
 
 Browser tests are marked ``browser``. Without chromium or Playwright they are skipped, except in
 CI (``CI`` set), where they fail: a missing browser must never pass silently.
@@ -19,13 +21,40 @@ from typing import Any
 
 import pytest
 
-_NAME = "agenteval_viewer_test_fixtures"
-if _NAME not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_fixtures.py"))
-    assert _spec is not None and _spec.loader is not None
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules[_NAME] = _module
-    _spec.loader.exec_module(_module)
+
+def _register(name: str, filename: str) -> None:
+    """``filename`` beside this file, importable as ``name`` (the suite runs with
+    ``--import-mode=importlib``, so test modules cannot import their neighbours by path)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(filename))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+_register("agenteval_viewer_test_fixtures", "_fixtures.py")
+_register("agenteval_viewer_server_test_helpers", "_server_helpers.py")
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two finished runs of the travel example, scored by the engine: A (one case fails),
+    then B (all pass)."""
+    import agenteval_viewer_server_test_helpers as helpers
+
+    folder = tmp_path_factory.mktemp("runs")
+    helpers.travel_run(folder)
+    helpers.travel_run(folder, all_pass=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run_ids(runs_dir: Path) -> list[str]:
+    """The ids of ``runs_dir``'s two runs, oldest first."""
+    return sorted(p.name for p in runs_dir.iterdir())
+
 
 CHROMIUM = os.environ.get("AGENTEVAL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

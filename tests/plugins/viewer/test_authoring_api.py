@@ -5,25 +5,16 @@ runs recorded like the CLI's, and promoting actual turns to expected."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
 
+import agenteval_viewer_server_test_helpers as helpers
 import pytest
 from agenteval_viewer._authoring_api import Authoring
 from agenteval_viewer._authoring_guard import TOKEN_HEADER, WriteGuard
-
-_NAME = "agenteval_viewer_server_test_helpers"
-if _NAME not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_server_helpers.py"))
-    assert _spec is not None and _spec.loader is not None
-    sys.modules[_NAME] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules[_NAME])
-helpers = sys.modules[_NAME]
 
 AGENTS = """
 import time

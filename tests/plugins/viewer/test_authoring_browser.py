@@ -6,24 +6,15 @@ turn and see it pass; and the refusals (token, path escape, concurrent edit)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
+import agenteval_viewer_server_test_helpers as helpers
 import pytest
 from agenteval_viewer._authoring_api import Authoring
 from agenteval_viewer._authoring_guard import WriteGuard
-
-_NAME = "agenteval_viewer_server_test_helpers"
-if _NAME not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_server_helpers.py"))
-    assert _spec is not None and _spec.loader is not None
-    sys.modules[_NAME] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules[_NAME])
-helpers = sys.modules[_NAME]
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 30_000

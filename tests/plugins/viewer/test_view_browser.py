@@ -5,41 +5,19 @@ test on any console error, page error or non-local request and keeps a screensho
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import time
 from pathlib import Path
 
+import agenteval_viewer_server_test_helpers as helpers
 import pytest
 from agenteval.runs import RecordedRun
-
-_NAME = "agenteval_viewer_server_test_helpers"
-if _NAME not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_server_helpers.py"))
-    assert _spec is not None and _spec.loader is not None
-    sys.modules[_NAME] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules[_NAME])
-helpers = sys.modules[_NAME]
 
 pytestmark = pytest.mark.browser
 
 #: generous: the shared CI machine may be busy; the budgets are printed, not asserted
 WAIT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A (one case fails), then B (all pass): the travel example scored by the engine."""
-    folder = tmp_path_factory.mktemp("runs")
-    helpers.travel_run(folder)
-    helpers.travel_run(folder, all_pass=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def run_ids(runs_dir: Path) -> list[str]:
-    return sorted(p.name for p in runs_dir.iterdir())
 
 
 @pytest.fixture(scope="module")

@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import socket
-import sys
 import threading
 from pathlib import Path
 
+import agenteval_viewer_server_test_helpers as helpers
 import pytest
 from agenteval_viewer import _view_command
 from agenteval_viewer._server import ViewerServer
 from click.testing import CliRunner
-
-_NAME = "agenteval_viewer_server_test_helpers"
-if _NAME not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(_NAME, Path(__file__).with_name("_server_helpers.py"))
-    assert _spec is not None and _spec.loader is not None
-    sys.modules[_NAME] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules[_NAME])
-helpers = sys.modules[_NAME]
-
-
-@pytest.fixture(scope="module")
-def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("runs")
-    helpers.travel_run(folder)
-    helpers.travel_run(folder, all_pass=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def run_ids(runs_dir: Path) -> list[str]:
-    return sorted(p.name for p in runs_dir.iterdir())
 
 
 @pytest.fixture(autouse=True)
