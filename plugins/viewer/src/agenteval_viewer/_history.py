@@ -12,20 +12,14 @@ import threading
 from pathlib import Path
 from typing import Any, Optional
 
+from ._store import file_stamp
+
 __all__ = ["History", "run_entry"]
 
 _MANIFEST = "manifest.json"
 _SUMMARY = "summary.json"
 
 _Stamp = tuple[int, int, int, int]
-
-
-def _stat(path: Path) -> tuple[int, int]:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return (-1, -1)
-    return (info.st_mtime_ns, info.st_size)
 
 
 def run_entry(folder: Path) -> Optional[dict[str, Any]]:
@@ -95,7 +89,7 @@ class History:
         with self._lock:
             for name in names:
                 folder = self.runs_dir / name
-                stamp = (*_stat(folder / _MANIFEST), *_stat(folder / _SUMMARY))
+                stamp = (*file_stamp(folder / _MANIFEST), *file_stamp(folder / _SUMMARY))
                 cached = self._cache.get(name)
                 if cached is None or cached[0] != stamp:
                     self.reads += 1

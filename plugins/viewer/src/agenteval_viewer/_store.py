@@ -93,7 +93,9 @@ class Encoded:
         return self._plain is None or len(self._plain) > 1024
 
 
-def _stat(path: Path) -> tuple[int, int]:
+def file_stamp(path: Path) -> tuple[int, int]:
+    """A file's (modification time in ns, size), ``(-1, -1)`` when it is not there: what a
+    cache entry built from the file is keyed on."""
     try:
         info = os.stat(path)
     except OSError:
@@ -151,7 +153,11 @@ class RunStore:
     def stamp(self, run_id: str) -> tuple[int, ...]:
         """Changes whenever the run's manifest, results or summary change."""
         folder = self.folder(run_id)
-        return (*_stat(folder / _MANIFEST), *_stat(folder / _RESULTS), *_stat(folder / _SUMMARY))
+        return (
+            *file_stamp(folder / _MANIFEST),
+            *file_stamp(folder / _RESULTS),
+            *file_stamp(folder / _SUMMARY),
+        )
 
     def _lock_for(self, run_id: str) -> threading.Lock:
         with self._lock:
