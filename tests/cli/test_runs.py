@@ -273,3 +273,16 @@ def test_detailed_results_show_what_the_agent_printed(runner, example, tmp_path)
         main, ["run", str(example), "--agent", f"{agent}:respond", "--no-record", "--print-detailed-results"]
     )
     assert "agent output:" in result.stdout and "looking up" in result.stdout
+
+
+def test_the_run_ends_with_its_folder_and_the_commands_that_open_it(runner, example, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["run", str(example), "--actual", str(example / "travel.actual.json"), "--runs-dir", "elsewhere"]
+    result = runner.invoke(main, args)
+    [run] = list_runs(tmp_path / "elsewhere")
+    relative = f"elsewhere/{run.run_id}"
+    lines = result.stderr.splitlines()
+    assert f"agenteval: see it again: agenteval runs show {relative}" in lines
+    assert any(line.startswith(f"agenteval: open it: agenteval view {relative}") for line in lines)
+    # the commands it names work from here, whatever --runs-dir was
+    assert runner.invoke(main, ["runs", "show", relative]).exit_code == 1

@@ -64,8 +64,9 @@ def finish_run(
         click.echo(f"agenteval: {counts}", err=True)
     if folder is not None and folder.parent not in _SCRATCH:
         click.echo(f"agenteval: run {evaluation.run_id} recorded in {folder}", err=True)
-        click.echo(f"agenteval: see it again: agenteval runs show {evaluation.run_id}", err=True)
-        click.echo(f"agenteval: open it: {_viewer_hint(evaluation.run_id)}", err=True)
+        where = _shown_path(folder)
+        click.echo(f"agenteval: see it again: agenteval runs show {where}", err=True)
+        click.echo(f"agenteval: open it: {_viewer_hint(where)}", err=True)
     for path in evaluation.adk_history_written:
         click.echo(f"agenteval: ADK eval history written to {path}", err=True)
     if evaluation.adk_history_error is not None:
@@ -214,10 +215,21 @@ def _render(source, summary, output_format: str, output: Optional[Path], detaile
         render_table(source, Console(), summary=summary, detailed=detailed, show=show)
 
 
-def _viewer_hint(run_id: str) -> str:
-    """How to look at a recorded run in a browser: the viewer's commands when installed."""
+def _shown_path(folder: Path) -> str:
+    """The run folder as a command argument: relative to the current folder when inside it
+    (every command that takes a RUN takes its folder, whatever --runs-dir was), quoted."""
+    try:
+        shown = str(folder.relative_to(Path.cwd()))
+    except ValueError:
+        shown = str(folder)
+    return shlex.quote(shown)
+
+
+def _viewer_hint(run: str) -> str:
+    """How to look at a recorded run (``run``: its folder) in a browser: the viewer's
+    commands when installed, else where they come from."""
     from .._plugins import KINDS, PluginFinder, install_hint
 
     if "view" in PluginFinder(KINDS["agenteval.commands"]).names():
-        return f"agenteval view {run_id}  (or a single HTML file: agenteval report {run_id} -o report.html)"
-    return f"install {install_hint('command', 'view')} for agenteval view {run_id}"
+        return f"agenteval view {run}  (or one HTML file: agenteval report {run} -o report.html)"
+    return f"install {install_hint('command', 'view')} for agenteval view {run}"
