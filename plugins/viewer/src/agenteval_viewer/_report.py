@@ -119,24 +119,30 @@ def render_report(run: RecordedRun, out: Path, *, max_mb: float = 50.0, details:
     index_text = island(case_index(run, scanned))
     before, after = _shell(f"agenteval · {run.run_id}")
     budget = int(max_mb * 1_000_000)
-    used = len(before.encode()) + len(after.encode()) + len(index_text.encode()) + 4_096
+    # Everything but the details: the shell, the index, the summary (its ``report`` block,
+    # filled in below, is a few numbers: 512 bytes cover it) and the island tags.
+    summary_bytes = len(island(summary).encode()) + 512
+    used = len(before.encode()) + len(after.encode()) + len(index_text.encode()) + summary_bytes + 4_096
     statuses = scanned.status
     wanted: list[int] = []
     if details != "none":
         order = sorted(range(len(statuses)), key=lambda r: (_PRIORITY[STATUS_LEGEND[statuses[r]]], r))
         wanted = [r for r in order if details == "all" or _PRIORITY[STATUS_LEGEND[statuses[r]]] < 3]
     encoded: dict[int, str] = {}
+    opened: set[int] = set()
     full = False
     for row in wanted:
         detail = case_detail(run, row)
         if detail is None:
             continue
         text = island(detail)
-        cost = len(text.encode()) + len(str(row)) + 4
+        # the detail, its key and separator, and its chunk's island tag if it opens one
+        cost = len(text.encode()) + len(str(row)) + 4 + (0 if row // CHUNK in opened else 64)
         if used + cost > budget:
             full = True
             break
         encoded[row] = text
+        opened.add(row // CHUNK)
         used += cost
     left_out = len(statuses) - len(encoded)
     summary["report"] = {
