@@ -60,3 +60,19 @@ def test_pip_and_uv_dev_tools_agree():
         if ln.strip() and not ln.startswith(("#", "-e"))
     ]
     assert _names(group) == _names(lines)
+
+
+@pytest.mark.parametrize(
+    ("folder", "module"),
+    [
+        (ROOT / "plugins" / "builtin", "agenteval_builtin"),
+        (ROOT / "plugins" / "adk", "agenteval_adk"),
+        (ROOT / "plugins" / "vertex_safety", "agenteval_vertex_safety"),
+        (ROOT / "plugins" / "viewer", "agenteval_viewer"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else v.name,
+)
+def test_a_package_s_own_version_is_its_distribution_s(folder, module):
+    init = next((folder / "src").glob(f"{module}/__init__.py"))
+    found = re.search(r'^__version__ = "([^"]+)"', init.read_text(encoding="utf-8"), re.MULTILINE)
+    assert found is not None and found.group(1) == _project(folder)["version"]
