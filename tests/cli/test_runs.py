@@ -4,6 +4,7 @@ folder as ``--actual``, ``--no-record``, outputs checked before any work."""
 from __future__ import annotations
 
 import json
+import os
 
 from agenteval.cli import main
 from agenteval.runs import RunState, list_runs
@@ -72,6 +73,22 @@ def test_no_record_writes_nothing(runner, example, tmp_path, monkeypatch):
     result = runner.invoke(main, ["run", str(example), "--agent", str(example), "--no-record"])
     assert result.exit_code == 0 and not (tmp_path / "runs").exists()
     assert "recorded in" not in result.stderr
+
+
+def test_no_record_reads_its_report_from_a_temporary_folder_removed_at_exit(example, tmp_path):
+    import subprocess
+    import sys
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    args = ["run", str(example), "--actual", str(example / "travel.actual.json"), "--no-record"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agenteval", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    assert "flight_then_currency" in done.stdout and "recorded in" not in done.stderr
+    assert list(scratch.iterdir()) == []
 
 
 def test_the_environment_variable_moves_the_runs_folder(runner, example, tmp_path, monkeypatch):

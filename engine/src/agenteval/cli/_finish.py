@@ -93,7 +93,7 @@ def scratch_runs_dir() -> Path:
     import atexit
     import tempfile
 
-    folder = Path(tempfile.mkdtemp(prefix="agenteval-run-"))
+    folder = Path(tempfile.mkdtemp(prefix="agenteval-run-")).resolve()  # as open_run resolves it
     _SCRATCH.add(folder)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
