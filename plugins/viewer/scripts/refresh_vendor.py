@@ -80,9 +80,8 @@ def main(argv: list[str]) -> int:
     versions = dict(arg.split("=", 1) for arg in argv)
     lock = refresh(versions)
     for entry in lock["packages"]:
-        print(
-            f"{entry['name']}@{entry['version']} ({entry['license']}): {', '.join(f['file'] for f in entry['files'])}"
-        )
+        files = ", ".join(f["file"] for f in entry["files"])
+        print(f"{entry['name']}@{entry['version']} ({entry['license']}): {files}")
     return 0
 
 
