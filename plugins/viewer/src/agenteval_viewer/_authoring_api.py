@@ -170,13 +170,7 @@ class Authoring:
         elif action == "turns" and method == "POST":
             events = self.chats.send(chat_id, data.get("text"))
             first = next(events)  # refusals (busy, closed, empty) raise before the stream starts
-            handler.close_connection = True
-            handler.send_response(HTTPStatus.OK)
-            handler.send_header("Content-Type", "text/event-stream; charset=utf-8")
-            handler.send_header("Cache-Control", "no-store")
-            handler.send_header("Connection", "close")
-            handler.send_header("X-Accel-Buffering", "no")
-            handler.end_headers()
+            handler.start_event_stream()
             for event in _chain(first, events):
                 handler.wfile.write(_sse(event))
                 handler.wfile.flush()

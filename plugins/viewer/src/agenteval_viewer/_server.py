@@ -263,6 +263,17 @@ class _Handler(BaseHTTPRequestHandler):
         wanted = self.headers.get("If-None-Match")
         return wanted is not None and etag in [t.strip() for t in wanted.split(",")]
 
+    def start_event_stream(self) -> None:
+        """The headers of a server-sent event stream (never cached or buffered by a proxy;
+        the connection ends with the stream)."""
+        self.close_connection = True
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.send_header("X-Accel-Buffering", "no")
+        self.end_headers()
+
     def _json(self, status: int, value: Any, cache: str = "no-store") -> None:
         self._send(status, encode_json(value), "application/json", cache)
 
@@ -372,13 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
             return
-        self.close_connection = True
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Connection", "close")
-        self.send_header("X-Accel-Buffering", "no")
-        self.end_headers()
+        self.start_event_stream()
         if self.command == "HEAD":
             return
         for chunk in tail.stream(self.server.stopping):
