@@ -132,6 +132,28 @@ def test_bca_is_reproducible_by_seed_and_refuses_constant_data():
         bca_interval([0.5] * 30)
 
 
+@pytest.mark.parametrize("n", [20, 57, 300])
+def test_bca_equals_scipys_bootstrap_with_the_same_seed(n):
+    """The numpy-only BCa draws what scipy.stats.bootstrap draws and gives its bounds (the
+    oracle; the engine never imports scipy for it)."""
+    import numpy as np
+    from scipy import stats
+
+    data = np.random.default_rng(n).beta(2, 1, n)
+    ours = bca_interval(list(data), seed=11)
+    theirs = stats.bootstrap(
+        (data,), np.mean, method="BCa", n_resamples=ours.resamples, rng=np.random.default_rng(11)
+    ).confidence_interval
+    assert ours.low == pytest.approx(theirs.low, abs=1e-9)
+    assert ours.high == pytest.approx(theirs.high, abs=1e-9)
+
+
+def test_bca_of_many_values_draws_fewer_resamples_and_says_so():
+    values = [(i % 97) / 96 for i in range(50_000)]
+    interval = bca_interval(values, seed=3)
+    assert interval.resamples == 1999 and interval.low < interval.estimate < interval.high
+
+
 def test_derive_seed_is_stable_and_distinct():
     assert derive_seed("r", "c", "k") == derive_seed("r", "c", "k")
     assert derive_seed("r", "c", "k") != derive_seed("r", "c", "k2")
