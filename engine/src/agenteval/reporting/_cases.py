@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 from ..models import Invocation
 from ..results import AgentRunRecord, CaseResult, RunResult
-from ..runs import RecordedRun, case_from_records
+from ..runs import RecordedRun
 
 __all__ = ["CaseView", "case_views"]
 
@@ -50,10 +50,9 @@ def case_views(source: Union[RecordedRun, RunResult]) -> Iterator[CaseView]:
 
 
 def _from_folder(run: RecordedRun) -> Iterator[CaseView]:
-    confidence = run.manifest.confidence
     pending = run.in_progress
     for entry, case_id, records in run.case_records():
-        case = case_from_records(entry, case_id, records, confidence, pending=pending)
+        case = run.case_result(entry, case_id, records, pending=pending)
         present = [r for r in records if r is not None]
         runs = [r.actual for r in present if r.actual is not None]
         with_turns = next((a for a in runs if a.invocations), None)

@@ -32,7 +32,7 @@ def json_chunks(source: RecordedRun, *, summary: Optional[RunSummary] = None) ->
     pieces: one case in memory at a time. ``summary`` is the run's own when the caller has
     it (otherwise recomputed from the records: one more pass over them)."""
     if summary is None:
-        summary = source.result().summary
+        summary = source.result_summary()
     manifest = source.manifest
     shell = RunResult(
         engine_version=manifest.engine_version,

@@ -529,7 +529,7 @@ def render_table(
         elif source.manifest.state is not RunState.COMPLETE:
             stopped = "interrupted"
         sets = len(source.manifest.eval_sets)
-        summary = summary or source.result().summary
+        summary = summary or source.result_summary()
     console.print(_header(source, sets, summary))
     console.print(_verdict_line(summary, stopped))
     if summary.criteria:

@@ -180,17 +180,30 @@ class RecordedRun:
         except (ValidationError, ValueError):
             return None
 
+    def case_result(
+        self,
+        entry: EvalSetEntry,
+        case_id: str,
+        records: Sequence[Optional[CaseRecord]],
+        *,
+        pending: Optional[bool] = None,
+    ) -> CaseResult:
+        """A case's result from its records (``case_records``) as the run itself gave it:
+        the run's confidence, and a run never recorded ``pending`` while the run goes on
+        (``pending``: ``in_progress`` when not given; a caller combining many cases asks
+        once and passes it)."""
+        if pending is None:
+            pending = self.in_progress
+        return case_from_records(entry, case_id, records, self.manifest.confidence, pending=pending)
+
     def case_results(self) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
         combined (``agenteval._verdicts.combine_runs``). A case with no record (the run was
-        interrupted first) is NOT_EVALUATED with reason code ``interrupted``."""
+        interrupted first) is NOT_EVALUATED with reason code ``interrupted`` (``pending``
+        while the run is still going)."""
+        pending = self.in_progress
         for entry, case_id, records in self.case_records():
-            yield (
-                entry,
-                case_from_records(
-                    entry, case_id, records, self.manifest.confidence, pending=self.in_progress
-                ),
-            )
+            yield entry, self.case_result(entry, case_id, records, pending=pending)
 
     def eval_set_results(self) -> list[EvalSetResult]:
         """Every eval set's case results (all in memory: for reports of a run)."""

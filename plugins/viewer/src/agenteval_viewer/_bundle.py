@@ -25,7 +25,7 @@ from typing import Any, Optional
 import pydantic_core
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
-from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun, case_from_records
+from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
 
 __all__ = [
     "INDEX_SCHEMA",
@@ -80,26 +80,10 @@ def row_of(run: RecordedRun, row: int) -> Optional[tuple[EvalSetEntry, str]]:
 
 
 def _cases(run: RecordedRun) -> Iterator[tuple[int, EvalSetEntry, str, list[Optional[CaseRecord]]]]:
-    """Every planned case in plan order with its record per run (one file handle when the
-    engine offers ``case_records``)."""
-    reader = getattr(run, "case_records", None)
-    if reader is not None:
-        for row, (entry, case_id, records) in enumerate(reader()):
-            yield row, entry, case_id, list(records)
-        return
-    runs = run.manifest.num_runs
-    for row, entry, case_id in _plan(run):
-        yield row, entry, case_id, [run.record((entry.index, case_id, r)) for r in range(1, runs + 1)]
-
-
-def _combined(
-    run: RecordedRun, entry: EvalSetEntry, case_id: str, records: list, pending: Optional[bool] = None
-) -> CaseResult:
-    """The case over its runs, as the engine reads it (a run not recorded yet while the run
-    is going is NOT_EVALUATED ``pending``, else ``interrupted``)."""
-    if pending is None:
-        pending = run.in_progress
-    return case_from_records(entry, case_id, records, run.manifest.confidence, pending=pending)
+    """Every planned case in plan order with its record per run (``case_records``: one file
+    handle, one case's records in memory at a time)."""
+    for row, (entry, case_id, records) in enumerate(run.case_records()):
+        yield row, entry, case_id, list(records)
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -271,7 +255,7 @@ class Scan:
         return found
 
     def add(self, row: int, entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]) -> None:
-        case = _combined(self.run, entry, case_id, records, self.pending)
+        case = self.run.case_result(entry, case_id, records, pending=self.pending)
         self.recorded += any(r is not None for r in records)
         self.eval_set.append(entry.index)
         self.case_id.append(case_id)
@@ -386,7 +370,7 @@ def scan(run: RecordedRun) -> Scan:
     one run per case is read as plain JSON (the fields the index needs, last line of a key
     wins, damaged lines skipped, as ``RecordedRun`` does): pydantic validation of every record
     would take most of the time at 100k cases. Several runs per case are combined by the
-    engine (``case_from_records``)."""
+    engine (``RecordedRun.case_result``)."""
     result = Scan(run)
     if run.manifest.num_runs == 1:
         rows = _raw_rows(run)
@@ -817,7 +801,7 @@ def case_detail(run: RecordedRun, row: int) -> Optional[dict[str, Any]]:
 def _detail(
     run: RecordedRun, row: int, entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]
 ) -> dict[str, Any]:
-    case = _combined(run, entry, case_id, records)
+    case = run.case_result(entry, case_id, records)
     expected, actual = _first_invocations(records)
     texts = _rubric_texts(entry, expected)
     entries = {c.name: c for c in entry.criteria}
