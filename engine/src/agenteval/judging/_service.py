@@ -41,6 +41,7 @@ from typing import Optional, Union
 
 from .._registry import ProviderRegistry
 from .._secrets import scrub_secrets
+from ..agents._simulator_factory import USER_SIMULATOR_ACTIVITY
 from ..errors import ConfigError
 from ..results import JudgeActivity
 from ._adaptive import AdaptiveLimit
@@ -67,8 +68,6 @@ _MAX_RETRY_AFTER_SECONDS = 300.0
 _DEAD_AFTER_TIMEOUTS = (3, 12)
 _logger = logging.getLogger("agenteval.judging")
 _BUDGET = "judge_budget_exhausted"
-#: The activity name of the user simulator's calls (``agenteval.agents``), outside the budget.
-_UNBUDGETED = "user_simulator"
 #: How a failure's message starts, by reason code (default: "judge call failed").
 _WHAT_FAILED = {
     "judge_unparseable": "the judge's answer cannot be read",
@@ -322,7 +321,7 @@ class JudgeService:
             if hit is not None:
                 tally.record(hit)
                 return hit
-        if self.budget is not None and criterion != _UNBUDGETED:
+        if self.budget is not None and criterion != USER_SIMULATOR_ACTIVITY:
             if self.spent >= self.budget:
                 self.refused += 1
                 tally.failures[_BUDGET] = tally.failures.get(_BUDGET, 0) + 1
