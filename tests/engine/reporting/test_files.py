@@ -102,3 +102,18 @@ def test_hostile_text_in_a_case_id_stays_data_in_every_format(tmp_path):
     document = json.loads(written["json"][0].read_text(encoding="utf-8"))
     assert document["eval_sets"][0]["cases"][0]["eval_id"] == hostile
     assert "\x1b" not in written["table"][0].read_text(encoding="utf-8")
+
+
+def test_the_reporters_of_one_report_share_one_summary(reports, tmp_path, monkeypatch):
+    run, _ = reports
+    calls = []
+    original = type(run).result_summary
+
+    def counted(self):
+        calls.append(self.run_id)
+        return original(self)
+
+    monkeypatch.setattr(type(run), "result_summary", counted)
+    write_reports(resolve_reporters(["json", "table"]), run, tmp_path / "again")
+    assert calls == [run.run_id]
+    assert (tmp_path / "again" / "report.json").read_text(encoding="utf-8") == render_json(run.result())

@@ -11,6 +11,7 @@ interrupted, can be reported again later (``agenteval runs report``).
 
 from __future__ import annotations
 
+import functools
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, ClassVar
 
+from ..results import RunSummary
 from ..runs import RecordedRun
 
 __all__ = ["ReportContext", "Reporter"]
@@ -32,12 +34,19 @@ class ReportContext:
         folder: where the reporter writes its files (it exists).
         stream: where lines meant for the CI log go (e.g. GitHub annotations).
         environ: the environment (``GITHUB_STEP_SUMMARY`` and the like).
+        summary: the run's summary, computed on first use and shared by the reporters.
     """
 
     run: RecordedRun
     folder: Path
     stream: IO[str] = field(default_factory=lambda: sys.stdout)
     environ: Mapping[str, str] = field(default_factory=dict)
+
+    @functools.cached_property
+    def summary(self) -> RunSummary:
+        """The run's summary recomputed from its records (``RecordedRun.result_summary``:
+        one pass over them), once for all the reporters of one report."""
+        return self.run.result_summary()
 
 
 class Reporter(ABC):

@@ -37,7 +37,7 @@ class JsonReporter(Reporter):
 
         target = context.folder / "report.json"
         with target.open("w", encoding="utf-8", errors="backslashreplace") as handle:
-            write_json(context.run, handle, summary=context.run.result_summary())
+            write_json(context.run, handle, summary=context.summary)
         return [target]
 
 
@@ -95,5 +95,5 @@ class TableReporter(Reporter):
         target = context.folder / "report.txt"
         with target.open("w", encoding="utf-8", errors="backslashreplace") as handle:
             console = Console(file=handle, width=100, no_color=True, color_system=None)
-            render_table(context.run, console, summary=context.run.result_summary(), show="all")
+            render_table(context.run, console, summary=context.summary, show="all")
         return [target]
