@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Optional
+from typing import IO, TYPE_CHECKING, Optional, Union
 
 import click
 
@@ -21,9 +21,17 @@ from ._options import ECHO
 
 if TYPE_CHECKING:
     from .._run import EvalRun, Plan
-    from ..results import RunResult
+    from ..results import RunResult, RunSummary
+    from ..runs import RecordedRun
 
-__all__ = ["finish_run", "late_signals_ignored", "remember_threads", "scratch_runs_dir", "write_reports"]
+__all__ = [
+    "finish_run",
+    "late_signals_ignored",
+    "remember_threads",
+    "render_report",
+    "scratch_runs_dir",
+    "write_reports",
+]
 
 
 def finish_run(
@@ -56,7 +64,7 @@ def finish_run(
             click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
         rescore = " ".join(f"--actual {shlex.quote(str(path))}" for path, _ in written)
         click.echo(f"agenteval: score them again with: agenteval run {_joined(paths)} {rescore}", err=True)
-    _render(source, result.summary, output_format, output, detailed, show)
+    render_report(source, result.summary, output_format, output, detailed, show)
     if output is not None or output_format == "json":
         counts = (
             ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
@@ -191,28 +199,32 @@ def _resume_command(run_id: str) -> str:
     return "agenteval " + " ".join(shlex.quote(a) for a in kept) + f" --resume {run_id}"
 
 
-def _render(source, summary, output_format: str, output: Optional[Path], detailed: bool, show: str) -> None:  # noqa: ANN001
-    """The report, from the run folder one case at a time (or from the result in memory)."""
-    if output_format == "json":
-        from .._terminal import json_visible
-        from ..reporting import write_json
-
+def render_report(
+    source: Union[RecordedRun, RunResult],
+    summary: RunSummary,
+    output_format: str,
+    output: Optional[Path],
+    detailed: bool,
+    show: str,
+) -> None:
+    """The report (``table`` or ``json``) to ``output`` or standard output, read from the
+    run folder one case at a time (or from a result in memory)."""
+    with contextlib.ExitStack() as stack:
+        handle = None
         if output is not None:
-            with output.open("w", encoding="utf-8", errors="backslashreplace") as handle:
-                write_json(source, handle, summary=summary, transform=json_visible)
-        else:
-            write_json(source, ECHO, summary=summary, transform=json_visible)
-        return
-    from rich.console import Console
+            handle = stack.enter_context(output.open("w", encoding="utf-8", errors="backslashreplace"))
+        if output_format == "json":
+            from .._terminal import json_visible
+            from ..reporting import write_json
 
-    from ..reporting import render_table
+            write_json(source, handle or ECHO, summary=summary, transform=json_visible)
+            return
+        from rich.console import Console
 
-    if output is not None:
-        with output.open("w", encoding="utf-8", errors="backslashreplace") as handle:
-            console = Console(file=handle, width=120, no_color=True)
-            render_table(source, console, summary=summary, detailed=detailed, show=show)
-    else:
-        render_table(source, Console(), summary=summary, detailed=detailed, show=show)
+        from ..reporting import render_table
+
+        console = Console(file=handle, width=120, no_color=True) if handle is not None else Console()
+        render_table(source, console, summary=summary, detailed=detailed, show=show)
 
 
 def _shown_path(folder: Path) -> str:

@@ -9,7 +9,8 @@ from typing import Optional
 import click
 
 from ._exit import ExitCode, reports_errors
-from ._options import ECHO, RUNS_DIR_OPTION, comma_list, runs_folder
+from ._finish import render_report
+from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
 __all__ = ["runs"]
 
@@ -76,17 +77,8 @@ def show_command(
             f"warning: {run.damaged_lines} damaged line(s) in {run.folder}/results.jsonl were skipped",
             err=True,
         )
-    if output_format == "json":
-        from .._terminal import json_visible
-        from ..reporting import write_json
-
-        write_json(run, ECHO, summary=summary, transform=json_visible)
-    else:
-        from rich.console import Console
-
-        from ..reporting import render_table
-
-        render_table(run, Console(), summary=summary, detailed=detailed, show=show)
+    render_report(run, summary, output_format, None, detailed, show)
+    if output_format != "json":
         click.echo(
             f"run {run.run_id}: {run.manifest.state.value}, started {run.manifest.started_at}", err=True
         )
