@@ -704,6 +704,11 @@
     }, [openRow, runId, index, tick[0]]);
     var open = useCallback(function (row) { cursor[1](row); navigate(route, { case: row }); }, [route]);
     var close = useCallback(function () { navigate(route, { case: null }); }, [route]);
+    // The key handler is registered once and reads the latest state from a ref, which it also
+    // updates itself: a key pressed before the next render (or before the effects of the last
+    // one ran) acts on the selection the previous key made, not on a stale closure.
+    var keys = useRef(null);
+    keys.current = { rows: rows, selected: selected, openRow: openRow, open: open, close: close };
     useEffect(function () {
       function onKey(e) {
         var tag = (e.target && e.target.tagName) || "";
@@ -711,27 +716,32 @@
           if (e.key === "Escape") { e.target.blur(); }
           return;
         }
-        if (!rows.length) { return; }
-        var at = selected === null ? -1 : rows.indexOf(selected);
+        var k = keys.current;
+        if (!k || !k.rows.length) { return; }
+        var at = k.selected === null ? -1 : k.rows.indexOf(k.selected);
+        var to = null;
         if (e.key === "j" || e.key === "ArrowDown") {
-          e.preventDefault();
-          var next = rows[Math.min(rows.length - 1, at + 1)];
-          if (openRow !== null) { open(next); } else { cursor[1](next); }
+          to = k.rows[Math.min(k.rows.length - 1, at + 1)];
         } else if (e.key === "k" || e.key === "ArrowUp") {
+          to = k.rows[Math.max(0, at - 1)];
+        }
+        if (to !== null) {
           e.preventDefault();
-          var prev = rows[Math.max(0, at - 1)];
-          if (openRow !== null) { open(prev); } else { cursor[1](prev); }
-        } else if (e.key === "Enter" && selected !== null && openRow === null) {
+          k.selected = to;
+          if (k.openRow !== null) { k.openRow = to; k.open(to); } else { cursor[1](to); }
+        } else if (e.key === "Enter" && k.selected !== null && k.openRow === null) {
           e.preventDefault();
-          open(selected);
-        } else if (e.key === "Escape" && openRow !== null) {
+          k.openRow = k.selected;
+          k.open(k.selected);
+        } else if (e.key === "Escape" && k.openRow !== null) {
           e.preventDefault();
-          close();
+          k.openRow = null;
+          k.close();
         }
       }
       document.addEventListener("keydown", onKey);
       return function () { document.removeEventListener("keydown", onKey); };
-    }, [rows, selected, openRow, open, close]);
+    }, []);
     if (data[0].error) { return html`<p class="banner error" data-testid="load-error">Could not load run ${runId}: ${data[0].error}</p>`; }
     if (!summary || !index) { return html`<p class="loading">Loading run…</p>`; }
     return html`<div class=${"run" + (openRow !== null ? " with-drawer" : "")}>
