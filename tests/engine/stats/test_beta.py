@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from agenteval.stats._beta import betainc, betaincinv
 from hypothesis import given, settings
@@ -15,7 +17,15 @@ shapes = st.one_of(st.integers(1, 5000).map(float), st.floats(0.2, 200.0))
 def test_betainc_matches_scipy(a, b, x):
     from scipy.special import betainc as oracle
 
-    assert betainc(a, b, x) == pytest.approx(float(oracle(a, b, x)), abs=1e-11)
+    ours, theirs = betainc(a, b, x), float(oracle(a, b, x))
+    if ours == pytest.approx(theirs, abs=1e-11):
+        return
+    # Where the function is steep (x next to 0 or 1 with a shape below 1: the slope grows
+    # like 1/sqrt(1 - x)), one unit in the last place of x moves the value by more than the
+    # tolerance, and scipy's own rounding shows: then ours must lie within the values at the
+    # neighbouring floats.
+    around = [float(oracle(a, b, min(1.0, max(0.0, math.nextafter(x, t))))) for t in (0.0, 1.0)]
+    assert min(around) - 1e-11 <= ours <= max(around) + 1e-11
 
 
 @settings(deadline=None, max_examples=100)
