@@ -203,6 +203,30 @@ def test_keyboard_navigation_opens_and_closes_cases(browser_page, report_url, in
     assert page.get_by_test_id("drawer").count() == 0
 
 
+def test_keys_pressed_faster_than_the_page_renders_act_on_the_latest_selection(
+    browser_page, report_url, index
+):
+    # A slow machine: the keys arrive before the page has rendered (and re-registered its
+    # handlers after) the previous one; each key must still act on the selection the last made.
+    page = browser_page
+    _open(page, report_url)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 20})
+    try:
+        page.evaluate(
+            """() => {
+              for (const key of ["j", "j", "j", "k", "Enter", "j"]) {
+                document.body.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+              }
+            }"""
+        )
+        page.wait_for_function("location.hash.includes('case=2')")
+        page.wait_for_selector("[data-testid=drawer]")
+        assert page.get_by_test_id("drawer-title").inner_text() == index["case_id"][2]
+    finally:
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+
+
 def test_a_case_whose_details_were_left_out_says_so(browser_page, nonpassing_url, tiny, index):
     page = browser_page
     _open(page, nonpassing_url, f"#/run/{tiny.run_id}?case=0")
