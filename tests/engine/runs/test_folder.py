@@ -96,7 +96,7 @@ def test_reader_skips_a_truncated_last_line_and_the_last_record_of_a_key_wins(tm
 def test_a_damaged_line_in_the_middle_is_skipped_and_counted(tmp_path):
     writer = RunWriter.create(tmp_path, manifest())
     writer.append(record(writer.run_id, "a"))
-    writer._results.write("{not json\n")
+    writer._results.write(b"{not json\n")
     writer.append(record(writer.run_id, "b"))
     writer.close()
     run = RecordedRun.open(writer.folder)
@@ -146,7 +146,10 @@ def test_a_runs_folder_that_is_a_file_is_a_usage_error(tmp_path):
 
 
 class _FullDisk:
-    def write(self, text: str) -> int:
+    def tell(self) -> int:
+        return 0
+
+    def write(self, data: bytes) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     def flush(self) -> None:

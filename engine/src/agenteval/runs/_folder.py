@@ -1,5 +1,6 @@
 """Writing a run folder as the run goes: ``manifest.json`` replaced atomically,
-``results.jsonl`` appended and flushed one record at a time, ``summary.json`` at the end.
+``results.jsonl`` appended and flushed one record at a time (and its ``index.jsonl`` line
+right after it), ``summary.json`` at the end.
 
 Each run has a folder of its own (``<runs dir>/<run_id>``), so two runs at once never
 share a file; a resumed run takes an exclusive lock on its folder, so two processes can
@@ -15,8 +16,12 @@ import secrets
 from pathlib import Path
 from typing import IO, Optional
 
+import pydantic_core
+
+from .._jsonsafe import writable
 from .._secrets import Scrubber
 from ..errors import AgentEvalError, ConfigError
+from ._index import INDEX, index_entry
 from ._records import CaseRecord, Manifest, SummaryDocument
 
 __all__ = [
@@ -68,10 +73,18 @@ def _unwritable(folder: Path, exc: OSError) -> ConfigError:
 class RunWriter:
     """Owns one run folder while a run writes it (see the module docstring)."""
 
-    def __init__(self, folder: Path, manifest: Manifest, results: IO[str], lock: Optional[IO[str]]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        manifest: Manifest,
+        results: IO[bytes],
+        lock: Optional[IO[str]],
+        index: Optional[IO[bytes]] = None,
+    ) -> None:
         self.folder = folder
         self.manifest = manifest
         self._results = results
+        self._index = index
         self._lock = lock
         self.records_written = 0
         #: credential values are read once per run (records are bulk text)
@@ -91,10 +104,11 @@ class RunWriter:
             runs_dir.mkdir(parents=True, exist_ok=True)
             folder.mkdir()  # exclusive: never two runs in one folder
             lock = _lock(folder)
-            results = open(folder / RESULTS, "a", encoding="utf-8", errors="surrogatepass")  # noqa: SIM115
+            results = open(folder / RESULTS, "ab")  # noqa: SIM115
+            index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
-        writer = cls(folder, manifest, results, lock)
+        writer = cls(folder, manifest, results, lock, index)
         try:
             writer.write_manifest()
         except RecordingError as exc:
@@ -104,15 +118,20 @@ class RunWriter:
     @classmethod
     def reopen(cls, folder: Path, manifest: Manifest) -> RunWriter:
         """Continue writing an existing run folder (``--resume``): a truncated last line
-        (a killed process) is cut off first, so new records start on a line of their own."""
+        (a killed process) is cut off first, so new records start on a line of their own.
+        An index older than ``results.jsonl`` (the file was changed by something else) is
+        dropped: readers then read those records from ``results.jsonl`` itself."""
         try:
             lock = _lock(folder)
             path = folder / RESULTS
             _drop_partial_line(path)
-            results = open(path, "a", encoding="utf-8", errors="surrogatepass")  # noqa: SIM115
+            _drop_stale_index(folder / INDEX, path)
+            _drop_partial_line(folder / INDEX)
+            results = open(path, "ab")  # noqa: SIM115
+            index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
-        writer = cls(folder, manifest, results, lock)
+        writer = cls(folder, manifest, results, lock, index)
         writer.write_manifest()
         return writer
 
@@ -124,16 +143,26 @@ class RunWriter:
         self._replace(SUMMARY, summary.dump())
 
     def append(self, record: CaseRecord) -> None:
-        """Append one record and flush it: a killed process loses only the cases in flight."""
+        """Append one record and flush it, then its index line: a killed process loses only
+        the cases in flight (a record whose index line was lost is still read)."""
+        line = self._scrub(record.dump()).encode("utf-8", "surrogatepass")
         try:
-            self._results.write(self._scrub(record.dump()))
+            offset = self._results.tell()  # append mode: the end of the file
+            self._results.write(line)
             self._results.flush()
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc
         self.records_written += 1
+        if self._index is not None:
+            entry = _json(index_entry(record, offset, len(line)))
+            try:
+                self._index.write(self._scrub(entry).encode("utf-8") + b"\n")
+                self._index.flush()
+            except OSError as exc:
+                raise _recording_failed(self.folder, exc) from exc
 
     def close(self) -> None:
-        for handle in (self._results, self._lock):
+        for handle in (self._results, self._index, self._lock):
             if handle is not None:
                 try:
                     if handle is self._results:
@@ -205,6 +234,21 @@ def _lock(folder: Path) -> Optional[IO[str]]:
             "wait for it to finish, or start a new run"
         ) from None
     return handle
+
+
+def _json(value: dict) -> str:
+    try:
+        return pydantic_core.to_json(value).decode("utf-8")
+    except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
+        return pydantic_core.to_json(writable(value)).decode("utf-8")
+
+
+def _drop_stale_index(index: Path, results: Path) -> None:
+    try:
+        if index.exists() and results.stat().st_mtime_ns > index.stat().st_mtime_ns:
+            index.unlink()
+    except FileNotFoundError:
+        pass
 
 
 def _drop_partial_line(path: Path) -> None:

@@ -13,12 +13,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Optional
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._verdicts import case_criteria, case_decided, case_status, not_evaluated
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
+from ._index import index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
@@ -39,6 +41,9 @@ class RecordedRun:
         self.manifest = manifest
         self.damaged_lines = 0
         self._offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
+        #: keys whose last record no index line covers, and where the others' lines are
+        self._unindexed: set[tuple[int, str, int]] = set()
+        self._index_lines: dict[int, tuple[int, str, int]] = {}
         #: ``results.jsonl`` kept open for ``record`` (a file descriptor, closed with this
         #: object): read by position (``os.pread``), so threads share it without a seek race.
         self._results_fd: Optional[int] = None
@@ -81,34 +86,92 @@ class RecordedRun:
         except (OSError, ValidationError, ValueError):
             return None
 
-    def _lines(self) -> Iterator[tuple[int, bytes]]:
+    def _lines(self, start: int = 0, stop: Optional[int] = None) -> Iterator[tuple[int, bytes]]:
+        """``(offset, line)`` of ``results.jsonl`` from byte ``start`` up to ``stop``."""
         path = self.folder / RESULTS
         if not path.is_file():
             return
         with open(path, "rb") as handle:
-            offset = 0
+            handle.seek(start)
+            offset = start
             for line in handle:
+                if stop is not None and offset >= stop:
+                    return
                 yield offset, line
                 offset += len(line)
 
+    def _scan(self, start: int, stop: Optional[int], offsets: dict, unindexed: set) -> int:
+        """Key every line of ``results.jsonl`` between ``start`` and ``stop`` by reading it
+        (records the index does not cover); the damaged lines found."""
+        damaged = 0
+        for offset, line in self._lines(start, stop):
+            if not line.endswith(b"\n"):
+                damaged += 1  # a killed writer's last line
+                continue
+            try:
+                key = _Key.model_validate_json(line)
+            except (ValidationError, ValueError):
+                damaged += 1
+                continue
+            found = (key.eval_set_index, key.case_id, key.run_index)
+            offsets[found] = (offset, len(line))
+            unindexed.add(found)
+        return damaged
+
     def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
-        """Key -> (offset, length) of the last complete, valid line for that key."""
+        """Key -> (offset, length) of the last complete, valid line for that key: from
+        ``index.jsonl`` where it can be trusted, from ``results.jsonl`` itself elsewhere."""
         if self._offsets is None:
             offsets: dict[tuple[int, str, int], tuple[int, int]] = {}
+            unindexed: set[tuple[int, str, int]] = set()
+            lines: dict[tuple[int, str, int], int] = {}  # key -> its index line's position
             damaged = 0
-            for offset, line in self._lines():
-                if not line.endswith(b"\n"):
-                    damaged += 1  # a killed writer's last line
-                    continue
-                try:
-                    key = _Key.model_validate_json(line)
-                except (ValidationError, ValueError):
-                    damaged += 1
-                    continue
-                offsets[(key.eval_set_index, key.case_id, key.run_index)] = (offset, len(line))
+            end = 0
+            for key, offset, length, position in read_index(self.folder, RESULTS) or ():
+                if offset > end:
+                    damaged += self._scan(end, offset, offsets, unindexed)
+                offsets[key] = (offset, length)
+                lines[key] = position
+                unindexed.discard(key)
+                end = offset + length
+            damaged += self._scan(end, None, offsets, unindexed)
             self._offsets = offsets
+            self._unindexed = unindexed
+            self._index_lines = {position: key for key, position in lines.items() if key not in unindexed}
             self.damaged_lines = damaged
         return self._offsets
+
+    def index_entries(self) -> Iterator[dict]:
+        """The ``index.jsonl`` entry (``docs/run-folder.md``) of the last record of every
+        key, as plain JSON data, in no promised order: read from the index where it covers
+        the record, made from the record where it does not. One entry in memory at a time;
+        far cheaper than reading the records when the index is there."""
+        self._index()
+        lines = self._index_lines
+        done: set[int] = set()
+        try:
+            for position, line in read_lines_at(self.folder, set(lines)):
+                done.add(position)
+                key = lines[position]
+                try:
+                    entry = pydantic_core.from_json(line)
+                    if tuple(entry["key"]) == key:
+                        yield entry
+                        continue
+                except (ValueError, KeyError, TypeError):
+                    pass
+                yield from self._entries_from_records([key])  # the index changed since: the record
+        except OSError:  # the index went away since: the records of the rest
+            pass
+        rest = [key for position, key in lines.items() if position not in done]
+        yield from self._entries_from_records([*rest, *self._unindexed])
+
+    def _entries_from_records(self, keys: Iterable[tuple[int, str, int]]) -> Iterator[dict]:
+        offsets = self._index()
+        for key in sorted(keys, key=offsets.__getitem__):
+            found = self.record(key)
+            if found is not None:
+                yield index_entry(found, *offsets[key])
 
     def keys(self) -> set[tuple[int, str, int]]:
         """Every (eval set index, case id, run index) with a complete record."""

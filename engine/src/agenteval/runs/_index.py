@@ -1,0 +1,185 @@
+"""``index.jsonl``: one short line per ``results.jsonl`` record, written right after it.
+
+A line says where its record is (``at``: byte offset and length in ``results.jsonl``) and what
+a list of cases shows without reading the record: the key, the case's status, each
+criterion's status, score, reason code, verdict and rubric outcomes, and a preview (the first
+user message and the last reply, clipped). Reading 100k of these is a few tens of megabytes
+where the records are hundreds.
+
+The index only ever speeds reading up; ``results.jsonl`` stays the truth. A reader trusts an
+index line only while ``results.jsonl`` was not changed after the index (modification times),
+the line points inside the file at the start of a line, and lines come in file order; records
+no index line covers (a process killed between the two writes, a folder written by another
+tool) are read from ``results.jsonl`` itself (``RecordedRun`` does this).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Optional
+
+import pydantic_core
+
+from ..models import Invocation
+from ._records import CaseRecord
+
+__all__ = [
+    "INDEX",
+    "INDEX_SCHEMA",
+    "PREVIEW_REPLY",
+    "PREVIEW_USER",
+    "index_entry",
+    "read_index",
+    "read_lines_at",
+]
+
+INDEX = "index.jsonl"
+INDEX_SCHEMA = "agenteval.index/1"
+#: characters of the first user message and of the last reply kept in ``preview``
+PREVIEW_USER = 200
+PREVIEW_REPLY = 300
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit]
+
+
+def _rubrics(result: Any) -> list[list[Any]]:
+    """``[rubric_id, score, verdict]`` for every rubric verdict the result records, over its
+    runs and invocations."""
+    found: list[list[Any]] = []
+    for each in result.runs or [result]:
+        for item in each.per_invocation:
+            for entry in item.details.get("rubrics", []) or []:
+                if isinstance(entry, dict) and "rubric_id" in entry:
+                    found.append([str(entry["rubric_id"]), entry.get("score"), entry.get("verdict")])
+    return found
+
+
+def _rubric_texts(expected: list[Invocation]) -> dict[str, str]:
+    return {
+        rubric.rubric_id: rubric.rubric_content.text_property or ""
+        for invocation in expected
+        for rubric in invocation.rubrics or []
+    }
+
+
+def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
+    """The index line (as a dict) of ``record``, written at ``offset`` with ``length`` bytes.
+
+    ``docs/run-folder.md`` documents every key. Each criterion is one array,
+    ``[criterion, status, score, reason_code, verdict, rubrics]`` (the one structure repeated
+    on every line: arrays keep it short and quick to read); ``rubric_texts`` is there only
+    when the case's expected turns carry rubrics of their own."""
+    expected = list(record.expected or [])
+    actual = list(record.actual.invocations) if record.actual is not None else []
+    turns = actual or expected
+    user = turns[0].user_content.text() if turns else ""
+    reply = actual[-1].final_text() if actual else ""
+    entry: dict[str, Any] = {
+        "key": [record.eval_set_index, record.case_id, record.run_index],
+        "at": [offset, length],
+        "status": record.status.value,
+        "reason_code": record.reason_code,
+        "duration_s": record.duration_s,
+        "criteria": [
+            [
+                result.criterion,
+                result.status.value,
+                result.score,
+                result.reason_code,
+                result.verdict.verdict if result.verdict is not None else None,
+                _rubrics(result),
+            ]
+            for result in record.criteria
+        ],
+        "preview": {"user": _clip(user, PREVIEW_USER), "reply": _clip(reply, PREVIEW_REPLY)},
+    }
+    texts = _rubric_texts(expected)
+    if texts:
+        entry["rubric_texts"] = texts
+    return entry
+
+
+_KEY_END = b'],"at":['
+
+
+def _where(line: bytes) -> tuple[tuple[int, str, int], int, int]:
+    """The key, offset and length of an index line, parsing only its head when it is laid
+    out as the writer lays it out (``{"key":[...],"at":[...],``): a quote inside a case id
+    is escaped, so the first ``],"at":[`` ends the key."""
+    if line.startswith(b'{"key":['):
+        cut = line.find(_KEY_END)
+        close = line.find(b"]", cut + len(_KEY_END)) if cut != -1 else -1
+        head = pydantic_core.from_json(line[: close + 1] + b"}") if close != -1 else None
+    else:
+        head = None
+    entry = head if head is not None else pydantic_core.from_json(line)
+    eval_set, case_id, run_index = entry["key"]
+    offset, length = entry["at"]
+    return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length)
+
+
+def _line_start(fd: int, offset: int) -> bool:
+    return offset == 0 or os.pread(fd, 1, offset - 1) == b"\n"
+
+
+def read_index(folder: Path, results: str) -> Optional[Iterator[tuple[tuple[int, str, int], int, int, int]]]:
+    """Every trustworthy line of ``folder``'s index as ``(key, offset, length, position)``
+    (``position``: where the line starts in ``index.jsonl``), in file order, each ``offset``
+    past the last one's end; ``None`` when there is no index to trust (none, or ``results``
+    changed after it). The caller reads whatever lies between (and after) the lines from
+    ``results`` itself."""
+    index_path = folder / INDEX
+    results_path = folder / results
+    try:
+        index_stat = index_path.stat()
+        results_stat = results_path.stat()
+    except OSError:
+        return None
+    if results_stat.st_mtime_ns > index_stat.st_mtime_ns:
+        return None  # results.jsonl was written after the index: it may not match
+    return _lines(index_path, results_path, results_stat.st_size)
+
+
+def _lines(
+    index_path: Path, results_path: Path, size: int
+) -> Iterator[tuple[tuple[int, str, int], int, int, int]]:
+    end = 0
+    position = 0
+    fd = os.open(results_path, os.O_RDONLY)
+    try:
+        with open(index_path, "rb") as handle:
+            for line in handle:
+                start, position = position, position + len(line)
+                if not line.endswith(b"\n"):
+                    continue  # a killed writer's last line
+                try:
+                    key, offset, length = _where(line)
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if offset < end or length <= 0 or offset + length > size:
+                    continue
+                if os.pread(fd, 1, offset + length - 1) != b"\n" or (
+                    offset != end and not _line_start(fd, offset)
+                ):
+                    continue
+                end = offset + length
+                yield key, offset, length, start
+    finally:
+        os.close(fd)
+
+
+def read_lines_at(folder: Path, positions: set[int]) -> Iterator[tuple[int, bytes]]:
+    """``(position, line)`` for the lines of ``folder``'s index that start at ``positions``
+    (from ``read_index``), in file order, read in one sequential pass."""
+    if not positions:
+        return
+    position = 0
+    with open(folder / INDEX, "rb") as handle:
+        for line in handle:
+            if position in positions:
+                yield position, line
+            position += len(line)

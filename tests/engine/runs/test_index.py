@@ -1,0 +1,300 @@
+"""``index.jsonl``: written beside ``results.jsonl``, trusted only where it matches it, and
+``RecordedRun`` reads every record the same with it, without it, or with parts of it lost."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pydantic_core
+from agenteval.models import Content, Invocation, Part, Rubric, RubricContent
+from agenteval.results import (
+    AgentRunRecord,
+    CriterionResult,
+    InvocationResult,
+    PluginInfo,
+    Status,
+    VerdictInfo,
+)
+from agenteval.runs import (
+    CaseRecord,
+    CriterionEntry,
+    EvalSetEntry,
+    Manifest,
+    RecordedRun,
+    RunWriter,
+    new_run_id,
+    utc_now,
+)
+from agenteval.runs._index import INDEX, PREVIEW_REPLY, index_entry
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+CASES = [f"case-{i}" for i in range(6)]
+
+
+def _manifest() -> Manifest:
+    entry = CriterionEntry(name="exact", distribution="d", version="1", entry_point="m:C", threshold=0.5)
+    return Manifest(
+        run_id=new_run_id(),
+        started_at=utc_now(),
+        engine_version="0",
+        eval_sets=[EvalSetEntry(index=0, eval_set_id="s", case_ids=CASES, criteria=[entry])],
+    )
+
+
+def _turn(user: str, reply: str, rubrics: tuple[str, ...] = ()) -> Invocation:
+    return Invocation(
+        invocation_id="i1",
+        user_content=Content(role="user", parts=[Part(text=user)]),
+        final_response=Content(role="model", parts=[Part(text=reply)]),
+        rubrics=[
+            Rubric(rubric_id=r, rubric_content=RubricContent(text_property=f"text of {r}")) for r in rubrics
+        ],
+    )
+
+
+def _record(
+    run_id: str, case_id: str, score: float = 1.0, reply: str = "a reply", run_index: int = 1
+) -> CaseRecord:
+    status = Status.PASSED if score >= 0.5 else Status.FAILED
+    result = CriterionResult(
+        criterion="exact",
+        threshold=0.5,
+        score=score,
+        status=status,
+        reason_code=None if status is Status.PASSED else "below_threshold",
+        plugin=PluginInfo(distribution="d", version="1", entry_point="m:C"),
+        per_invocation=[
+            InvocationResult(
+                index=0,
+                invocation_id="i1",
+                score=score,
+                status=status,
+                details={
+                    "rubrics": [{"rubric_id": "r1", "score": score, "verdict": "yes" if score else "no"}]
+                },
+            )
+        ],
+        verdict=VerdictInfo(
+            verdict="PASS" if status is Status.PASSED else "FAIL", basis="single-run", reason="r"
+        ),
+    )
+    return CaseRecord(
+        run_id=run_id,
+        eval_set_index=0,
+        eval_set_id="s",
+        case_id=case_id,
+        run_index=run_index,
+        status=status,
+        scores={"exact": score},
+        statuses={"exact": status},
+        criteria=[result],
+        expected=[_turn(f"question of {case_id}", "expected", rubrics=("r1",))],
+        actual=AgentRunRecord(run=run_index, invocations=[_turn(f"question of {case_id}", reply)]),
+    )
+
+
+def _by_key(entries) -> dict:
+    return {tuple(e["key"]): e for e in entries}
+
+
+def _truth(folder: Path) -> dict:
+    """The entries made from every record read the slow way (no index at all)."""
+    bare = RecordedRun.open(folder)
+    bare._offsets = None
+    saved = (folder / INDEX).read_bytes() if (folder / INDEX).exists() else None
+    if saved is not None:
+        (folder / INDEX).unlink()
+    try:
+        return _by_key(bare.index_entries())
+    finally:
+        if saved is not None:
+            (folder / INDEX).write_bytes(saved)
+            os.utime(folder / INDEX)  # as fresh as before
+
+
+def test_each_record_gets_an_index_line_that_points_at_it(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    records = [_record(writer.run_id, c, score=float(i % 2)) for i, c in enumerate(CASES[:3])]
+    for each in records:
+        writer.append(each)
+    writer.close()
+    lines = (writer.folder / INDEX).read_bytes().splitlines()
+    results = (writer.folder / "results.jsonl").read_bytes()
+    assert len(lines) == 3
+    for each, line in zip(records, lines, strict=True):
+        entry = json.loads(line)
+        offset, length = entry["at"]
+        assert CaseRecord.model_validate_json(results[offset : offset + length]) == each
+        assert entry == json.loads(pydantic_core.to_json(index_entry(each, offset, length)))
+    first = json.loads(lines[1])
+    assert first["key"] == [0, "case-1", 1] and first["status"] == "PASSED"
+    assert first["criteria"] == [["exact", "PASSED", 1.0, None, "PASS", [["r1", 1.0, "yes"]]]]
+    assert first["preview"] == {"user": "question of case-1", "reply": "a reply"}
+    assert first["rubric_texts"] == {"r1": "text of r1"}
+
+
+def test_the_key_is_read_from_the_head_of_a_line_whatever_the_case_id_holds(tmp_path):
+    from agenteval.runs._index import _where
+
+    odd = 'a"],"at":[1,2],"key":[9,"x",1]}\\'
+    writer = RunWriter.create(tmp_path, _manifest())
+    writer.append(_record(writer.run_id, odd))
+    writer.close()
+    line = (writer.folder / INDEX).read_bytes()
+    assert _where(line)[0] == (0, odd, 1)
+    reordered = json.dumps({"at": [0, 5], "key": [1, "b", 2]}).encode()  # another writer's layout
+    assert _where(reordered) == ((1, "b", 2), 0, 5)
+
+
+def test_the_preview_is_clipped_and_scrubbed_and_odd_text_is_still_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOOGLE_API_KEY", "sk-secret-value-1234567890")
+    writer = RunWriter.create(tmp_path, _manifest())
+    writer.append(_record(writer.run_id, "case-0", reply="key sk-secret-value-1234567890 " + "x" * 1000))
+    writer.append(_record(writer.run_id, "case-1", reply="lone \ud800 surrogate"))
+    writer.close()
+    text = (writer.folder / INDEX).read_text(encoding="utf-8")
+    assert "sk-secret-value" not in text
+    entries = _by_key(RecordedRun.open(writer.folder).index_entries())
+    assert len(entries[(0, "case-0", 1)]["preview"]["reply"]) <= PREVIEW_REPLY
+    assert "surrogate" in entries[(0, "case-1", 1)]["preview"]["reply"]
+
+
+def test_reading_with_and_without_the_index_agrees(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for i, case in enumerate(CASES):
+        writer.append(_record(writer.run_id, case, score=float(i % 2)))
+    writer.append(_record(writer.run_id, "case-2", score=1.0))  # a later record of a key wins
+    writer.close()
+    run = RecordedRun.open(writer.folder)
+    entries = _by_key(run.index_entries())
+    assert entries == _truth(writer.folder)
+    assert entries[(0, "case-2", 1)]["status"] == "PASSED"
+    assert len(entries) == len(CASES) and run.damaged_lines == 0
+
+
+def test_a_record_whose_index_line_was_lost_is_still_read(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:4]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    lines = (writer.folder / INDEX).read_bytes().splitlines(keepends=True)
+    # The second line lost, and the last one cut short (a process killed while writing it).
+    (writer.folder / INDEX).write_bytes(lines[0] + lines[2] + lines[3][:20])
+    run = RecordedRun.open(writer.folder)
+    assert sorted(run.keys()) == [(0, c, 1) for c in CASES[:4]]
+    assert _by_key(run.index_entries()) == _truth(writer.folder)
+
+
+def test_an_index_older_than_the_results_is_not_trusted(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:3]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    results = writer.folder / "results.jsonl"
+    # Another tool rewrites results.jsonl (one record dropped, so every offset moves).
+    kept = results.read_bytes().splitlines(keepends=True)[1:]
+    results.write_bytes(b"".join(kept))
+    index_time = (writer.folder / INDEX).stat().st_mtime_ns
+    os.utime(results, ns=(index_time + 10**9, index_time + 10**9))
+    run = RecordedRun.open(writer.folder)
+    assert sorted(run.keys()) == [(0, "case-1", 1), (0, "case-2", 1)]
+    assert set(_by_key(run.index_entries())) == {(0, "case-1", 1), (0, "case-2", 1)}
+
+
+def test_a_damaged_line_between_indexed_records_is_counted_once(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    writer.append(_record(writer.run_id, "case-0"))
+    writer._results.write(b"{not json\n")
+    writer.append(_record(writer.run_id, "case-1"))
+    writer.close()
+    run = RecordedRun.open(writer.folder)
+    assert sorted(run.keys()) == [(0, "case-0", 1), (0, "case-1", 1)] and run.damaged_lines == 1
+
+
+def test_a_resumed_run_drops_a_stale_index_and_indexes_what_it_adds(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    writer.append(_record(writer.run_id, "case-0"))
+    writer.close()
+    results = writer.folder / "results.jsonl"
+    with open(results, "ab") as handle:  # written by something else after the index
+        handle.write(_record(writer.run_id, "case-1").dump().encode())
+    later = (writer.folder / INDEX).stat().st_mtime_ns + 10**9
+    os.utime(results, ns=(later, later))
+    again = RunWriter.reopen(writer.folder, writer.manifest)
+    again.append(_record(writer.run_id, "case-2", score=0.0))
+    again.close()
+    assert len((writer.folder / INDEX).read_bytes().splitlines()) == 1
+    run = RecordedRun.open(writer.folder)
+    entries = _by_key(run.index_entries())
+    assert set(entries) == {(0, c, 1) for c in CASES[:3]}
+    assert entries == _truth(writer.folder)
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    writes=st.lists(st.tuples(st.sampled_from(CASES), st.booleans(), st.booleans()), min_size=1, max_size=12),
+    lost=st.sets(st.integers(0, 11)),
+    cut=st.booleans(),
+)
+def test_whatever_part_of_the_index_is_lost_the_records_read_the_same(tmp_path_factory, writes, lost, cut):
+    """Property: appends (some keys twice, some junk lines between), then any index lines
+    lost and the last one possibly cut: keys, offsets and entries equal a read without index."""
+    writer = RunWriter.create(tmp_path_factory.mktemp("runs"), _manifest())
+    for case, passed, junk in writes:
+        if junk:
+            writer._results.write(b'{"schema": "agenteval.record/1", "cut"\n')
+        writer.append(_record(writer.run_id, case, score=1.0 if passed else 0.0))
+    writer.close()
+    lines = (writer.folder / INDEX).read_bytes().splitlines(keepends=True)
+    kept = [line for i, line in enumerate(lines) if i not in lost]
+    if cut and kept:
+        kept[-1] = kept[-1][: len(kept[-1]) // 2]
+    (writer.folder / INDEX).write_bytes(b"".join(kept))
+    run = RecordedRun.open(writer.folder)
+    run._index()
+    index_time = (writer.folder / INDEX).stat().st_mtime_ns
+    os.utime(writer.folder / "results.jsonl", ns=(index_time + 10**9, index_time + 10**9))
+    bare = RecordedRun.open(writer.folder)  # the index not trusted: every line read
+    bare._index()
+    os.utime(writer.folder / "results.jsonl", ns=(index_time, index_time))
+    assert run._index() == bare._offsets
+    assert run.damaged_lines == bare.damaged_lines == sum(junk for _, _, junk in writes)
+    entries = _by_key(run.index_entries())
+    assert set(entries) == {(0, case, 1) for case, _, _ in writes}
+    for key, entry in entries.items():
+        assert entry["at"] == list(bare._offsets[key])
+        assert entry["status"] == bare.record(key).status.value
+
+
+def test_a_whole_index_is_read_instead_of_the_records(tmp_path, monkeypatch):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+
+    def never(*args, **kwargs):
+        raise AssertionError("a record was read although the index covers it")
+
+    monkeypatch.setattr(RecordedRun, "record", never)
+    monkeypatch.setattr(RecordedRun, "_scan", lambda self, start, stop, offsets, unindexed: 0)
+    run = RecordedRun.open(writer.folder)
+    assert len(run.keys()) == len(CASES)
+    assert len(list(run.index_entries())) == len(CASES)
+
+
+def test_an_index_changed_or_removed_while_it_is_read_falls_back_to_the_records(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    run = RecordedRun.open(writer.folder)
+    run._index()
+    path = writer.folder / INDEX
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[1] + lines[0] + b"".join(lines[2:]))  # same positions, other lines
+    assert _by_key(run.index_entries()) == _truth(writer.folder)
+    path.unlink()
+    assert set(_by_key(run.index_entries())) == {(0, c, 1) for c in CASES}
