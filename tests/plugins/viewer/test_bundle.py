@@ -157,13 +157,30 @@ def test_row_of_walks_the_plan(tiny):
     assert _bundle.row_of(tiny, 12)[1] == "never_reached"
 
 
-def test_the_plain_json_scan_agrees_with_the_engines_reader(tiny):
-    fast = scan(tiny)
-    slow = _bundle.Scan(tiny)
-    for row, entry, case_id, records in _bundle._cases(tiny):
+def _slow_scan(run):
+    slow = _bundle.Scan(run)
+    for row, entry, case_id, records in _bundle._cases(run):
         slow.add(row, entry, case_id, records)
+    return slow.finish()
+
+
+def test_the_index_entry_scan_agrees_with_the_engines_reader(tiny):
+    fast = scan(tiny)
+    slow = _slow_scan(tiny)
     assert case_index(tiny, fast) == case_index(tiny, slow)
     assert run_summary(tiny, fast) == run_summary(tiny, slow)
+
+
+def test_the_scan_is_the_same_without_the_engines_index_and_whatever_the_write_order(tmp_path):
+    run = fx.tiny_run(tmp_path / "runs")
+    with_index = case_index(run, scan(run)), run_summary(run)
+    results = run.folder / "results.jsonl"
+    (run.folder / "index.jsonl").unlink()
+    lines = results.read_bytes().splitlines(keepends=True)
+    results.write_bytes(b"".join(reversed(lines)))  # as concurrent cases may finish
+    reread = RecordedRun.open(run.folder)
+    assert (case_index(reread, scan(reread)), run_summary(reread)) == with_index
+    assert case_index(reread, scan(reread)) == case_index(reread, _slow_scan(reread))
 
 
 def test_a_run_still_going_is_running_and_its_unscored_cases_pending(tmp_path):

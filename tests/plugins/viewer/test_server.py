@@ -124,8 +124,14 @@ def test_cases_seek_with_the_runs_byte_offset_index_built_once(server, run_ids, 
     from agenteval.runs import RecordedRun
 
     scans = []
-    original = RecordedRun._lines
-    monkeypatch.setattr(RecordedRun, "_lines", lambda self: scans.append(1) or original(self))
+    original = RecordedRun._index
+
+    def counted(self):
+        if self._offsets is None:
+            scans.append(1)
+        return original(self)
+
+    monkeypatch.setattr(RecordedRun, "_index", counted)
     for row in (0, 1, 2, 1, 0):
         assert helpers.get_json(server, f"/api/runs/{run_ids[1]}/cases/{row}")[0] == 200
     assert len(scans) == 1

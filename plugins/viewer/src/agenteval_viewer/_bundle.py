@@ -17,12 +17,12 @@ front end renders it as text.
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Optional
 
-import pydantic_core
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
 from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
@@ -303,153 +303,135 @@ class Scan:
         if failed_here:
             self.failed_rubrics[str(row)] = sorted(failed_here)
 
-    def add_raw(self, row: int, entry: EvalSetEntry, case_id: str, raw: Optional[dict[str, Any]]) -> None:
-        """``add`` from a compact plain-JSON record (``None``: never recorded, so every
-        criterion is NOT_EVALUATED ``interrupted``, or ``pending`` while the run goes on, as
-        the engine reads it)."""
-        if raw is None:
-            status = "NOT_EVALUATED"
-            code = "pending" if self.pending else "interrupted"
-            criteria = [(c.name, "NOT_EVALUATED", None, code, "NOT_EVALUATED", []) for c in entry.criteria]
-            user = reply = ""
-        else:
-            self.recorded += 1
-            status, criteria, user, reply = raw["status"], raw["criteria"], raw["user"], raw["reply"]
-            if raw["texts"] and len(self.rubric_texts) < 10_000:
-                for key, text in raw["texts"].items():
-                    self.rubric_texts.setdefault(key, text)
-        self.eval_set.append(entry.index)
-        self.case_id.append(case_id)
-        self.status.append(_CODE[Status(status)])
-        self.counts[status] += 1
-        self.search.append(
-            " ".join(f"{case_id} {user[:_SEARCH_USER]} {reply[:_SEARCH_RESPONSE]}".split()).lower()
-        )
-        by_name = {c[0]: c for c in criteria}
-        failed_here: set[int] = set()
-        for name, agg in self.criteria.items():
-            found = by_name.get(name)
-            if found is None:
-                agg.status_col.append(None)
-                agg.score_col.append(None)
+    def add_entries(self, entries: Iterable[dict[str, Any]]) -> None:
+        """Fill every row of a one-run run from the engine's index entries (``index.jsonl``
+        as ``RecordedRun.index_entries`` reads it: one per recorded case, in file order).
+        The columns are laid out in plan order first; a case never recorded stays
+        NOT_EVALUATED ``interrupted`` (``pending`` while the run goes on), as the engine
+        reads it. This is the hot loop of opening a big run: plain data, no models."""
+        plan: dict[tuple[int, str], int] = {}
+        applies: list[tuple[_CriterionAggregate, ...]] = []
+        for row, entry, case_id in _plan(self.run):
+            plan[(entry.index, case_id)] = row
+            self.eval_set.append(entry.index)
+            self.case_id.append(case_id)
+            names = {c.name for c in entry.criteria}
+            applies.append(tuple(a for n, a in self.criteria.items() if n in names))
+        n = len(self.case_id)
+        self.status = [_CODE[Status.NOT_EVALUATED]] * n
+        self.search = [" ".join(case_id.split()).lower() for case_id in self.case_id]
+        for agg in self.criteria.values():
+            agg.status_col = [None] * n
+            agg.score_col = [None] * n
+        recorded = [False] * n
+        code_of, rubric_of = self._code_of, self._rubric
+        status_col, search = self.status, self.search
+        criteria = self.criteria
+        codes = {name: code for code, name in enumerate(STATUS_LEGEND)}
+        texts = self.rubric_texts
+        #: per criterion, how many rows of each status carry a verdict of their own
+        explicit: dict[str, dict[str, int]] = {name: {} for name in criteria}
+        for found in entries:
+            key = found["key"]
+            if key[2] != 1:
                 continue
-            _, cstatus, score, reason_code, verdict, rubrics = found
-            agg.counts[cstatus] += 1
-            agg.status_col.append(_CODE[Status(cstatus)])
-            agg.score_col.append(_round(score))
-            code = self._code_of(reason_code)
-            if code is not None:
-                agg.reason_col[str(row)] = code
-            if score is not None:
-                agg.scores.append(float(score))
-            if cstatus in agg.reasons:
-                key = reason_code or "unexplained"
-                agg.reasons[cstatus][key] = agg.reasons[cstatus].get(key, 0) + 1
-            if verdict is None and cstatus != "INFORMATIONAL":
-                verdict = _POINT_VERDICT.get(cstatus)
-            if verdict is not None:
-                agg.verdicts[verdict] = agg.verdicts.get(verdict, 0) + 1
-            for item in rubrics:
-                rid = str(item.get("rubric_id"))
-                tally = agg.rubrics.setdefault(rid, [0, 0])
-                tally[1] += 1
-                if item.get("score") == 0.0:
-                    tally[0] += 1
-                if item.get("score") == 0.0 or str(item.get("verdict", "")).lower() in (
-                    "no",
-                    "false",
-                    "fail",
-                ):
-                    failed_here.add(self._rubric(rid))
-        if failed_here:
-            self.failed_rubrics[str(row)] = sorted(failed_here)
+            row = plan.get((key[0], key[1]))
+            if row is None or recorded[row]:
+                continue  # a case the plan does not have
+            recorded[row] = True
+            status_col[row] = codes[found["status"]]
+            preview = found.get("preview") or {}
+            user, reply = preview.get("user", ""), preview.get("reply", "")
+            text = f"{key[1]} {user[:_SEARCH_USER]} {reply[:_SEARCH_RESPONSE]}"
+            search[row] = " ".join(text.split()).lower()
+            more = found.get("rubric_texts")
+            if more and len(texts) < 10_000:
+                for rid, text in more.items():
+                    texts.setdefault(rid, text)
+            failed_here: Optional[set[int]] = None
+            for name, cstatus, score, reason_code, verdict, rubrics in found["criteria"]:
+                agg = criteria.get(name)
+                if agg is None:
+                    continue
+                agg.status_col[row] = codes[cstatus]
+                if score is not None:
+                    agg.score_col[row] = score
+                if reason_code:
+                    agg.reason_col[str(row)] = code_of(reason_code)
+                if cstatus in agg.reasons:
+                    bucket = agg.reasons[cstatus]
+                    bucket[reason_code or "unexplained"] = bucket.get(reason_code or "unexplained", 0) + 1
+                if verdict is not None:
+                    agg.verdicts[verdict] = agg.verdicts.get(verdict, 0) + 1
+                    own = explicit[name]
+                    own[cstatus] = own.get(cstatus, 0) + 1
+                for rid, rscore, rverdict in rubrics:
+                    tally = agg.rubrics.setdefault(rid, [0, 0])
+                    tally[1] += 1
+                    if rscore == 0.0:
+                        tally[0] += 1
+                    if rscore == 0.0 or str(rverdict).lower() in ("no", "false", "fail"):
+                        if failed_here is None:
+                            failed_here = set()
+                        failed_here.add(rubric_of(rid))
+            if failed_here:
+                self.failed_rubrics[str(row)] = sorted(failed_here)
+        self.recorded = sum(recorded)
+        missing = "pending" if self.pending else "interrupted"
+        not_evaluated = codes["NOT_EVALUATED"]
+        for row in (r for r in range(n) if not recorded[r]):
+            for agg in applies[row]:
+                agg.status_col[row] = not_evaluated
+                agg.reason_col[str(row)] = code_of(missing)
+                bucket = agg.reasons["NOT_EVALUATED"]
+                bucket[missing] = bucket.get(missing, 0) + 1
+        # Counts, scores and the point verdicts of rows without one of their own, column-wise.
+        self.counts = {name: status_col.count(code) for code, name in enumerate(STATUS_LEGEND)}
+        for name, agg in criteria.items():
+            agg.counts = {status: agg.status_col.count(code) for code, status in enumerate(STATUS_LEGEND)}
+            agg.scores = [float(v) for v in agg.score_col if v is not None]
+            agg.score_col = [None if v is None else round(float(v), 4) for v in agg.score_col]
+            own = explicit[name]
+            for status, count in agg.counts.items():
+                point = _POINT_VERDICT.get(status)
+                rest = count - own.get(status, 0)
+                if point is not None and rest:
+                    agg.verdicts[point] = agg.verdicts.get(point, 0) + rest
+
+    def finish(self) -> Scan:
+        """Put the reason-code and rubric legends in sorted order (so the same run gives the
+        same index whatever order its records were written in) and renumber the columns."""
+        for legend, attr in ((self.reason_codes, "_reason_code"), (self.rubric_ids, "_rubric_id")):
+            ordered = sorted(legend)
+            if ordered == legend:
+                continue
+            old = getattr(self, attr)
+            renumber = {old[name]: new for new, name in enumerate(ordered)}
+            legend[:] = ordered
+            setattr(self, attr, {name: code for code, name in enumerate(ordered)})
+            if attr == "_reason_code":
+                for agg in self.criteria.values():
+                    agg.reason_col = {row: renumber[code] for row, code in agg.reason_col.items()}
+            else:
+                self.failed_rubrics = {
+                    row: sorted(renumber[code] for code in codes)
+                    for row, codes in self.failed_rubrics.items()
+                }
+        return self
 
 
 def scan(run: RecordedRun) -> Scan:
-    """One streaming pass over ``run`` (one case's records in memory at a time). A run of
-    one run per case is read as plain JSON (the fields the index needs, last line of a key
-    wins, damaged lines skipped, as ``RecordedRun`` does): pydantic validation of every record
-    would take most of the time at 100k cases. Several runs per case are combined by the
-    engine (``RecordedRun.case_result``)."""
+    """One streaming pass over ``run``. A run of one run per case is read from the engine's
+    index entries (``RecordedRun.index_entries``: ``index.jsonl`` where the run has it, a
+    few tens of bytes per criterion instead of whole records); several runs per case are
+    combined by the engine (``RecordedRun.case_result``), one case's records at a time."""
     result = Scan(run)
     if run.manifest.num_runs == 1:
-        rows = _raw_rows(run)
-        for row, entry, case_id in _plan(run):
-            result.add_raw(row, entry, case_id, rows.pop((entry.index, case_id), None))
-        return result
+        result.add_entries(run.index_entries())
+        return result.finish()
     for row, entry, case_id, records in _cases(run):
         result.add(row, entry, case_id, records)
-    return result
-
-
-def _raw_rows(run: RecordedRun) -> dict[tuple[int, str], dict[str, Any]]:
-    """What the index needs of each record of a one-run run, keyed by (eval set, case)."""
-    rows: dict[tuple[int, str], dict[str, Any]] = {}
-    path = run.folder / "results.jsonl"
-    if not path.is_file():
-        return rows
-    with open(path, "rb") as handle:
-        for line in handle:
-            if not line.endswith(b"\n"):
-                continue
-            try:
-                record = pydantic_core.from_json(line)
-                key = (int(record["eval_set_index"]), str(record["case_id"]))
-                if int(record.get("run_index", 1)) != 1:
-                    continue
-                rows[key] = _compact(record)
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue
-    return rows
-
-
-def _raw_text(content: Any) -> str:
-    if not isinstance(content, dict):
-        return ""
-    return "\n".join(
-        p.get("text") or "" for p in content.get("parts") or [] if isinstance(p, dict) and p.get("text")
-    )
-
-
-def _raw_invocations(value: Any) -> list[dict[str, Any]]:
-    return [i for i in value or [] if isinstance(i, dict)]
-
-
-def _compact(record: dict[str, Any]) -> dict[str, Any]:
-    expected = _raw_invocations(record.get("expected"))
-    actual = _raw_invocations((record.get("actual") or {}).get("invocations"))
-    turns = actual or expected
-    first = turns[0] if turns else {}
-    user = _raw_text(first.get("userContent", first.get("user_content")))
-    last = actual[-1] if actual else {}
-    reply = _raw_text(last.get("finalResponse", last.get("final_response")))
-    texts: dict[str, str] = {}
-    for invocation in expected:
-        for rubric in invocation.get("rubrics") or []:
-            rid = rubric.get("rubricId", rubric.get("rubric_id"))
-            content = rubric.get("rubricContent", rubric.get("rubric_content")) or {}
-            if rid is not None:
-                texts[str(rid)] = str(content.get("textProperty", content.get("text_property")) or "")
-    criteria = []
-    for item in record.get("criteria") or []:
-        rubrics = []
-        for each in item.get("runs") or [item]:
-            for inv in each.get("per_invocation") or []:
-                for entry in (inv.get("details") or {}).get("rubrics") or []:
-                    if isinstance(entry, dict) and "rubric_id" in entry:
-                        rubrics.append(entry)
-        verdict = item.get("verdict") or {}
-        criteria.append(
-            (
-                item["criterion"],
-                item["status"],
-                item.get("score"),
-                item.get("reason_code"),
-                verdict.get("verdict") if isinstance(verdict, dict) else None,
-                rubrics,
-            )
-        )
-    return {"status": record["status"], "user": user, "reply": reply, "texts": texts, "criteria": criteria}
+    return result.finish()
 
 
 # -- run_summary --------------------------------------------------------------------------
@@ -539,7 +521,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 "total": total,
                 "counts": agg.counts,
                 "pass_rate": None if entry.informational or not total else passed / total,
-                "mean": sum(agg.scores) / len(agg.scores) if agg.scores else None,
+                "mean": math.fsum(agg.scores) / len(agg.scores) if agg.scores else None,  # any order
                 "scored": len(agg.scores),
                 "pass_rate_interval": stats[0]["pass_rate"] if len(stats) == 1 else None,
                 "mean_interval": stats[0]["mean"] if len(stats) == 1 else None,
