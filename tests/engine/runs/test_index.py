@@ -298,3 +298,28 @@ def test_an_index_changed_or_removed_while_it_is_read_falls_back_to_the_records(
     assert _by_key(run.index_entries()) == _truth(writer.folder)
     path.unlink()
     assert set(_by_key(run.index_entries())) == {(0, c, 1) for c in CASES}
+
+
+def test_an_index_line_that_does_not_end_where_a_record_ends_is_not_trusted(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:3]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    path = writer.folder / INDEX
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    lines[-1]["at"][1] -= 1  # the last record's length off by one
+    path.write_bytes(b"".join(pydantic_core.to_json(line) + b"\n" for line in lines))
+    run = RecordedRun.open(writer.folder)
+    assert run._index() == _truth_offsets(writer.folder)
+    assert _by_key(run.index_entries()) == _truth(writer.folder)
+    assert run._unindexed == {(0, "case-2", 1)}
+
+
+def _truth_offsets(folder: Path) -> dict:
+    index = folder / INDEX
+    saved = index.read_bytes()
+    index.unlink()
+    try:
+        return RecordedRun.open(folder)._index()
+    finally:
+        index.write_bytes(saved)

@@ -16,6 +16,7 @@ tool) are read from ``results.jsonl`` itself (``RecordedRun`` does this).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
@@ -103,27 +104,22 @@ def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
     return entry
 
 
-_KEY_END = b'],"at":['
+_HEAD = re.compile(rb'\{"key":\[(\d+),"((?:[^"\\]|\\.)*)",(\d+)\],"at":\[(\d+),(\d+)\]')
 
 
 def _where(line: bytes) -> tuple[tuple[int, str, int], int, int]:
-    """The key, offset and length of an index line, parsing only its head when it is laid
-    out as the writer lays it out (``{"key":[...],"at":[...],``): a quote inside a case id
-    is escaped, so the first ``],"at":[`` ends the key."""
-    if line.startswith(b'{"key":['):
-        cut = line.find(_KEY_END)
-        close = line.find(b"]", cut + len(_KEY_END)) if cut != -1 else -1
-        head = pydantic_core.from_json(line[: close + 1] + b"}") if close != -1 else None
-    else:
-        head = None
-    entry = head if head is not None else pydantic_core.from_json(line)
+    """The key, offset and length of an index line: read from its head when it is laid out
+    as the writer lays it out (``{"key":[...],"at":[...],``), else from the whole line."""
+    head = _HEAD.match(line)
+    if head is not None:
+        eval_set, case_id, run_index, offset, length = head.groups()
+        escaped = b"\\" in case_id
+        text = pydantic_core.from_json(b'"' + case_id + b'"') if escaped else case_id.decode("utf-8")
+        return (int(eval_set), text, int(run_index)), int(offset), int(length)
+    entry = pydantic_core.from_json(line)
     eval_set, case_id, run_index = entry["key"]
     offset, length = entry["at"]
     return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length)
-
-
-def _line_start(fd: int, offset: int) -> bool:
-    return offset == 0 or os.pread(fd, 1, offset - 1) == b"\n"
 
 
 def read_index(folder: Path, results: str) -> Optional[Iterator[tuple[tuple[int, str, int], int, int, int]]]:
@@ -131,7 +127,11 @@ def read_index(folder: Path, results: str) -> Optional[Iterator[tuple[tuple[int,
     (``position``: where the line starts in ``index.jsonl``), in file order, each ``offset``
     past the last one's end; ``None`` when there is no index to trust (none, or ``results``
     changed after it). The caller reads whatever lies between (and after) the lines from
-    ``results`` itself."""
+    ``results`` itself.
+
+    Consecutive records are checked where they meet the rest of the file: a line that does
+    not follow the one before must start a line of ``results``, and the last line of each
+    such stretch must end one (a read of one byte each, not one per line)."""
     index_path = folder / INDEX
     results_path = folder / results
     try:
@@ -144,12 +144,18 @@ def read_index(folder: Path, results: str) -> Optional[Iterator[tuple[tuple[int,
     return _lines(index_path, results_path, results_stat.st_size)
 
 
-def _lines(
-    index_path: Path, results_path: Path, size: int
-) -> Iterator[tuple[tuple[int, str, int], int, int, int]]:
-    end = 0
-    position = 0
+Line = tuple[tuple[int, str, int], int, int, int]
+
+
+def _lines(index_path: Path, results_path: Path, size: int) -> Iterator[Line]:
     fd = os.open(results_path, os.O_RDONLY)
+
+    def ends_a_line(found: Line) -> bool:
+        return os.pread(fd, 1, found[1] + found[2] - 1) == b"\n"
+
+    held: Optional[Line] = None  # the last line read, yielded once the next one is known
+    end = 0  # where the last accepted line's record ends
+    position = 0
     try:
         with open(index_path, "rb") as handle:
             for line in handle:
@@ -162,12 +168,17 @@ def _lines(
                     continue
                 if offset < end or length <= 0 or offset + length > size:
                     continue
-                if os.pread(fd, 1, offset + length - 1) != b"\n" or (
-                    offset != end and not _line_start(fd, offset)
-                ):
-                    continue
+                if offset != end:  # a stretch ends: check both sides of the gap
+                    if held is not None and not ends_a_line(held):
+                        held = None
+                    if offset != 0 and os.pread(fd, 1, offset - 1) != b"\n":
+                        continue
+                if held is not None:
+                    yield held
+                held = (key, offset, length, start)
                 end = offset + length
-                yield key, offset, length, start
+            if held is not None and ends_a_line(held):
+                yield held
     finally:
         os.close(fd)
 

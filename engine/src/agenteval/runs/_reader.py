@@ -148,10 +148,10 @@ class RecordedRun:
         far cheaper than reading the records when the index is there."""
         self._index()
         lines = self._index_lines
-        done: set[int] = set()
+        seen: set[int] = set()
         try:
             for position, line in read_lines_at(self.folder, set(lines)):
-                done.add(position)
+                seen.add(position)
                 key = lines[position]
                 try:
                     entry = pydantic_core.from_json(line)
@@ -163,7 +163,8 @@ class RecordedRun:
                 yield from self._entries_from_records([key])  # the index changed since: the record
         except OSError:  # the index went away since: the records of the rest
             pass
-        rest = [key for position, key in lines.items() if position not in done]
+        # Lines not found where they were (the index changed since): their records.
+        rest = [key for position, key in lines.items() if position not in seen]
         yield from self._entries_from_records([*rest, *self._unindexed])
 
     def _entries_from_records(self, keys: Iterable[tuple[int, str, int]]) -> Iterator[dict]:
