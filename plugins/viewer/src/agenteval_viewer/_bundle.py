@@ -60,14 +60,6 @@ _TEXT_LIMIT = 200_000  # characters of one text kept in a case's detail (a 50 KB
 # -- the plan: rows, and the records of each ----------------------------------------------
 
 
-def _plan(run: RecordedRun) -> Iterator[tuple[int, EvalSetEntry, str]]:
-    row = 0
-    for entry in run.manifest.eval_sets:
-        for case_id in entry.case_ids:
-            yield row, entry, case_id
-            row += 1
-
-
 def row_of(run: RecordedRun, row: int) -> Optional[tuple[EvalSetEntry, str]]:
     """The eval set and case id of ``row`` (plan order), or ``None`` out of range."""
     if row < 0:
@@ -310,13 +302,15 @@ class Scan:
         NOT_EVALUATED ``interrupted`` (``pending`` while the run goes on), as the engine
         reads it. This is the hot loop of opening a big run: plain data, no models."""
         plan: dict[tuple[int, str], int] = {}
-        applies: list[tuple[_CriterionAggregate, ...]] = []
-        for row, entry, case_id in _plan(self.run):
-            plan[(entry.index, case_id)] = row
-            self.eval_set.append(entry.index)
-            self.case_id.append(case_id)
+        #: per eval set, the aggregates of the criteria it applies
+        applies: dict[int, tuple[_CriterionAggregate, ...]] = {}
+        for entry in self.run.manifest.eval_sets:
             names = {c.name for c in entry.criteria}
-            applies.append(tuple(a for n, a in self.criteria.items() if n in names))
+            applies[entry.index] = tuple(a for n, a in self.criteria.items() if n in names)
+            start = len(self.case_id)
+            plan.update(((entry.index, case_id), start + i) for i, case_id in enumerate(entry.case_ids))
+            self.eval_set.extend([entry.index] * len(entry.case_ids))
+            self.case_id.extend(entry.case_ids)
         n = len(self.case_id)
         self.status = [_CODE[Status.NOT_EVALUATED]] * n
         self.search = [" ".join(case_id.split()).lower() for case_id in self.case_id]
@@ -380,7 +374,7 @@ class Scan:
         missing = "pending" if self.pending else "interrupted"
         not_evaluated = codes["NOT_EVALUATED"]
         for row in (r for r in range(n) if not recorded[r]):
-            for agg in applies[row]:
+            for agg in applies[self.eval_set[row]]:
                 agg.status_col[row] = not_evaluated
                 agg.reason_col[str(row)] = code_of(missing)
                 bucket = agg.reasons["NOT_EVALUATED"]

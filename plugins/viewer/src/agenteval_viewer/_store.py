@@ -28,6 +28,7 @@ _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _MANIFEST = "manifest.json"
 _RESULTS = "results.jsonl"
 _SUMMARY = "summary.json"
+_INDEX = "index.jsonl"
 
 
 class NotFound(Exception):
@@ -151,11 +152,12 @@ class RunStore:
         return folder
 
     def stamp(self, run_id: str) -> tuple[int, ...]:
-        """Changes whenever the run's manifest, results or summary change."""
+        """Changes whenever the run's manifest, results, index or summary change."""
         folder = self.folder(run_id)
         return (
             *file_stamp(folder / _MANIFEST),
             *file_stamp(folder / _RESULTS),
+            *file_stamp(folder / _INDEX),
             *file_stamp(folder / _SUMMARY),
         )
 

@@ -662,11 +662,23 @@
     var runId = route.runId;
     var data = useState({ summary: null, index: null, error: null });
     var tick = useState(0);
+    // How long the last load of the summary and index took, and whether one is under way:
+    // a live run's refreshes are spaced by twice that (never under 250 ms), so a big run's
+    // rebuilds never pile up.
+    var loading = useRef({ busy: false, ms: 0, load: 0 });
     useEffect(function () {
       var alive = true;
+      var began = Date.now();
+      var load = ++loading.current.load;
+      loading.current.busy = true;
       Promise.all([SOURCE.summary(runId), SOURCE.index(runId)]).then(function (r) {
         if (alive) { data[1]({ summary: r[0], index: r[1], error: null }); }
-      }).catch(function (e) { if (alive) { data[1]({ summary: null, index: null, error: String(e.message || e) }); } });
+      }).catch(function (e) { if (alive) { data[1]({ summary: null, index: null, error: String(e.message || e) }); } })
+        .then(function () {
+          if (load !== loading.current.load) { return; }  // a later load is under way
+          loading.current.busy = false;
+          loading.current.ms = Date.now() - began;
+        });
       return function () { alive = false; };
     }, [runId, tick[0]]);
     useEffect(function () {
@@ -676,7 +688,12 @@
       var pending = null;
       function refresh() {
         if (pending) { return; }
-        pending = setTimeout(function () { pending = null; tick[1](function (n) { return n + 1; }); }, 250);
+        var wait = Math.max(250, 2 * loading.current.ms);
+        pending = setTimeout(function again() {
+          if (loading.current.busy) { pending = setTimeout(again, 100); return; }
+          pending = null;
+          tick[1](function (n) { return n + 1; });
+        }, wait);
       }
       events.addEventListener("rows", refresh);
       events.addEventListener("state", refresh);
