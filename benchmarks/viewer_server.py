@@ -21,6 +21,7 @@ at 100k cases; absolute figures depend on the machine.
 
     python benchmarks/viewer_server.py                   # 1k, 10k, 100k
     python benchmarks/viewer_server.py --sizes 1000 10000
+    python benchmarks/viewer_server.py --keep /tmp/vs    # record once, measure again later
 """
 
 from __future__ import annotations
@@ -116,6 +117,11 @@ def measure(run_folder: Path, cache: Path) -> dict[str, Any]:
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="record the runs in this folder and keep them; a size already recorded there is reused",
+    )
     args = parser.parse_args(argv)
     print(
         f"{'cases':>8} {'first index s':>14} {'x prev':>7} {'next session s':>15} {'again s':>8} "
@@ -125,12 +131,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     previous: Optional[float] = None
     with tempfile.TemporaryDirectory(prefix="agenteval-viewer-") as tmp:
         for size in args.sizes:
-            folder = Path(tmp) / str(size)
-            manifest = scale.make_data(folder, size)
-            scale.run_agenteval(folder, manifest)
+            folder = (args.keep or Path(tmp)) / str(size)
+            if not (folder / "runs").is_dir() or not any((folder / "runs").iterdir()):
+                manifest = scale.make_data(folder, size)
+                scale.run_agenteval(folder, manifest)
             run_folder = next((folder / "runs").iterdir())
-            m = measure(run_folder, folder / "viewer-cache")
-            m2 = measure(run_folder, folder / "viewer-cache")
+            cache = Path(tmp) / f"viewer-cache-{size}"  # cold for the first session, always
+            m = measure(run_folder, cache)
+            m2 = measure(run_folder, cache)
             ratio = f"{m['first'] / previous:.1f}" if previous else "-"
             previous = m["first"]
             print(
