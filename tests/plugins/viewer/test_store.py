@@ -44,3 +44,22 @@ def test_a_small_payload_is_kept_plain():
     assert tiny.plain() == b"{}" and not tiny.worth_gzip
     medium = Encoded(b"[" + b"1," * 1000 + b"1]", None)
     assert medium.worth_gzip and gzip.decompress(medium.gzipped()) == medium.plain()
+
+
+def test_a_run_whose_writer_dies_is_rebuilt_without_a_file_changing(tmp_path):
+    import fcntl
+
+    import agenteval_viewer_test_fixtures as fx
+    from agenteval_viewer._store import RunStore
+
+    run = fx.tiny_run(tmp_path / "runs")
+    manifest = run.folder / "manifest.json"
+    doc = json.loads(manifest.read_text(encoding="utf-8"))
+    doc["state"], doc["finished_at"] = "running", None
+    manifest.write_text(json.dumps(doc), encoding="utf-8")
+    store = RunStore(tmp_path / "runs")
+    with open(run.folder / ".lock", "a", encoding="utf-8") as lock:  # the writing process
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        assert json.loads(store.summary(run.run_id).plain())["verdict"] == "RUNNING"
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)  # killed outright: nothing else changes
+    assert json.loads(store.summary(run.run_id).plain())["verdict"] == "FAIL"

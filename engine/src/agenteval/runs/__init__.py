@@ -13,7 +13,15 @@ versioned schema):
 ``--actual RUN_FOLDER`` go through it); ``RunWriter`` writes one.
 """
 
-from ._folder import RUNS_DIR_ENV, RecordingError, RunWriter, default_runs_dir, new_run_id, utc_now
+from ._folder import (
+    RUNS_DIR_ENV,
+    RecordingError,
+    RunWriter,
+    default_runs_dir,
+    new_run_id,
+    utc_now,
+    writer_alive,
+)
 from ._reader import RecordedRun, auto_runs_needed, case_from_records, find_run, list_runs, remove_run
 from ._records import (
     MANIFEST_SCHEMA,
@@ -51,4 +59,5 @@ __all__ = [
     "new_run_id",
     "remove_run",
     "utc_now",
+    "writer_alive",
 ]

@@ -152,13 +152,18 @@ class RunStore:
         return folder
 
     def stamp(self, run_id: str) -> tuple[int, ...]:
-        """Changes whenever the run's manifest, results, index or summary change."""
+        """Changes whenever the run's manifest, results, index or summary change, and when
+        its writing process goes away (a run killed outright: its manifest still says
+        ``running``, its missing cases turn from pending to interrupted)."""
+        from agenteval.runs import writer_alive
+
         folder = self.folder(run_id)
         return (
             *file_stamp(folder / _MANIFEST),
             *file_stamp(folder / _RESULTS),
             *file_stamp(folder / _INDEX),
             *file_stamp(folder / _SUMMARY),
+            int(writer_alive(folder) is not False),
         )
 
     def _lock_for(self, run_id: str) -> threading.Lock:
