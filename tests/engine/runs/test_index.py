@@ -323,3 +323,16 @@ def _truth_offsets(folder: Path) -> dict:
         return RecordedRun.open(folder)._index()
     finally:
         index.write_bytes(saved)
+
+
+def test_a_key_written_twice_comes_in_file_order_on_the_first_read_and_once_after(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    writer.append(_record(writer.run_id, "case-0", score=0.0))
+    writer.append(_record(writer.run_id, "case-1"))
+    writer.append(_record(writer.run_id, "case-0", score=1.0))
+    writer.close()
+    run = RecordedRun.open(writer.folder)
+    first = [(e["key"][1], e["status"]) for e in run.index_entries()]
+    assert first == [("case-0", "FAILED"), ("case-1", "PASSED"), ("case-0", "PASSED")]
+    again = sorted((e["key"][1], e["status"]) for e in run.index_entries())
+    assert again == [("case-0", "PASSED"), ("case-1", "PASSED")]

@@ -203,3 +203,31 @@ def test_a_run_still_going_is_running_and_its_unscored_cases_pending(tmp_path):
     dead = RecordedRun.open(run.folder)  # the same manifest, no live writer: a killed run
     assert run_summary(dead)["verdict"] == "FAIL"
     assert case_detail(dead, row)["reason_code"] == "interrupted"
+
+
+def test_a_case_recorded_again_counts_once_with_its_last_record(tmp_path):
+    from agenteval.results import Status
+    from agenteval.runs import RunWriter
+
+    run = fx.tiny_run(tmp_path / "runs")
+    first = next(r for r in run.records() if r.status is Status.FAILED)
+    again = first.model_copy(
+        update={
+            "status": Status.PASSED,
+            "criteria": [
+                c.model_copy(
+                    update={"status": Status.PASSED, "score": 1.0, "reason_code": None, "verdict": None}
+                )
+                for c in first.criteria
+            ],
+        }
+    )
+    writer = RunWriter.reopen(run.folder, run.manifest)
+    writer.append(again)
+    writer.close()
+    reread = RecordedRun.open(run.folder)
+    fast = scan(reread)
+    assert case_index(reread, fast) == case_index(reread, _slow_scan(reread))
+    assert run_summary(reread, fast) == run_summary(reread, _slow_scan(reread))
+    row = fast.case_id.index(first.case_id)
+    assert fast.status[row] == 0 and fast.counts["FAILED"] == run_summary(run)["counts"]["FAILED"] - 1

@@ -43,8 +43,9 @@ PREVIEW_USER = 200
 PREVIEW_REPLY = 300
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit]
+def _preview(text: str, limit: int) -> str:
+    """``text`` on one line (runs of whitespace made one space), at most ``limit`` characters."""
+    return " ".join(text[: limit * 4].split())[:limit]
 
 
 def _rubrics(result: Any) -> list[list[Any]]:
@@ -96,13 +97,16 @@ def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
             ]
             for result in record.criteria
         ],
-        "preview": {"user": _clip(user, PREVIEW_USER), "reply": _clip(reply, PREVIEW_REPLY)},
+        "preview": {"user": _preview(user, PREVIEW_USER), "reply": _preview(reply, PREVIEW_REPLY)},
     }
     texts = _rubric_texts(expected)
     if texts:
         entry["rubric_texts"] = texts
     return entry
 
+
+#: an index line as ``read_index`` yields it: key, offset, length, position, the line
+Line = tuple[tuple[int, str, int], int, int, int, Any]
 
 _HEAD = re.compile(rb'\{"key":\[(\d+),"((?:[^"\\]|\\.)*)",(\d+)\],"at":\[(\d+),(\d+)\]')
 
@@ -116,15 +120,19 @@ def _where(line: bytes) -> tuple[tuple[int, str, int], int, int]:
         escaped = b"\\" in case_id
         text = pydantic_core.from_json(b'"' + case_id + b'"') if escaped else case_id.decode("utf-8")
         return (int(eval_set), text, int(run_index)), int(offset), int(length)
-    entry = pydantic_core.from_json(line)
+    return _key_of(pydantic_core.from_json(line))
+
+
+def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int]:
     eval_set, case_id, run_index = entry["key"]
     offset, length = entry["at"]
     return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length)
 
 
-def read_index(folder: Path, results: str) -> Optional[Iterator[tuple[tuple[int, str, int], int, int, int]]]:
-    """Every trustworthy line of ``folder``'s index as ``(key, offset, length, position)``
-    (``position``: where the line starts in ``index.jsonl``), in file order, each ``offset``
+def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[Iterator[Line]]:
+    """Every trustworthy line of ``folder``'s index as ``(key, offset, length, position,
+    line)`` (``position``: where the line starts in ``index.jsonl``; ``line``: the entry as
+    plain data with ``parse``, else its bytes), in file order, each ``offset``
     past the last one's end; ``None`` when there is no index to trust (none, or ``results``
     changed after it). The caller reads whatever lies between (and after) the lines from
     ``results`` itself.
@@ -141,13 +149,10 @@ def read_index(folder: Path, results: str) -> Optional[Iterator[tuple[tuple[int,
         return None
     if results_stat.st_mtime_ns > index_stat.st_mtime_ns:
         return None  # results.jsonl was written after the index: it may not match
-    return _lines(index_path, results_path, results_stat.st_size)
+    return _lines(index_path, results_path, results_stat.st_size, parse)
 
 
-Line = tuple[tuple[int, str, int], int, int, int]
-
-
-def _lines(index_path: Path, results_path: Path, size: int) -> Iterator[Line]:
+def _lines(index_path: Path, results_path: Path, size: int, parse: bool) -> Iterator[Line]:
     fd = os.open(results_path, os.O_RDONLY)
 
     def ends_a_line(found: Line) -> bool:
@@ -163,7 +168,11 @@ def _lines(index_path: Path, results_path: Path, size: int) -> Iterator[Line]:
                 if not line.endswith(b"\n"):
                     continue  # a killed writer's last line
                 try:
-                    key, offset, length = _where(line)
+                    if parse:
+                        entry = pydantic_core.from_json(line)
+                        key, offset, length = _key_of(entry)
+                    else:
+                        key, offset, length = _where(line)
                 except (ValueError, KeyError, TypeError):
                     continue
                 if offset < end or length <= 0 or offset + length > size:
@@ -175,7 +184,7 @@ def _lines(index_path: Path, results_path: Path, size: int) -> Iterator[Line]:
                         continue
                 if held is not None:
                     yield held
-                held = (key, offset, length, start)
+                held = (key, offset, length, start, entry if parse else line)
                 end = offset + length
             if held is not None and ends_a_line(held):
                 yield held

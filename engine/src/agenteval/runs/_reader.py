@@ -11,7 +11,7 @@ import shutil
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Optional
+from typing import IO, Any, Optional
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -118,35 +118,57 @@ class RecordedRun:
             unindexed.add(found)
         return damaged
 
-    def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
-        """Key -> (offset, length) of the last complete, valid line for that key: from
-        ``index.jsonl`` where it can be trusted, from ``results.jsonl`` itself elsewhere."""
-        if self._offsets is None:
-            offsets: dict[tuple[int, str, int], tuple[int, int]] = {}
-            unindexed: set[tuple[int, str, int]] = set()
-            lines: dict[tuple[int, str, int], int] = {}  # key -> its index line's position
-            damaged = 0
-            end = 0
-            for key, offset, length, position in read_index(self.folder, RESULTS) or ():
-                if offset > end:
-                    damaged += self._scan(end, offset, offsets, unindexed)
-                offsets[key] = (offset, length)
-                lines[key] = position
+    def _walk(self, parse: bool = False) -> Iterator[tuple[tuple[int, str, int], Any]]:
+        """One pass that finds every record: ``index.jsonl`` where it can be trusted,
+        ``results.jsonl`` itself elsewhere. Yields ``(key, index entry)`` for the records the
+        index covers, in file order (the entry parsed with ``parse``, else its line's bytes);
+        once it has run to the end, the byte offsets (``_index``) are known."""
+        offsets: dict[tuple[int, str, int], tuple[int, int]] = {}
+        unindexed: set[tuple[int, str, int]] = set()
+        lines: dict[tuple[int, str, int], int] = {}  # key -> its index line's position
+        damaged = 0
+        end = 0
+        for key, offset, length, position, line in read_index(self.folder, RESULTS, parse=parse) or ():
+            if offset > end:
+                damaged += self._scan(end, offset, offsets, unindexed)
+            offsets[key] = (offset, length)
+            lines[key] = position
+            if unindexed:
                 unindexed.discard(key)
-                end = offset + length
-            damaged += self._scan(end, None, offsets, unindexed)
-            self._offsets = offsets
-            self._unindexed = unindexed
-            self._index_lines = {position: key for key, position in lines.items() if key not in unindexed}
-            self.damaged_lines = damaged
+            end = offset + length
+            yield key, line
+        damaged += self._scan(end, None, offsets, unindexed)
+        self._offsets = offsets
+        self._unindexed = unindexed
+        self._index_lines = {position: key for key, position in lines.items() if key not in unindexed}
+        self.damaged_lines = damaged
+
+    def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
+        """Key -> (offset, length) of the last complete, valid line for that key."""
+        if self._offsets is None:
+            for _ in self._walk():
+                pass
+        assert self._offsets is not None
         return self._offsets
 
     def index_entries(self) -> Iterator[dict]:
-        """The ``index.jsonl`` entry (``docs/run-folder.md``) of the last record of every
-        key, as plain JSON data, in no promised order: read from the index where it covers
-        the record, made from the record where it does not. One entry in memory at a time;
-        far cheaper than reading the records when the index is there."""
-        self._index()
+        """The ``index.jsonl`` entries (``docs/run-folder.md``) of the run's records, as
+        plain JSON data: read from the index where it covers a record, made from the record
+        where it does not. One entry in memory at a time; far cheaper than reading the
+        records when the index is there.
+
+        Each key has one entry, the one of its last record, except when a key's record was
+        written more than once (agenteval's own writer never does; another tool might):
+        then the first time the run is read, each of its entries comes, in file order, and
+        the last one counts. Order: the file's, then records the index does not cover."""
+        if self._offsets is not None:
+            yield from self._known_entries()
+            return
+        for _, entry in self._walk(parse=True):  # one pass: the offsets on the way
+            yield entry
+        yield from self._entries_from_records(self._unindexed)
+
+    def _known_entries(self) -> Iterator[dict]:
         lines = self._index_lines
         seen: set[int] = set()
         try:

@@ -86,6 +86,17 @@ def _clip(text: Optional[str], limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit:,} more characters]"
 
 
+def _one_line(text: str) -> str:
+    """``text`` with runs of whitespace made one space (what the engine's preview holds)."""
+    return " ".join(text[:1000].split())
+
+
+def _search(case_id: str, user: str, reply: str) -> str:
+    """A row's search text: its case id (on one line, lowercase), then the beginning of the
+    first user message and of the last reply, each already on one line."""
+    return " ".join(part for part in (case_id, user[:_SEARCH_USER], reply[:_SEARCH_RESPONSE]) if part).lower()
+
+
 def _round(value: Optional[float]) -> Optional[float]:
     if value is None or value != value:  # NaN
         return None
@@ -259,9 +270,7 @@ class Scan:
                 self.rubric_texts.setdefault(key, text)
         user = _text_of((actual or expected)[0].user_content) if (actual or expected) else ""
         reply = actual[-1].final_text() if actual else ""
-        self.search.append(
-            " ".join(f"{case_id} {user[:_SEARCH_USER]} {reply[:_SEARCH_RESPONSE]}".split()).lower()
-        )
+        self.search.append(_search(" ".join(case_id.split()).lower(), _one_line(user), _one_line(reply)))
         by_name = {r.criterion: r for r in case.criteria}
         failed_here: set[int] = set()
         for name, agg in self.criteria.items():
@@ -296,11 +305,12 @@ class Scan:
             self.failed_rubrics[str(row)] = sorted(failed_here)
 
     def add_entries(self, entries: Iterable[dict[str, Any]]) -> None:
-        """Fill every row of a one-run run from the engine's index entries (``index.jsonl``
-        as ``RecordedRun.index_entries`` reads it: one per recorded case, in file order).
-        The columns are laid out in plan order first; a case never recorded stays
-        NOT_EVALUATED ``interrupted`` (``pending`` while the run goes on), as the engine
-        reads it. This is the hot loop of opening a big run: plain data, no models."""
+        """Fill every row of a one-run run from the engine's index entries
+        (``RecordedRun.index_entries``, in file order; a later entry of a case replaces an
+        earlier one). Rows go into columns first, laid out in plan order; the aggregates are
+        counted from the columns at the end. A case never recorded stays NOT_EVALUATED
+        ``interrupted`` (``pending`` while the run goes on), as the engine reads it. This is
+        the hot loop of opening a big run: plain data, no models."""
         plan: dict[tuple[int, str], int] = {}
         #: per eval set, the aggregates of the criteria it applies
         applies: dict[int, tuple[_CriterionAggregate, ...]] = {}
@@ -312,85 +322,104 @@ class Scan:
             self.eval_set.extend([entry.index] * len(entry.case_ids))
             self.case_id.extend(entry.case_ids)
         n = len(self.case_id)
-        self.status = [_CODE[Status.NOT_EVALUATED]] * n
-        self.search = [" ".join(case_id.split()).lower() for case_id in self.case_id]
-        for agg in self.criteria.values():
+        codes = {name: code for code, name in enumerate(STATUS_LEGEND)}
+        self.status = [codes["NOT_EVALUATED"]] * n
+        ids = [" ".join(case_id.split()).lower() for case_id in self.case_id]  # on one line
+        self.search = list(ids)
+        verdict_cols: dict[str, list[Optional[str]]] = {}
+        rubric_rows: dict[str, dict[int, list]] = {}
+        for name, agg in self.criteria.items():
             agg.status_col = [None] * n
             agg.score_col = [None] * n
+            verdict_cols[name] = [None] * n
+            rubric_rows[name] = {}
         recorded = [False] * n
         code_of, rubric_of = self._code_of, self._rubric
-        status_col, search = self.status, self.search
-        criteria = self.criteria
-        codes = {name: code for code, name in enumerate(STATUS_LEGEND)}
-        texts = self.rubric_texts
-        #: per criterion, how many rows of each status carry a verdict of their own
-        explicit: dict[str, dict[str, int]] = {name: {} for name in criteria}
+        status_col, search, criteria, texts = self.status, self.search, self.criteria, self.rubric_texts
         for found in entries:
             key = found["key"]
             if key[2] != 1:
                 continue
             row = plan.get((key[0], key[1]))
-            if row is None or recorded[row]:
+            if row is None:
                 continue  # a case the plan does not have
+            if recorded[row]:
+                self._clear_row(row, verdict_cols, rubric_rows)  # a later record of the case
             recorded[row] = True
             status_col[row] = codes[found["status"]]
-            preview = found.get("preview") or {}
-            user, reply = preview.get("user", ""), preview.get("reply", "")
-            text = f"{key[1]} {user[:_SEARCH_USER]} {reply[:_SEARCH_RESPONSE]}"
-            search[row] = " ".join(text.split()).lower()
+            preview = found.get("preview") or {}  # on one line already (the engine's preview)
+            search[row] = _search(ids[row], preview.get("user", ""), preview.get("reply", ""))
             more = found.get("rubric_texts")
             if more and len(texts) < 10_000:
-                for rid, text in more.items():
-                    texts.setdefault(rid, text)
+                for rid, rtext in more.items():
+                    texts.setdefault(rid, rtext)
             failed_here: Optional[set[int]] = None
             for name, cstatus, score, reason_code, verdict, rubrics in found["criteria"]:
                 agg = criteria.get(name)
                 if agg is None:
                     continue
                 agg.status_col[row] = codes[cstatus]
-                if score is not None:
-                    agg.score_col[row] = score
+                agg.score_col[row] = score
                 if reason_code:
                     agg.reason_col[str(row)] = code_of(reason_code)
-                if cstatus in agg.reasons:
-                    bucket = agg.reasons[cstatus]
-                    bucket[reason_code or "unexplained"] = bucket.get(reason_code or "unexplained", 0) + 1
                 if verdict is not None:
-                    agg.verdicts[verdict] = agg.verdicts.get(verdict, 0) + 1
-                    own = explicit[name]
-                    own[cstatus] = own.get(cstatus, 0) + 1
-                for rid, rscore, rverdict in rubrics:
-                    tally = agg.rubrics.setdefault(rid, [0, 0])
-                    tally[1] += 1
-                    if rscore == 0.0:
-                        tally[0] += 1
-                    if rscore == 0.0 or str(rverdict).lower() in ("no", "false", "fail"):
-                        if failed_here is None:
-                            failed_here = set()
-                        failed_here.add(rubric_of(rid))
+                    verdict_cols[name][row] = verdict
+                if rubrics:
+                    rubric_rows[name][row] = rubrics
+                    for rid, rscore, rverdict in rubrics:
+                        if rscore == 0.0 or str(rverdict).lower() in ("no", "false", "fail"):
+                            if failed_here is None:
+                                failed_here = set()
+                            failed_here.add(rubric_of(rid))
             if failed_here:
                 self.failed_rubrics[str(row)] = sorted(failed_here)
         self.recorded = sum(recorded)
         missing = "pending" if self.pending else "interrupted"
-        not_evaluated = codes["NOT_EVALUATED"]
         for row in (r for r in range(n) if not recorded[r]):
             for agg in applies[self.eval_set[row]]:
-                agg.status_col[row] = not_evaluated
+                agg.status_col[row] = codes["NOT_EVALUATED"]
                 agg.reason_col[str(row)] = code_of(missing)
-                bucket = agg.reasons["NOT_EVALUATED"]
-                bucket[missing] = bucket.get(missing, 0) + 1
-        # Counts, scores and the point verdicts of rows without one of their own, column-wise.
-        self.counts = {name: status_col.count(code) for code, name in enumerate(STATUS_LEGEND)}
-        for name, agg in criteria.items():
-            agg.counts = {status: agg.status_col.count(code) for code, status in enumerate(STATUS_LEGEND)}
+        self._aggregate(verdict_cols, rubric_rows)
+
+    def _clear_row(self, row: int, verdict_cols: dict, rubric_rows: dict) -> None:
+        for name, agg in self.criteria.items():
+            agg.status_col[row] = agg.score_col[row] = verdict_cols[name][row] = None
+            agg.reason_col.pop(str(row), None)
+            rubric_rows[name].pop(row, None)
+        self.failed_rubrics.pop(str(row), None)
+
+    def _aggregate(self, verdict_cols: dict[str, list[Optional[str]]], rubric_rows: dict[str, dict]) -> None:
+        """The summary's aggregates, counted from the columns: statuses, scores, NOT_EVALUATED
+        and ERRORED reasons, verdicts (a row without one of its own counts its point
+        verdict), rubric tallies."""
+        self.counts = {name: self.status.count(code) for code, name in enumerate(STATUS_LEGEND)}
+        reasoned = {_CODE[Status.ERRORED]: "ERRORED", _CODE[Status.NOT_EVALUATED]: "NOT_EVALUATED"}
+        for name, agg in self.criteria.items():
+            column = agg.status_col
+            agg.counts = {status: column.count(code) for code, status in enumerate(STATUS_LEGEND)}
             agg.scores = [float(v) for v in agg.score_col if v is not None]
             agg.score_col = [None if v is None else round(float(v), 4) for v in agg.score_col]
-            own = explicit[name]
-            for status, count in agg.counts.items():
-                point = _POINT_VERDICT.get(status)
-                rest = count - own.get(status, 0)
-                if point is not None and rest:
-                    agg.verdicts[point] = agg.verdicts.get(point, 0) + rest
+            for row, code in enumerate(column):
+                if code in reasoned:
+                    found = agg.reason_col.get(str(row))
+                    reason = self.reason_codes[found] if found is not None else "unexplained"
+                    bucket = agg.reasons[reasoned[code]]
+                    bucket[reason] = bucket.get(reason, 0) + 1
+            verdicts: dict[str, int] = {}
+            for row, verdict in enumerate(verdict_cols[name]):
+                if verdict is None:
+                    code = column[row]
+                    verdict = None if code is None else _POINT_VERDICT.get(STATUS_LEGEND[code])
+                    if verdict is None:
+                        continue
+                verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            agg.verdicts = verdicts
+            for rubrics in rubric_rows[name].values():
+                for rid, rscore, _ in rubrics:
+                    tally = agg.rubrics.setdefault(rid, [0, 0])
+                    tally[1] += 1
+                    if rscore == 0.0:
+                        tally[0] += 1
 
     def finish(self) -> Scan:
         """Put the reason-code and rubric legends in sorted order (so the same run gives the
