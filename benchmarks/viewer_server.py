@@ -14,7 +14,12 @@ user would, and over real HTTP it measures:
 * case: ``/api/runs/<id>/cases/<row>`` for 50 rows spread over the run, median and worst
   (each one seek in ``results.jsonl``);
 * the index payload, raw and gzipped, and bytes per case;
-* the server's peak RSS (``VmHWM``) after all of it.
+* the server's peak RSS (``VmHWM``) after all of it;
+* in the browser: a third cold session, opened in headless Chromium (already running, as a
+  user's browser is), from launching ``agenteval view``: to the first rows of the cases grid
+  on screen (a big run's first rows come from ``/head`` while the whole index is read), and
+  to the whole run (its header, counts and filters: the whole index, transferred, parsed
+  and rendered).
 
 A linear cost gives about 10x per step. Budgets (issue 11): first rows ≤ 1.5 s and RSS ≤ 300 MB
 at 100k cases; absolute figures depend on the machine.
@@ -62,10 +67,10 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def measure(run_folder: Path, cache: Path) -> dict[str, Any]:
-    """Start ``agenteval view`` on ``run_folder`` and time its index and cases."""
-    run_id = run_folder.name
-    started = time.perf_counter()
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _start(run_folder: Path, cache: Path) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "agenteval", "view", str(run_folder), "--port", "0", "--no-open"],
         stdout=subprocess.PIPE,
@@ -73,14 +78,23 @@ def measure(run_folder: Path, cache: Path) -> dict[str, Any]:
         text=True,
         env={**os.environ, "AGENTEVAL_VIEWER_CACHE": str(cache)},
     )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"(http://127\.0\.0\.1:\d+/\S*)", line)
+    if found is None:
+        problem = process.stderr.read() if process.stderr else ""
+        process.kill()
+        raise SystemExit(f"agenteval view did not start: {line}{problem}")
+    return process, found.group(1)
+
+
+def measure(run_folder: Path, cache: Path) -> dict[str, Any]:
+    """Start ``agenteval view`` on ``run_folder`` and time its index and cases."""
+    run_id = run_folder.name
+    started = time.perf_counter()
+    process, url = _start(run_folder, cache)
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        if found is None:
-            problem = process.stderr.read() if process.stderr else ""
-            raise SystemExit(f"agenteval view did not start: {line}{problem}")
-        port = int(found.group(1))
+        port = int(url.split(":")[2].split("/")[0])
         status, gzipped = _get(port, f"/api/runs/{run_id}/index")
         first = time.perf_counter() - started
         if status != 200:
@@ -114,6 +128,33 @@ def measure(run_folder: Path, cache: Path) -> dict[str, Any]:
         process.wait(30)
 
 
+def measure_browser(run_folder: Path, cache: Path) -> Optional[tuple[float, float]]:
+    """Seconds from launching ``agenteval view`` to the first grid rows and to the whole run
+    (the header's verdict) in Chromium (``None`` without Playwright or Chromium)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not Path(CHROMIUM).exists():
+        return None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto("about:blank")
+        started = time.perf_counter()
+        process, url = _start(run_folder, cache)
+        try:
+            page.goto(url)
+            page.wait_for_selector("[data-testid=grid-row]", timeout=120_000)
+            rows = time.perf_counter() - started
+            page.wait_for_selector("[data-testid=verdict]", timeout=120_000)
+            return rows, time.perf_counter() - started
+        finally:
+            process.terminate()
+            process.wait(30)
+            browser.close()
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
@@ -126,7 +167,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(
         f"{'cases':>8} {'first index s':>14} {'x prev':>7} {'next session s':>15} {'again s':>8} "
         f"{'case ms (med/max)':>18} "
-        f"{'index MB (gz)':>14} {'B/case':>7} {'peak RSS MB':>12}"
+        f"{'index MB (gz)':>14} {'B/case':>7} {'peak RSS MB':>12} {'browser: first rows / whole s':>30}"
     )
     previous: Optional[float] = None
     with tempfile.TemporaryDirectory(prefix="agenteval-viewer-") as tmp:
@@ -139,13 +180,15 @@ def main(argv: Optional[list[str]] = None) -> int:
             cache = Path(tmp) / f"viewer-cache-{size}"  # cold for the first session, always
             m = measure(run_folder, cache)
             m2 = measure(run_folder, cache)
+            shown = measure_browser(run_folder, Path(tmp) / f"viewer-cache-browser-{size}")
             ratio = f"{m['first'] / previous:.1f}" if previous else "-"
             previous = m["first"]
             print(
                 f"{m['n']:>8} {m['first']:>14.2f} {ratio:>7} {m2['first']:>15.2f} {m['again']:>8.3f} "
                 f"{m['case_median_ms']:>9.1f}/{m['case_max_ms']:<8.1f} "
                 f"{m['index_mb']:>6.1f} ({m['index_gz_mb']:.1f}) {m['index_mb'] * 1e6 / m['n']:>7.0f} "
-                f"{max(m['rss_mb'], m2['rss_mb']):>12.0f}",
+                f"{max(m['rss_mb'], m2['rss_mb']):>12.0f} "
+                f"{'-' if shown is None else f'{shown[0]:.2f} / {shown[1]:.2f}':>30}",
                 flush=True,
             )
     return 0

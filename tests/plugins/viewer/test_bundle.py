@@ -231,3 +231,29 @@ def test_a_case_recorded_again_counts_once_with_its_last_record(tmp_path):
     assert run_summary(reread, fast) == run_summary(reread, _slow_scan(reread))
     row = fast.case_id.index(first.case_id)
     assert fast.status[row] == 0 and fast.counts["FAILED"] == run_summary(run)["counts"]["FAILED"] - 1
+
+
+def test_the_head_index_is_the_first_rows_of_the_whole_one_and_unread_rows_have_no_status(tiny):
+    from agenteval_viewer._bundle import head_index
+
+    whole = case_index(tiny)
+    head = head_index(tiny, rows=13)
+    assert head["partial"] is True and head["total"] == whole["n"] and head["n"] == 13
+    never = whole["case_id"].index("never_reached")
+    assert never < 13 and head["status"][never] is None  # not read: no status, not NOT_EVALUATED
+    assert whole["status"][never] == STATUS_LEGEND.index("NOT_EVALUATED")
+    for row in range(13):
+        if row == never:
+            continue
+        assert head["case_id"][row] == whole["case_id"][row]
+        assert head["status"][row] == whole["status"][row]
+        assert head["search"][row] == whole["search"][row]
+        for name, column in head["by_criterion"].items():
+            assert column["status"][row] == whole["by_criterion"][name]["status"][row]
+            assert column["score"][row] == whole["by_criterion"][name]["score"][row]
+
+
+def test_a_run_of_several_runs_per_case_has_no_head(tmp_path):
+    from agenteval_viewer._bundle import head_index
+
+    assert head_index(fx.repeated_run(tmp_path / "runs")) is None

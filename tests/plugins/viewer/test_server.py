@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import agenteval_viewer_server_test_helpers as helpers
+import agenteval_viewer_test_fixtures as fx
 import pytest
 from agenteval_viewer._server import CONTENT_SECURITY_POLICY, static_file
 from click.testing import CliRunner
@@ -570,3 +571,16 @@ def test_an_ipv6_loopback_server_answers_to_its_bracketed_address(runs_dir, stat
     finally:
         server.close()
         thread.join(5)
+
+
+def test_a_loopback_client_gets_a_big_payload_plain_and_the_disk_cache_is_written_after(tmp_path, static_dir):
+    runs = tmp_path / "runs"
+    run = fx.synthetic_run(runs, 400, summary=False)
+    cache = tmp_path / "cache"
+    with helpers.serving(runs, static_dir=static_dir, cache_dir=cache) as server:
+        status, headers, body = helpers.request(
+            server, f"/api/runs/{run.run_id}/index", headers={"Accept-Encoding": "gzip"}
+        )
+        assert status == 200 and "content-encoding" not in headers and len(body) > 64 * 1024
+        assert json.loads(body)["n"] == 400
+    assert len(list(cache.glob("*.json.gz"))) == 2  # written by the time the server stopped

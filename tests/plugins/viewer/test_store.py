@@ -31,12 +31,13 @@ def test_non_finite_numbers_become_null_and_lone_surrogates_escapes():
     assert encode_json({"s": "x\ud800y"}) == b'{"s":"x\\ud800y"}'
 
 
-def test_a_large_payload_is_kept_gzipped_only_and_unpacked_on_demand():
+def test_a_large_payload_is_kept_gzipped_only_once_gzipped_and_unpacked_on_demand():
     plain = encode_json({"rows": list(range(40_000))})
     assert len(plain) > 64 * 1024
     encoded = Encoded(plain, '"e"')
-    assert encoded._plain is None and encoded.worth_gzip
-    assert gzip.decompress(encoded.gzipped()) == plain == encoded.plain()
+    assert encoded.plain() is plain and encoded._gzipped is None  # nothing compressed up front
+    assert gzip.decompress(encoded.gzipped()) == plain
+    assert encoded._plain is None and encoded.worth_gzip and encoded.plain() == plain
 
 
 def test_a_small_payload_is_kept_plain():

@@ -11,8 +11,10 @@ import time
 from pathlib import Path
 
 import agenteval_viewer_server_test_helpers as helpers
+import agenteval_viewer_test_fixtures as fx
 import pytest
 from agenteval.runs import RecordedRun
+from agenteval_viewer._bundle import case_index
 
 pytestmark = pytest.mark.browser
 
@@ -176,3 +178,47 @@ def test_a_thousand_case_run_shows_its_first_rows_and_counts(tmp_path, browser_p
         rows.nth(3).click()
         expect(page.get_by_test_id("drawer-title")).to_have_text(case_id)
         _screenshot(page, "run_1k")
+
+
+class _SlowBundle:
+    """The viewer's bundle, with the whole index held back until ``release`` is set: what a
+    big run looks like while it is read."""
+
+    def __init__(self) -> None:
+        import threading
+
+        from agenteval_viewer import _bundle
+
+        self._bundle = _bundle
+        self.release = threading.Event()
+
+    def __getattr__(self, name: str):
+        return getattr(self._bundle, name)
+
+    def scan(self, run):
+        self.release.wait(30)
+        return self._bundle.scan(run)
+
+
+def test_a_big_runs_first_rows_show_while_its_whole_index_is_read(tmp_path, browser_page):
+    from playwright.sync_api import expect
+
+    run = fx.synthetic_run(tmp_path / "runs", 1200, summary=False)
+    slow = _SlowBundle()
+    with helpers.serving(tmp_path / "runs", bundle=slow) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/run/{run.run_id}")
+        expect(page.get_by_test_id("indexing")).to_contain_text("all 1200 cases", timeout=WAIT_MS)
+        rows = page.get_by_test_id("grid-row")
+        expect(rows.first).to_be_visible()
+        whole = case_index(run)
+        assert rows.first.locator(".case").inner_text() == whole["case_id"][0]
+        assert page.get_by_test_id("verdict").count() == 0  # the header waits for the whole run
+        _screenshot(page, "first-rows")
+        rows.nth(2).click()  # a first row opens while the rest is read
+        expect(page.get_by_test_id("drawer-title")).to_have_text(whole["case_id"][2])
+        expect(page.get_by_test_id("turn").first).to_be_visible(timeout=WAIT_MS)
+        slow.release.set()
+        expect(page.get_by_test_id("verdict")).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_test_id("indexing")).to_have_count(0)
+        expect(page.get_by_test_id("visible-count")).to_have_text("1200 of 1200 cases")

@@ -17,6 +17,7 @@ front end renders it as text.
 
 from __future__ import annotations
 
+import itertools
 import math
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
@@ -33,6 +34,7 @@ __all__ = [
     "SUMMARY_SCHEMA",
     "case_detail",
     "case_index",
+    "head_index",
     "detail_chunks",
     "row_of",
     "run_summary",
@@ -304,13 +306,16 @@ class Scan:
         if failed_here:
             self.failed_rubrics[str(row)] = sorted(failed_here)
 
-    def add_entries(self, entries: Iterable[dict[str, Any]]) -> None:
+    def add_entries(self, entries: Iterable[dict[str, Any]], limit: Optional[int] = None) -> None:
         """Fill every row of a one-run run from the engine's index entries
         (``RecordedRun.index_entries``, in file order; a later entry of a case replaces an
         earlier one). Rows go into columns first, laid out in plan order; the aggregates are
         counted from the columns at the end. A case never recorded stays NOT_EVALUATED
         ``interrupted`` (``pending`` while the run goes on), as the engine reads it. This is
-        the hot loop of opening a big run: plain data, no models."""
+        the hot loop of opening a big run: plain data, no models.
+
+        With ``limit``, only the first ``limit`` planned rows are laid out (``head_index``),
+        and a row no entry was read for has no status (``None``: not read yet)."""
         plan: dict[tuple[int, str], int] = {}
         #: per eval set, the aggregates of the criteria it applies
         applies: dict[int, tuple[_CriterionAggregate, ...]] = {}
@@ -318,12 +323,13 @@ class Scan:
             names = {c.name for c in entry.criteria}
             applies[entry.index] = tuple(a for n, a in self.criteria.items() if n in names)
             start = len(self.case_id)
-            plan.update(((entry.index, case_id), start + i) for i, case_id in enumerate(entry.case_ids))
-            self.eval_set.extend([entry.index] * len(entry.case_ids))
-            self.case_id.extend(entry.case_ids)
+            ids = entry.case_ids if limit is None else entry.case_ids[: max(0, limit - start)]
+            plan.update(((entry.index, case_id), start + i) for i, case_id in enumerate(ids))
+            self.eval_set.extend([entry.index] * len(ids))
+            self.case_id.extend(ids)
         n = len(self.case_id)
         codes = {name: code for code, name in enumerate(STATUS_LEGEND)}
-        self.status = [codes["NOT_EVALUATED"]] * n
+        self.status = [codes["NOT_EVALUATED"] if limit is None else None] * n
         ids = [" ".join(case_id.split()).lower() for case_id in self.case_id]  # on one line
         self.search = list(ids)
         verdict_cols: dict[str, list[Optional[str]]] = {}
@@ -375,7 +381,7 @@ class Scan:
                 self.failed_rubrics[str(row)] = sorted(failed_here)
         self.recorded = sum(recorded)
         missing = "pending" if self.pending else "interrupted"
-        for row in (r for r in range(n) if not recorded[r]):
+        for row in (r for r in range(n) if not recorded[r] and limit is None):
             for agg in applies[self.eval_set[row]]:
                 agg.status_col[row] = codes["NOT_EVALUATED"]
                 agg.reason_col[str(row)] = code_of(missing)
@@ -642,6 +648,28 @@ def case_index(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, An
             for name, agg in scanned.criteria.items()
         },
     }
+
+
+#: How many rows ``head_index`` lays out, and how many index entries it reads at most for them.
+HEAD_ROWS = 500
+_HEAD_READ = 4 * HEAD_ROWS + 1000
+
+
+def head_index(run: RecordedRun, rows: int = HEAD_ROWS) -> Optional[dict[str, Any]]:
+    """The case index of the first ``rows`` planned cases only, read from the beginning of
+    the run's index (at most a few thousand entries, whatever the run's size): what a big
+    run shows while its whole index is built. ``partial`` is ``true``, ``total`` is the
+    number of planned cases, and a row whose entry was not among those read has a ``null``
+    status. A run of several runs per case has no head (``None``): its cases are combined
+    from their records."""
+    if run.manifest.num_runs != 1:
+        return None
+    scanned = Scan(run)
+    scanned.add_entries(itertools.islice(run.index_entries(), _HEAD_READ), limit=rows)
+    index = case_index(run, scanned.finish())
+    index["partial"] = True
+    index["total"] = sum(len(e.case_ids) for e in run.manifest.eval_sets)
+    return index
 
 
 # -- case_detail --------------------------------------------------------------------------

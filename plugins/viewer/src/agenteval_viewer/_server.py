@@ -2,7 +2,7 @@
 the run folders of one runs folder (stdlib ``ThreadingHTTPServer``, no dependency).
 
 Routes (``docs/viewer.md``): ``GET /api/runs``, ``/api/runs/<id>/summary``,
-``/api/runs/<id>/index``, ``/api/runs/<id>/cases/<row>``, ``/api/runs/<id>/events``
+``/api/runs/<id>/index``, ``/api/runs/<id>/head``, ``/api/runs/<id>/cases/<row>``, ``/api/runs/<id>/events``
 (server-sent events), ``/api/compare?a=<id>&b=<id>``; everything else is a file of the
 package's ``static/`` folder (``/`` is ``index.html``).
 
@@ -49,7 +49,7 @@ CONTENT_SECURITY_POLICY = (
 )
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-_RUN_ROUTE = re.compile(r"/api/runs/([^/]+)/(summary|index|events)")
+_RUN_ROUTE = re.compile(r"/api/runs/([^/]+)/(summary|index|head|events)")
 _CASE_ROUTE = re.compile(r"/api/runs/([^/]+)/cases/([^/]+)")
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -161,10 +161,12 @@ class ViewerServer(ThreadingHTTPServer):
         return thread
 
     def close(self) -> None:
-        """Stop serving: ends the live streams, then closes the socket."""
+        """Stop serving: ends the live streams, closes the socket, then waits for the disk
+        cache writes under way."""
         self.stopping.set()
         self.shutdown()
         self.server_close()
+        self.store.flush()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         kind = sys.exc_info()[0]
@@ -278,7 +280,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, encode_json(value), "application/json", cache)
 
     def _encoded(self, encoded: Encoded) -> None:
-        gzipped = encoded.gzipped() if encoded.worth_gzip else None
+        # A loopback client is not made to wait for gzip: it gets the gzip form when there is
+        # one (from the disk cache, or made since), else the plain one at once.
+        loopback = ipaddress.ip_address(self.client_address[0].split("%")[0]).is_loopback
+        wanted = encoded.worth_gzip and (not loopback or encoded.has_gzip)
+        gzipped = encoded.gzipped() if wanted else None
         self._send(HTTPStatus.OK, encoded.plain, "application/json", "no-cache", encoded.etag, gzipped)
 
     # ------------------------------------------------------------------ routing
@@ -339,6 +345,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._encoded(store.summary(run_id))
             elif what == "index":
                 self._encoded(store.index(run_id))
+            elif what == "head":
+                self._encoded(store.head(run_id))
             else:
                 self._events(run_id)
             return

@@ -204,3 +204,4 @@ def view(
     finally:
         server.stopping.set()
         server.server_close()
+        server.store.flush(10.0)  # a payload being written to the disk cache is finished

@@ -77,6 +77,7 @@
       runs: function () { return getJSON("api/runs"); },
       summary: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/summary"); },
       index: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/index"); },
+      head: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/head"); },
       detail: function (row, id) {
         return getJSON("api/runs/" + encodeURIComponent(id) + "/cases/" + row);
       },
@@ -700,6 +701,17 @@
       events.onerror = function () { /* the browser reconnects by itself */ };
       return function () { events.close(); if (pending) { clearTimeout(pending); } };
     }, [runId]);
+    // A big run's first rows (``/head``), read at once while its whole index is built; shown
+    // until the summary and the whole index are here.
+    var head = useState(null);
+    useEffect(function () {
+      if (!SOURCE.head) { return; }
+      var alive = true;
+      head[1](null);
+      SOURCE.head(runId).then(function (h) { if (alive && h && h.partial) { head[1](h); } })
+        .catch(function () { /* the whole index is on its way anyway */ });
+      return function () { alive = false; };
+    }, [runId]);
     var summary = data[0].summary, index = data[0].index;
     var filters = readFilters(route.params);
     var rows = useMemo(function () {
@@ -710,15 +722,16 @@
     var cursor = useState(null);
     var selected = openRow !== null ? openRow : cursor[0];
     var detail = useState({ row: null, value: null, loading: false });
+    var partial = !(summary && index) && head[0] ? head[0] : null;
     useEffect(function () {
-      if (openRow === null || !index) { return; }
+      if (openRow === null || !(index || partial)) { return; }
       var alive = true;
       detail[1]({ row: openRow, value: null, loading: true });
       SOURCE.detail(openRow, runId).then(function (value) {
         if (alive) { detail[1]({ row: openRow, value: value, loading: false }); }
       }).catch(function () { if (alive) { detail[1]({ row: openRow, value: null, loading: false }); } });
       return function () { alive = false; };
-    }, [openRow, runId, index, tick[0]]);
+    }, [openRow, runId, index, partial, tick[0]]);
     var open = useCallback(function (row) { cursor[1](row); navigate(route, { case: row }); }, [route]);
     var close = useCallback(function () { navigate(route, { case: null }); }, [route]);
     // The key handler is registered once and reads the latest state from a ref, which it also
@@ -760,6 +773,18 @@
       return function () { document.removeEventListener("keydown", onKey); };
     }, []);
     if (data[0].error) { return html`<p class="banner error" data-testid="load-error">Could not load run ${runId}: ${data[0].error}</p>`; }
+    if ((!summary || !index) && partial) {
+      var shown = partial.row.filter(function (r) { return partial.status[r] !== null; });
+      return html`<div class=${"run" + (openRow !== null ? " with-drawer" : "")}>
+        <p class="loading" data-testid="indexing">Reading all ${partial.total} cases of run ${runId}…
+          the first ${shown.length} are shown meanwhile; counts, criteria, filters and search come with the rest.</p>
+        <${Section} title="Cases" cls="cases">
+          <${Grid} index=${partial} rows=${shown} route=${route} filters=${filters} selected=${selected} onOpen=${open} />
+        </${Section}>
+        ${openRow !== null && openRow >= 0 && openRow < partial.n ? html`<${Drawer} row=${openRow} caseId=${partial.case_id[openRow]}
+          detail=${detail[0].row === openRow ? detail[0].value : null} loading=${detail[0].row !== openRow || detail[0].loading} onClose=${close} />` : null}
+      </div>`;
+    }
     if (!summary || !index) { return html`<p class="loading">Loading run…</p>`; }
     return html`<div class=${"run" + (openRow !== null ? " with-drawer" : "")}>
       <${RunHeader} summary=${summary} route=${route} filters=${filters} />
