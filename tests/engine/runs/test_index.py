@@ -214,22 +214,25 @@ def test_a_damaged_line_between_indexed_records_is_counted_once(tmp_path):
     assert sorted(run.keys()) == [(0, "case-0", 1), (0, "case-1", 1)] and run.damaged_lines == 1
 
 
-def test_a_resumed_run_drops_a_stale_index_and_indexes_what_it_adds(tmp_path):
+def test_a_resumed_run_keeps_the_index_lines_that_match_and_indexes_what_it_adds(tmp_path):
     writer = RunWriter.create(tmp_path, _manifest())
-    writer.append(_record(writer.run_id, "case-0"))
+    for case in CASES[:3]:
+        writer.append(_record(writer.run_id, case))
     writer.close()
     results = writer.folder / "results.jsonl"
-    with open(results, "ab") as handle:  # written by something else after the index
-        handle.write(_record(writer.run_id, "case-1").dump().encode())
+    lines = results.read_bytes().splitlines(keepends=True)
+    extra = _record(writer.run_id, "case-4").dump().encode()
+    results.write_bytes(lines[0] + lines[2] + extra)  # another tool dropped case-1, added case-4
     later = (writer.folder / INDEX).stat().st_mtime_ns + 10**9
     os.utime(results, ns=(later, later))
     again = RunWriter.reopen(writer.folder, writer.manifest)
-    again.append(_record(writer.run_id, "case-2", score=0.0))
+    again.append(_record(writer.run_id, "case-5", score=0.0))
     again.close()
-    assert len((writer.folder / INDEX).read_bytes().splitlines()) == 1
+    kept = [json.loads(line)["key"][1] for line in (writer.folder / INDEX).read_bytes().splitlines()]
+    assert kept == ["case-0", "case-5"]  # case-2's line pointed where case-1 no longer is
     run = RecordedRun.open(writer.folder)
     entries = _by_key(run.index_entries())
-    assert set(entries) == {(0, c, 1) for c in CASES[:3]}
+    assert set(entries) == {(0, c, 1) for c in ("case-0", "case-2", "case-4", "case-5")}
     assert entries == _truth(writer.folder)
 
 
@@ -336,3 +339,16 @@ def test_a_key_written_twice_comes_in_file_order_on_the_first_read_and_once_afte
     assert first == [("case-0", "FAILED"), ("case-1", "PASSED"), ("case-0", "PASSED")]
     again = sorted((e["key"][1], e["status"]) for e in run.index_entries())
     assert again == [("case-0", "PASSED"), ("case-1", "PASSED")]
+
+
+def test_resuming_a_killed_run_keeps_its_index_trusted(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:3]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    with open(writer.folder / "results.jsonl", "ab") as handle:  # killed while writing a record
+        handle.write(_record(writer.run_id, "case-3").dump().encode()[:50])
+    RunWriter.reopen(writer.folder, writer.manifest).close()  # nothing left to do
+    run = RecordedRun.open(writer.folder)
+    assert sorted(run.keys()) == [(0, c, 1) for c in CASES[:3]]
+    assert run._unindexed == set() and run.damaged_lines == 0  # every record found by the index

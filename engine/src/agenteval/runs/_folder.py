@@ -21,7 +21,7 @@ import pydantic_core
 from .._jsonsafe import writable
 from .._secrets import Scrubber
 from ..errors import AgentEvalError, ConfigError
-from ._index import INDEX, index_entry
+from ._index import INDEX, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
 
 __all__ = [
@@ -119,14 +119,15 @@ class RunWriter:
     def reopen(cls, folder: Path, manifest: Manifest) -> RunWriter:
         """Continue writing an existing run folder (``--resume``): a truncated last line
         (a killed process) is cut off first, so new records start on a line of their own.
-        An index older than ``results.jsonl`` (the file was changed by something else) is
-        dropped: readers then read those records from ``results.jsonl`` itself."""
+        An index older than ``results.jsonl`` (a writer killed in the middle of a record, or
+        a file changed by something else) keeps only the lines that match their records, and
+        is then as new as ``results.jsonl``."""
         try:
             lock = _lock(folder)
             path = folder / RESULTS
             _drop_partial_line(path)
-            _drop_stale_index(folder / INDEX, path)
             _drop_partial_line(folder / INDEX)
+            _revalidate_index(folder)
             results = open(path, "ab")  # noqa: SIM115
             index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
@@ -243,12 +244,20 @@ def _json(value: dict) -> str:
         return pydantic_core.to_json(writable(value)).decode("utf-8")
 
 
-def _drop_stale_index(index: Path, results: Path) -> None:
+def _revalidate_index(folder: Path) -> None:
+    """Rewrite an index older than ``results.jsonl`` with only the lines that match their
+    records (``read_index`` checks each one then), so that once it is newer again, readers
+    can trust it without checking every line."""
+    index, results = folder / INDEX, folder / RESULTS
     try:
-        if index.exists() and results.stat().st_mtime_ns > index.stat().st_mtime_ns:
-            index.unlink()
+        if not index.exists() or results.stat().st_mtime_ns <= index.stat().st_mtime_ns:
+            return
     except FileNotFoundError:
-        pass
+        return
+    kept = [line for *_, line in read_index(folder, RESULTS) or ()]
+    temporary = folder / f".{INDEX}.{os.getpid()}.tmp"
+    temporary.write_bytes(b"".join(kept))
+    os.replace(temporary, index)
 
 
 def _drop_partial_line(path: Path) -> None:

@@ -6,11 +6,11 @@ criterion's status, score, reason code, verdict and rubric outcomes, and a previ
 user message and the last reply, clipped). Reading 100k of these is a few tens of megabytes
 where the records are hundreds.
 
-The index only ever speeds reading up; ``results.jsonl`` stays the truth. A reader trusts an
-index line only while ``results.jsonl`` was not changed after the index (modification times),
-the line points inside the file at the start of a line, and lines come in file order; records
-no index line covers (a process killed between the two writes, a folder written by another
-tool) are read from ``results.jsonl`` itself (``RecordedRun`` does this).
+The index only ever speeds reading up; ``results.jsonl`` stays the truth. A reader takes an
+index line only when it points inside the file, after the previous line's record, on line
+boundaries, and (when ``results.jsonl`` was modified after the index) at a record with its
+key; records no line covers (a process killed between the two writes, a folder written by
+another tool) are read from ``results.jsonl`` itself (``RecordedRun`` does this).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from ._records import CaseRecord
 
 __all__ = [
     "INDEX",
-    "INDEX_SCHEMA",
     "PREVIEW_REPLY",
     "PREVIEW_USER",
     "index_entry",
@@ -37,7 +36,6 @@ __all__ = [
 ]
 
 INDEX = "index.jsonl"
-INDEX_SCHEMA = "agenteval.index/1"
 #: characters of the first user message and of the last reply kept in ``preview``
 PREVIEW_USER = 200
 PREVIEW_REPLY = 300
@@ -139,7 +137,9 @@ def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[I
 
     Consecutive records are checked where they meet the rest of the file: a line that does
     not follow the one before must start a line of ``results``, and the last line of each
-    such stretch must end one (a read of one byte each, not one per line)."""
+    such stretch must end one (a read of one byte each, not one per line). When ``results``
+    was modified after the index (a writer killed in the middle of a record, or another tool
+    that rewrote the file), every line is also checked against the head of its record."""
     index_path = folder / INDEX
     results_path = folder / results
     try:
@@ -147,12 +147,22 @@ def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[I
         results_stat = results_path.stat()
     except OSError:
         return None
-    if results_stat.st_mtime_ns > index_stat.st_mtime_ns:
-        return None  # results.jsonl was written after the index: it may not match
-    return _lines(index_path, results_path, results_stat.st_size, parse)
+    verify = results_stat.st_mtime_ns > index_stat.st_mtime_ns
+    return _lines(index_path, results_path, results_stat.st_size, parse, verify)
 
 
-def _lines(index_path: Path, results_path: Path, size: int, parse: bool) -> Iterator[Line]:
+def _names_its_record(fd: int, key: tuple[int, str, int], offset: int, length: int) -> bool:
+    """Whether the record at ``offset`` carries ``key`` (its head read: the key fields come
+    first in a record)."""
+    head = os.pread(fd, min(length, 8192), offset)
+    eval_set, case_id, run_index = key
+    return (
+        f'"eval_set_index":{eval_set},'.encode() in head
+        and b'"case_id":' + pydantic_core.to_json(case_id) + f',"run_index":{run_index},'.encode() in head
+    )
+
+
+def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify: bool) -> Iterator[Line]:
     fd = os.open(results_path, os.O_RDONLY)
 
     def ends_a_line(found: Line) -> bool:
@@ -176,6 +186,8 @@ def _lines(index_path: Path, results_path: Path, size: int, parse: bool) -> Iter
                 except (ValueError, KeyError, TypeError):
                     continue
                 if offset < end or length <= 0 or offset + length > size:
+                    continue
+                if verify and not _names_its_record(fd, key, offset, length):
                     continue
                 if offset != end:  # a stretch ends: check both sides of the gap
                     if held is not None and not ends_a_line(held):
