@@ -204,16 +204,6 @@ def test_an_index_older_than_the_results_is_not_trusted(tmp_path):
     assert set(_by_key(run.index_entries())) == {(0, "case-1", 1), (0, "case-2", 1)}
 
 
-def test_a_damaged_line_between_indexed_records_is_counted_once(tmp_path):
-    writer = RunWriter.create(tmp_path, _manifest())
-    writer.append(_record(writer.run_id, "case-0"))
-    writer._results.write(b"{not json\n")
-    writer.append(_record(writer.run_id, "case-1"))
-    writer.close()
-    run = RecordedRun.open(writer.folder)
-    assert sorted(run.keys()) == [(0, "case-0", 1), (0, "case-1", 1)] and run.damaged_lines == 1
-
-
 def test_a_resumed_run_keeps_the_index_lines_that_match_and_indexes_what_it_adds(tmp_path):
     writer = RunWriter.create(tmp_path, _manifest())
     for case in CASES[:3]:

@@ -13,6 +13,7 @@ Loaded by path as ``agenteval_viewer_test_fixtures`` (``conftest.py``).
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -571,6 +572,14 @@ def tiny_run(runs_dir: Path) -> RecordedRun:
     return write_run(
         runs_dir, tiny_cases(), run_id="20261120T100000000000Z-tiny01", state=RunState.INTERRUPTED
     )
+
+
+def mark_running(run: RecordedRun) -> None:
+    """Make ``run``'s manifest say ``running`` (with no end), as while its writer works."""
+    path = run.folder / "manifest.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["state"], doc["finished_at"] = "running", None
+    path.write_text(json.dumps(doc), encoding="utf-8")
 
 
 def repeated_run(runs_dir: Path) -> RecordedRun:

@@ -185,13 +185,9 @@ def test_the_scan_is_the_same_without_the_engines_index_and_whatever_the_write_o
 
 def test_a_run_still_going_is_running_and_its_unscored_cases_pending(tmp_path):
     import fcntl
-    import json as _json
 
     run = fx.tiny_run(tmp_path / "runs")
-    manifest = run.folder / "manifest.json"
-    doc = _json.loads(manifest.read_text(encoding="utf-8"))
-    doc["state"], doc["finished_at"] = "running", None
-    manifest.write_text(_json.dumps(doc), encoding="utf-8")
+    fx.mark_running(run)
     with open(run.folder / ".lock", "a", encoding="utf-8") as lock:  # as the writing process holds it
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         live = RecordedRun.open(run.folder)

@@ -54,10 +54,7 @@ def test_a_run_whose_writer_dies_is_rebuilt_without_a_file_changing(tmp_path):
     from agenteval_viewer._store import RunStore
 
     run = fx.tiny_run(tmp_path / "runs")
-    manifest = run.folder / "manifest.json"
-    doc = json.loads(manifest.read_text(encoding="utf-8"))
-    doc["state"], doc["finished_at"] = "running", None
-    manifest.write_text(json.dumps(doc), encoding="utf-8")
+    fx.mark_running(run)
     store = RunStore(tmp_path / "runs")
     with open(run.folder / ".lock", "a", encoding="utf-8") as lock:  # the writing process
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
