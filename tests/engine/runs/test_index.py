@@ -342,3 +342,14 @@ def test_resuming_a_killed_run_keeps_its_index_trusted(tmp_path):
     run = RecordedRun.open(writer.folder)
     assert sorted(run.keys()) == [(0, c, 1) for c in CASES[:3]]
     assert run._unindexed == set() and run.damaged_lines == 0  # every record found by the index
+
+
+def test_without_positional_reads_the_index_is_read_the_same(tmp_path, monkeypatch):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:3]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    expected = _by_key(RecordedRun.open(writer.folder).index_entries())
+    monkeypatch.delattr(os, "pread")  # as on Windows
+    run = RecordedRun.open(writer.folder)
+    assert _by_key(run.index_entries()) == expected and run._unindexed == set()

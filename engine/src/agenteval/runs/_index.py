@@ -151,10 +151,19 @@ def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[I
     return _lines(index_path, results_path, results_stat.st_size, parse, verify)
 
 
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    """``size`` bytes at ``offset`` of ``fd`` (a descriptor of the caller's own: without
+    ``os.pread``, as on Windows, a seek and a read)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
+
+
 def _names_its_record(fd: int, key: tuple[int, str, int], offset: int, length: int) -> bool:
     """Whether the record at ``offset`` carries ``key`` (its head read: the key fields come
     first in a record)."""
-    head = os.pread(fd, min(length, 8192), offset)
+    head = _pread(fd, min(length, 8192), offset)
     eval_set, case_id, run_index = key
     return (
         f'"eval_set_index":{eval_set},'.encode() in head
@@ -166,7 +175,7 @@ def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify:
     fd = os.open(results_path, os.O_RDONLY)
 
     def ends_a_line(found: Line) -> bool:
-        return os.pread(fd, 1, found[1] + found[2] - 1) == b"\n"
+        return _pread(fd, 1, found[1] + found[2] - 1) == b"\n"
 
     held: Optional[Line] = None  # the last line read, yielded once the next one is known
     end = 0  # where the last accepted line's record ends
@@ -192,7 +201,7 @@ def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify:
                 if offset != end:  # a stretch ends: check both sides of the gap
                     if held is not None and not ends_a_line(held):
                         held = None
-                    if offset != 0 and os.pread(fd, 1, offset - 1) != b"\n":
+                    if offset != 0 and _pread(fd, 1, offset - 1) != b"\n":
                         continue
                 if held is not None:
                     yield held
