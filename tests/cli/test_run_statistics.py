@@ -88,3 +88,21 @@ def test_strict_is_a_deprecated_alias_of_raise_errors(example):
     new = _two_runs(example, "--raise-errors")
     assert new.returncode == 0 and "deprecated" not in new.stderr
     assert "--strict" not in _agenteval("run", "--help").stdout
+
+
+def test_the_run_folder_records_exit_3_for_an_inconclusive_run(example, tmp_path):
+    recording = str(example / "travel.actual.json")
+    done = _agenteval(
+        "run",
+        f"{example / 'travel.evalset.json'}:weather_paris",
+        "--actual",
+        recording,
+        "--actual",
+        recording,
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--fail-on-inconclusive",
+    )
+    assert done.returncode == 3
+    manifest = json.loads(next((tmp_path / "runs").glob("*/manifest.json")).read_text(encoding="utf-8"))
+    assert manifest["exit_code"] == 3 and manifest["state"] == "complete"

@@ -316,6 +316,15 @@ class RunSummary(_Record):
     #: The run's budgets and their use (``None`` when the run had none).
     budget: Optional[BudgetInfo] = None
 
+    def inconclusive(self) -> int:
+        """How many criterion results of the eval sets' statistics are INCONCLUSIVE (their
+        interval contains the threshold): what ``--fail-on-inconclusive`` exits 3 on."""
+        return sum(
+            criterion.verdict_counts.get("INCONCLUSIVE", 0)
+            for eval_set in self.eval_sets
+            for criterion in eval_set.criteria
+        )
+
 
 class RunResult(_Record):
     """Everything a run produced. ``model_dump(mode="json")`` is the JSON document."""

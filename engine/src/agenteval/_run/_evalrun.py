@@ -120,6 +120,8 @@ class EvalRun:
         keep_results: return every case's result from ``execute`` (``False``: the result
             has the summary and no case results, and memory stays bounded by the cases in
             flight; read the cases back from the run folder).
+        fail_on_inconclusive: a run whose cases all passed but some tri-state verdict is
+            INCONCLUSIVE records exit code 3 (``--fail-on-inconclusive``), not 0.
     """
 
     def __init__(
@@ -138,9 +140,11 @@ class EvalRun:
         adk_history: Optional[Path] = None,
         confidence: Optional[float] = 0.95,
         keep_results: bool = True,
+        fail_on_inconclusive: bool = False,
     ) -> None:
         self.plan = plan
         self.keep_results = keep_results
+        self.fail_on_inconclusive = fail_on_inconclusive
         needs_judge = any(c.info.requires_judge for s in plan.sets for c in s.criteria)
         self.judge = judge if judge is not None else (JudgeService() if needs_judge else None)
         self.concurrency = max(1, concurrency)
@@ -598,6 +602,8 @@ class EvalRun:
             state, code = RunState.INTERRUPTED, SIGNAL_EXIT_CODES.get(self.stopped_by, 130)
         else:
             state, code = RunState.COMPLETE, 0 if result.passed else 1
+            if code == 0 and self.fail_on_inconclusive and result.summary.inconclusive():
+                code = 3  # the CLI's ExitCode.INCONCLUSIVE
         manifest = self.writer.manifest
         manifest.state = state
         manifest.finished_at = utc_now()

@@ -393,6 +393,7 @@ def run(
         progress=progress,
         adk_history=history,
         confidence=None if no_stats else confidence,
+        fail_on_inconclusive=bool(fail_on_inconclusive),
     )
     with late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True, timeout=run_timeout))
@@ -411,11 +412,7 @@ def run(
 def _exit_if_inconclusive(result) -> None:  # noqa: ANN001 - a RunResult
     """``--fail-on-inconclusive``: exit 3 when some tri-state verdict is INCONCLUSIVE (the
     per-eval-set counts of the summary say how many)."""
-    found = sum(
-        criterion.verdict_counts.get("INCONCLUSIVE", 0)
-        for eval_set in result.summary.eval_sets
-        for criterion in eval_set.criteria
-    )
+    found = result.summary.inconclusive()
     if found:
         click.echo(
             f"agenteval: {found} criterion result(s) INCONCLUSIVE: their intervals contain the threshold; "
