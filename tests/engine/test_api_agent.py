@@ -124,3 +124,27 @@ def test_an_adapter_that_cannot_load_does_not_break_detection_of_the_others():
     )
     with pytest.raises(CriterionLoadError):  # named explicitly, its failure is the error
         resolve_agent("x", "broken", adapters=_Registry())
+
+
+def test_auto_runs_with_a_budget_as_the_cli_has_them(tmp_path):
+    parrot = Parrot()
+    result = agenteval.evaluate_agent(
+        parrot,
+        EXAMPLE / "travel.evalset.json",
+        {"response_match_score": 0.1},
+        num_runs="auto",
+        run_budget=9,
+        runs_dir=tmp_path / "runs",
+    )
+    # A parrot always answers the same: every case is decided at its first look of 3 runs.
+    assert parrot.sessions == 9
+    assert all(len(c.agent_runs) == 3 for c in result.cases())
+    (run,) = agenteval.runs.list_runs(tmp_path / "runs")
+    assert run.manifest.num_runs_policy == "auto" and run.manifest.run_budget == 9
+
+
+def test_a_run_budget_without_auto_runs_is_refused_before_the_agent_runs():
+    parrot = Parrot()
+    with pytest.raises(agenteval.AgentEvalError, match="run-budget|run_budget"):
+        agenteval.evaluate_agent(parrot, EXAMPLE / "travel.evalset.json", num_runs=2, run_budget=5)
+    assert parrot.sessions == 0

@@ -234,7 +234,8 @@ async def evaluate_agent_async(
     eval_paths: Union[str, Path, Sequence[Union[str, Path]]],
     criteria: CriteriaSpec = None,
     *,
-    num_runs: int = 1,
+    num_runs: Union[int, str] = 1,
+    run_budget: Optional[int] = None,
     agent_type: Optional[str] = None,
     agent_concurrency: int = 4,
     agent_timeout: float = 300.0,
@@ -254,7 +255,9 @@ async def evaluate_agent_async(
         criteria: as for ``evaluate``; ``None`` uses the ``test_config.json`` beside each
             file, else ADK's defaults.
         num_runs: how many times each case is run; verdicts use the mean score and each
-            run's result is kept (``CriterionResult.runs``).
+            run's result is kept (``CriterionResult.runs``). ``"auto"``: runs look by look
+            (3, 6, 12, 24) while a case's verdict is undecided, as ``--num-runs auto``.
+        run_budget: with ``num_runs="auto"``, the most agent runs in all (``--run-budget``).
         agent_type: the adapter to use (default: the one that claims ``agent``).
         agent_concurrency / agent_timeout: cases run at once; seconds per turn.
         registry, concurrency, strict, judge, runs_dir: as for ``evaluate``.
@@ -279,6 +282,7 @@ async def evaluate_agent_async(
         if isinstance(agent, str)
         else f"{type(agent).__module__}:{type(agent).__qualname__}",
         num_runs=num_runs,
+        run_budget=run_budget,
     )
     return await _execute(
         plan,
