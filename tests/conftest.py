@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+# litellm (imported by google-adk and the litellm judge provider) fetches its price map from
+# GitHub at import, retrying for seconds; every process of the suite reads its bundled copy.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 TESTS_DIR = Path(__file__).resolve().parent
 REPO_DIR = TESTS_DIR.parent
@@ -156,7 +161,6 @@ def openai_env(clean_judge_env: None, monkeypatch: pytest.MonkeyPatch, fake_open
 def _runs_dir_outside_the_repository(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every ``agenteval run`` in the suite records its run folder under a temporary
     folder, never in the repository's ``.agenteval/runs``."""
-    import os
 
     folder = tmp_path_factory.mktemp("agenteval-runs")
     previous = os.environ.get("AGENTEVAL_RUNS_DIR")
