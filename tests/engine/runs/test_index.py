@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pydantic_core
+import pytest
 from agenteval.models import Content, Invocation, Part, Rubric, RubricContent
 from agenteval.results import (
     AgentRunRecord,
@@ -353,3 +354,28 @@ def test_without_positional_reads_the_index_is_read_the_same(tmp_path, monkeypat
     monkeypatch.delattr(os, "pread")  # as on Windows
     run = RecordedRun.open(writer.folder)
     assert _by_key(run.index_entries()) == expected and run._unindexed == set()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"status": "BOGUS"},
+        {"criteria": "not a list"},
+        {"criteria": [["exact", "PASSED", "0.5", None, None, []]]},
+        {"criteria": [["exact", "PASSED", 1.0, None, None, [["r1"]]]]},
+        {"preview": None},
+        {"preview": {"user": 5, "reply": ""}},
+    ],
+)
+def test_an_index_line_of_the_wrong_shape_is_replaced_by_its_record(tmp_path, damage):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:2]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    path = writer.folder / INDEX
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    lines[0].update(damage)
+    path.write_bytes(b"".join(pydantic_core.to_json(line) + b"\n" for line in lines))
+    run = RecordedRun.open(writer.folder)
+    assert _by_key(run.index_entries()) == _truth(writer.folder)
+    assert run._unindexed == {(0, "case-0", 1)}

@@ -24,6 +24,7 @@ from typing import Any, Optional
 import pydantic_core
 
 from ..models import Invocation
+from ..results import Status
 from ._records import CaseRecord
 
 __all__ = [
@@ -121,6 +122,37 @@ def _where(line: bytes) -> tuple[tuple[int, str, int], int, int]:
     return _key_of(pydantic_core.from_json(line))
 
 
+_STATUSES = frozenset(status.value for status in Status)
+
+
+def _well_formed(entry: Any) -> bool:
+    """The shape ``index_entry`` writes: a known status, criteria as
+    ``[name, status, score, reason_code, verdict, rubrics]`` arrays, a preview of strings.
+    (A plain loop: it runs once per line when a run is opened.)"""
+    if entry.get("status") not in _STATUSES:
+        return False
+    preview = entry.get("preview")
+    if type(preview) is not dict or type(preview.get("user", "")) is not str:
+        return False
+    if type(preview.get("reply", "")) is not str:
+        return False
+    criteria = entry.get("criteria")
+    if type(criteria) is not list:
+        return False
+    for item in criteria:
+        if type(item) is not list or len(item) != 6 or type(item[0]) is not str or item[1] not in _STATUSES:
+            return False
+        score, rubrics = item[2], item[5]
+        if score is not None and type(score) is not float and type(score) is not int:
+            return False
+        if type(rubrics) is not list:
+            return False
+        for rubric in rubrics:
+            if type(rubric) is not list or len(rubric) != 3:
+                return False
+    return True
+
+
 def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int]:
     eval_set, case_id, run_index = entry["key"]
     offset, length = entry["at"]
@@ -190,6 +222,8 @@ def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify:
                     if parse:
                         entry = pydantic_core.from_json(line)
                         key, offset, length = _key_of(entry)
+                        if not _well_formed(entry):
+                            continue  # its record is read instead
                     else:
                         key, offset, length = _where(line)
                 except (ValueError, KeyError, TypeError):
