@@ -166,7 +166,7 @@ def test_a_bad_number_of_runs_is_a_usage_error(named, value):
     result = named.run("--agenteval-num-runs", value)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"*--agenteval-num-runs: expected a whole number of runs, at least 1; got '{value}'"]
+        [f"*--agenteval-num-runs: expected a whole number of runs, at least 1, or auto; got '{value}'"]
     )
 
 

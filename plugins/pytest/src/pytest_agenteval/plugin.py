@@ -47,12 +47,15 @@ _NO_AGENT = (
 @dataclasses.dataclass(frozen=True)
 class _Settings:
     agent: Optional[str]
-    num_runs: int
+    #: runs per case, or ``"auto"`` (runs look by look while a case's verdict is undecided)
+    num_runs: Union[int, str]
     criteria: Optional[tuple[str, ...]]
     #: Where each eval file's run is recorded (``None``: ``--agenteval-no-record``).
     runs_dir: Optional[Path]
     #: ``--agenteval-fail-on-inconclusive``: a case whose tri-state verdict is INCONCLUSIVE fails.
     fail_on_inconclusive: bool = False
+    #: ``--agenteval-run-budget``: the most agent runs of each eval file's run (``auto`` only).
+    run_budget: Optional[int] = None
 
 
 _SETTINGS = pytest.StashKey[_Settings]()
@@ -77,8 +80,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--agenteval-num-runs",
+        metavar="N|auto",
+        help=(
+            "run each eval case N times; verdicts use the mean score, as ADK's num_runs (default 1); "
+            "auto: 3, 6, 12, then 24 runs while a case's verdict is undecided "
+            "(agenteval run --num-runs auto)"
+        ),
+    )
+    group.addoption(
+        "--agenteval-run-budget",
         metavar="N",
-        help="run each eval case N times; verdicts use the mean score, as ADK's num_runs (default 1)",
+        help="with --agenteval-num-runs auto: the most agent runs of each eval file (as --run-budget)",
     )
     group.addoption(
         "--agenteval-criteria",
@@ -112,7 +124,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "the agent under test for eval files (as --agenteval-agent; a relative path is taken "
         "from the ini file's folder)",
     )
-    parser.addini("agenteval_num_runs", "run each eval case this many times (default 1)")
+    parser.addini("agenteval_num_runs", "run each eval case this many times, or auto (default 1)")
 
 
 def _ini_base(config: pytest.Config) -> Path:
@@ -132,13 +144,19 @@ def _absolute_target(target: str, base: Path) -> str:
     return f"{resolved}:{match['function']}" if match else resolved
 
 
-def _num_runs(value: Any, where: str) -> int:
+def _num_runs(value: Any, where: str) -> Union[int, str]:
+    if str(value).strip().lower() == "auto":
+        return "auto"
+    return _whole(value, where, "a whole number of runs, at least 1, or auto")
+
+
+def _whole(value: Any, where: str, expected: str) -> int:
     try:
         number = int(str(value).strip())
     except ValueError:
         number = 0
     if number < 1:
-        raise pytest.UsageError(f"{where}: expected a whole number of runs, at least 1; got {value!r}")
+        raise pytest.UsageError(f"{where}: expected {expected}; got {value!r}")
     return number
 
 
@@ -158,6 +176,12 @@ def pytest_configure(config: pytest.Config) -> None:
         num_runs = _num_runs(runs_ini, "agenteval_num_runs")
     else:
         num_runs = 1
+    run_budget = None
+    budget_option = config.getoption("agenteval_run_budget")
+    if budget_option is not None:
+        if num_runs != "auto":
+            raise pytest.UsageError("--agenteval-run-budget caps --agenteval-num-runs auto; give both")
+        run_budget = _whole(budget_option, "--agenteval-run-budget", "a whole number of agent runs")
     criteria = None
     criteria_option = config.getoption("agenteval_criteria")
     if criteria_option is not None:
@@ -177,6 +201,7 @@ def pytest_configure(config: pytest.Config) -> None:
         criteria=criteria,
         runs_dir=runs_dir,
         fail_on_inconclusive=bool(config.getoption("agenteval_fail_on_inconclusive")),
+        run_budget=run_budget,
     )
     config.stash[_WARNINGS] = {}
     config.stash[_RECORDED] = []
@@ -313,6 +338,7 @@ class EvalFile(pytest.File):
                 self._selection(),
                 criteria,
                 num_runs=settings.num_runs,
+                run_budget=settings.run_budget,
                 runs_dir=settings.runs_dir,
             )
         except AgentEvalError as exc:
