@@ -206,21 +206,11 @@ def over_runs(
         seed=seed,
         unit="run",
     )
-    interval = None
-    if found.interval is not None:
-        interval = IntervalInfo(
-            low=found.interval.low,
-            high=found.interval.high,
-            method=found.interval.method,
-            level=found.interval.level,
-            n=found.interval.n,
-            seed=found.interval.seed,
-        )
     return VerdictInfo(
         verdict=found.verdict.value,
         basis=found.basis.value,
         reason=found.reason,
-        interval=interval,
+        interval=_interval_info(found.interval) if found.interval is not None else None,
         hint=found.hint,
     )
 
