@@ -1,9 +1,11 @@
 """Pivotal-only sampling: judge a case's invocations in turn, and stop sampling in full once
 the case's point verdict is decided.
 
-For a criterion whose case score is the mean of its invocations' scores (each in [0, 1])
-and passes when the mean reaches the threshold, with S the sum of the scores settled so
-far, p the invocations still to judge and T = (settled and scored) + p:
+For a criterion whose case score is a weighted mean of its invocations' scores (each in
+[0, 1]; ``final_response_match_v2`` weighs every invocation 1, the rubric criteria weigh an
+invocation by its number of rubrics, since their case score is the mean over every rubric
+verdict) and passes when the mean reaches the threshold, with S the weighted sum of the
+scores settled so far, p the weight still to judge and T = (weight settled and scored) + p:
 
 * the case PASSES whatever the rest score when S / T ≥ threshold (the rest can only add);
 * it FAILS whatever the rest score when (S + p) / T < threshold (the rest add at most 1).
@@ -39,15 +41,22 @@ __all__ = ["Judged", "decided", "score_pivotal", "single_sample"]
 Judged = Union[InvocationScore, Callable[[bool], Awaitable[InvocationScore]]]
 
 
-def decided(scores: Sequence[Optional[float]], pending: int, threshold: float) -> Optional[str]:
-    """``"PASS"`` or ``"FAIL"`` when the mean of ``scores`` (``None``: not scored, left out)
-    and ``pending`` more scores in [0, 1] passes or fails ``threshold`` (inclusive) whatever
-    the pending ones score; ``None`` while it could go either way."""
-    known = [s for s in scores if s is not None]
-    total = len(known) + pending
-    if pending <= 0 or total == 0:
+def decided(
+    scores: Sequence[Optional[float]],
+    pending: float,
+    threshold: float,
+    weights: Optional[Sequence[float]] = None,
+) -> Optional[str]:
+    """``"PASS"`` or ``"FAIL"`` when the weighted mean of ``scores`` (``None``: not scored,
+    left out; ``weights`` default 1 each) and ``pending`` more weight of scores in [0, 1]
+    passes or fails ``threshold`` (inclusive) whatever the pending ones score; ``None``
+    while it could go either way."""
+    weights = [1.0] * len(scores) if weights is None else weights
+    known = [(s, w) for s, w in zip(scores, weights, strict=True) if s is not None]
+    total = math.fsum(w for _, w in known) + pending
+    if pending <= 0 or total <= 0:
         return None
-    settled = math.fsum(known)
+    settled = math.fsum(s * w for s, w in known)
     if settled / total >= threshold:
         return "PASS"
     if (settled + pending) / total < threshold:
@@ -56,20 +65,28 @@ def decided(scores: Sequence[Optional[float]], pending: int, threshold: float) -
 
 
 async def score_pivotal(
-    items: Sequence[Judged], threshold: Optional[float], *, enabled: bool
+    items: Sequence[Judged],
+    threshold: Optional[float],
+    *,
+    enabled: bool,
+    weights: Optional[Sequence[float]] = None,
 ) -> list[InvocationScore]:
     """Every invocation's score. Without ``enabled`` (or a threshold) all are judged in full
-    at once; with it, in order until the case is ``decided``, and the rest with one sample
-    each, their ``details`` saying ``pivotal: false`` and ``decided`` (``PASS``/``FAIL``)."""
+    at once; with it, in order until the case is ``decided`` (each invocation weighing its
+    ``weights`` entry in the case's mean, 1 by default), and the rest with one sample each,
+    their ``details`` saying ``pivotal: false`` and ``decided`` (``PASS``/``FAIL``)."""
     if not enabled or threshold is None:
         return await gather(
             [_known(item) if isinstance(item, InvocationScore) else item(True) for item in items]
         )
+    weight = [1.0] * len(items) if weights is None else [float(w) for w in weights]
     results: list[Optional[InvocationScore]] = [i if isinstance(i, InvocationScore) else None for i in items]
     waiting = [index for index, result in enumerate(results) if result is None]
     for position, index in enumerate(waiting):
-        scores = [r.score for r in results if r is not None]
-        verdict = decided(scores, len(waiting) - position, threshold)
+        settled = [i for i, r in enumerate(results) if r is not None]
+        scores = [results[i].score for i in settled]  # type: ignore[union-attr]
+        pending = math.fsum(weight[i] for i in waiting[position:])
+        verdict = decided(scores, pending, threshold, [weight[i] for i in settled])
         if verdict is not None:
             rest = waiting[position:]
             singles = await gather([items[i](False) for i in rest])  # type: ignore[operator]

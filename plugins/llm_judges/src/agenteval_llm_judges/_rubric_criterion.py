@@ -10,6 +10,10 @@ A usable answer gives exactly one verdict for every rubric of its invocation (ma
 ``rubric_id``; unknown ids are ignored); an answer missing a rubric, or giving one rubric
 two different verdicts, is unparseable. So every rubric of an evaluated invocation has a
 verdict: none is dropped silently.
+
+With ``judge_sampling: {"pivotal": true}`` (``--judge-sampling pivotal``) the invocations are
+judged in turn, each weighing its number of rubrics, and once the case's point verdict is
+decided the rest get one sample each (``_pivotal``).
 """
 
 from __future__ import annotations
@@ -31,13 +35,13 @@ from ._judge import (
     Sample,
     ask,
     failure,
-    gather,
     not_scored,
     sample_counts,
     shorten,
     summarise,
 )
 from ._parsing import Unparseable, entries, label, require, text_field
+from ._pivotal import Judged, score_pivotal, single_sample
 from ._render import encode
 from ._rubrics import RubricSet, merge_rubrics, rubric_text
 from ._voting import JudgeSampling, mean
@@ -211,11 +215,13 @@ class RubricCriterion(JudgeCriterion):
         expected = list(ctx.expected) if ctx.expected is not None else []
         aligned = len(expected) == len(ctx.actual)
         sets = self.rubric_sets(ctx)
-        scores = await gather(
-            [
-                self._invocation(ctx, got, expected[i] if aligned else None, sets[i])
-                for i, got in enumerate(ctx.actual)
-            ]
+        items = [
+            self._invocation(ctx, got, expected[i] if aligned else None, sets[i])
+            for i, got in enumerate(ctx.actual)
+        ]
+        # The case score is the mean over every rubric verdict: an invocation weighs its rubrics.
+        scores = await score_pivotal(
+            items, ctx.threshold, enabled=self.sampling.pivotal, weights=[len(s.ids()) for s in sets]
         )
         pooled: list[float] = []
         by_rubric: dict[str, list[float]] = {}
@@ -237,9 +243,11 @@ class RubricCriterion(JudgeCriterion):
             details["rubrics_filtered_out"] = filtered
         return summarise(scores, ctx.threshold, value=mean(pooled), use_value=True, details=details)
 
-    async def _invocation(
+    def _invocation(
         self, ctx: EvaluationContext, got: Invocation, want: Optional[Invocation], rubrics: RubricSet
-    ) -> InvocationScore:
+    ) -> Judged:
+        """The invocation's score when it cannot be judged, else how to judge it (in full,
+        or with one sample when it is not pivotal)."""
         extra: dict[str, Any] = {}
         if rubrics.filtered_out:
             extra["rubrics_filtered_out"] = [rid for rid, _, _ in rubrics.filtered_out]
@@ -248,16 +256,26 @@ class RubricCriterion(JudgeCriterion):
         ids = rubrics.ids()
         system, prompt = self.build_prompt(got, want, rubrics.rubrics)
         request = self.request(system, prompt, rubric_schema(ids))
-        samples = await ask(
-            ctx.judge,
-            request,
-            self.options,
-            rubric_reader(ids),
-            sampling=self.sampling,
-            votes=lambda verdicts: [verdicts[rid].score >= 0.5 for rid in ids],
-            items=len(ids),
-        )
-        return score_rubrics(ids, samples, extra, self.sampling, self.options.num_samples)
+        sampling, num_samples = self.sampling, self.options.num_samples
+
+        async def judged(full: bool) -> InvocationScore:
+            if not full:
+                samples = await ask(ctx.judge, request, self.options, rubric_reader(ids), single=True)
+                return single_sample(
+                    score_rubrics(ids, samples, extra, JudgeSampling(), 1), sampling, num_samples
+                )
+            samples = await ask(
+                ctx.judge,
+                request,
+                self.options,
+                rubric_reader(ids),
+                sampling=sampling,
+                votes=lambda verdicts: [verdicts[rid].score >= 0.5 for rid in ids],
+                items=len(ids),
+            )
+            return score_rubrics(ids, samples, extra, sampling, num_samples)
+
+        return judged
 
 
 def _sample_detail(sample: Sample) -> dict[str, Any]:
