@@ -198,3 +198,19 @@ def test_betting_bets_follow_the_order_of_the_units():
     for interval in (forward, backward):
         assert interval.low <= sum(values) / len(values) <= interval.high
     assert abs(forward.low - backward.low) < 0.1
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=300), rows=st.integers(1, 40))
+def test_betting_in_row_blocks_is_the_same_interval(values, rows):
+    """The candidates are tested in blocks (memory bounded for many values): any block size
+    gives the interval of one block holding them all."""
+    from agenteval.stats import _intervals
+
+    whole = betting_interval(values)
+    saved = _intervals._BATCH_CELLS
+    _intervals._BATCH_CELLS = rows * len(values)
+    try:
+        assert betting_interval(values) == whole
+    finally:
+        _intervals._BATCH_CELLS = saved

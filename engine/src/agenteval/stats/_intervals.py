@@ -106,15 +106,22 @@ def betting_interval(
     sigma2 = (0.25 + sq) / (counts + 1)
     sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
     lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * sigma2_prev))
-    m = np.linspace(0.0, 1.0, grid)[:, None]
-    with np.errstate(divide="ignore"):
-        lam_up = np.minimum(lam[None, :], 0.5 / m)
-        lam_down = np.minimum(lam[None, :], 0.5 / (1.0 - m))
-    diff = x[None, :] - m
-    log_up = np.cumsum(np.log1p(lam_up * diff), axis=1)
-    log_down = np.cumsum(np.log1p(-lam_down * diff), axis=1)
-    capital = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
-    kept = np.nonzero(capital.max(axis=1) < 1.0 / alpha)[0]
+    candidates = np.linspace(0.0, 1.0, grid)
+    rejected = np.zeros(grid, dtype=bool)
+    # Candidates in row blocks of about _BATCH_CELLS values (memory bounded whatever n).
+    rows = max(1, _BATCH_CELLS // n)
+    for start in range(0, grid, rows):
+        m = candidates[start : start + rows, None]
+        with np.errstate(divide="ignore"):
+            lam_up = np.minimum(lam[None, :], 0.5 / m)
+            lam_down = np.minimum(lam[None, :], 0.5 / (1.0 - m))
+        diff = x[None, :] - m
+        log_up = np.cumsum(np.log1p(lam_up * diff), axis=1)
+        log_down = np.cumsum(np.log1p(-lam_down * diff), axis=1)
+        with np.errstate(over="ignore"):  # an overflowing capital is an infinite one: rejected
+            capital = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
+        rejected[start : start + rows] = ~(capital.max(axis=1) < 1.0 / alpha)  # NaN: rejected
+    kept = np.nonzero(~rejected)[0]
     mean = float(x.mean())
     step = 1.0 / (grid - 1)
     if kept.size == 0:  # only possible with a coarse grid: keep the lattice cell of the mean
