@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from ..models import Invocation
-from ..results import AgentRunRecord, CaseResult, RunResult
-from ..runs import RecordedRun
+from ..results import AgentRunRecord, CaseResult, CriterionResult, RunResult, Status
+from ..runs import CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseView", "case_views"]
+__all__ = ["CaseBrief", "CaseView", "case_briefs", "case_view", "case_views", "not_reached"]
 
 
 @dataclass(frozen=True)
@@ -52,19 +52,91 @@ def case_views(source: Union[RecordedRun, RunResult]) -> Iterator[CaseView]:
 def _from_folder(run: RecordedRun) -> Iterator[CaseView]:
     pending = run.in_progress
     for entry, case_id, records in run.case_records():
-        case = run.case_result(entry, case_id, records, pending=pending)
-        present = [r for r in records if r is not None]
-        runs = [r.actual for r in present if r.actual is not None]
-        with_turns = next((a for a in runs if a.invocations), None)
-        yield CaseView(
-            set_index=entry.index,
-            eval_set_id=entry.eval_set_id,
-            source=entry.path,
-            case=case,
-            actual=with_turns.invocations if with_turns is not None else (),
-            expected=present[0].expected if present else None,
-            agent_failure=next((a for a in runs if a.error is not None), None),
-        )
+        yield _view(run, entry, case_id, records, pending)
+
+
+def _view(
+    run: RecordedRun,
+    entry: EvalSetEntry,
+    case_id: str,
+    records: Sequence[Optional[CaseRecord]],
+    pending: bool,
+) -> CaseView:
+    case = run.case_result(entry, case_id, records, pending=pending)
+    present = [r for r in records if r is not None]
+    runs = [r.actual for r in present if r.actual is not None]
+    with_turns = next((a for a in runs if a.invocations), None)
+    return CaseView(
+        set_index=entry.index,
+        eval_set_id=entry.eval_set_id,
+        source=entry.path,
+        case=case,
+        actual=with_turns.invocations if with_turns is not None else (),
+        expected=present[0].expected if present else None,
+        agent_failure=next((a for a in runs if a.error is not None), None),
+    )
+
+
+def case_view(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool) -> CaseView:
+    """One case of a run of one run per case, read from its record (what ``case_views``
+    gives for it)."""
+    return _view(run, entry, case_id, [run.record((entry.index, case_id, 1))], pending)
+
+
+def not_reached(criteria: Sequence[tuple[Status, Optional[str]]]) -> bool:
+    """Whether a case's (status, reason code) per criterion say the run never scored it:
+    interrupted (or, still going, not yet come to it)."""
+    problems = [code for status, code in criteria if not status.ok]
+    return bool(problems) and all(code in ("interrupted", "pending") for code in problems)
+
+
+@dataclass(frozen=True)
+class CaseBrief:
+    """What a listing decides on before it reads a case: its status, how many of its
+    criteria's tri-state verdicts are INCONCLUSIVE, and whether the run never scored it."""
+
+    entry: EvalSetEntry
+    case_id: str
+    status: Status
+    inconclusive: int
+    unreached: bool
+
+
+_STATUS = {status.value: status for status in Status}
+
+
+def _brief_of(criteria: Sequence[CriterionResult]) -> tuple[int, bool]:
+    inconclusive = sum(1 for r in criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE")
+    return inconclusive, not_reached([(r.status, r.reason_code) for r in criteria])
+
+
+def case_briefs(run: RecordedRun) -> Optional[Iterator[CaseBrief]]:
+    """Every planned case of a run of one run per case, in plan order, from the run's
+    index entries (no record read: a case as recorded is its one run); ``None`` for a run
+    of several runs per case, whose cases are combined from their records."""
+    if run.manifest.num_runs != 1:
+        return None
+    return _briefs(run)
+
+
+def _briefs(run: RecordedRun) -> Iterator[CaseBrief]:
+    found: dict[tuple[int, str], tuple[Status, int, bool]] = {}
+    for item in run.index_entries():
+        eval_set_index, case_id, run_index = item["key"]
+        if run_index != 1:
+            continue
+        criteria = item["criteria"]
+        inconclusive = sum(1 for c in criteria if c[4] == "INCONCLUSIVE")
+        unreached = not_reached([(_STATUS[c[1]], c[3]) for c in criteria])
+        found[(eval_set_index, case_id)] = (_STATUS[item["status"]], inconclusive, unreached)
+    pending = run.in_progress
+    for entry in run.manifest.eval_sets:
+        for case_id in entry.case_ids:
+            known = found.get((entry.index, case_id))
+            if known is None:  # never recorded: as the engine reads it, with no record to read
+                case = run.case_result(entry, case_id, [None], pending=pending)
+                known = (case.status, *_brief_of(case.criteria))
+            yield CaseBrief(entry, case_id, *known)
 
 
 def _from_result(result: RunResult) -> Iterator[CaseView]:

@@ -22,7 +22,7 @@ tracebacks) goes through ``_terminal.visible`` first, so none can act on the ter
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Optional, Union
 
 from rich import box
@@ -35,7 +35,7 @@ from .._terminal import visible
 from ..models import FunctionCall
 from ..results import CriterionResult, IntervalInfo, RunResult, RunSummary, Status
 from ..runs import RecordedRun, RunState
-from ._cases import CaseView, case_views
+from ._cases import CaseView, case_briefs, case_view, case_views, not_reached
 
 __all__ = ["render_table"]
 
@@ -356,8 +356,37 @@ def _details(view: CaseView, console: Console) -> None:
             console.print(_indented(text, 6))
 
 
+def _listing(
+    source: Union[RecordedRun, RunResult],
+) -> Iterator[tuple[int, bool, bool, Callable[[], CaseView]]]:
+    """Per case in run order: its INCONCLUSIVE count, whether its status is fine, whether
+    the run never scored it, and how to read it. A recorded run of one run per case is
+    decided on from its index (``case_briefs``) and only the cases printed are read."""
+    briefs = case_briefs(source) if isinstance(source, RecordedRun) else None
+    if briefs is None:
+        for view in case_views(source):
+            inconclusive = sum(
+                1 for r in view.case.criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"
+            )
+            unreached = not_reached([(r.status, r.reason_code) for r in view.case.criteria])
+            yield inconclusive, view.case.status.ok, unreached, (lambda view=view: view)
+        return
+    assert isinstance(source, RecordedRun)
+    pending = source.in_progress
+    for brief in briefs:
+        yield (
+            brief.inconclusive,
+            brief.status.ok,
+            brief.unreached,
+            (lambda brief=brief: case_view(source, brief.entry, brief.case_id, pending)),
+        )
+
+
 def _list_cases(
-    views: Iterable[CaseView], console: Console, show: str, detailed: bool
+    items: Iterable[tuple[int, bool, bool, Callable[[], CaseView]]],
+    console: Console,
+    show: str,
+    detailed: bool,
 ) -> tuple[int, int, int, int]:
     """Print the cases; returns the INCONCLUSIVE criterion results seen, the cases not
     passing that were not described, the passing cases not listed, and the cases an
@@ -368,16 +397,13 @@ def _list_cases(
     unreached = 0
     described = 0
     titled = False
-    for view in views:
-        doubtful = sum(
-            1 for r in view.case.criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"
-        )
+    for doubtful, ok, never_scored, read in items:
         undecided += doubtful
-        passing = view.case.status.ok and not doubtful
+        passing = ok and not doubtful
         if passing and show != "all":
             hidden += 1
             continue
-        if _not_reached(view):  # counted once in the footer, not listed one by one
+        if never_scored:  # counted once in the footer, not listed one by one
             unreached += 1
             continue
         if not titled:
@@ -386,6 +412,7 @@ def _list_cases(
             console.print(Text(title, style="bold underline"))
             titled = True
         if passing:
+            view = read()
             console.print(_passing_line(view))
             if detailed:
                 _details(view, console)
@@ -394,17 +421,12 @@ def _list_cases(
             left_out += 1
             continue
         described += 1
-        console.print(_case_line(view, doubtful=view.case.status.ok))
+        view = read()
+        console.print(_case_line(view, doubtful=ok))
         _reasons(view, console)
         if detailed:
             _details(view, console)
     return undecided, left_out, hidden, unreached
-
-
-def _not_reached(view: CaseView) -> bool:
-    """The run was interrupted (or, still going, has not yet come to this case)."""
-    problems = [r for r in view.case.criteria if not r.status.ok]
-    return bool(problems) and all(r.reason_code in ("interrupted", "pending") for r in problems)
 
 
 # -- 4.: the footer ------------------------------------------------------------------------
@@ -536,7 +558,7 @@ def render_table(
         console.print()
         console.print(_criteria_table(summary))
     _set_statistics(console, summary)
-    undecided, left_out, hidden, unreached = _list_cases(case_views(source), console, show, detailed)
+    undecided, left_out, hidden, unreached = _list_cases(_listing(source), console, show, detailed)
     console.print()
     if unreached:
         why = "not scored yet" if stopped == "running" else "not reached before the interruption"
