@@ -303,8 +303,38 @@ class RecordedRun:
 
     def result_summary(self) -> RunSummary:
         """The run's summary recomputed from its records by the run's own rules, reading one
-        case at a time; judge activity from ``summary.json`` when the run wrote it."""
+        case at a time; judge activity from ``summary.json`` when the run wrote it. A
+        complete run of one run per case whose ``summary.json`` was written after its last
+        record and counts every planned case, all of them recorded, is that summary (what
+        the recomputation gives, without reading every record)."""
+        written = self.summary()
+        if written is not None and self._summary_is_current(written):
+            return written.summary
         return self._summary(self.case_results())
+
+    def _summary_is_current(self, written: SummaryDocument) -> bool:
+        manifest = self.manifest
+        planned = sum(len(entry.case_ids) for entry in manifest.eval_sets)
+        if not (
+            written.run_id == self.run_id
+            and written.state is RunState.COMPLETE
+            and manifest.state is RunState.COMPLETE
+            and manifest.num_runs == 1
+            and manifest.num_runs_policy == "fixed"
+            and written.cases_planned == written.cases_recorded == planned
+        ):
+            return False
+        try:
+            if (self.folder / RESULTS).stat().st_mtime_ns > (self.folder / SUMMARY).stat().st_mtime_ns:
+                return False  # records written after the summary
+        except OSError:
+            return False
+        keys = self._index()
+        return (
+            self.damaged_lines == 0
+            and len(keys) == planned
+            and all((entry.index, case_id, 1) in keys for entry in manifest.eval_sets for case_id in entry.case_ids)
+        )
 
     def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
         from .._verdicts import SummaryBuilder
