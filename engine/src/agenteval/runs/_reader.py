@@ -333,7 +333,11 @@ class RecordedRun:
         return (
             self.damaged_lines == 0
             and len(keys) == planned
-            and all((entry.index, case_id, 1) in keys for entry in manifest.eval_sets for case_id in entry.case_ids)
+            and all(
+                (entry.index, case_id, 1) in keys
+                for entry in manifest.eval_sets
+                for case_id in entry.case_ids
+            )
         )
 
     def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
