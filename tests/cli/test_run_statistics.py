@@ -51,7 +51,7 @@ def test_no_stats_leaves_the_eval_set_statistics_out(example, tmp_path):
     assert document["summary"]["eval_sets"] == []
 
 
-def _two_runs(example, *extra):
+def _two_runs(example, *extra, runs_dir=None):
     # The same recording twice: two runs that agree, too few to settle a ROUGE threshold.
     recording = str(example / "travel.actual.json")
     return _agenteval(
@@ -61,7 +61,7 @@ def _two_runs(example, *extra):
         recording,
         "--actual",
         recording,
-        "--no-record",
+        *(("--runs-dir", str(runs_dir)) if runs_dir is not None else ("--no-record",)),
         "--format",
         "json",
         *extra,
@@ -91,18 +91,7 @@ def test_strict_is_a_deprecated_alias_of_raise_errors(example):
 
 
 def test_the_run_folder_records_exit_3_for_an_inconclusive_run(example, tmp_path):
-    recording = str(example / "travel.actual.json")
-    done = _agenteval(
-        "run",
-        f"{example / 'travel.evalset.json'}:weather_paris",
-        "--actual",
-        recording,
-        "--actual",
-        recording,
-        "--runs-dir",
-        str(tmp_path / "runs"),
-        "--fail-on-inconclusive",
-    )
+    done = _two_runs(example, "--fail-on-inconclusive", runs_dir=tmp_path / "runs")
     assert done.returncode == 3
     manifest = json.loads(next((tmp_path / "runs").glob("*/manifest.json")).read_text(encoding="utf-8"))
     assert manifest["exit_code"] == 3 and manifest["state"] == "complete"

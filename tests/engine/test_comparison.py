@@ -3,53 +3,13 @@ reads exactly as from its records (scores, statuses, never-recorded cases)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import agenteval
 from agenteval._comparison import _cases_over_runs, _from_run
-from agenteval.models import EvalSet
-from agenteval.runs import RecordedRun, list_runs
-from agenteval.testing import make_case, make_invocation
+from agenteval.runs import RecordedRun
 
 
-def _recorded(runs: Path, n: int = 12) -> RecordedRun:
-    """A run where some cases pass and some fail, and one planned case was never recorded
-    (the run was interrupted before it)."""
-    expected = EvalSet(
-        eval_set_id="shop",
-        eval_cases=[
-            make_case([make_invocation(f"q{i}", f"answer {i}", [("find", {"i": i})])], eval_id=f"c{i:02d}")
-            for i in range(n)
-        ],
-    )
-    actual = EvalSet(
-        eval_set_id="shop",
-        eval_cases=[
-            make_case(
-                [
-                    make_invocation(
-                        f"q{i}", "other" if i % 3 else f"answer {i}", [("find", {"i": -i})], form="events"
-                    )
-                ],
-                eval_id=f"c{i:02d}",
-            )
-            for i in range(n)
-        ],
-    )
-    criteria = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.5}
-    agenteval.evaluate(expected, actual, criteria, runs_dir=runs)
-    (run,) = list_runs(runs)
-    manifest = run.folder / "manifest.json"
-    document = json.loads(manifest.read_text(encoding="utf-8"))
-    document["eval_sets"][0]["case_ids"].append("never_recorded")
-    document["state"] = "interrupted"
-    manifest.write_text(json.dumps(document), encoding="utf-8")
-    return RecordedRun.open(run.folder)
-
-
-def test_a_one_run_side_from_the_index_equals_the_side_from_the_records(tmp_path):
-    run = _recorded(tmp_path / "runs")
+def test_a_one_run_side_from_the_index_equals_the_side_from_the_records(tmp_path, interrupted_run):
+    run = interrupted_run(tmp_path / "runs", n=12)
     fast = _from_run(run, "A")
     slow = _from_run(RecordedRun.open(run.folder), "A")
     slow.scores.clear()
@@ -66,8 +26,8 @@ def test_a_one_run_side_from_the_index_equals_the_side_from_the_records(tmp_path
     }
 
 
-def test_a_one_run_side_reads_no_record(tmp_path, monkeypatch):
-    run = _recorded(tmp_path / "runs")
+def test_a_one_run_side_reads_no_record(tmp_path, monkeypatch, interrupted_run):
+    run = interrupted_run(tmp_path / "runs", n=12)
 
     def never(*args, **kwargs):
         raise AssertionError("a record was read")

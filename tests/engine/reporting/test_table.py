@@ -181,50 +181,12 @@ def test_the_judge_budget_and_the_judges_agreement_are_reported(example_result):
     ) in text
 
 
-def _mixed_run(runs: Path, n: int = 30) -> RecordedRun:
-    """A recorded run where cases pass and fail, and one planned case was never recorded
-    (interrupted)."""
-    import json
-
-    from agenteval.models import EvalSet
-
-    expected = EvalSet(
-        eval_set_id="shop",
-        eval_cases=[
-            make_case([make_invocation(f"q{i}", f"answer {i}", [("find", {"i": i})])], eval_id=f"c{i:02d}")
-            for i in range(n)
-        ],
-    )
-    actual = EvalSet(
-        eval_set_id="shop",
-        eval_cases=[
-            make_case(
-                [
-                    make_invocation(
-                        f"q{i}", "other" if i % 4 else f"answer {i}", [("find", {"i": i % 3})], form="events"
-                    )
-                ],
-                eval_id=f"c{i:02d}",
-            )
-            for i in range(n)
-        ],
-    )
-    agenteval.evaluate(
-        expected, actual, {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.5}, runs_dir=runs
-    )
-    [run] = list_runs(runs)
-    manifest = run.folder / "manifest.json"
-    document = json.loads(manifest.read_text(encoding="utf-8"))
-    document["eval_sets"][0]["case_ids"].insert(3, "never_recorded")
-    document["state"] = "interrupted"
-    manifest.write_text(json.dumps(document), encoding="utf-8")
-    return RecordedRun.open(run.folder)
-
-
 @pytest.mark.parametrize("show", ["failing", "all"])
 @pytest.mark.parametrize("limit", [2, 200])
-def test_a_one_run_run_is_listed_from_its_index_as_from_its_records(tmp_path, monkeypatch, show, limit):
-    run = _mixed_run(tmp_path / "runs")
+def test_a_one_run_run_is_listed_from_its_index_as_from_its_records(
+    tmp_path, monkeypatch, interrupted_run, show, limit
+):
+    run = interrupted_run(tmp_path / "runs")
     monkeypatch.setattr(_table, "FAILING_LIMIT", limit)
     fast = _render(RecordedRun.open(run.folder), width=120, show=show, detailed=show == "all")
     monkeypatch.setattr(_table, "case_briefs", lambda source: None)  # every case from its records
@@ -233,8 +195,8 @@ def test_a_one_run_run_is_listed_from_its_index_as_from_its_records(tmp_path, mo
     assert any("not reached before the interruption" in line for line in fast)
 
 
-def test_only_the_cases_described_are_read(tmp_path, monkeypatch):
-    run = _mixed_run(tmp_path / "runs")
+def test_only_the_cases_described_are_read(tmp_path, monkeypatch, interrupted_run):
+    run = interrupted_run(tmp_path / "runs")
     monkeypatch.setattr(_table, "FAILING_LIMIT", 2)
     reads = []
     original = _table.case_view
