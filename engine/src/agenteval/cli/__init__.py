@@ -3,7 +3,9 @@ import the engine lazily, so ``agenteval --help`` stays fast and imports no plug
 
 Distributions add subcommands through the entry-point group ``agenteval.commands`` (one
 ``click.Command`` each, e.g. ``agenteval view`` from agenteval-viewer); a plugin command is
-imported only when it is run or listed by ``--help``."""
+imported only when it is run or listed by ``--help``. What such a command shares with the
+built-in ones is public here: ``RUNS_DIR_OPTION`` and ``runs_folder`` (``--runs-dir``), and
+``reports_errors`` (an ``agenteval`` error is one message and exit 2, never a traceback)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import click
 
 from ._compare import compare
 from ._criteria import criteria
-from ._exit import ExitCode
+from ._exit import ExitCode, reports_errors
 from ._migrate import migrate
+from ._options import RUNS_DIR_OPTION, runs_folder
 from ._run import run
 from ._runs import runs
 
-__all__ = ["ExitCode", "main"]
+__all__ = ["RUNS_DIR_OPTION", "ExitCode", "main", "reports_errors", "runs_folder"]
 
 _COMMANDS_GROUP = "agenteval.commands"
 

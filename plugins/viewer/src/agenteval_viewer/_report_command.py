@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 import click
-from agenteval.cli._exit import reports_errors
+from agenteval.cli import RUNS_DIR_OPTION, reports_errors
 
 __all__ = ["report"]
 
@@ -22,11 +22,7 @@ __all__ = ["report"]
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the report (default: report.html in the run folder).",
 )
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The runs folder (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
-)
+@RUNS_DIR_OPTION
 @click.option(
     "--max-mb",
     type=click.FloatRange(min=0.1),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import click
+from agenteval.cli import RUNS_DIR_OPTION, runs_folder
 
 __all__ = ["view"]
 
@@ -25,7 +26,7 @@ def _target(target: Optional[str], runs_dir: Optional[Path]) -> tuple[Path, Opti
     """(the runs folder to serve, the run to open first): TARGET is a run folder, a runs
     folder, or a run id (or unique prefix, or ``latest``) in ``--runs-dir``."""
     from agenteval.errors import ConfigError
-    from agenteval.runs import default_runs_dir, find_run, list_runs
+    from agenteval.runs import find_run, list_runs
 
     if target is not None:
         path = Path(target)
@@ -40,7 +41,7 @@ def _target(target: Optional[str], runs_dir: Optional[Path]) -> tuple[Path, Opti
             _fail(f"{target!r} is a file; give a runs folder, a run folder or a run id")
         if "/" in target or "\\" in target or target.startswith("."):
             _fail(f"there is no folder {target!r}; give a runs folder, a run folder or a run id")
-    folder = (runs_dir or default_runs_dir()).resolve()
+    folder = runs_folder(runs_dir)
     if target is not None:
         try:
             return folder, find_run(folder, target).run_id
@@ -99,11 +100,7 @@ def _open_browser(url: str) -> None:
 
 @click.command()
 @click.argument("target", metavar="[RUNS_DIR|RUN]", required=False)
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The runs folder (default: $AGENTEVAL_RUNS_DIR, else .agenteval/runs).",
-)
+@RUNS_DIR_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option(
     "--port",
@@ -159,9 +156,7 @@ def view(
     from ._server import ViewerServer, is_loopback
 
     if allow_write and target is None:  # authoring records its runs there: the folder may be new
-        from agenteval.runs import default_runs_dir
-
-        (runs_dir or default_runs_dir()).mkdir(parents=True, exist_ok=True)
+        runs_folder(runs_dir).mkdir(parents=True, exist_ok=True)
     folder, first = _target(target, runs_dir)
     authoring = _authoring(allow_write, host, folder) if allow_write else None
     if not is_loopback(host):
