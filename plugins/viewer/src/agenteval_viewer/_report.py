@@ -17,18 +17,16 @@ only escaping needed is the JSON islands', done in ``island``.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
 
-import pydantic_core
 from agenteval.runs import RecordedRun
 
 from ._bundle import STATUS_LEGEND, case_index, run_summary, scan
+from ._store import encode_json
 
 __all__ = ["CSP", "DETAILS_CHOICES", "ReportStats", "build_report", "island", "render_report"]
 
@@ -44,26 +42,10 @@ _PRIORITY = {"FAILED": 0, "ERRORED": 1, "NOT_EVALUATED": 2, "PASSED": 3, "INFORM
 
 
 def island(value: Any) -> str:
-    """``value`` as JSON safe inside ``<script type="application/json">``: pydantic-core's
-    encoder (about five times the standard library's speed; non-finite numbers become
-    ``null``), or, for text it cannot encode (a lone surrogate), the standard library's with
-    every non-ASCII character escaped."""
-    try:
-        text = pydantic_core.to_json(value, inf_nan_mode="null").decode("utf-8")
-    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
-        text = json.dumps(_finite(value), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return _UNSAFE.sub(lambda m: _ESCAPES[m.group(0)], text)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with non-finite floats as ``None`` (the rare fallback path of ``island``)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    """``value`` as JSON safe inside ``<script type="application/json">``: the server's
+    encoding (``encode_json``: non-finite numbers ``null``, a lone surrogate escaped) with
+    ``<``, ``>``, ``&`` and the JavaScript line separators escaped too."""
+    return _UNSAFE.sub(lambda m: _ESCAPES[m.group(0)], encode_json(value).decode("utf-8"))
 
 
 def _static(name: str) -> str:
