@@ -7,17 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from agenteval.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
-
-
-@pytest.fixture
-def judge_server(gemini_env, monkeypatch, schema_answers):
-    monkeypatch.setenv("AGENTEVAL_JUDGE_BACKOFF_SECONDS", "0.01")
-    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
-    return gemini_env
 
 
 def _run(runner, tmp_path: Path, *extra: str):

@@ -7,19 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from agenteval.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
 CRITERIA = "final_response_match_v2,hallucinations_v1"
-
-
-@pytest.fixture
-def judge_server(gemini_env, monkeypatch, schema_answers):
-    monkeypatch.setenv("AGENTEVAL_JUDGE_BACKOFF_SECONDS", "0.01")
-    answers = schema_answers
-    gemini_env.responder = lambda request: answers.answer_for(request.body)
-    return gemini_env
 
 
 def _run(runner, tmp_path: Path, *extra: str):

@@ -51,6 +51,14 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The tiny fixture run (``_fixtures.tiny_run``: every status and reason), once per module."""
+    import agenteval_viewer_test_fixtures as fx
+
+    return fx.tiny_run(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture(scope="module")
 def run_ids(runs_dir: Path) -> list[str]:
     """The ids of ``runs_dir``'s two runs, oldest first."""
     return sorted(p.name for p in runs_dir.iterdir())

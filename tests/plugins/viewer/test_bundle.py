@@ -13,11 +13,6 @@ from agenteval_viewer._bundle import STATUS_LEGEND, case_detail, case_index, det
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return fx.tiny_run(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
 def tiny_index(tiny):
     return case_index(tiny)
 

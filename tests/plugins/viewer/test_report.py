@@ -7,18 +7,12 @@ import json
 import re
 
 import agenteval_viewer_test_fixtures as fx
-import pytest
 from agenteval.cli import main
 from agenteval.reporting import ReportContext, resolve_reporters
 from agenteval_viewer._report import CSP, island, render_report
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return fx.tiny_run(tmp_path_factory.mktemp("runs"))
 
 
 def _islands(text):

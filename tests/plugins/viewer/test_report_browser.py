@@ -15,11 +15,6 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return fx.tiny_run(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
 def index(tiny):
     return case_index(tiny)
 
