@@ -24,6 +24,7 @@ from typing import Any, Optional
 from stevedore import NamedExtensionManager
 
 from .errors import PluginLoadError
+from .text import suggest
 
 __all__ = [
     "KINDS",
@@ -292,8 +293,6 @@ class PluginFinder:
                 f"{name!r} is an ADK 2.13 {self.kind.name}, but it is not installed: there is {missing}. "
                 f"Installed {plural}: {installed}"
             )
-        from .loading._paths import suggest
-
         guess = suggest(name, self.names())
         did_you_mean = f"did you mean {guess!r}? " if guess else ""
         return (

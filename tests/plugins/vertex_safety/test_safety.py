@@ -218,3 +218,33 @@ def test_check_evaluator_against_the_fake(vertex_safety_env):
     )
     assert scores
     assert all(json.loads(json.dumps(s.model_dump(mode="json"))) for s in scores.values())
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        ("permission", "judge_auth"),
+        ("unauthenticated", "judge_auth"),
+        ("no_credentials", "judge_auth"),
+        ("refused_refresh", "judge_auth"),
+        ("server", "judge_error"),
+    ],
+)
+def test_call_failures_get_the_reason_codes_every_provider_uses(error, code):
+    """The Vertex provider maps auth failures to ``judge_auth``, as the Gemini provider does
+    (it left them ``judge_error``), so the endpoint gets no further calls."""
+    from google.api_core import exceptions as api_exceptions
+    from google.auth import exceptions as auth_exceptions
+
+    from agenteval_vertex_safety.provider import VertexSafetyJudge, _Target
+
+    raised = {
+        "permission": api_exceptions.PermissionDenied("no"),
+        "unauthenticated": api_exceptions.Unauthenticated("no"),
+        "no_credentials": auth_exceptions.DefaultCredentialsError("none found"),
+        "refused_refresh": auth_exceptions.RefreshError("invalid_grant"),
+        "server": api_exceptions.InternalServerError("boom"),
+    }[error]
+    judge = VertexSafetyJudge.__new__(VertexSafetyJudge)
+    failure = judge._call_error(raised, _Target(project="p", location="us-central1", endpoint=None))
+    assert failure.code == code

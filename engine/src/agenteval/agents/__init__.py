@@ -1,6 +1,7 @@
 """Running the agent under test: the adapter contract, the inference runner, and the
 user-simulator contract for conversation scenarios."""
 
+from ..loading._simulator_config import UserSimulatorConfig, parse_user_simulator_config
 from ._contract import Agent, AgentCrashed, AgentSession
 from ._inference import (
     AgentBaseException,
@@ -20,7 +21,6 @@ from ._simulator import (
     UserSimulator,
     UserSimulatorError,
 )
-from ._simulator_config import UserSimulatorConfig, parse_user_simulator_config
 from ._simulator_factory import (
     USER_SIMULATOR_ACTIVITY,
     UserSimulatorFactory,

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
+from ..loading._simulator_config import UserSimulatorConfig
 from ..models import Content, ConversationScenario, EvalCase, Invocation
-from ._simulator_config import UserSimulatorConfig
 
 if TYPE_CHECKING:  # the engine's judging package is imported only by the factory
     from ..judging import JudgeClient, JudgeService

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from ..errors import AgentEvalError, ConfigError
+from ..judging._service import USER_SIMULATOR_ACTIVITY
+from ..loading._simulator_config import UserSimulatorConfig
 from ..models import EvalCase
 from ._simulator import UserSimulator
-from ._simulator_config import UserSimulatorConfig
 
 if TYPE_CHECKING:
     from .._registry import ProviderRegistry
@@ -28,9 +29,6 @@ __all__ = [
     "prepare_user_simulators",
     "user_simulator_factory",
 ]
-
-#: The name the simulators' judge calls are counted under (``JudgeService.activity``).
-USER_SIMULATOR_ACTIVITY = "user_simulator"
 
 
 class UserSimulatorFactory:

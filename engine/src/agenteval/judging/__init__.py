@@ -13,6 +13,7 @@ from .._secrets import register_secret, scrub_secrets
 from ._adaptive import AdaptiveLimit
 from ._cache import DEFAULT_CACHE_DIR, JudgeCache, cache_key
 from ._errors import ENDPOINT_DOWN_CODES, REASON_CODES, JudgeCallError, JudgeUnavailable
+from ._google_auth import google_auth_error
 from ._http import response_size_cap, retry_after_seconds
 from ._options import DEFAULT_JUDGE_MODEL, JudgeOptions
 from ._provider import JudgeModel
@@ -38,6 +39,7 @@ __all__ = [
     "JudgeUnavailable",
     "JudgeUsage",
     "cache_key",
+    "google_auth_error",
     "register_secret",
     "response_size_cap",
     "retry_after_seconds",

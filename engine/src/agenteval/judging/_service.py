@@ -41,7 +41,6 @@ from typing import Optional, Union
 
 from .._registry import ProviderRegistry
 from .._secrets import scrub_secrets
-from ..agents._simulator_factory import USER_SIMULATOR_ACTIVITY
 from ..errors import ConfigError
 from ..results import JudgeActivity
 from ._adaptive import AdaptiveLimit
@@ -56,9 +55,18 @@ from ._types import JudgeRequest, JudgeResponse
 #: without the ``litellm`` provider installed, such a name gets the install command.
 LITELLM_PREFIXES = ("groq", "openai", "ollama", "ollama_chat", "anthropic", "azure")
 
-__all__ = ["DEFAULT_JUDGE_CONCURRENCY", "JudgeClient", "JudgeProgress", "JudgeService"]
+__all__ = [
+    "DEFAULT_JUDGE_CONCURRENCY",
+    "USER_SIMULATOR_ACTIVITY",
+    "JudgeClient",
+    "JudgeProgress",
+    "JudgeService",
+]
 
 DEFAULT_JUDGE_CONCURRENCY = 16
+#: The name the user simulators' model calls are counted under (``JudgeService.activity``);
+#: they are never charged to the judge budget.
+USER_SIMULATOR_ACTIVITY = "user_simulator"
 _MAX_BACKOFF_SECONDS = 30.0
 #: A ``Retry-After`` longer than this fails the call instead of stalling the run.
 _MAX_RETRY_AFTER_SECONDS = 300.0

@@ -21,16 +21,16 @@ from typing import Any, Optional
 
 from pydantic.alias_generators import to_camel
 
-from ..agents._simulator_config import (
-    UserSimulatorConfig,
-    check_simulator_installed,
-    parse_user_simulator_config,
-)
 from ..criterion import Criterion
 from ..errors import ConfigError
 from ._custom_metrics import check_custom_metrics
 from ._json import read_json
 from ._paths import json_type
+from ._simulator_config import (
+    UserSimulatorConfig,
+    check_simulator_installed,
+    parse_user_simulator_config,
+)
 from ._statistics import StatisticsConfig, parse_statistics
 
 __all__ = [

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Union
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
+
+from ..text import suggest
 
 __all__ = ["describe_validation_error", "json_path", "json_type", "model_at", "suggest"]
 
@@ -26,14 +27,6 @@ def json_path(loc: Sequence[Union[str, int]]) -> str:
         else:
             out += f"[{part!r}]"
     return out or "$"
-
-
-def suggest(word: str, choices: Iterable[str]) -> str | None:
-    """The closest valid choice to a misspelt key (camelCase compared as snake_case)."""
-    choices = list(choices)
-    candidates = {to_snake(c): c for c in choices}
-    found = difflib.get_close_matches(to_snake(word), list(candidates), n=1, cutoff=0.75)
-    return candidates[found[0]] if found else None
 
 
 def json_type(value: Any) -> str:

@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from agenteval.errors import ConfigError
-from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, retry_after_seconds
+from agenteval.judging import (
+    JudgeCallError,
+    JudgeModel,
+    JudgeRequest,
+    JudgeResponse,
+    google_auth_error,
+    retry_after_seconds,
+)
+from agenteval.text import one_line
 
 __all__ = ["ENDPOINT_ENV", "METRIC", "VertexSafetyJudge", "build_instance", "model_name"]
 
@@ -60,11 +68,6 @@ def model_name(project: Optional[str] = None, location: Optional[str] = None) ->
 def build_instance(prompt: str, response: str) -> str:
     """The ``JudgeRequest.prompt`` this provider reads."""
     return json.dumps({"prompt": prompt, "response": response}, ensure_ascii=False, sort_keys=True)
-
-
-def _clip(text: Any, limit: int = 300) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _env(name: str) -> Optional[str]:
@@ -256,7 +259,7 @@ class VertexSafetyJudge(JudgeModel):
         result = results[0]
         if "error" in result:
             code = int(result.error.code)
-            message = _clip(result.error.message or "no detail")
+            message = one_line(result.error.message or "no detail", 300)
             name = _RETRYABLE_RPC_CODES.get(code)
             raise JudgeCallError(
                 f"the Vertex AI evaluation service could not score the instance (code {code}"
@@ -279,7 +282,7 @@ class VertexSafetyJudge(JudgeModel):
 
         if isinstance(exc, api_exceptions.GoogleAPICallError):
             status = exc.code if isinstance(exc.code, int) else None
-            detail = _clip(exc.message or "no detail")
+            detail = one_line(exc.message or "no detail", 300)
             hint = ""
             if status == 403:
                 hint = (
@@ -300,11 +303,13 @@ class VertexSafetyJudge(JudgeModel):
                 retryable=retryable,
                 status=status,
                 retry_after=retry_after,
+                # One set of codes for every provider (agenteval.judging.REASON_CODES).
+                code="judge_auth" if status in (401, 403) else "judge_error",
             )
         transport = _transport_error(exc)
         if transport is not None:
             return JudgeCallError(f"{where}: {transport}", retryable=True)
-        auth = _auth_error(exc)
+        auth = google_auth_error(exc, "Vertex AI evaluation service")
         if auth is not None:
             return auth
         from google.protobuf import json_format
@@ -312,11 +317,13 @@ class VertexSafetyJudge(JudgeModel):
         if isinstance(exc, (json_format.ParseError, ValueError, TypeError, KeyError)):
             return JudgeCallError(
                 f"{where} sent an answer that is not a valid evaluateInstances response "
-                f"({type(exc).__name__}: {_clip(exc)}); is the endpoint right?",
+                f"({type(exc).__name__}: {one_line(exc, 300)}); is the endpoint right?",
                 retryable=False,
                 code="judge_unparseable",
             )
-        return JudgeCallError(f"{where}: unexpected {type(exc).__name__}: {_clip(exc)}", retryable=False)
+        return JudgeCallError(
+            f"{where}: unexpected {type(exc).__name__}: {one_line(exc, 300)}", retryable=False
+        )
 
 
 def _transport_error(exc: BaseException) -> Optional[str]:
@@ -326,28 +333,7 @@ def _transport_error(exc: BaseException) -> Optional[str]:
         if isinstance(exc, requests.exceptions.Timeout):
             return f"timed out ({type(exc).__name__})"
         if isinstance(exc, requests.exceptions.ConnectionError):
-            return f"connection failed ({type(exc).__name__}: {_clip(exc, 200)})"
+            return f"connection failed ({type(exc).__name__}: {one_line(exc, 200)})"
     if isinstance(exc, (ConnectionError, TimeoutError)):
-        return f"connection failed ({type(exc).__name__}: {_clip(exc, 200) or 'no detail'})"
-    return None
-
-
-def _auth_error(exc: Exception) -> Optional[JudgeCallError]:
-    from google.auth import exceptions as auth_exceptions
-
-    if isinstance(exc, auth_exceptions.DefaultCredentialsError):
-        return JudgeCallError(
-            f"no Application Default Credentials ({_clip(exc)}): run "
-            "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS",
-            retryable=False,
-        )
-    if isinstance(exc, auth_exceptions.RefreshError):
-        return JudgeCallError(
-            f"could not refresh the Google access token: {_clip(exc)}",
-            retryable=bool(getattr(exc, "retryable", False)),
-        )
-    if isinstance(exc, auth_exceptions.TransportError):
-        return JudgeCallError(f"could not reach the Google token endpoint: {_clip(exc)}", retryable=True)
-    if isinstance(exc, auth_exceptions.GoogleAuthError):
-        return JudgeCallError(f"Google credentials: {_clip(exc)}", retryable=False)
+        return f"connection failed ({type(exc).__name__}: {one_line(exc, 200) or 'no detail'})"
     return None

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any, Optional
 
 from agenteval.judging import JudgeCallError, response_size_cap, retry_after_seconds
+from agenteval.text import one_line
 
 __all__ = [
     "MALFORMED",
@@ -207,6 +208,5 @@ def capped_async_client(**kwargs: Any) -> Any:
 
 
 def clip(text: Any, limit: int = 300) -> str:
-    """``text`` on one line, at most ``limit`` characters."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """``text`` on one line, at most ``limit`` characters (``agenteval.text.one_line``)."""
+    return one_line(text, limit)

@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Optional
 
 from agenteval.errors import ConfigError
-from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval.judging import (
+    JudgeCallError,
+    JudgeModel,
+    JudgeRequest,
+    JudgeResponse,
+    JudgeUsage,
+    google_auth_error,
+)
 
 from ._common import (
     MALFORMED,
@@ -313,7 +320,7 @@ class GeminiJudge(JudgeModel):
         transport = transport_failure(exc, f"{where} at {self._current_settings().endpoint()}")
         if transport is not None:
             return transport
-        auth = _auth_error(exc)
+        auth = google_auth_error(exc, "Vertex AI")
         if auth is not None:
             return auth
         if isinstance(exc, MALFORMED):  # the SDK could not read the body (not JSON, wrong shape)
@@ -350,31 +357,4 @@ def _retry_after(exc: Any) -> Optional[float]:
                     return max(0.0, float(delay[:-1]))
                 except ValueError:
                     return None
-    return None
-
-
-def _auth_error(exc: Exception) -> Optional[JudgeCallError]:
-    """google-auth failures (Vertex AI): no credentials, or the token refresh failed."""
-    try:
-        from google.auth import exceptions as auth_exceptions
-    except ImportError:  # pragma: no cover - google-auth is a google-genai dependency
-        return None
-    if isinstance(exc, auth_exceptions.DefaultCredentialsError):
-        return JudgeCallError(
-            f"Vertex AI: no Application Default Credentials ({clip(exc)}); run "
-            "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS",
-            retryable=False,
-            code="judge_auth",
-        )
-    if isinstance(exc, auth_exceptions.RefreshError):
-        retryable = bool(getattr(exc, "retryable", False))
-        return JudgeCallError(
-            f"Vertex AI: could not refresh the access token: {clip(exc)}",
-            retryable=retryable,
-            code="judge_error" if retryable else "judge_auth",
-        )
-    if isinstance(exc, auth_exceptions.TransportError):
-        return JudgeCallError(f"Vertex AI: could not reach the token endpoint: {clip(exc)}", retryable=True)
-    if isinstance(exc, auth_exceptions.GoogleAuthError):
-        return JudgeCallError(f"Vertex AI credentials: {clip(exc)}", retryable=False)
     return None

@@ -110,8 +110,8 @@ def parse_user_simulator_config(
 ) -> UserSimulatorConfig:
     """Check a config's ``user_simulator_config`` object; ``ConfigError`` (with the file
     and JSON path) when malformed. Warnings for ignored keys go to ``warnings``."""
-    # Imported here: the loading package imports this module for EvalConfig.
-    from ..loading._paths import describe_validation_error, json_type, suggest
+    from ..text import suggest
+    from ._paths import describe_validation_error, json_type
 
     where = source or "<config>"
     if not isinstance(data, dict):
