@@ -414,80 +414,112 @@ def check_evaluator(
     if inspect.isabstract(cls):
         _fail(cls, f"it does not implement {', '.join(sorted(cls.__abstractmethods__))}")
     info = _check_info(cls)
-    params_object = _check_params(cls, params)
+    evaluator = _ready_evaluator(cls, _check_params(cls, params))
+    contexts = _contexts_for(cls, info, evaluator, _contract_threshold(info, threshold), judge)
+    return _run(_score_every_context(cls, info, evaluator, contexts))
+
+
+def _ready_evaluator(cls: type[Evaluator], params: Any) -> Evaluator:
+    """``cls(params)``, ready and prepared (twice: ``prepare`` must be safe to repeat)."""
     try:
-        evaluator = cls(params_object)
+        evaluator = cls(params)
     except Exception as exc:  # noqa: BLE001
         _fail(cls, f"{cls.__name__}(params) raised {type(exc).__name__}: {exc}")
     try:
         evaluator.check_ready()
     except Exception as exc:  # noqa: BLE001
         _fail(cls, f"check_ready() raised {type(exc).__name__}: {exc} (pass params that make it ready)")
-    for attempt in ("prepare()", "prepare() a second time"):  # it must be safe to repeat
+    for attempt in ("prepare()", "prepare() a second time"):
         try:
             evaluator.prepare()
         except Exception as exc:  # noqa: BLE001
             _fail(cls, f"{attempt} raised {type(exc).__name__}: {exc}")
+    return evaluator
+
+
+def _contract_threshold(info: EvaluatorInfo, threshold: Optional[float]) -> Optional[float]:
+    """The threshold the contexts carry: none for an informational criterion, else the
+    one given, else the default threshold, else the middle of the score range."""
     if info.informational:
-        threshold = None
-    elif threshold is None:
-        threshold = info.default_threshold
-        if threshold is None:
-            low = info.min_score if info.min_score is not None else 0.0
-            high = info.max_score if info.max_score is not None else low + 1.0
-            threshold = (low + high) / 2
+        return None
+    if threshold is not None:
+        return threshold
+    if info.default_threshold is not None:
+        return info.default_threshold
+    low = info.min_score if info.min_score is not None else 0.0
+    high = info.max_score if info.max_score is not None else low + 1.0
+    return (low + high) / 2
+
+
+def _contexts_for(
+    cls: type[Evaluator],
+    info: EvaluatorInfo,
+    evaluator: Evaluator,
+    threshold: Optional[float],
+    judge: Optional[Any],
+) -> list[tuple[str, EvaluationContext]]:
+    """The standard contexts; a judge criterion's get a client of ``judge`` (preflighted)."""
     contexts = standard_contexts(requires_expected=info.requires_expected, threshold=threshold)
-    if info.requires_judge:
-        if judge is None:
-            _fail(cls, "it calls a judge (info.requires_judge): pass judge=JudgeService(...) to check it")
-        try:
-            judge.preflight(evaluator.judge_models())
-        except Exception as exc:  # noqa: BLE001
-            _fail(cls, f"its judge models failed preflight: {type(exc).__name__}: {exc}")
-        contexts = [
-            (name, ctx.model_copy(update={"judge": judge.client(cls.__name__, name)}))
-            for name, ctx in contexts
-        ]
+    if not info.requires_judge:
+        return contexts
+    if judge is None:
+        _fail(cls, "it calls a judge (info.requires_judge): pass judge=JudgeService(...) to check it")
+    try:
+        judge.preflight(evaluator.judge_models())
+    except Exception as exc:  # noqa: BLE001
+        _fail(cls, f"its judge models failed preflight: {type(exc).__name__}: {exc}")
+    return [
+        (name, ctx.model_copy(update={"judge": judge.client(cls.__name__, name)})) for name, ctx in contexts
+    ]
 
-    async def call(ctx: EvaluationContext, name: str) -> Any:
-        try:
-            outcome = evaluator.evaluate(ctx)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-        except Exception as exc:  # noqa: BLE001
-            trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            _fail(
-                cls,
-                f"evaluate() raised {type(exc).__name__}: {exc} on the context {name!r}; an "
-                f"evaluator returns Score.not_evaluated(...) for input it cannot score.\n{trace}",
-            )
-        return outcome
 
-    async def run_all() -> dict[str, Score]:
-        scores: dict[str, Score] = {}
-        try:
-            for name, ctx in contexts:
-                score = await call(ctx, name)
-                _check_score(cls, info, name, ctx, score)
-                if not info.requires_judge:
-                    again = await call(ctx, name)
-                    _check_score(cls, info, name, ctx, again)
-                    if _fingerprint(again) != _fingerprint(score):
-                        _fail(
-                            cls,
-                            f"it is not deterministic on the context {name!r}: the same input "
-                            f"gave {_fingerprint(score)!r} and then {_fingerprint(again)!r} "
-                            "(declare info.requires_judge=True if it calls a model)",
-                        )
-                scores[name] = score
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await evaluator.aclose()
-            raise
-        try:
+async def _evaluate_once(
+    cls: type[Evaluator], evaluator: Evaluator, ctx: EvaluationContext, name: str
+) -> Any:
+    try:
+        outcome = evaluator.evaluate(ctx)
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+    except Exception as exc:  # noqa: BLE001
+        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        _fail(
+            cls,
+            f"evaluate() raised {type(exc).__name__}: {exc} on the context {name!r}; an "
+            f"evaluator returns Score.not_evaluated(...) for input it cannot score.\n{trace}",
+        )
+    return outcome
+
+
+async def _score_every_context(
+    cls: type[Evaluator],
+    info: EvaluatorInfo,
+    evaluator: Evaluator,
+    contexts: list[tuple[str, EvaluationContext]],
+) -> dict[str, Score]:
+    """Each context's checked score; a deterministic criterion scores each twice and must
+    give the same answer. ``aclose`` runs whatever happens."""
+    scores: dict[str, Score] = {}
+    try:
+        for name, ctx in contexts:
+            score = await _evaluate_once(cls, evaluator, ctx, name)
+            _check_score(cls, info, name, ctx, score)
+            if not info.requires_judge:
+                again = await _evaluate_once(cls, evaluator, ctx, name)
+                _check_score(cls, info, name, ctx, again)
+                if _fingerprint(again) != _fingerprint(score):
+                    _fail(
+                        cls,
+                        f"it is not deterministic on the context {name!r}: the same input "
+                        f"gave {_fingerprint(score)!r} and then {_fingerprint(again)!r} "
+                        "(declare info.requires_judge=True if it calls a model)",
+                    )
+            scores[name] = score
+    except BaseException:
+        with contextlib.suppress(Exception):
             await evaluator.aclose()
-        except Exception as exc:  # noqa: BLE001
-            _fail(cls, f"aclose() raised {type(exc).__name__}: {exc}")
-        return scores
-
-    return _run(run_all())
+        raise
+    try:
+        await evaluator.aclose()
+    except Exception as exc:  # noqa: BLE001
+        _fail(cls, f"aclose() raised {type(exc).__name__}: {exc}")
+    return scores
