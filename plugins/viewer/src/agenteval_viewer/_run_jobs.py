@@ -120,7 +120,8 @@ class RunJobs:
     def start(self, request: dict[str, Any]) -> RunJob:
         """Plan and start a run: ``files`` ``[{root, path, case_ids?}]``, ``agent``
         (``--agent`` target), ``agent_type``, ``criteria`` (``{}``: each file's
-        ``test_config.json``, else ADK's defaults), ``num_runs``, ``judge_model``,
+        ``test_config.json``, else ADK's defaults), ``num_runs`` (absent: the config's
+        ``statistics.num_runs``, else 1), ``judge_model``,
         ``user_simulator_config``."""
         from agenteval.errors import AgentEvalError
         from agenteval.loading import CONFIG_FILE_NAME, config_from_data
@@ -134,8 +135,10 @@ class RunJobs:
         agent_type = request.get("agent_type") or None
         if agent_type is not None and not isinstance(agent_type, str):
             raise RunRefused("agent_type: give the name of an agent adapter")
-        num_runs = request.get("num_runs", 1)
-        if not isinstance(num_runs, int) or isinstance(num_runs, bool) or not 1 <= num_runs <= 100:
+        num_runs = request.get("num_runs")  # None: the config's statistics.num_runs, else 1
+        if num_runs is not None and (
+            not isinstance(num_runs, int) or isinstance(num_runs, bool) or not 1 <= num_runs <= 100
+        ):
             raise RunRefused("num_runs: a whole number from 1 to 100")
         data = _config_data(
             request.get("criteria"), request.get("judge_model"), request.get("user_simulator_config")
