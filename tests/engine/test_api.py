@@ -10,8 +10,7 @@ from typing import Any
 import agenteval
 import pytest
 from agenteval import Criterion, EvalConfig, Evaluator, EvaluatorInfo, Score, Status, evaluate
-from agenteval._api import run_sync
-from agenteval._run import EvalRun, plan_paths
+from agenteval._run import EvalRun, plan_paths, run_sync
 from agenteval.errors import ConfigError, CriterionLoadError, DataError
 from agenteval.judging import JudgeService
 from agenteval.models import EvalSet
@@ -382,7 +381,7 @@ def test_in_memory_eval_set_with_duplicate_ids_is_a_data_error():
 
 
 def test_env_file_beside_an_eval_file_is_read_and_set_variables_win(tmp_path, monkeypatch):
-    from agenteval._api import load_env_files
+    from agenteval.loading._env import load_env_files
 
     (tmp_path / ".env").write_text(
         "AGENTEVAL_TEST_A=from-file\nexport AGENTEVAL_TEST_B='quoted value'\n# c\n"

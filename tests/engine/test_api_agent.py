@@ -10,12 +10,12 @@ from pathlib import Path
 import agenteval
 import pytest
 from agenteval import Status
-from agenteval._api import resolve_agent
 from agenteval._registry import AGENTS_GROUP, ProviderRegistry
 from agenteval.agents import Agent, AgentSession
 from agenteval.cli import main
 from agenteval.errors import CriterionLoadError
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.pipeline import resolve_agent
 from agenteval.testing import make_invocation
 from click.testing import CliRunner
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 from agenteval import Evaluator, EvaluatorInfo, Score, Status
-from agenteval._api import run_sync
 from agenteval._resolve import resolve_criteria
-from agenteval._run import Plan, PlannedSet, as_config
+from agenteval._run import Plan, PlannedSet, as_config, run_sync
 from agenteval._run._plan import auto_looks, criterion_entry
 from agenteval._run._session import open_run
 from agenteval._verdicts import AUTO_LOOKS, case_decided, look_confidence

@@ -9,9 +9,8 @@ from typing import Optional
 import agenteval
 import pytest
 from agenteval import Evaluator, EvaluatorInfo, InvocationScore, RunResult, Score, Status
-from agenteval._api import run_sync
 from agenteval._resolve import resolve_criteria
-from agenteval._run import EvalRun, Plan, PlannedSet, as_config
+from agenteval._run import EvalRun, Plan, PlannedSet, as_config, run_sync
 from agenteval._run._plan import criterion_entry
 from agenteval._verdicts import combine_runs
 from agenteval.agents import Agent, AgentFailure, AgentSession

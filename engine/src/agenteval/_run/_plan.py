@@ -33,11 +33,13 @@ from ..loading import (
     read_eval_file,
     with_efficiency,
 )
+from ..loading._env import load_env_files
 from ..loading._eval_files import check_unique_ids
 from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
 from ._files import EvalFiles
+from ._settings import RunOptions, merge_settings
 
 __all__ = [
     "AGENT_ERROR_KEY",
@@ -489,8 +491,6 @@ def plan_paths(
     configs' ``statistics`` block decides (its ``num_runs`` only when the agent runs), else
     one run.
     """
-    from .._api import load_env_files
-
     _check_runs(num_runs, run_budget, agent)
     warnings: list[str] = []
     targets = expand_targets(list(paths))
@@ -531,12 +531,10 @@ def plan_paths(
             staged.append((target, set_id, case_ids, set_config, len(chosen)))
     problems.raise_any()
     statistics = _one_statistics([config for _, _, _, config, _ in staged])
-    if statistics is not None and agent is not None:
-        if num_runs is None:
-            num_runs = statistics.num_runs
-            if run_budget is None:
-                run_budget = statistics.run_budget
-    num_runs = 1 if num_runs is None else num_runs
+    runs = merge_settings(
+        RunOptions(num_runs=num_runs, run_budget=run_budget), statistics, runs_agent=agent is not None
+    )
+    num_runs, run_budget = runs.num_runs, runs.run_budget
     _check_runs(num_runs, run_budget, agent)
     auto = num_runs == "auto"
     resolved = resolve_criteria(requests, criteria_source, warnings)  # type: ignore[arg-type]
@@ -713,7 +711,10 @@ def plan_eval_sets(
             )
         )
     return Plan(
-        sets=tuple(sets), recorded=recorded, warnings=tuple(dict.fromkeys([*warnings, *config.warnings]))
+        sets=tuple(sets),
+        recorded=recorded,
+        warnings=tuple(dict.fromkeys([*warnings, *config.warnings])),
+        statistics=config.statistics,
     )
 
 

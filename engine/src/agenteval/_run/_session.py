@@ -194,18 +194,20 @@ def open_run(
     runs_dir: Optional[Path],
     resume: Optional[str] = None,
     argv: Optional[Sequence[str]] = None,
+    run_id: Optional[str] = None,
     **options: Any,
 ) -> EvalRun:
     """An ``EvalRun`` of ``plan`` recording into ``runs_dir`` (``None``: no record).
 
     ``resume`` is ``"latest"`` (the newest unfinished run with the same inputs) or a run
-    id; the run then continues in that run's folder. ``options`` go to ``EvalRun``.
+    id; the run then continues in that run's folder. ``run_id`` names a new run (default: a
+    new id), for a caller that needs its folder in ``argv``. ``options`` go to ``EvalRun``.
     """
     argv = list(sys.argv if argv is None else argv)
     if runs_dir is None:
         if resume is not None:
             raise ConfigError("--resume continues a recorded run; it cannot be combined with --no-record")
-        return EvalRun(plan, writer=None, run_id=new_run_id(), **options)
+        return EvalRun(plan, writer=None, run_id=run_id or new_run_id(), **options)
     runs_dir = Path(runs_dir).resolve()
     if resume is not None:
         manifest = build_manifest(plan, "pending", argv)
@@ -226,5 +228,5 @@ def open_run(
         writer = RunWriter.reopen(previous.folder, continued)
         return EvalRun(plan, writer=writer, resume_from=previous, **options)
     confidence = options.get("confidence", 0.95)
-    writer = RunWriter.create(runs_dir, build_manifest(plan, new_run_id(), argv, confidence))
+    writer = RunWriter.create(runs_dir, build_manifest(plan, run_id or new_run_id(), argv, confidence))
     return EvalRun(plan, writer=writer, **options)

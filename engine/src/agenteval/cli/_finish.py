@@ -46,8 +46,8 @@ def finish_run(
     show: str,
 ) -> None:
     """Everything after the run: warnings, saved turns, the report, where the run is, the exit."""
-    from .._api import save_actual as write_actual
     from .._run import SIGNAL_EXIT_CODES
+    from .._run import save_actual as write_actual
     from .._terminal import visible
     from ..runs import RecordedRun
 

@@ -299,11 +299,7 @@ def run(
     --fail-on-inconclusive) all passed but some verdict is INCONCLUSIVE, 130 interrupted
     (what was scored is still reported).
     """
-    from .._api import resolve_agent, run_sync
-    from .._registry import Registry
-    from .._run import plan_paths, progress_for
-    from .._run._session import open_run
-    from ..judging import JudgeCache, JudgeService
+    from .._run import RunOptions, RunRequest, assemble, progress_for, run_sync
 
     if strict:
         click.echo("warning: --strict is deprecated; it is now called --raise-errors", err=True)
@@ -324,76 +320,50 @@ def run(
     records_dir = None if no_record else runs_folder(runs_dir)
     reporters = _reporters(reports, no_record)
     report_dir = report_dir.absolute() if report_dir is not None else None
-    agent = resolve_agent(agent_target, agent_type) if agent_target else None
-    if agent is not None and agent_isolation == "process":
-        from ..agents import ProcessIsolatedAgent
-
-        agent = ProcessIsolatedAgent(agent)
-    judge = JudgeService(
-        concurrency=judge_concurrency,
-        cache=None if no_cache else JudgeCache(cache_dir),
-        on_warning=lambda message: click.echo(f"warning: {_visible(message)}", err=True),
-        budget=judge_budget,
-        sampling=judge_sampling,
-    )
-    plan = plan_paths(
-        paths,
-        actual,
-        registry=Registry.installed(),
-        judge=judge,
-        criteria_names=comma_list(
-            criteria, "give at least one criterion name, e.g. --criteria response_match_score"
-        ),
+    request = RunRequest(
+        paths=tuple(paths),
+        actual=tuple(actual),
+        agent=agent_target,
+        agent_type=agent_type,
+        criteria_names=_criteria(criteria),
         config_path=config,
-        agent=agent,
-        agent_target=agent_target,
-        num_runs=num_runs,
         efficiency=efficiency,
-        run_budget=run_budget,
+        options=RunOptions(
+            num_runs=num_runs,  # type: ignore[arg-type]
+            run_budget=run_budget,
+            confidence=confidence,
+            statistics=not no_stats,
+            fail_on_inconclusive=fail_on_inconclusive,
+            judge_budget=judge_budget,
+            judge_sampling=judge_sampling,
+            concurrency=concurrency,
+            judge_concurrency=judge_concurrency,
+            agent_concurrency=agent_concurrency,
+            agent_timeout=agent_timeout,
+            agent_isolation=agent_isolation,
+            strict=raise_errors,
+            cache_dir=None if no_cache else cache_dir,
+        ),
     )
-    # The config's statistics block fills in what no flag gave.
-    stats = plan.statistics
-    if stats is not None:
-        confidence = confidence if confidence is not None else stats.confidence
-        if fail_on_inconclusive is None:
-            fail_on_inconclusive = stats.fail_on_inconclusive
-        if judge_budget is None and stats.judge_budget is not None:
-            judge.budget = stats.judge_budget
-        if judge_sampling is None and stats.judge_sampling is not None:
-            judge.sampling = stats.judge_sampling
-    confidence = 0.95 if confidence is None else confidence
+    assembled = assemble(
+        request, on_warning=lambda message: click.echo(f"warning: {_visible(message)}", err=True)
+    )
+    plan, judge = assembled.plan, assembled.judge
+    assert judge is not None  # a run from paths always has its judge service
     if plan.auto_runs and no_stats:
         raise click.UsageError("--num-runs auto stops each case once its verdict is decided; drop --no-stats")
     if dry_run:
-        from .._terminal import visible
-
         for warning in plan.warnings:
-            click.echo(f"warning: {visible(warning, newlines=True)}", err=True)
+            click.echo(f"warning: {_visible(warning)}", err=True)
         _print_plan(plan, judge, no_cache)
         sys.exit(ExitCode.OK)
-    progress = progress_for(sys.stderr, quiet=quiet, judge_counters=_judge_counters(judge))
-    history = None
-    if agent is not None and not no_adk_history:
-        app = agent.adk_app()
-        if adk_history is not None:
-            history = adk_history.absolute()
-        elif app is not None:
-            history = app[0] / ".adk" / "eval_history"
-    evaluation = open_run(
-        plan,
+    evaluation = assembled.open(
         # Even an unrecorded run goes through a (temporary) folder: the report is read from it.
         runs_dir=records_dir if records_dir is not None or resume else scratch_runs_dir(),
         keep_results=False,
         resume=resume,
-        judge=judge,
-        concurrency=concurrency,
-        agent_concurrency=agent_concurrency,
-        agent_timeout=agent_timeout,
-        strict=raise_errors,
-        progress=progress,
-        adk_history=history,
-        confidence=None if no_stats else confidence,
-        fail_on_inconclusive=bool(fail_on_inconclusive),
+        progress=progress_for(sys.stderr, quiet=quiet, judge_counters=_judge_counters(judge)),
+        adk_history=None if no_adk_history else _adk_history(plan, adk_history),
     )
     with late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True, timeout=run_timeout))
@@ -404,9 +374,25 @@ def run(
         try:
             finish_run(result, plan, evaluation, save_actual, paths, output_format, output, detailed, show)
         except SystemExit as done:
-            if done.code == ExitCode.OK and fail_on_inconclusive:
+            if done.code == ExitCode.OK and assembled.settings.fail_on_inconclusive:
                 _exit_if_inconclusive(result)
             raise
+
+
+def _criteria(value: Optional[str]) -> Optional[tuple[str, ...]]:
+    names = comma_list(value, "give at least one criterion name, e.g. --criteria response_match_score")
+    return None if names is None else tuple(names)
+
+
+def _adk_history(plan: Plan, folder: Optional[Path]) -> Optional[Path]:
+    """Where ADK's eval history goes: ``--adk-history``, else the ADK agent's own folder's
+    ``.adk/eval_history`` (``None``: no ADK agent)."""
+    if plan.agent is None:
+        return None
+    if folder is not None:
+        return folder.absolute()
+    app = plan.agent.adk_app()
+    return app[0] / ".adk" / "eval_history" if app is not None else None
 
 
 def _exit_if_inconclusive(result) -> None:  # noqa: ANN001 - a RunResult

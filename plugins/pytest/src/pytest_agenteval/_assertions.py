@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:  # agenteval is imported when the functions are called
     from agenteval import RunResult
-    from agenteval._api import CriteriaSpec
+    from agenteval._run import CriteriaSpec
     from agenteval.agents import Agent
     from agenteval.models import Invocation
 
@@ -30,7 +30,7 @@ def assert_agent_passes(
     agent: Union[str, Agent],
     paths: Paths,
     *,
-    num_runs: int = 1,
+    num_runs: Union[int, str, None] = None,
     criteria: CriteriaSpec = None,
     **options: Any,
 ) -> RunResult:
@@ -43,7 +43,8 @@ def assert_agent_passes(
         agent: an ``--agent`` target (``pkg.module:function``, ``path/to/agent.py:function``,
             an agent folder, an ADK agent module...) or an ``agenteval.agents.Agent``.
         paths: eval files, folders of them, or ``FILE:CASE,CASE``.
-        num_runs: how many times each case runs; verdicts use the mean score.
+        num_runs: how many times each case runs (``None``: the config's
+            ``statistics.num_runs``, else 1); verdicts use the mean score.
         criteria: ``None`` for the ``test_config.json`` beside each file (else ADK's
             defaults), or criteria as ``agenteval.evaluate`` takes them.
         **options: passed on to ``agenteval.evaluate_agent`` (``agent_type``,
@@ -69,7 +70,7 @@ async def assert_agent_passes_async(
     agent: Union[str, Agent],
     paths: Paths,
     *,
-    num_runs: int = 1,
+    num_runs: Union[int, str, None] = None,
     criteria: CriteriaSpec = None,
     **options: Any,
 ) -> RunResult:

@@ -5,10 +5,12 @@ them, first match wins: the ``pytest_agenteval_agent`` hook in a ``conftest.py``
 its folder), ``--agenteval-agent TARGET``, or the ``agenteval_agent`` ini option. Other
 JSON files, and eval files without an agent, are left alone.
 
-The first test of a file runs ``agenteval.evaluate_agent`` on the file's selected cases
-(all at once, concurrently) and keeps the result on the file's collector; every test then
-reads its own case. A case passes when its status is PASSED or INFORMATIONAL, the rule of
-``agenteval run``'s exit code.
+The first test of a file runs the file's selected cases (all at once, concurrently)
+through the engine's run assembler (``agenteval.pipeline.assemble``, what ``agenteval run``
+and ``agenteval.evaluate_agent`` call: the same settings, config and ``statistics`` block)
+and keeps the result on the file's collector; every test then reads its own case. A case
+passes when its status is PASSED or INFORMATIONAL, the rule of ``agenteval run``'s exit
+code.
 
 pytest loads this module in every run, so it imports nothing from agenteval itself: the
 engine is imported when an eval file is collected.
@@ -16,6 +18,7 @@ engine is imported when an eval file is collected.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import re
@@ -48,12 +51,14 @@ _NO_AGENT = (
 class _Settings:
     agent: Optional[str]
     #: runs per case, or ``"auto"`` (runs look by look while a case's verdict is undecided)
-    num_runs: Union[int, str]
+    #: ``None``: the config's ``statistics.num_runs``, else 1.
+    num_runs: Union[int, str, None]
     criteria: Optional[tuple[str, ...]]
     #: Where each eval file's run is recorded (``None``: ``--agenteval-no-record``).
     runs_dir: Optional[Path]
     #: ``--agenteval-fail-on-inconclusive``: a case whose tri-state verdict is INCONCLUSIVE fails.
-    fail_on_inconclusive: bool = False
+    #: ``None``: the config's ``statistics.fail_on_inconclusive``, else no.
+    fail_on_inconclusive: Optional[bool] = None
     #: ``--agenteval-run-budget``: the most agent runs of each eval file's run (``auto`` only).
     run_budget: Optional[int] = None
 
@@ -61,7 +66,8 @@ class _Settings:
 _SETTINGS = pytest.StashKey[_Settings]()
 _WARNINGS = pytest.StashKey[dict[str, list[str]]]()
 _RECORDED = pytest.StashKey[list[str]]()
-_INCONCLUSIVE = pytest.StashKey[list[str]]()
+#: The INCONCLUSIVE cases, each with whether it failed (``fail_on_inconclusive``).
+_INCONCLUSIVE = pytest.StashKey[list[tuple[str, bool]]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -175,7 +181,7 @@ def pytest_configure(config: pytest.Config) -> None:
     elif runs_ini:
         num_runs = _num_runs(runs_ini, "agenteval_num_runs")
     else:
-        num_runs = 1
+        num_runs = None
     run_budget = None
     budget_option = config.getoption("agenteval_run_budget")
     if budget_option is not None:
@@ -200,7 +206,7 @@ def pytest_configure(config: pytest.Config) -> None:
         num_runs=num_runs,
         criteria=criteria,
         runs_dir=runs_dir,
-        fail_on_inconclusive=bool(config.getoption("agenteval_fail_on_inconclusive")),
+        fail_on_inconclusive=True if config.getoption("agenteval_fail_on_inconclusive") else None,
         run_budget=run_budget,
     )
     config.stash[_WARNINGS] = {}
@@ -241,13 +247,16 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             f"(agenteval runs list --runs-dir {settings.runs_dir})"
         )
     inconclusive = config.stash.get(_INCONCLUSIVE, [])
-    if inconclusive and settings is not None:
-        what = "failed" if settings.fail_on_inconclusive else "passed on their point verdict"
+    for failed in (True, False):
+        nodes = [node for node, fails in inconclusive if fails is failed]
+        if not nodes:
+            continue
+        what = "failed" if failed else "passed on their point verdict"
         terminalreporter.line(
-            f"agenteval: {len(inconclusive)} case(s) INCONCLUSIVE ({what}): an interval over the runs "
+            f"agenteval: {len(nodes)} case(s) INCONCLUSIVE ({what}): an interval over the runs "
             "contains the threshold; more runs (--agenteval-num-runs) would settle them: "
-            + ", ".join(inconclusive[:10])
-            + (" ..." if len(inconclusive) > 10 else "")
+            + ", ".join(nodes[:10])
+            + (" ..." if len(nodes) > 10 else "")
         )
     warnings = config.stash.get(_WARNINGS, {})
     if not warnings:
@@ -278,6 +287,8 @@ class EvalFile(pytest.File):
         super().__init__(**kwargs)
         self.agent = agent
         self._outcome: Union[None, RunResult, _EvalProblem] = None
+        #: Whether an INCONCLUSIVE case fails: the option, else the config's statistics block.
+        self.fail_on_inconclusive = False
         self._case_ids: list[str] = []
 
     def collect(self) -> Iterator[EvalCaseItem]:
@@ -328,21 +339,27 @@ class EvalFile(pytest.File):
         return self._outcome
 
     def _evaluate(self) -> Union[RunResult, _EvalProblem]:
-        from agenteval import AgentEvalError, evaluate_agent
+        from agenteval import AgentEvalError
+        from agenteval.pipeline import RunOptions, RunRequest, assemble
 
         settings = self.config.stash[_SETTINGS]
-        try:
-            criteria = _criteria_config(self.path, settings.criteria) if settings.criteria else None
-            result = evaluate_agent(
-                self.agent,
-                self._selection(),
-                criteria,
+        request = RunRequest(
+            paths=(self._selection(),),
+            agent=self.agent,
+            criteria_names=settings.criteria,
+            options=RunOptions(
                 num_runs=settings.num_runs,
                 run_budget=settings.run_budget,
-                runs_dir=settings.runs_dir,
-            )
+                fail_on_inconclusive=settings.fail_on_inconclusive,
+            ),
+        )
+        try:
+            assembled = assemble(request)
+            run = assembled.open(runs_dir=settings.runs_dir, argv=["agenteval.evaluate_agent"])
         except AgentEvalError as exc:
             return _EvalProblem(f"agenteval could not run {self.path.name}: {exc}")
+        self.fail_on_inconclusive = assembled.settings.fail_on_inconclusive
+        result = asyncio.run(run.execute())
         if result.interrupted:  # Ctrl-C while scoring: stop the session, as pytest would
             raise KeyboardInterrupt
         if result.warnings:
@@ -350,17 +367,6 @@ class EvalFile(pytest.File):
         if result.run_id is not None:
             self.config.stash[_RECORDED].append(result.run_id)
         return result
-
-
-def _criteria_config(path: Path, names: tuple[str, ...]) -> Any:
-    """``--agenteval-criteria``: the config beside ``path`` (else ADK's defaults) with only
-    the named criteria, keeping their configured thresholds and params (the CLI's rule)."""
-    from agenteval import Criterion, EvalConfig, load_config
-    from agenteval.loading import CONFIG_FILE_NAME
-
-    beside = path.parent / CONFIG_FILE_NAME
-    config = load_config(beside) if beside.is_file() else EvalConfig.default()
-    return dataclasses.replace(config, criteria=[config.get(n) or Criterion(name=n) for n in names])
 
 
 class EvalCaseItem(pytest.Item):
@@ -391,8 +397,8 @@ class EvalCaseItem(pytest.Item):
         if not found.status.ok:
             raise _CaseNotPassed(case_report(found, self.case.conversation))
         if verdict == "INCONCLUSIVE":
-            self.config.stash[_INCONCLUSIVE].append(self.nodeid)
-            if self.config.stash[_SETTINGS].fail_on_inconclusive:
+            self.config.stash[_INCONCLUSIVE].append((self.nodeid, self.parent.fail_on_inconclusive))
+            if self.parent.fail_on_inconclusive:
                 raise _CaseNotPassed(inconclusive_report(found))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

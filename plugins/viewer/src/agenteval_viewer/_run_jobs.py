@@ -1,17 +1,23 @@
 """Runs started from the browser: the engine's own run, in a background thread.
 
-``RunJobs.start`` plans the run as ``agenteval run`` does (``plan_paths``: the same loader,
-config checks, criterion preflight and agent ``check_ready``; a problem is a ``RunRefused``
-with the CLI's message, before anything runs), opens it in the viewer's runs folder
-(``open_run``: a run folder like any CLI run's) and executes it (``EvalRun.execute``) in a
-daemon thread. The run id is known at once, so the browser opens the run's screen and
-follows it with the run's live events. ``criteria_catalog`` lists the installed criteria
-with their metadata and parameter schemas (what ``agenteval criteria show`` prints).
+``RunJobs.start`` assembles the run as ``agenteval run`` does (``agenteval.pipeline.assemble``:
+the same settings merge, loader, config checks, criterion preflight and agent
+``check_ready``; a problem is a ``RunRefused`` with the CLI's message, before anything
+runs), opens it in the viewer's runs folder (a run folder like any CLI run's) and executes
+it (``EvalRun.execute``) in a daemon thread. The criteria, thresholds, judge model and user
+simulator chosen in the browser are written into the run folder as ``test_config.json``;
+the manifest's ``argv`` is the ``agenteval run ... --config <that file>`` command, which
+runs the same run again from a shell or CI. The run id is known at once, so the browser
+opens the run's screen and follows it with the run's live events. ``criteria_catalog``
+lists the installed criteria with their metadata and parameter schemas (what ``agenteval
+criteria show`` prints).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,11 +79,10 @@ def criteria_catalog() -> list[dict[str, Any]]:
     return rows
 
 
-def _config(criteria: Any, judge_model: Any, simulator: Any) -> Any:
-    """The run's config from the dialog: ``{name: {"threshold": t, ...params}}``; the judge
-    model goes to every criterion whose parameters take ``judge_model_options``."""
-    from agenteval.loading import config_from_data
-
+def _config_data(criteria: Any, judge_model: Any, simulator: Any) -> Optional[dict[str, Any]]:
+    """The run's ``test_config.json`` from the dialog: ``{name: {"threshold": t, ...params}}``;
+    the judge model goes to every criterion whose parameters take ``judge_model_options``.
+    ``None`` when no criterion was chosen (each file's own config applies)."""
     if not criteria:
         return None
     if not isinstance(criteria, dict):
@@ -99,7 +104,7 @@ def _config(criteria: Any, judge_model: Any, simulator: Any) -> Any:
     data: dict[str, Any] = {"criteria": chosen}
     if simulator:
         data["user_simulator_config"] = simulator
-    return config_from_data(data)
+    return data
 
 
 class RunJobs:
@@ -115,14 +120,59 @@ class RunJobs:
     def start(self, request: dict[str, Any]) -> RunJob:
         """Plan and start a run: ``files`` ``[{root, path, case_ids?}]``, ``agent``
         (``--agent`` target), ``agent_type``, ``criteria`` (``{}``: each file's
-        ``test_config.json``, else ADK's defaults), ``num_runs``, ``judge_model``,
+        ``test_config.json``, else ADK's defaults), ``num_runs`` (absent: the config's
+        ``statistics.num_runs``, else 1), ``judge_model``,
         ``user_simulator_config``."""
-        from agenteval import Registry
         from agenteval.errors import AgentEvalError
-        from agenteval.judging import JudgeCache, JudgeService
-        from agenteval.pipeline import open_run, plan_paths, resolve_agent
+        from agenteval.loading import CONFIG_FILE_NAME, config_from_data
+        from agenteval.pipeline import RunOptions, RunRequest, assemble, run_command
+        from agenteval.runs import new_run_id
 
-        files = request.get("files")
+        paths = self._paths(request.get("files"))
+        target = request.get("agent")
+        if not isinstance(target, str) or not target.strip():
+            raise RunRefused("give the agent to run (anything --agent accepts)")
+        agent_type = request.get("agent_type") or None
+        if agent_type is not None and not isinstance(agent_type, str):
+            raise RunRefused("agent_type: give the name of an agent adapter")
+        num_runs = request.get("num_runs")  # None: the config's statistics.num_runs, else 1
+        if num_runs is not None and (
+            not isinstance(num_runs, int) or isinstance(num_runs, bool) or not 1 <= num_runs <= 100
+        ):
+            raise RunRefused("num_runs: a whole number from 1 to 100")
+        data = _config_data(
+            request.get("criteria"), request.get("judge_model"), request.get("user_simulator_config")
+        )
+        run_id = new_run_id()
+        # What the browser chose is written into the run folder, so the command runs it again.
+        config_file = self.runs_dir.resolve() / run_id / CONFIG_FILE_NAME if data is not None else None
+        run_request = RunRequest(
+            paths=tuple(paths),
+            agent=target.strip(),
+            agent_type=agent_type,
+            config_path=config_file,
+            options=RunOptions(num_runs=num_runs, agent_timeout=self.agent_timeout),
+        )
+        try:
+            config = None if data is None else config_from_data(data, source=config_file)
+            assembled = assemble(dataclasses.replace(run_request, config=config, config_path=None))
+            run = assembled.open(
+                runs_dir=self.runs_dir, argv=run_command(run_request), run_id=run_id, keep_results=False
+            )
+        except AgentEvalError as exc:
+            raise RunRefused(str(exc)) from None
+        if config_file is not None:
+            config_file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        job = RunJob(run.run_id)
+        with self._lock:
+            self._jobs[job.run_id] = job
+        threading.Thread(
+            target=self._execute, args=(run, job), name=f"agenteval-view-run-{job.run_id}", daemon=True
+        ).start()
+        return job
+
+    def _paths(self, files: Any) -> list[str]:
+        """``files`` as ``agenteval run`` paths (``FILE`` or ``FILE:CASE,CASE``), each inside a root."""
         if not isinstance(files, list) or not files:
             raise RunRefused("choose the eval set (and cases) to run")
         paths = []
@@ -139,44 +189,7 @@ class RunJobs:
                 paths.append(f"{path}:{','.join(ids)}")
             else:
                 paths.append(str(path))
-        target = request.get("agent")
-        if not isinstance(target, str) or not target.strip():
-            raise RunRefused("give the agent to run (anything --agent accepts)")
-        num_runs = request.get("num_runs", 1)
-        if not isinstance(num_runs, int) or isinstance(num_runs, bool) or not 1 <= num_runs <= 100:
-            raise RunRefused("num_runs: a whole number from 1 to 100")
-        argv = ["agenteval", "run", *paths, "--agent", target.strip(), "--num-runs", str(num_runs)]
-        try:
-            agent = resolve_agent(target.strip(), request.get("agent_type") or None)
-            judge = JudgeService(cache=JudgeCache())
-            plan = plan_paths(
-                paths,
-                registry=Registry.installed(),
-                judge=judge,
-                config=_config(
-                    request.get("criteria"), request.get("judge_model"), request.get("user_simulator_config")
-                ),
-                agent=agent,
-                agent_target=target.strip(),
-                num_runs=num_runs,
-            )
-            run = open_run(
-                plan,
-                runs_dir=self.runs_dir,
-                argv=[*argv, "# started from agenteval view"],
-                judge=judge,
-                agent_timeout=self.agent_timeout,
-                keep_results=False,
-            )
-        except AgentEvalError as exc:
-            raise RunRefused(str(exc)) from None
-        job = RunJob(run.run_id)
-        with self._lock:
-            self._jobs[job.run_id] = job
-        threading.Thread(
-            target=self._execute, args=(run, job), name=f"agenteval-view-run-{job.run_id}", daemon=True
-        ).start()
-        return job
+        return paths
 
     def _execute(self, run: Any, job: RunJob) -> None:
         try:

@@ -1,0 +1,96 @@
+"""A run's settings: what the caller set, merged with the config's ``statistics`` block.
+
+``merge_settings`` is the one merge every caller goes through (the CLI, ``evaluate*``, the
+pytest plugin, the viewer's runs): a default, then the config's ``statistics`` block, then
+the caller's explicit option, key by key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, TypeVar, Union
+
+from ..judging._cache import DEFAULT_CACHE_DIR
+from ..judging._service import DEFAULT_JUDGE_CONCURRENCY
+from ..loading._statistics import StatisticsConfig
+
+__all__ = ["DEFAULT_CONFIDENCE", "RunOptions", "RunSettings", "merge_settings"]
+
+#: The level of the tri-state verdicts' intervals when neither an option nor the config sets one.
+DEFAULT_CONFIDENCE = 0.95
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the caller of a run set (the CLI's flags, the API's arguments).
+
+    ``None`` for a statistics key means "not given": the config's ``statistics`` block, else
+    the default, decides. The other options have their defaults here, once."""
+
+    #: Runs per case (``"auto"``: look by look); with recorded turns, their number decides.
+    num_runs: Union[int, str, None] = None
+    #: With ``num_runs="auto"``: the most agent runs of the whole run.
+    run_budget: Optional[int] = None
+    confidence: Optional[float] = None
+    #: ``False``: no tri-state verdicts (``--no-stats``).
+    statistics: bool = True
+    fail_on_inconclusive: Optional[bool] = None
+    judge_budget: Optional[int] = None
+    judge_sampling: Optional[str] = None
+    #: How many evaluations may run at once (``None``: ``EvalRun``'s default).
+    concurrency: Optional[int] = None
+    judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY
+    agent_concurrency: int = 4
+    #: Seconds the agent may take for one turn.
+    agent_timeout: float = 300.0
+    #: ``"process"``: the agent's calls run in worker processes killed on a timeout or crash.
+    agent_isolation: str = "none"
+    #: Re-raise evaluator exceptions instead of recording ERRORED results.
+    strict: bool = False
+    #: Where the judge answer cache lives (``None``: no cache).
+    cache_dir: Optional[Path] = DEFAULT_CACHE_DIR
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The run's statistics keys after the merge (see ``merge_settings``)."""
+
+    num_runs: Union[int, str]
+    run_budget: Optional[int]
+    #: ``None``: no tri-state verdicts.
+    confidence: Optional[float]
+    fail_on_inconclusive: bool
+    judge_budget: Optional[int]
+    judge_sampling: Optional[str]
+
+
+def merge_settings(
+    options: RunOptions, statistics: Optional[StatisticsConfig], *, runs_agent: bool
+) -> RunSettings:
+    """Each key: the caller's option, else the ``statistics`` block's, else the default.
+
+    The block's ``num_runs`` (and with it its ``run_budget``) applies only when the agent
+    runs: recorded turns bring their own runs. A ``run_budget`` option completes a block's
+    ``"auto"``."""
+    block = statistics or StatisticsConfig()
+    num_runs, run_budget = options.num_runs, options.run_budget
+    if num_runs is None and runs_agent:
+        num_runs = block.num_runs
+        run_budget = block.run_budget if run_budget is None else run_budget
+    confidence = _first(options.confidence, block.confidence, DEFAULT_CONFIDENCE)
+    return RunSettings(
+        num_runs=1 if num_runs is None else num_runs,
+        run_budget=run_budget,
+        confidence=confidence if options.statistics else None,
+        fail_on_inconclusive=bool(_first(options.fail_on_inconclusive, block.fail_on_inconclusive, False)),
+        judge_budget=_first(options.judge_budget, block.judge_budget),
+        judge_sampling=_first(options.judge_sampling, block.judge_sampling),
+    )
+
+
+def _first(*values: Optional[T]) -> Optional[T]:
+    """The first value that is not ``None``."""
+    return next((value for value in values if value is not None), None)
