@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from agenteval.cli import rerun_command
 from agenteval.reporting import ReportContext, Reporter
 from agenteval.results import Status
 from agenteval.runs import RecordedRun
 
-from ._common import cases_of, clip, first_problem, rerun_command
+from ._common import cases_of, clip, first_problem
 
 __all__ = ["MarkdownReporter", "render_markdown"]
 
@@ -69,7 +70,7 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
             lines.append(f"- **{name}** {view.result.status.value} — {why}")
         if len(failing) > failures:
             lines.append(f"- … and {len(failing) - failures} more (`agenteval runs show {run.run_id}`)")
-        command = rerun_command(failing[:failures])
+        command = rerun_command(run, [(v.entry, v.result.eval_id) for v in failing[:failures]])
         if command:
             lines += ["", "Rerun them:", "", "```sh", command, "```"]
     text = "\n".join(lines) + "\n"
