@@ -40,9 +40,14 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     for view in views:
         counts[view.result.status] += 1
         for result in view.result.criteria:
-            item = criteria.setdefault(result.criterion, {"sum": 0.0, "n": 0, "passed": 0, "total": 0})
+            item = criteria.setdefault(
+                result.criterion,
+                {"sum": 0.0, "n": 0, "passed": 0, "failed": 0, "informational": 0, "total": 0},
+            )
             item["total"] += 1
             item["passed"] += result.status is Status.PASSED
+            item["failed"] += result.status is Status.FAILED
+            item["informational"] += result.status is Status.INFORMATIONAL
             if result.score is not None:
                 item["sum"] += result.score
                 item["n"] += 1
@@ -60,7 +65,7 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     ]
     for name, item in criteria.items():
         mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
-        lines.append(f"| `{_cell(name)}` | {mean} | {int(item['passed'])}/{int(item['total'])} |")
+        lines.append(f"| `{_cell(name)}` | {mean} | {_passed(item)} |")
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         for view in failing[:failures]:
@@ -77,6 +82,14 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     if limit is not None and len(text) > limit:
         text = text[: limit - 40] + "\n\n… (cut to fit)\n"
     return text
+
+
+def _passed(item: dict[str, float]) -> str:
+    """``passed/total``; an informational criterion (ADK's efficiency criteria) is never
+    passed or failed, and says so."""
+    if item["informational"] and not item["passed"] and not item["failed"]:
+        return "informational (not pass/fail)"
+    return f"{int(item['passed'])}/{int(item['total'])}"
 
 
 def _order(status: Status) -> int:
