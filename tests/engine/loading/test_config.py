@@ -67,14 +67,19 @@ def test_object_with_threshold_and_params(tmp_path):
     assert criterion.params == {"match_type": "IN_ORDER", "ignoreArgs": True}
 
 
-def test_object_without_threshold_is_allowed_here(tmp_path):
+def test_object_without_threshold_runs_with_the_default_and_a_warning(tmp_path):
     # ADK rejects this at config load; agenteval lets the evaluator's default apply (or
-    # fails at resolution when there is none; see test_resolve.py).
-    config = load_config(
-        write(tmp_path, {"criteria": {"tool_trajectory_avg_score": {"match_type": "ANY_ORDER"}}})
+    # fails at resolution when there is none; see test_resolve.py), and says so.
+    path = write(
+        tmp_path,
+        {"criteria": {"tool_trajectory_avg_score": {"match_type": "ANY_ORDER"}, "tool_call_count_v1": {}}},
     )
+    config = load_config(path)
     assert config.criteria[0].threshold is None
     assert config.criteria[0].params == {"match_type": "ANY_ORDER"}
+    [warning] = config.warnings  # an efficiency criterion takes no threshold: no warning for it
+    assert warning.startswith(f'{path}: criteria.tool_trajectory_avg_score has no "threshold"')
+    assert "ADK refuses" in warning and "agenteval criteria show tool_trajectory_avg_score" in warning
 
 
 @pytest.mark.parametrize("value", ["0.9", {"threshold": "0.9"}, " 0.9 "])

@@ -162,34 +162,3 @@ def test_a_nul_character_in_a_path_is_a_clear_error():
     with pytest.raises(DataError) as info:
         expand_targets(["a\x00b.test.json"])
     assert str(info.value) == "a\\x00b.test.json: the path has a NUL character, which no file name can hold"
-
-
-REPO = Path(__file__).resolve().parents[3]
-
-
-def test_adk_web_warns_when_an_evalset_files_id_is_not_its_name(tmp_path):
-    from agenteval.cli import main
-    from agenteval.loading._selection import adk_web_name_warning
-    from click.testing import CliRunner
-
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    assert adk_web_name_warning(agent / "weather.evalset.json", "other") is None  # not an ADK agent folder
-    (agent / "__init__.py").write_text("from . import agent\n", encoding="utf-8")
-    assert adk_web_name_warning(agent / "weather.evalset.json", "weather") is None
-    assert adk_web_name_warning(agent / "weather.test.json", "other") is None  # adk web does not list it
-    warning = adk_web_name_warning(agent / "weather.evalset.json", "adk_weather")
-    assert "adk web lists this eval set as 'weather'" in warning and "'adk_weather.evalset.json'" in warning
-    path = agent / "weather.evalset.json"
-    path.write_bytes((REPO / "examples" / "travel" / "travel.evalset.json").read_bytes())
-    result = CliRunner().invoke(main, ["run", str(path), "--actual", str(path), "--no-record", "-q"])
-    assert result.exit_code == 0, result.output  # a warning, not an error
-    assert "adk web lists this eval set as 'weather'" in result.stderr
-
-
-def test_the_adk_example_runs_in_adk_web():
-    from agenteval.loading import load_eval_set
-    from agenteval.loading._selection import adk_web_name_warning
-
-    path = REPO / "examples" / "adk_weather" / "weather.evalset.json"
-    assert adk_web_name_warning(path, load_eval_set(path).eval_set_id) is None

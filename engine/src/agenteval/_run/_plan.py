@@ -34,7 +34,7 @@ from ..loading import (
     with_efficiency,
 )
 from ..loading._eval_files import check_unique_ids
-from ..loading._selection import adk_web_name_warning
+from ..loading._eval_set_warnings import eval_set_warnings
 from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
@@ -510,7 +510,7 @@ def plan_paths(
         with problems.collect():
             loaded = files.read(target.path)
             warnings.extend(loaded.warnings)
-            warnings.extend(filter(None, [adk_web_name_warning(target.path, loaded.eval_set.eval_set_id)]))
+            warnings.extend(eval_set_warnings(target.path, loaded.eval_set))
             case_ids = _select(loaded, target.case_ids, str(target.path))
             set_id = loaded.eval_set.eval_set_id
             del loaded  # the files keep what fits their budget; the rest is read again when run

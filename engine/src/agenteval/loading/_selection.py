@@ -19,7 +19,7 @@ from typing import Optional
 from .._terminal import visible
 from ..errors import DataError
 
-__all__ = ["EvalTarget", "expand_targets", "CONFIG_FILE_NAME", "adk_web_name_warning"]
+__all__ = ["EvalTarget", "expand_targets", "CONFIG_FILE_NAME"]
 
 CONFIG_FILE_NAME = "test_config.json"
 _EVAL_FILE = re.compile(r".*\.(test|evalset)\.json", re.IGNORECASE | re.DOTALL)
@@ -27,9 +27,6 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 #: The longest file name (one path component) most file systems take, in bytes.
 MAX_NAME_BYTES = 255
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
-#: What ``adk web`` finds eval sets by: ``<eval_set_id>.evalset.json`` in the agent's folder.
-ADK_WEB_SUFFIX = ".evalset.json"
-_ADK_AGENT_MARKERS = ("__init__.py", "root_agent.yaml")
 
 
 @dataclass(frozen=True)
@@ -43,27 +40,6 @@ class EvalTarget:
         """``test_config.json`` in the file's folder, if there is one."""
         candidate = self.path.parent / CONFIG_FILE_NAME
         return candidate if candidate.is_file() else None
-
-
-def adk_web_name_warning(path: Path, eval_set_id: str) -> Optional[str]:
-    """A warning when ``adk web`` would list the file under another id than its
-    ``eval_set_id`` (it names an eval set by its file, ``<id>.evalset.json``, and running it
-    then fails with ``NotFoundError``); ``None`` when they agree, when the file is not an
-    ``*.evalset.json`` or not in an ADK agent's folder (``__init__.py`` or
-    ``root_agent.yaml`` beside it): ``adk web`` lists neither."""
-    if not path.name.endswith(ADK_WEB_SUFFIX) or not any(
-        (path.parent / marker).is_file() for marker in _ADK_AGENT_MARKERS
-    ):
-        return None
-    stem = path.name[: -len(ADK_WEB_SUFFIX)]
-    if stem == eval_set_id:
-        return None
-    return (
-        f"{visible(str(path))}: eval_set_id {visible(eval_set_id)!r} differs from the file's name: "
-        f"adk web lists this eval set as {visible(stem)!r} and cannot run it (it finds an eval set by "
-        f"its file, <eval_set_id>.evalset.json). Set eval_set_id to {visible(stem)!r} or rename the file "
-        f"to {visible(eval_set_id + ADK_WEB_SUFFIX)!r}"
-    )
 
 
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "site-packages", "venv"}
