@@ -418,7 +418,8 @@ class _Problems:
         try:
             yield
         except AgentEvalError as exc:
-            self.found.append(exc)
+            if str(exc) not in {str(found) for found in self.found}:  # one file read twice: said once
+                self.found.append(exc)
 
     def raise_any(self) -> None:
         """Raise the one problem as it is, or every problem in one error of the first's kind."""
@@ -541,8 +542,7 @@ def plan_paths(
     num_runs = 1 if num_runs is None else num_runs
     _check_runs(num_runs, run_budget, agent)
     auto = num_runs == "auto"
-    resolved = resolve_criteria(requests, criteria_source, warnings)  # type: ignore[arg-type]
-    preflight_judges(resolved, judge)
+    resolved = _resolve_each(requests, [count for *_, count in staged], criteria_source, warnings, judge)
     if agent is not None:
         agent.check_ready()
     sets = []
@@ -671,6 +671,42 @@ def preflight_judges(resolved: Iterable[ResolvedCriterion], judge: JudgeService)
     specs = [spec for r in resolved if r.info.requires_judge for spec in r.evaluator.judge_models()]
     if specs:
         judge.preflight(specs)
+
+
+def _resolve_each(
+    requests: Sequence[tuple[Criterion, str]],
+    counts: Sequence[int],
+    source: LocalCriteria,
+    warnings: list[str],
+    judge: JudgeService,
+) -> list[ResolvedCriterion]:
+    """The criteria of each eval file (``counts`` requests each, in order) resolved and their
+    judges checked: the problems of every config reported together (each once), a judge's
+    problem naming the config that asked for it."""
+    problems = _Problems()
+    resolved: list[ResolvedCriterion] = []
+    evaluators: dict = {}
+    checked: dict[str, Optional[AgentEvalError]] = {}  # judge model -> its preflight's problem
+    start = 0
+    for count in counts:
+        group = requests[start : start + count]
+        start += count
+        with problems.collect():
+            done = resolve_criteria(group, source, warnings, cache=evaluators)  # type: ignore[arg-type]
+            for item, (_, where) in zip(done, group, strict=True):
+                for spec in item.evaluator.judge_models() if item.info.requires_judge else ():
+                    if spec not in checked:
+                        try:
+                            judge.preflight([spec])
+                            checked[spec] = None
+                        except AgentEvalError as exc:
+                            checked[spec] = exc
+                    failure = checked[spec]
+                    if failure is not None:
+                        raise type(failure)(failure.message, source=failure.source or where)
+            resolved.extend(done)
+    problems.raise_any()
+    return resolved
 
 
 def plan_eval_sets(
