@@ -144,7 +144,7 @@ def test_adk_eval_history_files_compare_too(runner, runs, tmp_path):
 
 
 def test_hostile_case_ids_never_reach_the_terminal_raw(runner, runs):
-    hostile = "c\x1b]8;;http://x\x07link\x1b[2J"
+    hostile = "c\u202eknil<b>"  # an id cannot hold a control character (refused at load), but bidi
     expected = EvalSet(
         eval_set_id="shop", eval_cases=[make_case([make_invocation("q", "ok", [("f", {})])], eval_id=hostile)]
     )
@@ -157,5 +157,19 @@ def test_hostile_case_ids_never_reach_the_terminal_raw(runner, runs):
     result = _compare(runner, runs, a, b)
     listed = runner.invoke(main, ["runs", "list", "--runs-dir", str(runs)])
     for output in (result.stdout, listed.stdout):
-        assert "\x1b" not in output and "\x07" not in output
-    assert "▼ shop/c" in result.stdout
+        assert "\u202e" not in output
+    assert "▼ shop/c\\u202eknil<b>" in result.stdout
+
+
+def test_one_case_flipped_to_failed_exits_0_by_default_and_1_with_fail_on_flip(runner, runs):
+    baseline, candidate = _run(runs, set()), _run(runs, {7})
+    lenient = _compare(runner, runs, baseline, candidate)
+    assert lenient.exit_code == 0, lenient.output  # one flip in 30 cases: no detectable regression
+    assert "--fail-on-flip makes this exit 1" in " ".join(lenient.stdout.split())
+    strict = _compare(runner, runs, baseline, candidate, "--fail-on-flip", "--format", "json")
+    assert strict.exit_code == 1, strict.output
+    doc = json.loads(strict.stdout)
+    assert doc["exit_code"] == 1 and [f["case_id"] for f in doc["flips"]] == ["c07"]
+    assert "--fail-on-flip: 1 case verdict(s) went from PASSED to worse: exit 1" in strict.stderr
+    improved = _compare(runner, runs, candidate, baseline, "--fail-on-flip")
+    assert improved.exit_code == 0, improved.output  # FAILED -> PASSED is no reason to fail

@@ -41,18 +41,22 @@ def _case(eval_id: str, tool: str, reply: str) -> dict:
     }
 
 
+#: Ids cannot hold a control character (refused at load, see below); this is what an id may hold.
+HOSTILE_ID = HOSTILE["bidi"]
+
+
 @pytest.fixture
 def hostile_files(tmp_path: Path) -> tuple[Path, Path]:
     """An eval set whose file name, set id, case ids, tool names and texts are hostile,
     and recorded invocations that fail every case (so reasons quote the agent's text)."""
     expected = {
-        "eval_set_id": "set" + HOSTILE["title"],
-        "eval_cases": [_case(name + value, "tool" + value, "ok") for name, value in HOSTILE.items()],
+        "eval_set_id": "set" + HOSTILE_ID,
+        "eval_cases": [_case(name + HOSTILE_ID, "tool" + value, "ok") for name, value in HOSTILE.items()],
     }
     actual = {
-        "eval_set_id": "set" + HOSTILE["title"],
+        "eval_set_id": "set" + HOSTILE_ID,
         "eval_cases": [
-            _case(name + value, "other" + value, "reply" + value) for name, value in HOSTILE.items()
+            _case(name + HOSTILE_ID, "other" + value, "reply" + value) for name, value in HOSTILE.items()
         ],
     }
     eval_file = tmp_path / f"x{HOSTILE['clear']}{HOSTILE['cr']}.evalset.json"
@@ -105,9 +109,22 @@ def test_the_json_document_escapes_control_characters_and_keeps_the_ids(runner, 
     assert re.search("[\x00-\x1f]", result.stdout.replace("\n", "")) is None  # JSON escapes C0
     document = json.loads(result.stdout)
     [eval_set] = document["eval_sets"]
-    assert eval_set["eval_set_id"] == "set" + HOSTILE["title"]
+    assert eval_set["eval_set_id"] == "set" + HOSTILE_ID
     ids = [case["eval_id"] for case in eval_set["cases"]]
-    assert ids == [name + value for name, value in HOSTILE.items()]
+    assert ids == [name + HOSTILE_ID for name in HOSTILE]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE.keys() - {"bidi"}))
+def test_an_id_holding_a_control_character_is_refused_and_shown_escaped(runner, tmp_path, name):
+    case = _case("case" + HOSTILE[name], "tool", "ok")
+    path = tmp_path / "x.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "x", "eval_cases": [case]}), encoding="utf-8")
+    result = runner.invoke(main, ["run", str(path), "--actual", str(path)])
+    assert (
+        result.exit_code == 2
+        and "eval_cases[0].eval_id: eval_id holds the control character" in result.output
+    )
+    _assert_shown_not_sent(result.output)
 
 
 def test_a_path_too_long_for_the_system_is_exit_2_without_a_traceback(runner, tmp_path):

@@ -306,3 +306,47 @@ def test_at_concurrency_one_a_dead_endpoint_is_given_up_after_three_timeouts():
 
     outcomes = asyncio.run(run())
     assert {o.code for o in outcomes} == {"judge_timeout"} and Scripted.calls == 3
+
+
+# -- a judge server that never answers, over HTTP (loopback fake): calls counted, not seconds --
+def _hung_server_calls(server, first: int, late: int = 0) -> list:
+    """``first`` questions at once, then ``late`` more while they are out, to a judge
+    server that never answers (default concurrency and retries, 0.5 s timeouts)."""
+    from agenteval_tests_fixtures_fake_llm_servers import Reply
+
+    judges = JudgeService(on_warning=lambda message: None)
+    options = JudgeOptions(judge_model="openai:judge", timeout_seconds=0.5)
+
+    async def run():
+        try:
+            await judges.generate(
+                "c", JudgeRequest(prompt="warm-up"), options.model_copy(update={"timeout_seconds": 60})
+            )
+            server.responder = lambda request: Reply(text="never sent", delay=3600)
+            server.requests.clear()
+            calls = [
+                asyncio.ensure_future(judges.generate("c", JudgeRequest(prompt=f"q{i}"), options))
+                for i in range(first)
+            ]
+            await asyncio.sleep(0.2)
+            calls += [
+                asyncio.ensure_future(judges.generate("c", JudgeRequest(prompt=f"late{i}"), options))
+                for i in range(late)
+            ]
+            return await asyncio.gather(*calls, return_exceptions=True)
+        finally:
+            await judges.aclose()
+
+    return asyncio.run(run())
+
+
+def test_a_hung_judge_server_gets_one_call_per_question_when_fewer_are_out_than_the_concurrency(openai_env):
+    outcomes = _hung_server_calls(openai_env, first=9)  # 9 questions, --judge-concurrency 16
+    assert {getattr(o, "code", o) for o in outcomes} == {"judge_timeout"}
+    assert len(openai_env.requests) == 9  # one timeout for all: no retry starts a second wave
+
+
+def test_a_timed_out_call_is_not_retried_while_other_calls_to_the_server_are_still_out(openai_env):
+    outcomes = _hung_server_calls(openai_env, first=9, late=3)
+    assert {getattr(o, "code", o) for o in outcomes} == {"judge_timeout"}
+    assert len(openai_env.requests) == 12  # the first nine wait for the late three, then all give up

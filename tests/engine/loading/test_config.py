@@ -67,14 +67,19 @@ def test_object_with_threshold_and_params(tmp_path):
     assert criterion.params == {"match_type": "IN_ORDER", "ignoreArgs": True}
 
 
-def test_object_without_threshold_is_allowed_here(tmp_path):
+def test_object_without_threshold_runs_with_the_default_and_a_warning(tmp_path):
     # ADK rejects this at config load; agenteval lets the evaluator's default apply (or
-    # fails at resolution when there is none; see test_resolve.py).
-    config = load_config(
-        write(tmp_path, {"criteria": {"tool_trajectory_avg_score": {"match_type": "ANY_ORDER"}}})
+    # fails at resolution when there is none; see test_resolve.py), and says so.
+    path = write(
+        tmp_path,
+        {"criteria": {"tool_trajectory_avg_score": {"match_type": "ANY_ORDER"}, "tool_call_count_v1": {}}},
     )
+    config = load_config(path)
     assert config.criteria[0].threshold is None
     assert config.criteria[0].params == {"match_type": "ANY_ORDER"}
+    [warning] = config.warnings  # an efficiency criterion takes no threshold: no warning for it
+    assert warning.startswith(f'{path}: criteria.tool_trajectory_avg_score has no "threshold"')
+    assert "ADK refuses" in warning and "agenteval criteria show tool_trajectory_avg_score" in warning
 
 
 @pytest.mark.parametrize("value", ["0.9", {"threshold": "0.9"}, " 0.9 "])
@@ -396,3 +401,58 @@ def test_with_efficiency_appends_the_four_not_named_in_adks_order():
     assert with_efficiency(extended).criteria == extended.criteria
     adk = get_eval_metrics_from_config(AdkEvalConfig(criteria={"response_match_score": 0.5}))
     assert [m.metric_name for m in adk][1:] == list(EFFICIENCY_CRITERIA)
+
+
+def _two_suites(tmp_path: Path, config_a: dict, config_b: dict) -> list[str]:
+    """Two folders, each an eval file and its config; the CLI arguments that run both."""
+    example = Path(__file__).resolve().parents[3] / "examples" / "travel" / "travel.evalset.json"
+    for name, config in (("a", config_a), ("b", config_b)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.test.json").write_bytes(example.read_bytes())
+        write(tmp_path / name, config)
+    return ["run", str(tmp_path / "a"), str(tmp_path / "b"), "--actual", str(example), "--no-record"]
+
+
+def _run_cli(args: list[str]):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    return CliRunner().invoke(main, args)
+
+
+def test_problems_in_different_config_files_come_together(tmp_path):
+    args = _two_suites(
+        tmp_path,
+        {"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_typ": "IN_ORDER"}}},
+        {"criteria": {"response_match_score": 7}},
+    )
+    result = _run_cli(args)
+    assert result.exit_code == 2 and "2 problems stop this run" in result.stderr
+    assert (
+        f"{tmp_path / 'a' / 'test_config.json'}: criteria.tool_trajectory_avg_score.match_typ"
+        in result.stderr
+    )
+    assert (
+        f"{tmp_path / 'b' / 'test_config.json'}: criteria.response_match_score: threshold 7" in result.stderr
+    )
+
+
+def test_a_judge_without_credentials_names_the_config_that_asked_for_it(tmp_path, clean_judge_env):
+    args = _two_suites(
+        tmp_path,
+        {"criteria": {"tool_trajectory_avg_score": 1.0}},
+        {"criteria": {"final_response_match_v2": 0.5}},
+    )
+    result = _run_cli(args)
+    assert result.exit_code == 2
+    assert (
+        f"error: {tmp_path / 'b' / 'test_config.json'}: judge model 'gemini-2.5-flash': no Gemini credentials"
+        in result.stderr
+    )
+
+
+def test_one_broken_file_given_as_eval_file_and_as_actuals_is_one_problem(tmp_path):
+    path = tmp_path / "camel.evalset.json"
+    path.write_text(json.dumps({"evalSetId": "s", "evalCases": []}), encoding="utf-8")
+    result = _run_cli(["run", str(path), "--actual", str(path), "--no-record"])
+    assert result.exit_code == 2 and result.stderr.count("the top level uses camelCase keys") == 1

@@ -159,3 +159,42 @@ def test_a_tool_call_from_python_needs_a_name():
     with pytest.raises(ValidationError):
         FunctionCall(name="")
     assert FunctionCall(name="t").name == "t"
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (
+            {"eval_set_id": "../../outside/x", "eval_cases": []},
+            "eval_set_id: eval_set_id '../../outside/x' holds the path separator '/'",
+        ),
+        ({"eval_set_id": "a\\\\b", "eval_cases": []}, "holds the path separator '\\\\'"),
+        (
+            data_with({"eval_id": "one\ntwo"}),
+            "eval_cases[0].eval_id: eval_id holds the control character \\u000a at position 3",
+        ),
+        ({"eval_set_id": "s\r", "eval_cases": []}, "eval_set_id holds the control character \\u000d"),
+    ],
+)
+def test_ids_that_would_name_other_files_or_break_lines_are_refused(tmp_path, data, fragment):
+    assert fragment in load_error(tmp_path, data)
+
+
+def test_a_case_id_may_hold_a_path_separator_as_adks_converted_files_do(tmp_path):
+    path = tmp_path / "s.evalset.json"
+    path.write_text(json.dumps(data_with({"eval_id": "tests/fixture/roll_die.test.json"})), encoding="utf-8")
+    assert read_eval_file(path).eval_set.eval_cases[0].eval_id == "tests/fixture/roll_die.test.json"
+
+
+def test_the_cli_refuses_such_an_id_with_exit_2_naming_the_file_and_the_json_path(tmp_path):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    path = tmp_path / "s.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "../../outside/x", "eval_cases": []}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", str(path), "--actual", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert (
+        f"{path}: not a valid eval set:" in result.stderr
+        and "eval_set_id: eval_set_id '../../outside/x'" in result.stderr
+    )

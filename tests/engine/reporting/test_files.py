@@ -87,7 +87,7 @@ def test_hostile_text_in_a_case_id_stays_data_in_every_format(tmp_path):
     from agenteval.models import EvalSet
     from agenteval.testing import make_case, make_invocation
 
-    hostile = 'x"\n\x1b[31m<script>\u2028'
+    hostile = 'x"\u202e<script>\u2028'  # no control character: an id holding one is refused at load
     eval_set = EvalSet(eval_set_id="s", eval_cases=[make_case([make_invocation("q", "a")], eval_id=hostile)])
     path = tmp_path / "s.evalset.json"
     path.write_text(eval_set.model_dump_json(), encoding="utf-8")
@@ -101,7 +101,7 @@ def test_hostile_text_in_a_case_id_stays_data_in_every_format(tmp_path):
     assert json.loads(line)["case_id"] == hostile
     document = json.loads(written["json"][0].read_text(encoding="utf-8"))
     assert document["eval_sets"][0]["cases"][0]["eval_id"] == hostile
-    assert "\x1b" not in written["table"][0].read_text(encoding="utf-8")
+    assert "\u202e" not in written["table"][0].read_text(encoding="utf-8")
 
 
 def test_the_reporters_of_one_report_share_one_summary(reports, tmp_path, monkeypatch):

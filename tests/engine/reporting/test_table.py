@@ -203,3 +203,51 @@ def test_only_the_cases_described_are_read(tmp_path, monkeypatch, interrupted_ru
     monkeypatch.setattr(_table, "case_view", lambda *args: reads.append(args[2]) or original(*args))
     _render(RecordedRun.open(run.folder), width=120)
     assert len(reads) == 2  # the two failing cases described, nothing else
+
+
+def _renamed(summary, old: str, new: str):
+    """``summary`` with criterion ``old`` called ``new`` (in the run's table and each set's)."""
+
+    def rename(items):
+        return [c.model_copy(update={"criterion": new}) if c.criterion == old else c for c in items]
+
+    sets = [s.model_copy(update={"criteria": rename(s.criteria)}) for s in summary.eval_sets]
+    return summary.model_copy(update={"criteria": rename(summary.criteria), "eval_sets": sets})
+
+
+def _set_row(lines: list[str], name: str) -> list[str]:
+    below = lines.index(next(line for line in lines if line.startswith("by eval set")))
+    return next(line for line in lines[below:] if line.startswith(name)).split()
+
+
+def test_a_criterion_never_evaluated_in_a_set_is_not_evaluated_not_fail(example_result):
+    summary = example_result.summary
+    [stats] = [c for c in summary.eval_sets[0].criteria if c.criterion == "tool_trajectory_avg_score"]
+    never = stats.model_copy(update={"verdict": "FAIL", "verdict_counts": {"NOT_EVALUATED": 3}})
+    some = stats.model_copy(update={"verdict": "FAIL", "verdict_counts": {"PASS": 2, "NOT_EVALUATED": 1}})
+    for changed, expected in (
+        (never, ["—", "—", "NOT_EVALUATED"]),
+        (some, ["NOT_EVALUATED", "(1", "of", "3)"]),
+    ):
+        criteria = [changed if c.criterion == stats.criterion else c for c in summary.eval_sets[0].criteria]
+        sets = [summary.eval_sets[0].model_copy(update={"criteria": criteria})]
+        row = _set_row(
+            _render(example_result, summary=summary.model_copy(update={"eval_sets": sets})), stats.criterion
+        )
+        assert "FAIL" not in row and row[-len(expected) :] == expected
+    assert _set_row(_render(example_result), stats.criterion)[-1] == "FAIL"  # a failed case still FAILs
+
+
+def test_an_informational_criterion_is_neither_passed_nor_failed(example_result):
+    lines = _render(example_result)
+    row = next(line for line in lines if line.startswith("tool_call_count_v1"))
+    assert row.split() == ["tool_call_count_v1", "(informational)", "1.333", "—", "—", "—", "0"]
+
+
+def test_long_criterion_names_are_never_cut_at_80_columns(example_result):
+    name = "rubric_based_final_response_quality_v1"  # the longest built-in name
+    lines = _render(example_result, summary=_renamed(example_result.summary, "response_match_score", name))
+    assert all(len(line) <= 80 for line in lines)
+    rows = [line for line in lines if name in line]
+    assert len(rows) == 2  # the run's table and the set's, each whole on one line
+    assert _set_row(lines, name)[-1] == "FAIL" and rows[0].split()[-5:] == ["0.7774", "0.6", "2", "1", "0"]

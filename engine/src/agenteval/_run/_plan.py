@@ -35,6 +35,7 @@ from ..loading import (
 )
 from ..loading._env import load_env_files
 from ..loading._eval_files import check_unique_ids
+from ..loading._eval_set_warnings import eval_set_warnings
 from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
@@ -419,7 +420,8 @@ class _Problems:
         try:
             yield
         except AgentEvalError as exc:
-            self.found.append(exc)
+            if str(exc) not in {str(found) for found in self.found}:  # one file read twice: said once
+                self.found.append(exc)
 
     def raise_any(self) -> None:
         """Raise the one problem as it is, or every problem in one error of the first's kind."""
@@ -509,6 +511,7 @@ def plan_paths(
         with problems.collect():
             loaded = files.read(target.path)
             warnings.extend(loaded.warnings)
+            warnings.extend(eval_set_warnings(target.path, loaded.eval_set))
             case_ids = _select(loaded, target.case_ids, str(target.path))
             set_id = loaded.eval_set.eval_set_id
             del loaded  # the files keep what fits their budget; the rest is read again when run
@@ -537,8 +540,7 @@ def plan_paths(
     num_runs, run_budget = runs.num_runs, runs.run_budget
     _check_runs(num_runs, run_budget, agent)
     auto = num_runs == "auto"
-    resolved = resolve_criteria(requests, criteria_source, warnings)  # type: ignore[arg-type]
-    preflight_judges(resolved, judge)
+    resolved = _resolve_each(requests, [count for *_, count in staged], criteria_source, warnings, judge)
     if agent is not None:
         agent.check_ready()
     sets = []
@@ -667,6 +669,42 @@ def preflight_judges(resolved: Iterable[ResolvedCriterion], judge: JudgeService)
     specs = [spec for r in resolved if r.info.requires_judge for spec in r.evaluator.judge_models()]
     if specs:
         judge.preflight(specs)
+
+
+def _resolve_each(
+    requests: Sequence[tuple[Criterion, str]],
+    counts: Sequence[int],
+    source: LocalCriteria,
+    warnings: list[str],
+    judge: JudgeService,
+) -> list[ResolvedCriterion]:
+    """The criteria of each eval file (``counts`` requests each, in order) resolved and their
+    judges checked: the problems of every config reported together (each once), a judge's
+    problem naming the config that asked for it."""
+    problems = _Problems()
+    resolved: list[ResolvedCriterion] = []
+    evaluators: dict = {}
+    checked: dict[str, Optional[AgentEvalError]] = {}  # judge model -> its preflight's problem
+    start = 0
+    for count in counts:
+        group = requests[start : start + count]
+        start += count
+        with problems.collect():
+            done = resolve_criteria(group, source, warnings, cache=evaluators)  # type: ignore[arg-type]
+            for item, (_, where) in zip(done, group, strict=True):
+                for spec in item.evaluator.judge_models() if item.info.requires_judge else ():
+                    if spec not in checked:
+                        try:
+                            judge.preflight([spec])
+                            checked[spec] = None
+                        except AgentEvalError as exc:
+                            checked[spec] = exc
+                    failure = checked[spec]
+                    if failure is not None:
+                        raise type(failure)(failure.message, source=failure.source or where)
+            resolved.extend(done)
+    problems.raise_any()
+    return resolved
 
 
 def plan_eval_sets(

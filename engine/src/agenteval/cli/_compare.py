@@ -47,6 +47,14 @@ __all__ = ["compare"]
     is_flag=True,
     help="Compare even when a criterion's threshold, parameters, plugin version or judge model differ.",
 )
+@click.option(
+    "--fail-on-flip",
+    is_flag=True,
+    help=(
+        "Exit 1 also when any case's verdict went from PASSED to anything else (FAILED, ERRORED, "
+        "NOT_EVALUATED), whatever the statistics say: a strict CI gate."
+    ),
+)
 @reports_errors
 def compare(
     baseline: str,
@@ -58,13 +66,15 @@ def compare(
     margin: Optional[float],
     criteria: Optional[str],
     allow_config_change: bool,
+    fail_on_flip: bool,
 ) -> None:
     """Compare run B (the candidate) with run A (the baseline).
 
     A and B are run folders, run ids (or unique prefixes) in the runs folder, or ADK eval
     history (*.evalset_result.json files, or folders of them). Cases pair on (eval_set_id,
-    eval_id). Exit codes: 0 no regression, 1 a criterion REGRESSED, 2 usage or pairing
-    error, 3 non-inferiority not shown (with --margin).
+    eval_id). Exit codes: 0 no regression, 1 a criterion REGRESSED (or, with
+    --fail-on-flip, a case went from PASSED to worse), 2 usage or pairing error, 3
+    non-inferiority not shown (with --margin).
     """
     from .._comparison import compare_sides, load_side, render_markdown
 
@@ -78,10 +88,14 @@ def compare(
         allow_config_change=allow_config_change,
         criteria=names,
     )
+    flipped = sum(flip.regression for flip in report.flips) if fail_on_flip else 0
+    exit_code = 1 if flipped and report.exit_code != 1 else report.exit_code
     if output_format == "json":
         import json
 
-        text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+        doc = report.to_json()
+        doc["exit_code"] = exit_code
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     elif output_format == "markdown":
         text = render_markdown(report)
     else:
@@ -99,7 +113,9 @@ def compare(
                 _table(report, Console(file=handle, width=120, no_color=True))
         else:
             _table(report, Console())
-    sys.exit(report.exit_code)
+    if flipped and exit_code != report.exit_code:
+        click.echo(f"--fail-on-flip: {flipped} case verdict(s) went from PASSED to worse: exit 1", err=True)
+    sys.exit(exit_code)
 
 
 def _table(report, console) -> None:  # noqa: ANN001
@@ -160,7 +176,7 @@ def _table(report, console) -> None:  # noqa: ANN001
         console.print(
             Text(
                 f"no statistically detectable regression, but {worse} case verdict(s) went from PASSED "
-                "to worse: look at them, or add cases or runs to decide",
+                "to worse: look at them, or add cases or runs to decide (--fail-on-flip makes this exit 1)",
                 style="bold yellow",
             )
         )

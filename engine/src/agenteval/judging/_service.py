@@ -5,9 +5,11 @@ runs preflight checks before any work, and wraps each call with, in order:
 
 1. the cache (a hit returns at once and costs nothing; a cache that fails only warns);
 2. the endpoint's state: an endpoint that refused the connection (DNS, TLS, refused) or
-   the credentials (401/403), or that let a window of calls in a row time
-   out, gets no further calls: they fail at once with the same reason code, and the
-   problem is reported once (``warnings``, ``on_warning``);
+   the credentials (401/403), or that let a wave of calls in a row go unanswered (the
+   calls out together since its last answer, 3 to 12), gets no further calls: they fail
+   at once with the same reason code, and the problem is reported once (``warnings``,
+   ``on_warning``); a call that got no answer is retried only once the other calls out
+   to its endpoint have ended, and only if the endpoint was not given up;
 3. one bounded concurrency limit for the whole run (cases x criteria x samples), an
    adaptive limit per endpoint (halved on 429 / ``Retry-After``, grown back by one per
    window of successes), plus an optional per-criterion cap;
@@ -70,9 +72,11 @@ USER_SIMULATOR_ACTIVITY = "user_simulator"
 _MAX_BACKOFF_SECONDS = 30.0
 #: A ``Retry-After`` longer than this fails the call instead of stalling the run.
 _MAX_RETRY_AFTER_SECONDS = 300.0
-#: Calls in a row to one endpoint that timed out (no answer in between) after which the
-#: endpoint is taken for dead: the run's concurrency, within these bounds, so that a hung
-#: judge costs about one or two timeouts, not hours, at any ``--judge-concurrency``.
+#: Calls in a row to one endpoint that got no answer (a timeout, a dropped connection; no
+#: answer in between) after which the endpoint is taken for dead: as many as were sent to
+#: it together since its last answer (the first wave of calls), within these bounds, so
+#: that a hung judge costs one timeout (three at one call at a time), not hours, and not
+#: two timeouts when fewer calls than ``--judge-concurrency`` were waiting.
 _DEAD_AFTER_TIMEOUTS = (3, 12)
 _logger = logging.getLogger("agenteval.judging")
 _BUDGET = "judge_budget_exhausted"
@@ -155,6 +159,37 @@ class _Endpoint:
         self.limit = AdaptiveLimit(ceiling)
         self.down: Optional[JudgeUnavailable] = None
         self.timeouts_in_a_row = 0
+        #: the most calls in flight together since the last answer.
+        self.wave = 0
+        self._changed: Optional[asyncio.Event] = None
+
+    def no_answer(self) -> bool:
+        """Count a call that got no answer; whether the endpoint is now taken for dead."""
+        self.timeouts_in_a_row += 1
+        low, high = _DEAD_AFTER_TIMEOUTS
+        return self.timeouts_in_a_row >= max(low, min(high, self.wave))
+
+    def answered(self) -> None:
+        self.timeouts_in_a_row = 0
+        self.wave = self.limit.in_flight
+        self.limit.succeeded()
+        self.changed()
+
+    def changed(self) -> None:
+        """A call to the endpoint ended, or its state changed: wake the calls in ``settled``."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    async def settled(self) -> None:
+        """Before retrying a call that got no answer: wait while other calls to the endpoint
+        are still out and none has answered since, until one answers (retry) or the
+        endpoint is taken for dead (fail at once). A retry then never starts a second wave
+        of timeouts against an endpoint that is about to be given up."""
+        while self.down is None and self.timeouts_in_a_row and self.limit.in_flight:
+            if self._changed is None:
+                self._changed = asyncio.Event()
+            await self._changed.wait()
 
 
 class JudgeService:
@@ -360,6 +395,7 @@ class JudgeService:
     def _take_down(self, endpoint: _Endpoint, failure: JudgeUnavailable) -> None:
         if endpoint.down is None:
             endpoint.down = failure
+            endpoint.changed()
             self._warn(f"judge endpoint {endpoint.label}: {failure}; no further calls go to it in this run")
 
     async def _call_with_retries(
@@ -384,6 +420,9 @@ class JudgeService:
                 if exc.endpoint_down:
                     failure = self._fail(f"judge call failed: {status}{exc}", exc.code)
                     self._take_down(endpoint, failure)
+                elif exc.retryable and not exc.status and endpoint.no_answer():
+                    # the provider's own timeout, or a connection dropped without an answer
+                    failure = self._dead(endpoint, options, exc.code)
                 elif not exc.retryable or attempt >= options.max_retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
                     what = _WHAT_FAILED.get(exc.code, "judge call failed")
@@ -398,15 +437,8 @@ class JudgeService:
                         failure = self._fail(msg, "judge_error")
                     delay = max(delay, exc.retry_after)
             except asyncio.TimeoutError:
-                endpoint.timeouts_in_a_row += 1
-                low, high = _DEAD_AFTER_TIMEOUTS
-                if endpoint.timeouts_in_a_row >= max(low, min(high, self.concurrency)):
-                    failure = self._fail(
-                        f"judge call timed out: {endpoint.timeouts_in_a_row} calls in a row got no answer "
-                        f"within {options.timeout_seconds:g} s",
-                        "judge_timeout",
-                    )
-                    self._take_down(endpoint, failure)
+                if endpoint.no_answer():
+                    failure = self._dead(endpoint, options, "judge_timeout")
                 elif attempt >= options.max_retries:
                     failure = self._fail(
                         f"judge call timed out after {options.timeout_seconds:g} s, {attempt + 1} times",
@@ -414,6 +446,9 @@ class JudgeService:
                     )
             if failure is not None:
                 raise failure  # outside the except: no chained exception keeps a body alive
+            await endpoint.settled()
+            if endpoint.down is not None:
+                continue
             attempt += 1
             tally.retries += 1
             self._retrying += 1
@@ -421,6 +456,18 @@ class JudgeService:
                 await asyncio.sleep(delay)
             finally:
                 self._retrying -= 1
+
+    def _dead(self, endpoint: _Endpoint, options: JudgeOptions, code: str) -> JudgeUnavailable:
+        """Take ``endpoint`` out of the run: it let a wave of calls in a row go unanswered."""
+        how = (
+            f"timed out: {endpoint.timeouts_in_a_row} calls in a row got no answer within "
+            f"{options.timeout_seconds:g} s"
+            if code == "judge_timeout"
+            else f"failed: {endpoint.timeouts_in_a_row} calls in a row got no answer (connection dropped)"
+        )
+        failure = self._fail(f"judge call {how}", code)
+        self._take_down(endpoint, failure)
+        return failure
 
     async def _slot(self, limit: AdaptiveLimit) -> int:
         self._waiting += 1
@@ -448,6 +495,7 @@ class JudgeService:
             await self._slot(self._limit)
             try:
                 window = await self._slot(endpoint.limit)
+                endpoint.wave = max(endpoint.wave, endpoint.limit.in_flight)
                 try:
                     if endpoint.down is not None:  # taken down while this call waited
                         raise self._fail(str(endpoint.down), endpoint.down.code)
@@ -458,13 +506,13 @@ class JudgeService:
                     raise
                 finally:
                     endpoint.limit.release()
+                    endpoint.changed()
             finally:
                 self._limit.release()
         finally:
             if cap is not None:
                 cap.release()
-        endpoint.timeouts_in_a_row = 0
-        endpoint.limit.succeeded()
+        endpoint.answered()
         return response
 
     @staticmethod

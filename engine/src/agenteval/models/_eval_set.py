@@ -143,7 +143,7 @@ class EvalSet(BaseModel):
     @field_validator("eval_set_id")
     @classmethod
     def _id(cls, value: str) -> str:
-        return check_id(value, "eval_set_id")
+        return check_id(value, "eval_set_id", names_files=True)
 
     def case(self, eval_id: str) -> EvalCase:
         """The case with this id (``KeyError`` if there is none)."""

@@ -33,7 +33,15 @@ from rich.text import Text
 
 from .._terminal import visible
 from ..models import FunctionCall
-from ..results import CriterionResult, IntervalInfo, RunResult, RunSummary, Status
+from ..results import (
+    CriterionResult,
+    CriterionSummary,
+    IntervalInfo,
+    RunResult,
+    RunSummary,
+    SetCriterionSummary,
+    Status,
+)
 from ..runs import RecordedRun, RunState
 from ._cases import CaseView, case_briefs, case_view, case_views, not_reached
 
@@ -128,24 +136,54 @@ def _verdict_line(summary: RunSummary, stopped: Optional[str]) -> Text:
     return text
 
 
+def _name_column(table: Table, names: list[str]) -> None:
+    """The criterion column: as wide as its longest name (a name is never folded mid-word
+    while the other columns can wrap or fit); past ``NAME_WIDTH`` characters it folds."""
+    longest = max((len(visible(name)) for name in names), default=0)
+    table.add_column("criterion", overflow="fold", no_wrap=longest <= NAME_WIDTH)
+
+
+#: Two spaces between columns (the right padding and the box's blank rule), not three.
+_PADDING = (0, 1, 0, 0)
+#: The widest criterion name kept on one line (38: the longest built-in name fits in 80 columns).
+NAME_WIDTH = 40
+
+
 def _criteria_table(summary: RunSummary) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
-    table.add_column("criterion", overflow="fold")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False, padding=_PADDING)
+    names = [_criterion_name(item) for item in summary.criteria]
+    _name_column(table, [name.plain for name in names])
     for column in ("mean", "threshold", "passed", "failed", "other"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
-    for item in summary.criteria:
+    for name, item in zip(names, summary.criteria, strict=True):
         counts = item.counts
         other = counts[Status.NOT_EVALUATED] + counts[Status.ERRORED]
-        passed = counts[Status.PASSED] + counts[Status.INFORMATIONAL]
+        passed, failed = counts[Status.PASSED], counts[Status.FAILED]
+        gating = not informational(item)
         table.add_row(
-            Text(visible(item.criterion)),
+            name,
             _score(item.mean_score),
             "—" if item.threshold is None else _score(item.threshold),
-            Text(f"{passed:,}", style="green" if passed else ""),
-            Text(f"{counts[Status.FAILED]:,}", style="red" if counts[Status.FAILED] else ""),
+            Text(f"{passed:,}", style="green" if passed else "") if gating else "—",
+            Text(f"{failed:,}", style="red" if failed else "") if gating else "—",
             Text(f"{other:,}", style="yellow" if other else ""),
         )
     return table
+
+
+def informational(item: CriterionSummary) -> bool:
+    """The criterion only reports (ADK's efficiency criteria...): no case passes or fails it."""
+    counts = item.counts
+    return (
+        counts.get(Status.INFORMATIONAL, 0) > 0
+        and not counts.get(Status.PASSED)
+        and not counts.get(Status.FAILED)
+    )
+
+
+def _criterion_name(item: CriterionSummary) -> Text:
+    name = Text(visible(item.criterion))
+    return name + Text(" (informational)", style="dim") if informational(item) else name
 
 
 #: With more eval sets than this, only those whose verdict is not PASS are listed.
@@ -184,25 +222,49 @@ def _set_statistics(console: Console, summary: RunSummary) -> None:
             box=box.SIMPLE_HEAD,
             show_edge=False,
             pad_edge=False,
+            padding=_PADDING,
         )
-        table.add_column("criterion", overflow="fold")
-        for column in ("mean", "pass rate", "verdict"):
-            table.add_column(column, no_wrap=True, min_width=len(column))
+        _name_column(table, [crit.criterion for crit in item.criteria])
+        for column in ("mean", "pass rate"):
+            table.add_column(column, min_width=len(column))  # an interval wraps at its space
+        table.add_column("verdict", no_wrap=True, min_width=len("verdict"))
         for crit in item.criteria:
             if crit.mean is None and crit.pass_rate is None:
                 continue
-            flaky = Text(f" ({crit.flaky_cases:,} flaky)", style="yellow") if crit.flaky_cases else ""
+            unscored = _never_evaluated(crit)
             table.add_row(
                 Text(visible(crit.criterion)),
-                _interval(crit.mean),
-                _interval(crit.pass_rate, percent=True),
-                Text(crit.verdict or "—", style=_VERDICT_STYLE.get(crit.verdict or "", "")) + flaky,
+                "—" if unscored else _interval(crit.mean),
+                "—" if unscored else _interval(crit.pass_rate, percent=True),
+                _set_verdict(crit),
             )
         console.print(table)
     if len(listed) < len(sets):
         console.print(
             Text(f"{len(sets) - len(listed):,} more eval set(s), all PASS, not listed", style="dim")
         )
+
+
+def _never_evaluated(crit: SetCriterionSummary) -> bool:
+    """No case of the set has a score for the criterion (a dead judge, an agent error...)."""
+    return crit.n_cases > 0 and crit.verdict_counts.get("NOT_EVALUATED", 0) == crit.n_cases
+
+
+def _set_verdict(crit: SetCriterionSummary) -> Text:
+    """The set's verdict in the words of the case statuses: a set whose only blemish is
+    cases never evaluated is NOT_EVALUATED (how many, when not all), not FAIL, although it
+    does not pass (ADK counts a case without a score as failing)."""
+    verdict = crit.verdict or "—"
+    not_evaluated = crit.verdict_counts.get("NOT_EVALUATED", 0)
+    note = ""
+    if verdict == "FAIL" and not crit.verdict_counts.get("FAIL", 0) and not_evaluated:
+        verdict = "NOT_EVALUATED"
+        if not_evaluated < crit.n_cases:
+            note = f" ({not_evaluated:,} of {crit.n_cases:,})"
+    text = Text(verdict, style=_VERDICT_STYLE.get(verdict, "")) + Text(note, style="yellow")
+    if crit.flaky_cases:
+        text += Text(f" ({crit.flaky_cases:,} flaky)", style="yellow")
+    return text
 
 
 def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:

@@ -164,3 +164,18 @@ def runner():
     from click.testing import CliRunner
 
     return CliRunner()
+
+
+def test_markdown_shows_an_informational_criterion_as_such_not_as_none_passed(tmp_path):
+    from agenteval_builtin.reporters.markdown import render_markdown
+
+    example = Path(__file__).resolve().parents[4] / "examples" / "travel"
+    result = agenteval.evaluate(
+        example / "travel.evalset.json",
+        example / "travel.actual.json",
+        agenteval.load_config(example / "test_config.json"),
+        runs_dir=tmp_path / "runs",
+    )
+    text = render_markdown(RecordedRun.open(tmp_path / "runs" / result.run_id))
+    assert "| `tool_call_count_v1` | 1.333 | informational (not pass/fail) |" in text
+    assert "| `tool_trajectory_avg_score` | 0.833 | 2/3 |" in text

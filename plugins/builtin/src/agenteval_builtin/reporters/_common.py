@@ -1,17 +1,16 @@
 """What the built-in reporters share: one pass over a run's cases, the reason a case did
-not pass, bounded text, and the command that reruns the failing cases."""
+not pass and bounded text."""
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Optional
 
 from agenteval.results import CaseResult, CriterionResult, Status
 from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseView", "clip", "cases_of", "first_problem", "rerun_command", "status_counts"]
+__all__ = ["CaseView", "clip", "cases_of", "first_problem", "status_counts"]
 
 
 @dataclass(frozen=True)
@@ -58,15 +57,3 @@ def status_counts(run: RecordedRun) -> dict[Status, int]:
     for view in cases_of(run):
         counts[view.result.status] += 1
     return counts
-
-
-def rerun_command(failing: Sequence[CaseView]) -> Optional[str]:
-    """``agenteval run FILE:case1,case2 ...`` for the failing cases (per eval file)."""
-    by_file: dict[str, list[str]] = {}
-    for view in failing:
-        if view.entry.path:
-            by_file.setdefault(view.entry.path, []).append(view.result.eval_id)
-    if not by_file:
-        return None
-    targets = " ".join(shlex.quote(f"{path}:{','.join(ids)}") for path, ids in by_file.items())
-    return f"agenteval run {targets}"

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from agenteval.cli import rerun_command
 from agenteval.reporting import ReportContext, Reporter
 from agenteval.results import Status
 from agenteval.runs import RecordedRun
 
-from ._common import cases_of, clip, first_problem, rerun_command
+from ._common import cases_of, clip, first_problem
 
 __all__ = ["MarkdownReporter", "render_markdown"]
 
@@ -39,9 +40,14 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     for view in views:
         counts[view.result.status] += 1
         for result in view.result.criteria:
-            item = criteria.setdefault(result.criterion, {"sum": 0.0, "n": 0, "passed": 0, "total": 0})
+            item = criteria.setdefault(
+                result.criterion,
+                {"sum": 0.0, "n": 0, "passed": 0, "failed": 0, "informational": 0, "total": 0},
+            )
             item["total"] += 1
             item["passed"] += result.status is Status.PASSED
+            item["failed"] += result.status is Status.FAILED
+            item["informational"] += result.status is Status.INFORMATIONAL
             if result.score is not None:
                 item["sum"] += result.score
                 item["n"] += 1
@@ -59,7 +65,7 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     ]
     for name, item in criteria.items():
         mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
-        lines.append(f"| `{_cell(name)}` | {mean} | {int(item['passed'])}/{int(item['total'])} |")
+        lines.append(f"| `{_cell(name)}` | {mean} | {_passed(item)} |")
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         for view in failing[:failures]:
@@ -69,13 +75,21 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
             lines.append(f"- **{name}** {view.result.status.value} — {why}")
         if len(failing) > failures:
             lines.append(f"- … and {len(failing) - failures} more (`agenteval runs show {run.run_id}`)")
-        command = rerun_command(failing[:failures])
+        command = rerun_command(run, [(v.entry, v.result.eval_id) for v in failing[:failures]])
         if command:
             lines += ["", "Rerun them:", "", "```sh", command, "```"]
     text = "\n".join(lines) + "\n"
     if limit is not None and len(text) > limit:
         text = text[: limit - 40] + "\n\n… (cut to fit)\n"
     return text
+
+
+def _passed(item: dict[str, float]) -> str:
+    """``passed/total``; an informational criterion (ADK's efficiency criteria) is never
+    passed or failed, and says so."""
+    if item["informational"] and not item["passed"] and not item["failed"]:
+        return "informational (not pass/fail)"
+    return f"{int(item['passed'])}/{int(item['total'])}"
 
 
 def _order(status: Status) -> int:
