@@ -23,6 +23,7 @@ __all__ = [
     "render_json",
     "render_table",
     "resolve_reporters",
+    "rows_from_details",
     "write_json",
     "write_reports",
 ]
@@ -41,6 +42,7 @@ _MODULES = {
     "align_trajectory": "._alignment",
     "TrajectoryRow": "._alignment",
     "ArgDiff": "._alignment",
+    "rows_from_details": "._alignment",
 }
 
 
@@ -52,7 +54,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory
+    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory, rows_from_details
     from ._cases import CaseView, case_views
     from ._contract import ReportContext, Reporter
     from ._json import json_chunks, render_json, write_json
