@@ -285,7 +285,7 @@ def test_a_local_function_matcher_that_misbehaves_is_named_in_the_error(tmp_path
     [
         ({"match_type": "SOMETIMES"}, "invalid match_type 'SOMETIMES'"),
         ({"score": "accuracy"}, "binary"),
-        ({"beta": 0, "score": "f_beta"}, "greater than 0"),
+        ({"beta": 0, "score": "f_beta"}, "beta must be greater than 0"),
         ({"beta": 2.0}, 'beta is used by score "f_beta" only'),
         ({"args": {"mode": "fuzzy"}}, "partial"),
         ({"args": {"fields": {"d": {"match": "regex", "pattern": "(["}}}}, "does not compile"),

@@ -23,6 +23,7 @@ __all__ = [
     "render_json",
     "render_table",
     "resolve_reporters",
+    "row_text",
     "rows_from_details",
     "write_json",
     "write_reports",
@@ -43,6 +44,7 @@ _MODULES = {
     "TrajectoryRow": "._alignment",
     "ArgDiff": "._alignment",
     "rows_from_details": "._alignment",
+    "row_text": "._alignment",
 }
 
 
@@ -54,7 +56,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory, rows_from_details
+    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory, row_text, rows_from_details
     from ._cases import CaseView, case_views
     from ._contract import ReportContext, Reporter
     from ._json import json_chunks, render_json, write_json

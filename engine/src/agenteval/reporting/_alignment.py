@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory", "rows_from_details"]
+__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory", "row_text", "rows_from_details"]
 
 _SWAP = {"missing": "extra", "extra": "missing", "match": "match", "args_differ": "args_differ"}
 _OPS = frozenset(_SWAP)
@@ -157,6 +157,54 @@ def rows_from_details(details: Mapping[str, Any]) -> Optional[list[TrajectoryRow
         return None
     rows = [TrajectoryRow.from_json(item) for item in raw]
     return [row for row in rows if row is not None]
+
+
+_MARKS = {"match": "=", "args_differ": "~", "missing": "-", "extra": "+"}
+_VALUE_LIMIT = 60
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        text = "…"
+    return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 1] + "…"
+
+
+def _diff_text(diff: ArgDiff) -> str:
+    if diff.kind == "missing":
+        return f"{diff.key} missing (expected {_shown(diff.expected)})"
+    if diff.kind == "extra":
+        return f"{diff.key} not expected ({_shown(diff.actual)})"
+    verb = "accepted" if diff.kind == "equivalent" else "expected"
+    by = f" [{diff.matcher}]" if diff.matcher else ""
+    return f"{diff.key}: {verb} {_shown(diff.expected)}, got {_shown(diff.actual)}{by}"
+
+
+def row_text(row: TrajectoryRow) -> str:
+    """One row as a line of plain text (not escaped: the caller makes it safe to show)::
+
+    = book(id=1)
+    ~ search(limit=10, query="Paris") · 0.5 · limit: expected 5, got 10 [exact]
+    - missing mail() (expected #3)
+    + extra get_weather(city="Oslo") (actual #2)
+    """
+    side = row.expected_args if row.op == "missing" else row.actual_args
+    args = ", ".join(f"{k}={_shown(v)}" for k, v in (side or {}).items())
+    text = f"{_MARKS[row.op]} {row.name}({args})"
+    if row.op == "missing":
+        text = f"- missing {text[2:]} (expected #{(row.expected_index or 0) + 1}{_turn(row.expected_turn)})"
+    elif row.op == "extra":
+        text = f"+ extra {text[2:]} (actual #{(row.actual_index or 0) + 1}{_turn(row.actual_turn)})"
+    elif row.similarity is not None and row.similarity < 1.0:
+        text += f" · {row.similarity:.3g}"
+    if row.arg_diffs:
+        text += " · " + "; ".join(_diff_text(d) for d in row.arg_diffs)
+    return text
+
+
+def _turn(turn: Optional[int]) -> str:
+    return f", turn {turn + 1}" if turn is not None else ""
 
 
 def _call(item: Any) -> tuple[str, dict[str, Any]]:

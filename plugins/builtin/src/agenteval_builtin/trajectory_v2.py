@@ -109,7 +109,7 @@ class ToolTrajectoryMatchV2(Evaluator):
         score: Literal["binary", "f1", "precision", "recall", "f_beta"] = Field(
             default="f1", description="What an invocation scores."
         )
-        beta: float = Field(default=1.0, gt=0, allow_inf_nan=False, description="f_beta: recall's weight.")
+        beta: float = Field(default=1.0, allow_inf_nan=False, description="f_beta: recall's weight.")
         alignment: Literal["optimal", "greedy"] = Field(
             default="optimal", description="optimal pairing, or greedy first-fit (as ADK, LangChain)."
         )
@@ -126,6 +126,16 @@ class ToolTrajectoryMatchV2(Evaluator):
         @classmethod
         def _read_match_type(cls, value: Any) -> TrajectoryMatchType:
             return parse_match_type(value, TrajectoryMatchType)
+
+        @field_validator("beta")
+        @classmethod
+        def _positive(cls, value: float) -> float:
+            if value <= 0:
+                raise ValueError(
+                    "beta must be greater than 0: recall weighs beta times as much as precision "
+                    "(2 favours recall, 0.5 precision, 1 is F1)"
+                )
+            return value
 
         @model_validator(mode="after")
         def _beta_with_f_beta(self) -> ToolTrajectoryMatchV2.Params:
