@@ -540,3 +540,19 @@ def test_assignment_is_optimal_against_brute_force(weights):
     assert len({i for i, _ in pairs}) == len(pairs) == len({j for _, j in pairs})
     assert all(weights[i][j] > 0 for i, j in pairs)
     assert math.fsum(weights[i][j] for i, j in pairs) == pytest.approx(_brute_force(weights), abs=1e-9)
+
+
+@FAST
+@given(calls_st, calls_st, st.booleans())
+def test_presets_reproduce_trajectory_precision_and_recall(actual, expected, ignore_args):
+    from agenteval_builtin.partial_trajectory import TrajectoryPrecision, TrajectoryRecall
+
+    args = {"mode": "ignore" if ignore_args else "exact"}
+    precision = score(actual, expected, match_type="ANY_ORDER", score="precision", empty="strict", args=args)
+    recall = score(actual, expected, match_type="ANY_ORDER", score="recall", empty="adk", args=args)
+    assert precision == pytest.approx(
+        run(TrajectoryPrecision, [inv(actual)], [inv(expected)], ignore_args=ignore_args).value
+    )
+    assert recall == pytest.approx(
+        run(TrajectoryRecall, [inv(actual)], [inv(expected)], ignore_args=ignore_args).value
+    )

@@ -32,7 +32,7 @@ from pydantic import Field, field_validator
 
 from ._field_matchers import FieldMatch, Matcher, loosely_equal
 
-__all__ = ["ArgsConfig", "ArgsSpec", "ArgumentRule", "freeze"]
+__all__ = ["ArgsConfig", "ArgsSpec", "ArgumentRule"]
 
 Mode = Literal["exact", "ignore", "subset", "superset", "partial"]
 _BINARY = {"exact", "subset", "superset"}
@@ -76,20 +76,6 @@ class ArgsConfig(ArgsSpec):
         if override is not None:
             merged.update({name: getattr(override, name) for name in override.model_fields_set})
         return ArgumentRule.build(**merged)
-
-    def is_plain(self) -> bool:
-        """Every tool's arguments are compared by plain equality (or ignored), so call
-        similarity is an equivalence: equal calls score 1.0, others 0.0."""
-        return all(rule.plain for rule in [self.rule_for(""), *map(self.rule_for, self.per_tool)])
-
-
-def freeze(value: Any) -> Any:
-    """A hashable stand-in for a JSON value, equal exactly when the values are equal."""
-    if isinstance(value, dict):
-        return frozenset((k, freeze(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(freeze(v) for v in value)
-    return value
 
 
 def _split(path: str) -> tuple[str, ...]:
@@ -137,6 +123,8 @@ class ArgumentRule:
     fields: Mapping[str, _Field]
     #: paths above a field matcher (``filters`` for ``filters.lang``): compared key by key.
     nested: frozenset[str]
+    #: plain equality of whole ``args`` (``exact``), or nothing compared (``ignore``).
+    plain: bool
 
     @classmethod
     def build(
@@ -160,17 +148,8 @@ class ArgumentRule:
             ignore=tuple(_split(k) for k in ignore_keys),
             fields=compiled,
             nested=frozenset(nested),
-        )
-
-    @property
-    def plain(self) -> bool:
-        """Plain equality of whole ``args`` (``exact``), or nothing compared (``ignore``)."""
-        return self.mode == "ignore" or (
-            self.mode == "exact"
-            and not self.loose
-            and self.keys is None
-            and not self.ignore
-            and not self.fields
+            plain=mode == "ignore"
+            or (mode == "exact" and not loose and keys is None and not ignore_keys and not fields),
         )
 
     @property

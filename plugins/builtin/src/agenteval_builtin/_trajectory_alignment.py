@@ -119,6 +119,11 @@ def _matching(similarity: Sequence[Sequence[float]], n: int, m: int, groups: Seq
     for rows, columns in by_group.values():
         if not rows or not columns:
             continue
-        weights = [[similarity[i][j] for j in columns] for i in rows]
-        pairs.extend(Pair(rows[a], columns[b], weights[a][b]) for a, b in max_weight_matching(weights))
+        if len(rows) == 1 or len(columns) == 1:  # one call on a side: its best partner
+            s, i, j = max((similarity[i][j], -i, -j) for i in rows for j in columns)
+            if s > 0:
+                pairs.append(Pair(-i, -j, s))
+        else:
+            weights = [[similarity[i][j] for j in columns] for i in rows]
+            pairs.extend(Pair(rows[a], columns[b], weights[a][b]) for a, b in max_weight_matching(weights))
     return sorted(pairs)

@@ -197,9 +197,15 @@ class ToolTrajectoryMatchV2(Evaluator):
             pairs: list[Pair] = []
             details.update(matched=0.0, precision=None, recall=None)
         else:
-            similarity = [[self._similarity(a.call, e.call) for e in expected] for a in actual]
+            shape = _SHAPE.get(self.params.match_type, "unordered")
+            if shape == "diagonal":  # only call k against call k is ever looked at
+                similarity = [[0.0] * m for _ in range(n)]
+                for k in range(min(n, m)):
+                    similarity[k][k] = self._similarity(actual[k].call, expected[k].call)
+            else:
+                similarity = [[self._similarity(a.call, e.call) for e in expected] for a in actual]
             pairs = align(
-                _SHAPE.get(self.params.match_type, "unordered"),
+                shape,
                 similarity,
                 n,
                 m,
@@ -212,6 +218,12 @@ class ToolTrajectoryMatchV2(Evaluator):
             passed = (not need_actual or full == n) and (not need_expected or full == m)
             score = self._score(precision, recall, passed)
             details.update(matched=matched, precision=precision, recall=recall)
+        perfect = len(pairs) == n == m and all(
+            p.similarity == 1.0 and actual[p.actual].call.args == expected[p.expected].call.args
+            for p in pairs
+        )
+        if perfect:  # nothing to show: every call paired with an identical one
+            return _Outcome(score, None, details)
         rows = self._rows(actual, expected, pairs, with_turns)
         if any(row.op != "match" or row.arg_diffs for row in rows):
             details["alignment"] = [row.to_json() for row in rows]
@@ -266,17 +278,29 @@ class ToolTrajectoryMatchV2(Evaluator):
 
         def unpaired(free_actual: Sequence[int], free_expected: Sequence[int]) -> list[TrajectoryRow]:
             """Calls left out of the alignment: a missing and an extra call of the same tool
-            are shown side by side (similarity 0) so that their arguments can be compared."""
+            with other arguments are shown side by side (similarity 0), so that the arguments
+            that differ are named; identical calls left out (out of place) stay apart."""
             left = list(free_actual)
             shown = []
             for j in free_expected:
-                i = next((i for i in left if actual[i].call.name == expected[j].call.name), None)
+                want = expected[j].call
+                i = next(
+                    (
+                        i
+                        for i in left
+                        if actual[i].call.name == want.name and actual[i].call.args != want.args
+                    ),
+                    None,
+                )
                 if i is None:
                     shown.append(missing(j))
                 else:
                     left.remove(i)
                     shown.append(paired(Pair(i, j, 0.0)))
-            return [extra(i) for i in left] + shown
+            rows = [extra(i) for i in left] + shown
+            return sorted(
+                rows, key=lambda r: (r.actual_index is None, r.actual_turn or 0, r.actual_index or 0)
+            )
 
         if _SHAPE.get(self.params.match_type) is None:  # unordered: in expected order, extras last
             used_actual, used_expected = {p.actual for p in pairs}, {p.expected for p in pairs}
