@@ -556,3 +556,14 @@ def test_presets_reproduce_trajectory_precision_and_recall(actual, expected, ign
     assert recall == pytest.approx(
         run(TrajectoryRecall, [inv(actual)], [inv(expected)], ignore_args=ignore_args).value
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from("abc"), JSON_VALUES, max_size=3) | st.none(),
+    st.dictionaries(st.sampled_from("abc"), JSON_VALUES, max_size=3) | st.none(),
+    ARGS_ST,
+)
+def test_the_equality_fast_path_scores_as_the_key_by_key_path(actual, expected, args):
+    rule = V2.Params.model_validate({"args": args}).args.rule_for("t")
+    assert rule.compare(actual, expected)[0] == pytest.approx(rule.compare(actual, expected, explain=True)[0])

@@ -125,6 +125,8 @@ class ArgumentRule:
     nested: frozenset[str]
     #: plain equality of whole ``args`` (``exact``), or nothing compared (``ignore``).
     plain: bool
+    #: every value compared by plain equality (no matcher, coercion or recursion).
+    by_equality: bool
 
     @classmethod
     def build(
@@ -150,6 +152,7 @@ class ArgumentRule:
             nested=frozenset(nested),
             plain=mode == "ignore"
             or (mode == "exact" and not loose and keys is None and not ignore_keys and not fields),
+            by_equality=not loose and not fields,
         )
 
     @property
@@ -174,6 +177,8 @@ class ArgumentRule:
             diff = {"key": "(args)", "kind": "changed", "expected": expected, "actual": actual}
             return 0.0, [{**diff, "matcher": "exact", "score": 0.0}] if explain else []
         got, want = self._items(actual or {}), self._items(expected or {})
+        if not explain and self.by_equality:
+            return self._by_equality(got, want), []
         shared: dict[str, float] = {}
         diffs: list[dict[str, Any]] = []
         for key, value in want.items():
@@ -201,11 +206,26 @@ class ArgumentRule:
         missing = len(want) - len(shared)
         return self._score(shared, missing, len(extra), len(want)), diffs
 
-    def _items(self, args: Mapping[str, Any]) -> dict[str, Any]:
+    def _by_equality(self, got: Mapping[str, Any], want: Mapping[str, Any]) -> float:
+        """``compare``'s score when every value is compared by plain equality (the hot
+        path of a large trajectory: no matcher, no coercion, no recursion)."""
+        if self.mode == "exact":
+            return float(got == want)
+        if self.mode == "superset":
+            return float(all(k in got and got[k] == v for k, v in want.items()))
+        if self.mode == "subset":
+            return float(all(k in want and want[k] == v for k, v in got.items()))
+        if self.jaccard:
+            return _jaccard(got, want)
+        if not want:  # partial, share of the expected keys
+            return 1.0
+        return sum(1 for k, v in want.items() if k in got and got[k] == v) / len(want)
+
+    def _items(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
         if self.ignore:
             args = _without(args, list(self.ignore))
         if self.keys is None:
-            return dict(args)
+            return args
         found = {".".join(path): _get(args, path) for path in self.keys}
         return {key: value for key, value in found.items() if value is not _ABSENT}
 
@@ -243,3 +263,18 @@ class ArgumentRule:
         if self.mode == "partial" and self.jaccard:
             return sum(scores.values()) / union
         return 0.0
+
+
+def _jaccard(actual: Mapping[str, Any], expected: Mapping[str, Any]) -> float:
+    """1.0 for equal objects, else the shared keys with equal values over all keys, shared
+    objects scored the same way (DeepEval's argument score)."""
+    if actual == expected:
+        return 1.0
+    total = 0.0
+    for key in actual.keys() & expected.keys():
+        a, e = actual[key], expected[key]
+        if isinstance(a, dict) and isinstance(e, dict):
+            total += _jaccard(a, e)
+        elif a == e:
+            total += 1.0
+    return total / len(actual.keys() | expected.keys())
