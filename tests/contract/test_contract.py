@@ -29,7 +29,9 @@ PARAMS: dict[str, dict] = {
 BUILTIN = {
     "response_match_score",
     "tool_call_count_v1",
+    "tool_parameter_match",
     "tool_trajectory_avg_score",
+    "tool_trajectory_match_v2",
     "trajectory_precision",
     "trajectory_recall",
     "trajectory_single_tool_use",

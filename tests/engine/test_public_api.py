@@ -41,6 +41,7 @@ PUBLIC = [
     "evaluate_async",
     "explain_scores",
     "function_criterion",
+    "import_local_function",
     "load_config",
     "load_eval_set",
 ]

@@ -5,7 +5,8 @@ The public API (everything here is stable within a major version):
 * data model: :mod:`agenteval.models` (``EvalSet``, ``EvalCase``, ``Invocation``...);
 * plugin contract: ``Evaluator``, ``EvaluatorInfo``, ``Params``, ``EvaluationContext``,
   ``Score``, ``InvocationScore``; ``function_criterion`` (a scoring function as an
-  ``Evaluator`` class);
+  ``Evaluator`` class); ``import_local_function`` (user code a parameter names, found as
+  local criteria are);
 * requests and results: ``Criterion``, ``RunResult`` and its records, ``Status``;
 * embedding: ``evaluate`` / ``evaluate_async`` (score recorded invocations),
   ``evaluate_agent`` / ``evaluate_agent_async`` (run the agent, then score),
@@ -52,6 +53,7 @@ _EXPORTS = {
     "evaluate_async": "._api",
     "explain_scores": ".evaluator",
     "function_criterion": "._function_criteria",
+    "import_local_function": "._local_criteria",
     "load_config": ".loading",
     "load_eval_set": ".loading",
 }
@@ -94,6 +96,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
     from ._api import evaluate, evaluate_agent, evaluate_agent_async, evaluate_async
     from ._function_criteria import function_criterion
+    from ._local_criteria import import_local_function
     from ._registry import Registry
     from .criterion import Criterion
     from .errors import AgentEvalError, ConfigError, CriterionLoadError, DataError

@@ -45,7 +45,7 @@ from typing import Any, Optional
 from ._registry import CriterionRef, LoadedCriterion, Registry
 from .errors import ConfigError, PluginLoadError
 
-__all__ = ["LocalCriteria", "is_local_reference", "local_source"]
+__all__ = ["LocalCriteria", "import_local_function", "is_local_reference", "local_source"]
 
 #: The class attribute that holds where a local criterion's code came from.
 _SOURCE_ATTRIBUTE = "_agenteval_local_source"
@@ -225,21 +225,9 @@ class LocalCriteria:
         from ._function_criteria import function_criterion, signature_problem
         from .evaluator import Evaluator
 
-        reference, _, attribute = name.rpartition(":")
-        is_file = reference.endswith(".py") or "/" in reference or "\\" in reference
+        attribute = name.rpartition(":")[2]
         try:
-            if not reference or not attribute.isidentifier():
-                raise _ImportProblem(
-                    "write path/to/file.py:function or package.module:function (a colon, then the "
-                    "function's name)"
-                )
-            if is_file:
-                path = _resolve_file(reference, config_dir)
-                module = _import_file(path)
-            else:
-                module = _import_module(reference, config_dir)
-                path = Path(module.__file__).resolve() if getattr(module, "__file__", None) else None
-            target = _attribute(module, attribute, str(path) if path else reference)
+            target, path = _import_reference(name, config_dir)
             if inspect.isclass(target) and issubclass(target, Evaluator):
                 klass = target
             elif callable(target) and not inspect.isclass(target):
@@ -353,6 +341,40 @@ class LocalCriteria:
                 f"{local.where}: criterion {local.name!r} is not a valid criterion: {problem}"
             )
         return LoadedCriterion(local.ref, local.evaluator_class)
+
+
+def _import_reference(reference: str, config_dir: Optional[Path]) -> tuple[Any, Optional[Path]]:
+    """What ``path/to/file.py:name`` or ``package.module:name`` names, and its file."""
+    module_reference, _, attribute = reference.rpartition(":")
+    if not module_reference or not attribute.isidentifier():
+        raise _ImportProblem(
+            "write path/to/file.py:function or package.module:function (a colon, then the function's name)"
+        )
+    if module_reference.endswith(".py") or "/" in module_reference or "\\" in module_reference:
+        path: Optional[Path] = _resolve_file(module_reference, config_dir)
+        module = _import_file(path)
+    else:
+        module = _import_module(module_reference, config_dir)
+        path = Path(module.__file__).resolve() if getattr(module, "__file__", None) else None
+    return _attribute(module, attribute, str(path) if path else module_reference), path
+
+
+def import_local_function(reference: str, config_dir: Optional[Path] = None) -> Callable[..., Any]:
+    """The function ``path/to/file.py:fn`` or ``package.module:fn`` names, found and imported
+    as local criteria are (a file relative to ``config_dir``, else to the current folder; a
+    dotted module in ``config_dir`` or a folder above it, the current folder, or installed).
+
+    For plugins whose parameters name user code (a field matcher, a hook). Raises
+    ``ValueError`` with the whole story (the file, the line when known, the error, the fix)
+    when it cannot be imported or is not a function.
+    """
+    try:
+        target, _ = _import_reference(reference, config_dir)
+    except _ImportProblem as exc:
+        raise ValueError(f"{reference!r} cannot be loaded: {exc}") from None
+    if inspect.isclass(target) or not callable(target):
+        raise ValueError(f"{reference!r} is {type(target).__name__}, not a function")
+    return target
 
 
 def _line_of(function: Any) -> str:

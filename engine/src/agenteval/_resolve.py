@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
 from pydantic import ValidationError
@@ -121,6 +122,14 @@ def _number(value: Optional[float], unbounded: str = "") -> str:
     return unbounded if value is None else f"{value:g}"
 
 
+def _context(where: str) -> dict[str, Any]:
+    """What a ``Params`` validator may read from ``ValidationInfo.context``: ``config_dir``,
+    the folder of the config the criterion came from (``None`` for ``--criteria``), against
+    which a parameter naming a file is resolved."""
+    path = Path(where)
+    return {"config_dir": path.resolve().parent if path.suffix == ".json" and path.is_file() else None}
+
+
 def _name_sources(exc: AgentEvalError, requests: Sequence[tuple[Criterion, str]]) -> None:
     """Give a load error without a source the configs the criteria were requested in."""
     sources = list(dict.fromkeys(where for _, where in requests))
@@ -151,7 +160,7 @@ def resolve_criteria(
         entry = loaded[criterion.name]
         params_data = _check_params(criterion, entry, where, warnings)
         try:
-            params = entry.evaluator_class.Params.model_validate(params_data)
+            params = entry.evaluator_class.Params.model_validate(params_data, context=_context(where))
         except ValidationError as exc:
             detail = describe_validation_error(
                 exc, entry.evaluator_class.Params, prefix=("criteria", criterion.name)

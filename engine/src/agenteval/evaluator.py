@@ -70,6 +70,10 @@ class EvaluatorInfo(BaseModel):
         requires_rubrics: needs rubrics.
         requires_judge: calls a judge model.
         informational: a measurement, never pass/fail; a threshold is an error.
+        shows_trajectory: its scores are about the agent's tool calls, so reports show the
+            expected and actual tool calls as its evidence (and, when its per-invocation
+            ``details["alignment"]`` holds trajectory rows, that aligned trajectory) instead
+            of the final responses.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -83,6 +87,7 @@ class EvaluatorInfo(BaseModel):
     requires_rubrics: bool = False
     requires_judge: bool = False
     informational: bool = False
+    shows_trajectory: bool = False
 
 
 class EvaluationContext(BaseModel):

@@ -105,3 +105,52 @@ def test_no_calls_on_either_side_gives_no_rows_and_none_args_count_as_empty():
     assert align_trajectory([], []) == []
     [row] = align_trajectory([{"name": "a", "args": None}], [{"name": "a", "args": {}}])
     assert row.op == "match"
+
+
+# -- rows a criterion recorded: read back and written as text ----------------------------
+
+
+def test_rows_round_trip_through_details_with_similarity_matcher_and_turns():
+    from agenteval.reporting import ArgDiff, TrajectoryRow, rows_from_details
+
+    row = TrajectoryRow(
+        "args_differ",
+        "search",
+        0,
+        1,
+        {"limit": 5},
+        {"limit": 10},
+        (ArgDiff("limit", "changed", 5, 10, matcher="number(abs_tol=1)", score=0.0),),
+        similarity=0.5,
+        expected_turn=0,
+        actual_turn=1,
+    )
+    plain = TrajectoryRow("missing", "mail", 2, None, {}, None)
+    details = {"alignment": [row.to_json(), plain.to_json(), {"op": "nonsense"}, "junk"]}
+    assert rows_from_details(details) == [row, plain]
+    assert "similarity" not in plain.to_json()  # the shape viewers already read is unchanged
+    assert rows_from_details({}) is None
+    assert rows_from_details({"alignment": "x"}) is None
+
+
+def test_row_text():
+    from agenteval.reporting import ArgDiff, TrajectoryRow, row_text
+
+    diff = ArgDiff("limit", "changed", 5, 10, matcher="exact", score=0.0)
+    same = ArgDiff("q", "equivalent", "paris", "PARIS", matcher="casefold", score=1.0)
+    partial = TrajectoryRow("args_differ", "search", 0, 0, {}, {"limit": 10}, (diff, same), similarity=0.5)
+    assert row_text(partial) == (
+        '~ search(limit=10) · 0.5 · limit: expected 5, got 10 [exact]; q: accepted "paris", got "PARIS" '
+        "[casefold]"
+    )
+    assert (
+        row_text(TrajectoryRow("missing", "mail", 2, None, {"to": "a"}, None))
+        == '- missing mail(to="a") (expected #3)'
+    )
+    assert (
+        row_text(TrajectoryRow("extra", "x", None, 0, None, {}, actual_turn=1))
+        == "+ extra x() (actual #1, turn 2)"
+    )
+    assert (
+        row_text(TrajectoryRow("match", "book", 0, 0, {"id": 1}, {"id": 1}, similarity=1.0)) == "= book(id=1)"
+    )

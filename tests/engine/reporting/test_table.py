@@ -5,11 +5,12 @@ did not pass with its reasons (a shared reason once) and what the agent said or 
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import agenteval
 import pytest
-from agenteval.reporting import _table, render_table
+from agenteval.reporting import _table, case_views, render_table
 from agenteval.runs import RecordedRun, list_runs
 from agenteval.testing import make_case, make_invocation
 from rich.console import Console
@@ -251,3 +252,63 @@ def test_long_criterion_names_are_never_cut_at_80_columns(example_result):
     rows = [line for line in lines if name in line]
     assert len(rows) == 2  # the run's table and the set's, each whole on one line
     assert _set_row(lines, name)[-1] == "FAIL" and rows[0].split()[-5:] == ["0.7774", "0.6", "2", "1", "0"]
+
+
+# -- which criteria show tool calls, and the aligned trajectory ------------------------
+
+
+_TOOLISH = """
+import agenteval
+
+
+class Replies(agenteval.Evaluator):
+    info = agenteval.EvaluatorInfo(description="replies", requires_expected=True, default_threshold=1.0)
+
+    def evaluate(self, ctx):
+        return agenteval.Score(value=0.0, reason="replies differ")
+"""
+
+
+def test_evidence_follows_the_declared_shows_trajectory_not_the_name(tmp_path):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    (tmp_path / "tool_checks.py").write_text(_TOOLISH, encoding="utf-8")
+    args = ["run", str(EXAMPLE / "travel.evalset.json"), "--actual", str(EXAMPLE / "travel.actual.json")]
+    args += ["--criteria", f"{tmp_path / 'tool_checks.py'}:Replies", "--runs-dir", str(tmp_path / "runs")]
+    assert CliRunner().invoke(main, args).exit_code == 1
+    [run] = list_runs(tmp_path / "runs")
+    text = "\n".join(_render(run, width=120))
+    assert "tool_checks.py:Replies" in text  # a name the old guess took for a trajectory criterion
+    assert "expected tools:" not in text
+    assert "actual:   東京駅の近くでホテルが三つ見つかりました。" in text
+
+
+def test_a_failing_v2_trajectory_shows_its_aligned_rows(tmp_path):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    criteria = {
+        "tool_trajectory_match_v2": {"threshold": 0.9, "match_type": "IN_ORDER", "args": {"mode": "partial"}}
+    }
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": criteria}), encoding="utf-8")
+    args = ["run", str(EXAMPLE / "travel.evalset.json"), "--actual", str(EXAMPLE / "travel.actual.json")]
+    args += ["--config", str(config), "--runs-dir", str(tmp_path / "runs")]
+    assert CliRunner().invoke(main, args).exit_code == 1
+    [run] = list_runs(tmp_path / "runs")
+    text = "\n".join(_render(run, width=120))
+    assert "expected tools: convert_currency(amount=780" in text
+    assert "turn 2: aligned by tool_trajectory_match_v2:" in text
+    row = '~ convert_currency(amount="780", from="EUR", to="JPY") · 0.667 · '
+    row += 'amount: expected 780, got "780" [exact]'
+    assert row in text
+    detailed = "\n".join(_render(run, width=120, detailed=True, show="all"))
+    assert detailed.count("aligned:") == 1
+
+
+def test_a_result_in_memory_knows_its_trajectory_criteria_from_the_classes_the_run_imported():
+    criteria = {"tool_trajectory_match_v2": {}, "response_match_score": 0.5}
+    result = agenteval.evaluate(EXAMPLE / "travel.evalset.json", EXAMPLE / "travel.actual.json", criteria)
+    views = list(case_views(result))
+    assert views and all(v.trajectory_criteria == {"tool_trajectory_match_v2"} for v in views)

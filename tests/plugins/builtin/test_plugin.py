@@ -14,6 +14,8 @@ from agenteval.testing import check_evaluator
 
 CRITERIA = {
     "tool_trajectory_avg_score": ("agenteval_builtin.trajectory", "ToolTrajectoryAvgScore"),
+    "tool_trajectory_match_v2": ("agenteval_builtin.trajectory_v2", "ToolTrajectoryMatchV2"),
+    "tool_parameter_match": ("agenteval_builtin.tool_parameter_match", "ToolParameterMatch"),
     "trajectory_precision": ("agenteval_builtin.partial_trajectory", "TrajectoryPrecision"),
     "trajectory_recall": ("agenteval_builtin.partial_trajectory", "TrajectoryRecall"),
     "trajectory_single_tool_use": ("agenteval_builtin.partial_trajectory", "TrajectorySingleToolUse"),

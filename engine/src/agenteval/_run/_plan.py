@@ -118,6 +118,7 @@ def criterion_entry(resolved: ResolvedCriterion) -> CriterionEntry:
         min_score=info.min_score,
         max_score=info.max_score,
         requires_judge=info.requires_judge,
+        shows_trajectory=info.shows_trajectory,
         judge_models=list(evaluator.judge_models()) if info.requires_judge else [],
         describe=local_source(evaluator),
     )

@@ -23,6 +23,8 @@ __all__ = [
     "render_json",
     "render_table",
     "resolve_reporters",
+    "row_text",
+    "rows_from_details",
     "write_json",
     "write_reports",
 ]
@@ -41,6 +43,8 @@ _MODULES = {
     "align_trajectory": "._alignment",
     "TrajectoryRow": "._alignment",
     "ArgDiff": "._alignment",
+    "rows_from_details": "._alignment",
+    "row_text": "._alignment",
 }
 
 
@@ -52,7 +56,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory
+    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory, row_text, rows_from_details
     from ._cases import CaseView, case_views
     from ._contract import ReportContext, Reporter
     from ._json import json_chunks, render_json, write_json

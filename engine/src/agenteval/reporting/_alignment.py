@@ -9,6 +9,12 @@ most calls with identical arguments) and returns one ``TrajectoryRow`` per call:
 * ``missing`` — expected, never called (in this position);
 * ``extra`` — called, not expected.
 
+Criteria that align calls themselves (``tool_trajectory_match_v2``, ``tool_parameter_match``)
+put their own rows, in this same JSON shape, in each invocation's ``details["alignment"]``;
+``rows_from_details`` reads them back. Their rows add ``similarity`` (the pair's score in
+[0, 1]), per-key ``matcher`` and ``score``, the kind ``equivalent`` (unequal values a matcher
+accepted) and, for a whole-conversation alignment, ``expected_turn`` / ``actual_turn``.
+
 Every expected and every actual call appears in exactly one row, in the order of both lists.
 The alignment is deterministic and symmetric: swapping the sides gives the same rows with
 ``missing`` and ``extra`` (and the two sides of each diff) swapped. Cost: O(len(expected) ×
@@ -22,23 +28,46 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory"]
+__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory", "row_text", "rows_from_details"]
 
 _SWAP = {"missing": "extra", "extra": "missing", "match": "match", "args_differ": "args_differ"}
+_OPS = frozenset(_SWAP)
 
 
 @dataclass(frozen=True)
 class ArgDiff:
     """One argument that differs: ``kind`` is ``changed`` (both have the key), ``missing``
-    (only the expected call has it) or ``extra`` (only the actual call has it)."""
+    (only the expected call has it), ``extra`` (only the actual call has it) or
+    ``equivalent`` (unequal values that ``matcher`` accepted). ``matcher`` and ``score``
+    (in [0, 1]) are set by criteria that compare arguments key by key."""
 
     key: str
     kind: str
     expected: Any = None
     actual: Any = None
+    matcher: Optional[str] = None
+    score: Optional[float] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "kind": self.kind, "expected": self.expected, "actual": self.actual}
+        out = {"key": self.key, "kind": self.kind, "expected": self.expected, "actual": self.actual}
+        if self.matcher is not None:
+            out["matcher"] = self.matcher
+        if self.score is not None:
+            out["score"] = self.score
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ArgDiff:
+        score = data.get("score")
+        matcher = data.get("matcher")
+        return cls(
+            key=str(data.get("key", "")),
+            kind=str(data.get("kind", "changed")),
+            expected=data.get("expected"),
+            actual=data.get("actual"),
+            matcher=matcher if isinstance(matcher, str) else None,
+            score=float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -53,9 +82,14 @@ class TrajectoryRow:
     expected_args: Optional[dict[str, Any]] = None
     actual_args: Optional[dict[str, Any]] = None
     arg_diffs: tuple[ArgDiff, ...] = field(default_factory=tuple)
+    #: the pair's similarity in [0, 1] (``None``: not scored, or not a pair).
+    similarity: Optional[float] = None
+    #: the turns of the calls, for an alignment over a whole conversation.
+    expected_turn: Optional[int] = None
+    actual_turn: Optional[int] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "op": self.op,
             "name": self.name,
             "expected_index": self.expected_index,
@@ -64,6 +98,37 @@ class TrajectoryRow:
             "actual_args": self.actual_args,
             "arg_diffs": [d.to_json() for d in self.arg_diffs],
         }
+        for key in ("similarity", "expected_turn", "actual_turn"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional[TrajectoryRow]:
+        """A row from its JSON form; ``None`` when ``data`` is not one."""
+        if not isinstance(data, Mapping) or data.get("op") not in _OPS:
+            return None
+
+        def number(key: str, kind: type = float) -> Any:
+            value = data.get(key)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            return kind(value) if ok else None
+
+        diffs = data.get("arg_diffs")
+        return cls(
+            op=str(data["op"]),
+            name=str(data.get("name", "")),
+            expected_index=number("expected_index", int),
+            actual_index=number("actual_index", int),
+            expected_args=_object(data.get("expected_args")),
+            actual_args=_object(data.get("actual_args")),
+            arg_diffs=tuple(ArgDiff.from_json(d) for d in diffs if isinstance(d, Mapping))
+            if isinstance(diffs, list)
+            else (),
+            similarity=number("similarity"),
+            expected_turn=number("expected_turn", int),
+            actual_turn=number("actual_turn", int),
+        )
 
     def swapped(self) -> TrajectoryRow:
         """The same row seen from the other side (expected and actual exchanged)."""
@@ -78,6 +143,68 @@ class TrajectoryRow:
                 ArgDiff(d.key, _SWAP.get(d.kind, d.kind), d.actual, d.expected) for d in self.arg_diffs
             ),
         )
+
+
+def _object(value: Any) -> Optional[dict[str, Any]]:
+    return dict(value) if isinstance(value, Mapping) else None
+
+
+def rows_from_details(details: Mapping[str, Any]) -> Optional[list[TrajectoryRow]]:
+    """The aligned trajectory a criterion put in ``details["alignment"]``, else ``None``
+    (rows that are not trajectory rows are left out)."""
+    raw = details.get("alignment") if isinstance(details, Mapping) else None
+    if not isinstance(raw, list):
+        return None
+    rows = [TrajectoryRow.from_json(item) for item in raw]
+    return [row for row in rows if row is not None]
+
+
+_MARKS = {"match": "=", "args_differ": "~", "missing": "-", "extra": "+"}
+_VALUE_LIMIT = 60
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        text = "…"
+    return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 1] + "…"
+
+
+def _diff_text(diff: ArgDiff) -> str:
+    if diff.kind == "missing":
+        return f"{diff.key} missing (expected {_shown(diff.expected)})"
+    if diff.kind == "extra":
+        return f"{diff.key} not expected ({_shown(diff.actual)})"
+    verb = "accepted" if diff.kind == "equivalent" else "expected"
+    by = f" [{diff.matcher}]" if diff.matcher else ""
+    return f"{diff.key}: {verb} {_shown(diff.expected)}, got {_shown(diff.actual)}{by}"
+
+
+def row_text(row: TrajectoryRow) -> str:
+    """One row as a line of plain text (not escaped: the caller makes it safe to show)::
+
+    = book(id=1)
+    ~ search(limit=10, query="Paris") · 0.5 · limit: expected 5, got 10 [exact]
+    - missing mail() (expected #3)
+    + extra get_weather(city="Oslo") (actual #2)
+    """
+    side = row.expected_args if row.op == "missing" else row.actual_args
+    args = ", ".join(f"{k}={_shown(v)}" for k, v in (side or {}).items())
+    text = f"{_MARKS[row.op]} {row.name}({args})"
+    if row.op == "missing":
+        text = f"- missing {text[2:]} (expected #{(row.expected_index or 0) + 1}{_turn(row.expected_turn)})"
+    elif row.op == "extra":
+        text = f"+ extra {text[2:]} (actual #{(row.actual_index or 0) + 1}{_turn(row.actual_turn)})"
+    elif row.similarity is not None and row.similarity < 1.0:
+        text += f" · {row.similarity:.3g}"
+    if row.arg_diffs:
+        text += " · " + "; ".join(_diff_text(d) for d in row.arg_diffs)
+    return text
+
+
+def _turn(turn: Optional[int]) -> str:
+    return f", turn {turn + 1}" if turn is not None else ""
 
 
 def _call(item: Any) -> tuple[str, dict[str, Any]]:

@@ -8,12 +8,13 @@ memory) and an in-memory ``RunResult`` (the embedding API, or a run with nothing
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
 from ..models import Invocation
-from ..results import AgentRunRecord, CaseResult, CriterionResult, RunResult, Status
+from ..results import AgentRunRecord, CaseResult, CriterionResult, PluginInfo, RunResult, Status
 from ..runs import CaseRecord, EvalSetEntry, RecordedRun
 
 __all__ = ["CaseBrief", "CaseView", "case_briefs", "case_view", "case_views", "not_reached"]
@@ -30,6 +31,9 @@ class CaseView:
         actual: what the agent did in the first run with turns (empty when it has none).
         expected: the expected turns (``None`` for a conversation scenario, or unknown).
         agent_failure: the first run in which the agent itself failed, when one did.
+        trajectory_criteria: the criteria whose info declares ``shows_trajectory``: their
+            evidence is the tool calls (from the manifest for a recorded run; for a result
+            in memory, from the evaluator classes the run imported).
     """
 
     set_index: int
@@ -39,6 +43,7 @@ class CaseView:
     actual: Sequence[Invocation] = ()
     expected: Optional[Sequence[Invocation]] = None
     agent_failure: Optional[AgentRunRecord] = None
+    trajectory_criteria: frozenset[str] = frozenset()
 
 
 def case_views(source: Union[RecordedRun, RunResult]) -> Iterator[CaseView]:
@@ -74,6 +79,7 @@ def _view(
         actual=with_turns.invocations if with_turns is not None else (),
         expected=present[0].expected if present else None,
         agent_failure=next((a for a in runs if a.error is not None), None),
+        trajectory_criteria=frozenset(c.name for c in entry.criteria if c.shows_trajectory),
     )
 
 
@@ -139,9 +145,25 @@ def _briefs(run: RecordedRun) -> Iterator[CaseBrief]:
             yield CaseBrief(entry, case_id, *known)
 
 
+def _declares_trajectory(plugin: PluginInfo) -> bool:
+    """``shows_trajectory`` of the evaluator class ``plugin.entry_point`` names, when the
+    run already imported it (a report never imports a plugin)."""
+    module_name, _, attribute = plugin.entry_point.partition(":")
+    module = sys.modules.get(module_name)
+    info = getattr(getattr(module, attribute, None), "info", None) if attribute else None
+    return bool(getattr(info, "shows_trajectory", False))
+
+
 def _from_result(result: RunResult) -> Iterator[CaseView]:
+    known: dict[tuple[str, str], bool] = {}
     for index, eval_set in enumerate(result.eval_sets):
         for case in eval_set.cases:
+            for r in case.criteria:
+                if (r.criterion, r.plugin.entry_point) not in known:
+                    known[(r.criterion, r.plugin.entry_point)] = _declares_trajectory(r.plugin)
+            trajectory = frozenset(
+                r.criterion for r in case.criteria if known[(r.criterion, r.plugin.entry_point)]
+            )
             with_turns = next((a for a in case.agent_runs if a.invocations), None)
             yield CaseView(
                 set_index=index,
@@ -150,4 +172,5 @@ def _from_result(result: RunResult) -> Iterator[CaseView]:
                 case=case,
                 actual=with_turns.invocations if with_turns is not None else (),
                 agent_failure=next((a for a in case.agent_runs if a.error is not None), None),
+                trajectory_criteria=trajectory,
             )

@@ -5,8 +5,10 @@
 3. each case that did not pass, with the reason of each criterion that fell short (a reason
    shared by several criteria, such as the agent's own error, is printed once), the agent's
    actual reply beside the expected one for a failing response criterion, and the expected
-   and actual tool calls for a failing trajectory criterion; ``show="all"`` lists the passing
-   cases too, one line each;
+   and actual tool calls for a failing criterion whose info declares ``shows_trajectory``
+   (with the aligned trajectory it recorded, when it did: pairs and their similarity,
+   missing and extra calls, the arguments that differ and the matcher that decided);
+   ``show="all"`` lists the passing cases too, one line each;
 4. judge activity, reasons for what was not evaluated, INCONCLUSIVE results, and the counts
    again (the last thing on screen after a long list).
 
@@ -43,6 +45,7 @@ from ..results import (
     Status,
 )
 from ..runs import RecordedRun, RunState
+from ._alignment import TrajectoryRow, row_text, rows_from_details
 from ._cases import CaseView, case_briefs, case_view, case_views, not_reached
 
 __all__ = ["render_table"]
@@ -63,6 +66,9 @@ _MARK = {
 }
 #: How many not-passing cases ``show="failing"`` describes in full before it only counts.
 FAILING_LIMIT = 200
+#: How many rows of an aligned trajectory are printed.
+_ROWS_SHOWN = 12
+_ROW_STYLE = {"match": "", "args_differ": "yellow", "missing": "red", "extra": "red"}
 
 
 def _score(value: Optional[float]) -> str:
@@ -284,8 +290,21 @@ def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummar
 # -- 3.: the cases -------------------------------------------------------------------------
 
 
-def _is_trajectory(name: str) -> bool:
-    return "trajectory" in name or "tool" in name
+def _aligned_rows(result: CriterionResult, index: int) -> Optional[list[TrajectoryRow]]:
+    """The aligned trajectory ``result`` recorded for invocation ``index`` (or, for a
+    criterion that aligned the whole conversation at once, for the case)."""
+    item = next((p for p in result.per_invocation if p.index == index), None)
+    if item is not None:
+        return rows_from_details(item.details)
+    return None if result.per_invocation else rows_from_details(result.details)
+
+
+def _print_rows(label: str, rows: Sequence[TrajectoryRow], console: Console, depth: int) -> None:
+    console.print(_indented(Text(label, style="dim"), depth))
+    for row in rows[:_ROWS_SHOWN]:
+        console.print(_indented(Text(_clip(row_text(row), 400), style=_ROW_STYLE[row.op]), depth + 2))
+    if len(rows) > _ROWS_SHOWN:
+        console.print(_indented(Text(f"… {len(rows) - _ROWS_SHOWN} more rows", style="dim"), depth + 2))
 
 
 def _reasons(view: CaseView, console: Console) -> None:
@@ -305,7 +324,7 @@ def _reasons(view: CaseView, console: Console) -> None:
         if failure is not None and failure.error is not None and failure.error.message in reason:
             reason = "(the agent failed)"
         groups.setdefault((result.status, result.reason_code, reason), []).append(result)
-    shown: set[tuple[int, bool]] = set()
+    shown: set[tuple[int, object]] = set()
     for (status, code, reason), results in groups.items():
         names = ", ".join(visible(r.criterion) for r in results)
         line = Text(names)
@@ -329,7 +348,7 @@ def _reasons(view: CaseView, console: Console) -> None:
 
 
 def _evidence(
-    view: CaseView, results: Sequence[CriterionResult], console: Console, shown: set[tuple[int, bool]]
+    view: CaseView, results: Sequence[CriterionResult], console: Console, shown: set[tuple[int, object]]
 ) -> None:
     """What the agent did against what was expected, in the first invocation that failed:
     tool calls for trajectory criteria, replies for the others; each once per case."""
@@ -340,17 +359,24 @@ def _evidence(
     if actual is None:
         return
     turn = f"turn {index + 1}: " if len(view.actual) > 1 else ""
-    tools = all(_is_trajectory(r.criterion) for r in results)
+    tools = all(r.criterion in view.trajectory_criteria for r in results)
+    if tools:
+        if (index, tools) not in shown:
+            shown.add((index, tools))
+            if expected is not None:
+                calls = ", ".join(map(_call, expected.tool_calls())) or "(none)"
+                console.print(_indented(Text(f"{turn}expected tools: ", style="dim").append(_clip(calls)), 6))
+            calls = ", ".join(map(_call, actual.tool_calls())) or "(none)"
+            console.print(_indented(Text(f"{turn}actual tools:   ", style="dim").append(_clip(calls)), 6))
+        for result in results:
+            rows = _aligned_rows(result, index)
+            if rows and (index, result.criterion) not in shown:
+                shown.add((index, result.criterion))
+                _print_rows(f"{turn}aligned by {visible(result.criterion)}:", rows, console, 6)
+        return
     if (index, tools) in shown:
         return
     shown.add((index, tools))
-    if tools:
-        if expected is not None:
-            calls = ", ".join(map(_call, expected.tool_calls())) or "(none)"
-            console.print(_indented(Text(f"{turn}expected tools: ", style="dim").append(_clip(calls)), 6))
-        calls = ", ".join(map(_call, actual.tool_calls())) or "(none)"
-        console.print(_indented(Text(f"{turn}actual tools:   ", style="dim").append(_clip(calls)), 6))
-        return
     if expected is not None:
         line = Text(f"{turn}expected: ", style="dim").append(_clip(expected.final_text()))
         console.print(_indented(line, 6))
@@ -416,6 +442,9 @@ def _details(view: CaseView, console: Console) -> None:
             if item.reason and item.status is not Status.PASSED:
                 text.append(f" {_clip(item.reason, 400)}")
             console.print(_indented(text, 6))
+            rows = rows_from_details(item.details)
+            if rows:
+                _print_rows("aligned:", rows, console, 8)
 
 
 def _listing(

@@ -63,6 +63,8 @@ class CriterionEntry(_Doc):
     min_score: Optional[float] = 0.0
     max_score: Optional[float] = 1.0
     requires_judge: bool = False
+    #: its ``EvaluatorInfo.shows_trajectory``: reports show tool calls as its evidence.
+    shows_trajectory: bool = False
     #: the judge models it calls (``gemini-2.5-flash``, ``openai:gpt-4o``...), when any.
     judge_models: list[str] = Field(default_factory=list)
     #: whatever the evaluator says about itself for provenance (prompt version, hash...).

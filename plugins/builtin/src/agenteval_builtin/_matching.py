@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from agenteval.models import FunctionCall
 
@@ -53,23 +53,28 @@ class MatchType(str, Enum):
 _BY_NUMBER = {0: MatchType.EXACT, 1: MatchType.IN_ORDER, 2: MatchType.ANY_ORDER}
 
 
-def parse_match_type(value: Any) -> MatchType:
-    """Read ``match_type`` as ADK spells it.
+_Choice = TypeVar("_Choice", bound=Enum)
+
+
+def parse_match_type(value: Any, choices: type[_Choice] = MatchType) -> _Choice:  # type: ignore[assignment]
+    """Read ``match_type`` as ADK spells it, as one of ``choices`` (an enum whose members
+    include ADK's three).
 
     Strings are stripped and upper-cased, with ``-`` and spaces read as ``_``
     (``"in-order"``, ``"Any Order"``); the integers 0, 1 and 2 are ADK's enum values.
     Anything else raises ``ValueError`` naming the valid values.
     """
-    if isinstance(value, MatchType):
+    if isinstance(value, choices):
         return value
     if isinstance(value, str):
         key = value.strip().upper().replace("-", "_").replace(" ", "_")
-        if key in MatchType.__members__:
-            return MatchType[key]
+        if key in choices.__members__:
+            return choices[key]
     elif isinstance(value, int) and not isinstance(value, bool) and value in _BY_NUMBER:
-        return _BY_NUMBER[value]
+        return choices[_BY_NUMBER[value].name]
+    names = ", ".join(repr(name) for name in choices.__members__)
     raise ValueError(
-        f"invalid match_type {value!r}: expected one of 'EXACT', 'IN_ORDER', 'ANY_ORDER' "
+        f"invalid match_type {value!r}: expected one of {names} "
         "(case-insensitive, '-' or ' ' may replace '_', e.g. 'in-order') "
         "or ADK's numbers 0 (EXACT), 1 (IN_ORDER), 2 (ANY_ORDER)"
     )

@@ -99,6 +99,7 @@ class TrajectoryPrecision(_PartialCredit):
         description="Share of the agent's tool calls that match an expected call (partial credit).",
         default_threshold=1.0,
         requires_expected=True,
+        shows_trajectory=True,
     )
 
     _score_invocation = staticmethod(_precision)
@@ -123,6 +124,7 @@ class TrajectoryRecall(_PartialCredit):
         description="Share of the expected tool calls that the agent made (partial credit).",
         default_threshold=1.0,
         requires_expected=True,
+        shows_trajectory=True,
     )
 
     _score_invocation = staticmethod(_recall)
@@ -143,6 +145,7 @@ class TrajectorySingleToolUse(Evaluator):
     info = EvaluatorInfo(
         description="1.0 when the agent called the tool named by tool_name at least once.",
         default_threshold=1.0,
+        shows_trajectory=True,
     )
 
     class Params(ParamsBase):

@@ -25,6 +25,7 @@ class ToolCallCount(Evaluator):
         higher_is_better=False,
         default_threshold=None,
         informational=True,
+        shows_trajectory=True,
     )
 
     def evaluate(self, ctx: EvaluationContext) -> Score:

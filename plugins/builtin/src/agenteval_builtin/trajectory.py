@@ -42,6 +42,7 @@ class ToolTrajectoryAvgScore(Evaluator):
         description="1.0 when the tool calls match the expected ones (EXACT, IN_ORDER, ANY_ORDER), as ADK.",
         default_threshold=1.0,
         requires_expected=True,
+        shows_trajectory=True,
     )
 
     class Params(ParamsBase):
