@@ -1,0 +1,74 @@
+"""``agenteval run --agent`` against what an attack tries: credentials that must not reach the
+run folder, and agents that spin, write to or close file descriptor 1, or leave tasks behind
+(those run in their own interpreter, since they are about the process's file descriptors,
+threads and exit)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agenteval.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
+EVALSET = EXAMPLE / "travel.evalset.json"
+
+
+def _folder_text(folder: Path) -> str:
+    return "\n".join(p.read_text("utf-8", "replace") for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+def test_a_key_in_the_agent_url_reaches_neither_the_manifest_nor_the_html_report(
+    runner, fake_openai, tmp_path
+):
+    key = "sk-in-the-agent-url-4242"
+    fake_openai.responder = lambda request: f"I was called with {key}"  # an agent echoing its key
+    html = tmp_path / "html"
+    result = runner.invoke(
+        main,
+        [
+            "run", str(EVALSET), "--agent", f"{fake_openai.base_url}/v1?model=travel&api_key={key}",
+            "--runs-dir", str(tmp_path / "runs"), "--report", "html", "--report-dir", str(html),
+            "--format", "json",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output  # the echo is not the expected answer
+    [folder] = (tmp_path / "runs").iterdir()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["agent"]["target"] == f"{fake_openai.base_url}/v1?model=travel&api_key=***"
+    [report] = html.glob("*.html")
+    assert "api_key=***" in report.read_text()
+    assert key not in _folder_text(folder) + _folder_text(html) + result.output
+
+
+def test_a_key_in_a_judge_model_config_is_not_copied_into_the_manifest(runner, judge_server, tmp_path):
+    key = "sk-in-the-judge-config-4243"
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "criteria": {
+                    "final_response_match_v2": {
+                        "threshold": 0.5,
+                        "judge_model_options": {
+                            "num_samples": 1,
+                            "judge_model_config": {"api_key": key, "temperature": 0},
+                        },
+                    }
+                }
+            }
+        )
+    )
+    runner.invoke(
+        main,
+        [
+            "run", str(EVALSET), "--actual", str(EXAMPLE / "travel.actual.json"), "--config", str(config),
+            "--runs-dir", str(tmp_path / "runs"), "--cache-dir", str(tmp_path / "cache"), "--format", "json",
+        ],
+    )  # fmt: skip
+    [folder] = (tmp_path / "runs").iterdir()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    [criterion] = manifest["eval_sets"][0]["criteria"]
+    config = criterion["params"]["judge_model_options"]["judge_model_config"]
+    assert config == {"api_key": "***", "temperature": 0}
+    assert key not in _folder_text(folder) + _folder_text(tmp_path / "cache")
