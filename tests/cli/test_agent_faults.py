@@ -6,6 +6,8 @@ threads and exit)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from agenteval.cli import main
@@ -72,3 +74,50 @@ def test_a_key_in_a_judge_model_config_is_not_copied_into_the_manifest(runner, j
     config = criterion["params"]["judge_model_options"]["judge_model_config"]
     assert config == {"api_key": "***", "temperature": 0}
     assert key not in _folder_text(folder) + _folder_text(tmp_path / "cache")
+
+
+# -- agents run by the real command, in their own interpreter ------------------------------
+def _agenteval(
+    tmp_path: Path, agent: str, *options: str, timeout: float = 180
+) -> subprocess.CompletedProcess:
+    """``agenteval run`` of the travel cases against ``agent`` (a module defining ``respond``)."""
+    (tmp_path / "agent.py").write_text(agent)
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", "run", str(EVALSET), "--agent", "agent.py:respond", "--no-record",
+         "-q", *options],
+        capture_output=True, text=True, timeout=timeout, cwd=tmp_path,
+    )  # fmt: skip
+
+
+def _json_report(done: subprocess.CompletedProcess) -> dict:
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        raise AssertionError(f"stdout is not JSON: {done.stdout[:500]!r}\n{done.stderr[-2000:]}") from None
+
+
+def _agent_runs(report: dict) -> dict:
+    return {case["eval_id"]: case["agent_runs"][0] for case in report["eval_sets"][0]["cases"]}
+
+
+_BLOCKS_ITS_LOOP = """
+import asyncio, time
+
+async def ticks():
+    while True:
+        time.sleep(0.6)  # blocks the adapter's event loop past the stall limit
+        yield 1
+        await asyncio.sleep(0)
+
+async def respond(message, history):
+    async for _ in ticks():
+        pass
+"""
+
+
+def test_a_timed_out_async_agent_leaves_nothing_on_stderr_after_the_report(tmp_path):
+    done = _agenteval(tmp_path, _BLOCKS_ITS_LOOP, "--agent-timeout", "1", "--format", "json")
+    assert done.returncode == 1, done.stderr
+    assert {run["error_code"] for run in _agent_runs(_json_report(done)).values()} == {"agent_timeout"}
+    for noise in ("Task was destroyed", "Traceback", "Exception ignored", "GeneratorExit"):
+        assert noise not in done.stderr, done.stderr

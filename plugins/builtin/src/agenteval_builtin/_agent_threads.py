@@ -10,8 +10,10 @@ costs its case, not the run.
   agent loop, not the engine's, so the engine's timeout still fires. An agent loop that has
   not run for ``STALL_SECONDS`` (seen when a call is cancelled or a new one starts) is
   stuck: it is abandoned (asked to stop when it wakes) and later calls get a new one; the
-  calls already queued on it time out. Agents that block their event loop are better run
-  with process isolation.
+  calls already queued on it time out. When a stopped agent loop next gets control, the
+  calls still on it are cancelled and given ``WIND_DOWN_SECONDS`` to end, and the loop is
+  closed: no task is left to be "destroyed but pending" at exit. Agents that block their
+  event loop are better run with process isolation.
 
 Whatever the function raises, ``SystemExit`` and ``KeyboardInterrupt`` included, comes
 back as an ordinary exception (``AgentBaseException`` for the non-``Exception`` ones).
@@ -37,6 +39,8 @@ __all__ = ["FunctionCaller"]
 
 #: An agent loop that has not run for this long when a call is cancelled is stuck.
 STALL_SECONDS = 0.5
+#: How long the calls left on a stopped agent loop may take to end once cancelled.
+WIND_DOWN_SECONDS = 1.0
 _HEARTBEAT_SECONDS = 0.05
 _numbers = itertools.count(1)
 
@@ -55,7 +59,29 @@ class _AgentLoop:
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         self.loop.call_soon(self._heartbeat)
-        self.loop.run_forever()
+        try:
+            self.loop.run_forever()
+        finally:
+            self._wind_down()
+
+    def _wind_down(self) -> None:
+        """Cancel the calls still on the stopped loop, let them end, close the loop."""
+        loop = self.loop
+        tasks = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in tasks:
+            task.cancel()
+        try:
+            if tasks:
+                loop.run_until_complete(asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS))
+            loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), WIND_DOWN_SECONDS))
+        except BaseException:  # noqa: BLE001, S110 - an agent's call that will not end is left to the exit
+            pass
+        for task in tasks:
+            if not task.done():
+                task._log_destroy_pending = False  # it ignored its cancellation: left to the exit
+            elif not task.cancelled():
+                task.exception()  # nobody waits for it any more: its outcome is not news
+        loop.close()
 
     def _heartbeat(self) -> None:
         self.beat = time.monotonic()
@@ -80,7 +106,7 @@ def _as_exception(exc: BaseException) -> Exception:
 async def _guard(awaitable: Any) -> Any:
     try:
         return await awaitable
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, GeneratorExit):  # the call is being stopped, not failing
         raise
     except BaseException as exc:  # noqa: BLE001 - the agent's, whatever it is, is its case's
         raise _as_exception(exc) from None
