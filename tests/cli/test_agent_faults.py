@@ -121,3 +121,95 @@ def test_a_timed_out_async_agent_leaves_nothing_on_stderr_after_the_report(tmp_p
     assert {run["error_code"] for run in _agent_runs(_json_report(done)).values()} == {"agent_timeout"}
     for noise in ("Task was destroyed", "Traceback", "Exception ignored", "GeneratorExit"):
         assert noise not in done.stderr, done.stderr
+
+
+_WRITES_TO_FD_1 = """
+import os
+
+def respond(message, history):
+    os.write(1, b"raw bytes on file descriptor 1\\n")
+    return "hi"
+"""
+
+_CLOSES_FD_1 = """
+import os
+
+taken = []
+
+def respond(message, history):
+    if not taken:
+        os.close(1)
+        taken.append(open("taken.txt", "w"))  # the lowest free number: now file descriptor 1
+    return "hi"
+"""
+
+
+def test_an_in_process_agent_writing_to_fd_1_cannot_corrupt_the_json_report(tmp_path):
+    done = _agenteval(tmp_path, _WRITES_TO_FD_1, "--format", "json", "--agent-timeout", "30")
+    assert done.returncode == 1
+    assert len(_agent_runs(_json_report(done))) == 3
+    assert "raw bytes on file descriptor 1" in done.stderr  # not lost: on standard error
+
+
+def test_an_in_process_agent_closing_fd_1_cannot_end_the_report(tmp_path):
+    for report in ("json", "table"):
+        done = _agenteval(tmp_path, _CLOSES_FD_1, "--format", report, "--agent-concurrency", "1")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        if report == "json":
+            assert {run["error_code"] for run in _agent_runs(_json_report(done)).values()} == {None}
+        else:
+            assert "FAILED  3 cases" in done.stdout
+        assert "travel_assistant" not in (tmp_path / "taken.txt").read_text()
+
+
+_CLOSES_FD_1_THEN_PRINTS = """
+import os
+
+closed = []
+
+def respond(message, history):
+    if not closed:
+        closed.append(os.getpid())
+        os.close(1)
+    print("printed after closing")
+    return "hi"
+"""
+
+
+def test_with_process_isolation_closing_fd_1_is_harmless(tmp_path):
+    done = _agenteval(
+        tmp_path, _CLOSES_FD_1_THEN_PRINTS, "--agent-isolation", "process", "--agent-concurrency", "1",
+        "--format", "json",
+    )  # fmt: skip
+    runs = _agent_runs(_json_report(done))
+    assert {run["error_code"] for run in runs.values()} == {None}, runs
+    first = runs["weather_paris"]["output"]
+    assert first.startswith("printed after closing\n") and "file descriptor 1 (standard output)" in first
+    assert runs["flight_then_currency"]["output"] == "printed after closing\n" * 2
+
+
+_ODD_BUT_VALID_REPLIES = """
+def respond(message, history):
+    args = leaf = {}
+    for _ in range(3000):
+        leaf["deeper"] = {}
+        leaf = leaf["deeper"]
+    return {"text": "lone \\ud800 surrogate", "tool_calls": [{"name": "deep", "args": args}]}
+"""
+
+
+def test_process_isolation_returns_replies_exactly_as_in_process(tmp_path):
+    reports = {}
+    for isolation in ("none", "process"):
+        done = _agenteval(
+            tmp_path, _ODD_BUT_VALID_REPLIES, "--agent-isolation", isolation, "--format", "json"
+        )
+        reports[isolation] = _agent_runs(_json_report(done))
+        assert {run["error_code"] for run in reports[isolation].values()} == {None}, reports[isolation]
+    for runs in reports.values():
+        for run in runs.values():
+            for key in ("duration", "creation_timestamp"):
+                run["invocations"][0].pop(key, None)
+    assert reports["process"] == reports["none"]
+    [turn] = reports["process"]["weather_paris"]["invocations"]
+    assert turn["final_response"]["parts"][0]["text"] == "lone \\ud800 surrogate"

@@ -1,6 +1,7 @@
 """Running the agent under test: the adapter contract, the inference runner, and the
 user-simulator contract for conversation scenarios."""
 
+from ._capture import detach_std_streams
 from ._contract import Agent, AgentCrashed, AgentSession
 from ._inference import (
     AgentBaseException,
@@ -47,6 +48,7 @@ __all__ = [
     "UserSimulatorConfig",
     "UserSimulatorError",
     "UserSimulatorFactory",
+    "detach_std_streams",
     "parse_user_simulator_config",
     "prepare_user_simulators",
     "run_agent",

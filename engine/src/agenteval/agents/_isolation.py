@@ -10,7 +10,10 @@ class from the same target. So whatever the agent does costs at most its case:
 * an exception of any kind (``SystemExit`` included): the case's ``agent_error``, with
   the worker's traceback;
 * prints, at the Python or the file-descriptor level, and a closed stdout: the worker's
-  stdout and stderr go to a file of ours, returned as the case's ``output``.
+  stdout and stderr go to a file of ours, returned as the case's ``output``; a closed file
+  descriptor 1 or 2 is reopened after each call (``agents._worker``);
+* any reply: requests and replies cross as pickled objects, so a lone surrogate or
+  arguments nested thousands of levels deep arrive as the agent made them.
 
 Workers are started on demand (one per case in flight) and reused by later cases; a
 worker starts in about the time a fresh interpreter takes to import agenteval and the
@@ -34,6 +37,7 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..models import Content, EvalCase, Invocation
 from ._contract import Agent, AgentCrashed, AgentSession
+from ._worker import send
 
 __all__ = ["ProcessIsolatedAgent", "RemoteAgentError"]
 
@@ -123,7 +127,7 @@ class _Worker:
         ``AgentCrashed``). Cancelled: the worker is killed."""
         try:
             try:
-                self.connection.send((kind, payload))
+                send(self.connection, (kind, payload))
             except OSError:
                 raise AgentCrashed(
                     f"the agent's worker process {self.pid} died ({_death(self.process.poll())})"
@@ -189,11 +193,10 @@ class _ProcessSession(AgentSession):
 
     async def turn(self, user_content: Content) -> Invocation:
         try:
-            answer = await self._worker.ask("turn", user_content.model_dump_json())
+            return await self._worker.ask("turn", user_content)
         except asyncio.CancelledError:
             self._killed = True
             raise
-        return Invocation.model_validate_json(answer)
 
     def output(self) -> str:
         return self._output or self._worker.output_since_mark()
@@ -272,7 +275,7 @@ class ProcessIsolatedAgent(Agent):
         worker = await self._worker()
         worker.mark_output()
         try:
-            await asyncio.wait_for(worker.ask("session", case.model_dump_json()), timeout)
+            await asyncio.wait_for(worker.ask("session", case), timeout)
         except BaseException:
             self._release(worker, reusable=False)
             raise

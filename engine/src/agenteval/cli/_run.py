@@ -303,6 +303,7 @@ def run(
     from .._registry import Registry
     from .._run import plan_paths, progress_for
     from .._run._session import open_run
+    from ..agents import detach_std_streams
     from ..judging import JudgeCache, JudgeService
 
     if strict:
@@ -318,6 +319,8 @@ def run(
             "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
         )
     remember_threads()
+    if agent_target:  # what an agent does to file descriptor 1 cannot reach the report on stdout
+        click.get_current_context().call_on_close(detach_std_streams(fd1_to_stderr=True))
     # Output paths are fixed now (an agent may chdir) and checked before any work.
     output = _writable_file(output, "--output")
     save_actual = _writable_file(save_actual, "--save-actual")
