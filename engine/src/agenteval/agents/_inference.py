@@ -172,11 +172,12 @@ def _session_output(opened: list[AgentSession]) -> str:
         return ""
 
 
-def _left_behind(session: Optional[AgentSession]) -> tuple[str, ...]:
+def _after_timeout(session: Optional[AgentSession], report: str) -> tuple[str, ...]:
+    """``session.left_behind()`` or ``session.stopped()`` (``report``), safely."""
     if session is None:
         return ()
     try:
-        return tuple(session.left_behind())
+        return tuple(getattr(session, report)())
     except Exception:  # noqa: BLE001 - a report about the agent must not fail the case twice
         return ()
 
@@ -197,8 +198,9 @@ async def _send(session: AgentSession, content: Content, number: int, timeout: f
     try:
         invocation = await asyncio.wait_for(_guarded(session.turn(content)), timeout)
     except asyncio.TimeoutError:
-        left = _left_behind(session)
+        left, stopped = _after_timeout(session, "left_behind"), _after_timeout(session, "stopped")
         behind = f"; left running: {', '.join(left)}" if left else ""
+        behind += f"; stopped: {', '.join(stopped)}" if stopped else ""
         msg = f"turn {number}: the agent did not answer within {timeout:g} s{behind}"
         raise _Stop(AgentFailure(msg, "agent_timeout", left_behind=left)) from None
     if not isinstance(invocation, Invocation):
