@@ -213,3 +213,30 @@ def test_process_isolation_returns_replies_exactly_as_in_process(tmp_path):
     assert reports["process"] == reports["none"]
     [turn] = reports["process"]["weather_paris"]["invocations"]
     assert turn["final_response"]["parts"][0]["text"] == "lone \\ud800 surrogate"
+
+
+_SPINS_AND_WILL_NOT_STOP = """
+def respond(message, history):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:  # even the exception that stops a timed-out call
+            continue
+"""
+
+
+def test_after_a_call_left_running_the_agent_s_later_cases_run_in_worker_processes(tmp_path):
+    done = _agenteval(
+        tmp_path, _SPINS_AND_WILL_NOT_STOP, "--agent-timeout", "1", "--agent-concurrency", "1",
+        "--format", "json",
+    )  # fmt: skip
+    runs = _agent_runs(_json_report(done))
+    assert {run["error_code"] for run in runs.values()} == {"agent_timeout"}
+    first, *later = (
+        runs[case]["error"]["message"] for case in ("weather_paris", "flight_then_currency", "hotel_tokyo_ja")
+    )
+    assert "left running: thread agenteval-agent-" in first
+    assert "the agent's later cases run in worker processes" in first
+    assert all("left running" not in message for message in later)  # their workers were killed
+    assert "warning: an agent call that timed out was left running" in done.stderr

@@ -170,7 +170,10 @@ class _Worker:
                 self.process.kill()
             except OSError:
                 pass
-        threading.Thread(target=self._reap, daemon=True).start()
+        try:
+            threading.Thread(target=self._reap, daemon=True).start()
+        except RuntimeError:  # the interpreter is shutting down: the killed worker needs no reaping
+            pass
 
     def _reap(self) -> None:
         try:
@@ -234,14 +237,23 @@ class ProcessIsolatedAgent(Agent):
         self._idle: list[_Worker] = []
         self._all: list[_Worker] = []
 
-    def check_ready(self) -> None:
+    @staticmethod
+    def unavailable_for(agent: Agent) -> Optional[str]:
+        """Why ``agent`` cannot run in worker processes, or ``None`` when it can."""
         if os.name != "posix":
-            raise ConfigError("--agent-isolation process needs a POSIX system (Linux, macOS)")
-        if "<locals>" in self.spec or type(self.inner).__module__ == "__main__":
-            raise ConfigError(
-                f"--agent-isolation process: the adapter class {self.spec} cannot be imported by a worker "
-                "process; define it in an importable module"
+            return "worker processes need a POSIX system (Linux, macOS)"
+        spec = f"{type(agent).__module__}:{type(agent).__qualname__}"
+        if "<locals>" in spec or type(agent).__module__ == "__main__":
+            return (
+                f"the adapter class {spec} cannot be imported by a worker process; define it in an "
+                "importable module"
             )
+        return None
+
+    def check_ready(self) -> None:
+        problem = self.unavailable_for(self.inner)
+        if problem is not None:
+            raise ConfigError(f"--agent-isolation process: {problem}")
         self.inner.check_ready()
 
     async def _worker(self) -> _Worker:
@@ -287,6 +299,13 @@ class ProcessIsolatedAgent(Agent):
         else:
             worker.kill()
 
+    def kill_workers(self) -> None:
+        """Kill every worker at once (no event loop needed)."""
+        self._idle = []
+        for worker in self._all:
+            worker.kill()
+        self._all = []
+
     async def aclose(self) -> None:
         """Stop every worker (politely when idle, killed otherwise)."""
         idle, self._idle = self._idle, []
@@ -295,7 +314,5 @@ class ProcessIsolatedAgent(Agent):
                 await asyncio.wait_for(worker.ask("exit"), 5)
             except (Exception, asyncio.TimeoutError):  # noqa: BLE001 - it is killed below anyway
                 pass
-        for worker in self._all:
-            worker.kill()
-        self._all = []
+        self.kill_workers()
         await self.inner.aclose()
