@@ -92,3 +92,52 @@ def test_no_warning_when_the_file_sets_the_key_too_or_the_environment_wins(tmp_p
     assert endpoint_override_warnings(env_file, shell) == []  # the environment's endpoint wins
     assert endpoint_override_warnings(env_file, {}) == []  # no key anywhere: nothing to leak
     assert endpoint_override_warnings(tmp_path / "missing.env", shell) == []
+
+
+# -- redact_secrets: what describes a run (the manifest) ---------------------------------
+def test_credentials_in_urls_and_headers_are_hidden_and_remembered():
+    from agenteval._secrets import HIDDEN, redact_secrets
+
+    text = "http://u:pass-word-9@127.0.0.1:8/v1?model=m&api_key=sk-url-key-1&x=1 Bearer tok-en-value-2"
+    redacted = redact_secrets(text)
+    assert redacted == f"http://u:{HIDDEN}@127.0.0.1:8/v1?model=m&api_key={HIDDEN}&x=1 Bearer {HIDDEN}"
+    # Each hidden value is scrubbed from any other text from now on (an echo of it).
+    assert scrub_secrets("echo sk-url-key-1 tok-en-value-2 pass-word-9", {}) == (
+        f"echo {REDACTED} {REDACTED} {REDACTED}"
+    )
+
+
+def test_credential_named_settings_are_hidden_but_counts_and_other_text_are_kept():
+    from agenteval._secrets import HIDDEN, redact_secrets
+
+    config = {
+        "judge_model_config": {"api_key": "sk-config-key-3", "max_tokens": 200, "top_k": 3},
+        "headers": {"Authorization": "Bearer x", "Accept": "json"},
+        "list": ["monkey=banana", "a token=t0k3n-in-text"],
+        "access_token": "",
+    }
+    assert redact_secrets(config) == {
+        "judge_model_config": {"api_key": HIDDEN, "max_tokens": 200, "top_k": 3},
+        "headers": {"Authorization": HIDDEN, "Accept": "json"},
+        "list": ["monkey=banana", f"a token={HIDDEN}"],
+        "access_token": "",
+    }
+
+
+def test_a_model_comes_back_redacted_as_the_same_model():
+    from agenteval._secrets import HIDDEN, redact_secrets
+    from agenteval.runs import Manifest
+
+    manifest = Manifest(
+        run_id="r", started_at="t", engine_version="0", agent={"target": "http://h/v1?key=abcdef123"}
+    )
+    redacted = redact_secrets(manifest)
+    assert isinstance(redacted, Manifest) and redacted.agent == {"target": f"http://h/v1?key={HIDDEN}"}
+    assert manifest.agent == {"target": "http://h/v1?key=abcdef123"}  # the original is untouched
+
+
+def test_a_judge_model_config_key_is_scrubbed_once_the_options_are_read():
+    from agenteval.judging._options import JudgeOptions
+
+    JudgeOptions(judge_model_config={"api_key": "sk-judge-config-77", "temperature": 0})
+    assert scrub_secrets("the judge said sk-judge-config-77", {}) == f"the judge said {REDACTED}"

@@ -7,6 +7,12 @@ adapter registered with ``register_secret`` (a key read from a file, a bearer to
 Values shorter than 6 characters are left alone (``1``, ``true``): they would redact
 ordinary words, and they are not credentials worth the name.
 
+``redact_secrets(value)`` is for what is written to describe a run (the manifest): in text,
+the values of ``key=``/``token=``... parameters, a URL's password and ``Bearer`` tokens
+become ``***``; in mappings, so does every string under a credential-named key
+(``api_key``, ``token``, ``Authorization``...); credential values in use are scrubbed as
+above. Each value it hides is registered, so echoes of it are scrubbed everywhere.
+
 ``endpoint_override_warnings(env_file)`` is the ``.env`` check: a ``.env`` that sets an
 endpoint (``OPENAI_BASE_URL``...) while the matching key comes from elsewhere would send
 the user's own key to that endpoint; each such pair gets one warning naming both.
@@ -19,13 +25,17 @@ import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional, TypeVar
+
+from pydantic import BaseModel
 
 __all__ = [
     "REDACTED",
     "Scrubber",
     "endpoint_override_warnings",
+    "redact_secrets",
     "register_secret",
+    "register_secrets_in",
     "scrub_secrets",
     "secret_values",
 ]
@@ -119,6 +129,66 @@ class Scrubber:
         if self._compiled is None or not isinstance(text, str):
             return text
         return self._compiled.sub(REDACTED, text)
+
+
+#: What ``redact_secrets`` puts in place of a credential (as ``redact_argv`` does).
+HIDDEN = "***"
+#: Setting names (mapping keys, URL parameters) whose values are credentials; ``max_tokens``
+#: and the like (a count, not a token) are not.
+_SECRET_SETTING = re.compile(
+    r"(api[_-]?key|apikey|(^|[_-])key$|token$|secret|passw(or)?d|credential|authorization|^auth$|^sig(nature)?$)",
+    re.IGNORECASE,
+)
+_URL_PARAMETER = re.compile(r"(?P<lead>^|[?&;\s])(?P<name>[\w.-]+)=(?P<value>[^&#\s]+)")
+_URL_PASSWORD = re.compile(r"(?P<lead>[a-z][\w+.-]*://[^/@\s:]*:)(?P<value>[^/@\s]+)(?=@)", re.IGNORECASE)
+_BEARER = re.compile(r"(?P<lead>\b(?:bearer|basic)\s+)(?P<value>[\w~+/.=-]{6,})", re.IGNORECASE)
+Redactable = TypeVar("Redactable")
+
+
+def _hide(value: str) -> str:
+    register_secret(value)
+    return HIDDEN
+
+
+def _redact_text(text: str) -> str:
+    def pair(match: re.Match[str]) -> str:
+        if not _SECRET_SETTING.search(match["name"]):
+            return match.group()
+        return f"{match['lead']}{match['name']}={_hide(match['value'])}"
+
+    text = _URL_PASSWORD.sub(lambda m: m["lead"] + _hide(m["value"]), text)
+    text = _BEARER.sub(lambda m: m["lead"] + _hide(m["value"]), text)
+    return scrub_secrets(_URL_PARAMETER.sub(pair, text))
+
+
+def _redact(value: Any) -> Any:
+    if isinstance(value, str):
+        return _redact_text(value)
+    if isinstance(value, dict):
+        return {
+            key: _hide(item)
+            if isinstance(key, str) and isinstance(item, str) and item and _SECRET_SETTING.search(key)
+            else _redact(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redact(item) for item in value)
+    return value
+
+
+def redact_secrets(value: Redactable) -> Redactable:
+    """``value`` (text, plain data or a pydantic model) with its credentials hidden (see the
+    module docstring); a model comes back as a new model of the same class."""
+    if isinstance(value, BaseModel):
+        return type(value).model_validate(_redact(value.model_dump(mode="python", by_alias=True)))
+    return _redact(value)
+
+
+def register_secrets_in(value: Any) -> None:
+    """Scrub from now on every credential ``redact_secrets`` would hide in ``value`` (a
+    judge's ``judge_model_config`` with an ``api_key``): echoes of it never reach a record
+    or the judge cache."""
+    _redact(value)
 
 
 def _read_env_file(path: Path) -> dict[str, str]:

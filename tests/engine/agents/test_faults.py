@@ -47,6 +47,7 @@ class Misbehaving(Agent):
 class _Session(AgentSession):
     def __init__(self) -> None:
         self.behind: tuple[str, ...] = ()
+        self.halted: tuple[str, ...] = ()
 
     async def turn(self, user_content: Content) -> Invocation:
         text = user_content.text()
@@ -61,12 +62,21 @@ class _Session(AgentSession):
         if text == "hang":
             self.behind = ("thread agent-worker-7 (respond)",)
             await asyncio.sleep(30)
+        if text == "hang-stopped":
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                self.halted = ("thread agent-worker-8 (respond)",)
+                raise
         return Invocation(
             user_content=user_content, final_response=Content.from_text(f"ok {text}", role="model")
         )
 
     def left_behind(self) -> tuple[str, ...]:
         return self.behind
+
+    def stopped(self) -> tuple[str, ...]:
+        return self.halted
 
 
 def case(message: str, eval_id: str | None = None) -> EvalCase:
@@ -112,6 +122,12 @@ def test_an_agent_closing_sys_stdout_closes_nothing(capsys):
     assert turns[0].final_text() == "ok close-stdout"
     print("still printing")
     assert "still printing" in capsys.readouterr().out
+
+
+def test_a_timeout_reports_what_the_adapter_stopped():
+    [failure] = asyncio.run(run_agent(Misbehaving("x"), [case("hang-stopped")], timeout=0.2))
+    assert failure.code == "agent_timeout" and failure.left_behind == ()
+    assert failure.message.endswith("within 0.2 s; stopped: thread agent-worker-8 (respond)")
 
 
 def test_a_timeout_reports_what_the_call_left_running():

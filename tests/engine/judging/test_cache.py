@@ -144,3 +144,29 @@ def test_a_cache_folder_that_cannot_be_made_is_one_warning(tmp_path):
     assert cache.get(KEY) is None
     cache.put(KEY, ANSWER)
     assert len(cache.warnings) == 1 and not cache.readable
+
+
+def test_keys_echoed_in_an_answer_are_redacted_on_disk_and_the_key_is_unchanged(tmp_path, monkeypatch):
+    from agenteval._secrets import REDACTED
+    from agenteval.judging._options import JudgeOptions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment-1")
+    JudgeOptions(judge_model_config={"api_key": "sk-from-the-judge-config-2"})
+    request = JudgeRequest(prompt="Did the agent leak sk-from-the-environment-1?")
+    key = cache_key(IDENTITY, request, 0)
+    echoed = JudgeResponse(
+        text='{"verdict": "leaked", "why": "it printed sk-from-the-environment-1 and '
+        'sk-from-the-judge-config-2"}',
+        model_version="m sk-from-the-environment-1",
+    )
+    cache = JudgeCache(tmp_path)
+    cache.put(key, echoed)
+    cache.close()
+    on_disk = b"".join(path.read_bytes() for path in tmp_path.iterdir())
+    assert b"sk-from-the" not in on_disk
+    [(stored_key,)] = sqlite3.connect(tmp_path / "judge-cache.sqlite3").execute("SELECT key FROM answers")
+    assert stored_key == key == cache_key(IDENTITY, request, 0)  # still content-addressed
+    hit = JudgeCache(tmp_path).get(key)
+    assert hit is not None and hit.cached
+    assert hit.text == f'{{"verdict": "leaked", "why": "it printed {REDACTED} and {REDACTED}"}}'
+    assert hit.model_version == f"m {REDACTED}"

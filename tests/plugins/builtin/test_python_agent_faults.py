@@ -80,7 +80,11 @@ for outcome in outcomes:
     else:
         rows.append({"code": outcome.code, "message": outcome.message, "output": outcome.output,
                      "left_behind": list(outcome.left_behind)})
-print(json.dumps({"elapsed": time.monotonic() - started, "rows": rows}))
+elapsed = time.monotonic() - started
+time.sleep(1)  # what a stopped call's thread still had to do
+import threading
+spinning = [t.name for t in threading.enumerate() if t.name.startswith("agenteval-agent-") and t.is_alive()]
+print(json.dumps({"elapsed": elapsed, "rows": rows, "alive": spinning}))
 """
 
 
@@ -105,6 +109,7 @@ def run(tmp_path, function: str, isolation: str, *messages: str, concurrency: in
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
+    run.alive = report["alive"]
     return dict(zip(messages, report["rows"], strict=True)), report["elapsed"], took, report["rows"]
 
 
@@ -114,9 +119,8 @@ def test_threads_bound_every_sync_call_and_nothing_keeps_the_process_alive(tmp_p
     )
     for hung in ("sleep", "spin"):
         assert rows[hung]["code"] == "agent_timeout"
-        assert rows[hung]["left_behind"] and rows[hung]["left_behind"][0].startswith(
-            "thread agenteval-agent-"
-        )
+    # Sleeping in C, the call cannot be stopped yet: its thread is named (it holds no lock).
+    assert rows["sleep"]["left_behind"][0].startswith("thread agenteval-agent-")
     assert rows["exit"]["code"] == "agent_error" and "SystemExit: 3" in rows["exit"]["message"]
     assert "KeyboardInterrupt" in rows["interrupt"]["message"]
     assert "Custom: mine" in rows["custom"]["message"]
@@ -125,10 +129,21 @@ def test_threads_bound_every_sync_call_and_nothing_keeps_the_process_alive(tmp_p
     assert elapsed < 4 and took < 20  # a 60 s agent does not hold the run or the exit
 
 
+def test_a_spinning_call_is_stopped_so_it_costs_the_run_nothing_more(tmp_path):
+    rows, *_ = run(tmp_path, "respond", "none", "spin", "spin", "spin", "ok")
+    assert [rows["spin"]["code"], rows["ok"]["ok"]] == ["agent_timeout", "ok ok"]
+    assert rows["spin"]["left_behind"] == [] and "left running" not in rows["spin"]["message"]
+    assert "; stopped: thread agenteval-agent-" in rows["spin"]["message"]
+    assert run.alive == []  # no thread left taking the interpreter lock from the run
+    rows, *_ = run(tmp_path, "arespond", "none", "spin", concurrency=1)
+    assert rows["spin"]["code"] == "agent_timeout"
+    assert run.alive == []  # the adapter's stuck event loop thread too
+
+
 def test_a_blocking_async_agent_is_bounded_too(tmp_path):
     rows, elapsed, took, _ = run(tmp_path, "arespond", "none", "spin", concurrency=1)
     assert rows["spin"]["code"] == "agent_timeout"
-    assert "event loop thread" in rows["spin"]["left_behind"][0]
+    assert all("event loop thread" in left for left in rows["spin"]["left_behind"])
     assert elapsed < 4 and took < 20
     rows, _, _, _ = run(tmp_path, "arespond", "none", "sleep", "print", "exit", concurrency=1)
     assert rows["sleep"]["code"] == "agent_timeout"

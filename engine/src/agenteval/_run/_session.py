@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from .._secrets import redact_secrets
 from .._version import __version__
 from ..errors import ConfigError
 from ..runs import Manifest, RecordedRun, RunState, RunWriter, find_run, list_runs, new_run_id, utc_now
@@ -87,7 +88,7 @@ def build_manifest(
             "target": plan.agent_target,
             "adapter": f"{type(plan.agent).__module__}:{type(plan.agent).__qualname__}",
         }
-    return Manifest(
+    manifest = Manifest(
         run_id=run_id,
         started_at=utc_now(),
         engine_version=__version__,
@@ -107,6 +108,7 @@ def build_manifest(
         inputs_fingerprint=plan.fingerprint(),
         warnings=list(plan.warnings),
     )
+    return redact_secrets(manifest)  # no key from --agent's URL or a judge config on disk
 
 
 def describe_changes(old: Manifest, new: Manifest) -> list[str]:

@@ -2,6 +2,7 @@
 user-simulator contract for conversation scenarios."""
 
 from ..loading._simulator_config import UserSimulatorConfig, parse_user_simulator_config
+from ._capture import detach_std_streams
 from ._contract import Agent, AgentCrashed, AgentSession
 from ._inference import (
     AgentBaseException,
@@ -9,6 +10,7 @@ from ._inference import (
     AgentTurns,
     Isolation,
     SimulatedConversation,
+    moved_to_workers,
     run_agent,
     run_case,
     stray_threads,
@@ -47,6 +49,8 @@ __all__ = [
     "UserSimulatorConfig",
     "UserSimulatorError",
     "UserSimulatorFactory",
+    "detach_std_streams",
+    "moved_to_workers",
     "parse_user_simulator_config",
     "prepare_user_simulators",
     "run_agent",

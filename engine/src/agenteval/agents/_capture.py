@@ -9,6 +9,13 @@ process isolation mode captures those too.
 
 An agent that closes ``sys.stdout`` closes nothing; one that closes file descriptor 1 or 2
 gets it reopened after its turn (``repair_std_streams``), and the case's output says so.
+
+``detach_std_streams()`` goes further, for a process whose report must survive the agents
+it runs (the CLI) and for the isolation worker: ``sys.stdout`` and ``sys.stderr`` are
+rebuilt over copies of file descriptors 1 and 2, so an agent that closes, redirects or
+writes to those descriptors cannot reach what Python writes. With ``fd1_to_stderr`` file
+descriptor 1 itself then points at standard error: what an agent writes to it directly
+(``os.write(1, ...)``, a C extension, a child process) goes there, never into the report.
 """
 
 from __future__ import annotations
@@ -18,11 +25,18 @@ import io
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Optional, TextIO
 
-__all__ = ["OUTPUT_LIMIT", "Capture", "capturing", "repair_std_streams"]
+__all__ = [
+    "OUTPUT_LIMIT",
+    "Capture",
+    "capturing",
+    "detach_std_streams",
+    "install_std_stream_routers",
+    "repair_std_streams",
+]
 
 #: Characters of an agent's output kept per case; the rest is counted, not kept.
 OUTPUT_LIMIT = 64_000
@@ -115,6 +129,14 @@ class _Router(io.TextIOBase):
         return getattr(self._stream, name)
 
 
+def _descriptor(stream: Any, default: Optional[int] = None) -> Optional[int]:
+    """The file descriptor under ``stream`` (``default`` when it has none: a test runner's)."""
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return default
+
+
 def _install() -> None:
     global _installed
     with _lock:
@@ -128,9 +150,9 @@ def _install() -> None:
                 except OSError:
                     pass
         if not isinstance(sys.stdout, _Router) and sys.stdout is not None:
-            sys.stdout = _Router(sys.stdout, 1)
+            sys.stdout = _Router(sys.stdout, _descriptor(sys.stdout, 1))
         if not isinstance(sys.stderr, _Router) and sys.stderr is not None:
-            sys.stderr = _Router(sys.stderr, 2)
+            sys.stderr = _Router(sys.stderr, _descriptor(sys.stderr, 2))
 
 
 def _uninstall() -> None:
@@ -145,6 +167,12 @@ def _uninstall() -> None:
             sys.stderr = sys.stderr._stream
 
 
+def install_std_stream_routers() -> None:
+    """Routers for the rest of the process (the isolation worker): closing ``sys.stdout``
+    or ``sys.stderr`` closes nothing."""
+    _install()
+
+
 @contextmanager
 def capturing() -> Iterator[Capture]:
     """Capture what the current context (a case's task and its threads) prints."""
@@ -156,6 +184,63 @@ def capturing() -> Iterator[Capture]:
     finally:
         _CURRENT.reset(token)
         _uninstall()
+
+
+def _over_copy(stream: TextIO, line_buffered: bool) -> TextIO:
+    """A text stream like ``stream`` over a copy of its file descriptor."""
+    copy = os.dup(stream.fileno())
+    return open(  # noqa: SIM115 - it replaces sys.stdout / sys.stderr until put back
+        copy,
+        "w",
+        encoding=getattr(stream, "encoding", None) or "utf-8",
+        errors=getattr(stream, "errors", None) or "strict",
+        buffering=1 if line_buffered or getattr(stream, "line_buffering", False) else -1,
+        closefd=True,
+    )
+
+
+def detach_std_streams(*, fd1_to_stderr: bool, line_buffered: bool = False) -> Callable[[], None]:
+    """Rebuild ``sys.stdout`` and ``sys.stderr`` over copies of their file descriptors (see
+    the module docstring; ``line_buffered``: each line is written at once, in order with
+    what is written to the descriptors directly); returns what puts them back. A stream
+    that is not on file descriptor 1 (2) is left as it is (a test runner's capture)."""
+    undo: list[Callable[[], None]] = []
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        if stream is None or _descriptor(stream) != fd:
+            continue
+        stream.flush()
+        detached = _over_copy(stream, line_buffered)
+        setattr(sys, name, detached)
+
+        def put_back(name: str = name, stream: TextIO = stream, detached: TextIO = detached) -> None:
+            if getattr(sys, name) is detached:
+                setattr(sys, name, stream)
+            try:
+                detached.flush()
+                detached.close()
+            except (OSError, ValueError):
+                pass
+
+        undo.append(put_back)
+    if fd1_to_stderr and undo and _descriptor(sys.stdout) not in (None, 1):
+        real_stdout = os.dup(1)
+        os.dup2(2, 1)
+
+        def point_back() -> None:
+            try:
+                os.dup2(real_stdout, 1)
+                os.close(real_stdout)
+            except OSError:
+                pass
+
+        undo.insert(0, point_back)
+
+    def put_all_back() -> None:
+        for step in reversed(undo):
+            step()
+
+    return put_all_back
 
 
 def repair_std_streams(capture: Optional[Capture] = None) -> None:

@@ -49,6 +49,12 @@ class AgentSession(ABC):
         (``"thread agenteval-agent-3 (respond)"``); reported in the case's failure."""
         return ()
 
+    def stopped(self) -> tuple[str, ...]:
+        """What a cancelled (timed-out) call was running that the adapter stopped, one
+        description each (``"thread agenteval-agent-3 (respond)"``): it costs the run
+        nothing more; reported in the case's failure."""
+        return ()
+
 
 class Agent(ABC):
     """An adapter for one kind of agent, built once per run from ``--agent TARGET``."""

@@ -18,12 +18,20 @@ returned with the case: ``AgentTurns.output`` or ``AgentFailure.output``. Failur
 tracebacks and output are scrubbed of credential values (``agenteval.judging.scrub_secrets``). With
 ``isolation="process"`` each case runs in a worker process that is killed on a timeout or
 when it dies (``agenteval.agents.ProcessIsolatedAgent``).
+
+A timed-out call that the adapter could neither finish nor stop is left running in this
+process (``AgentSession.left_behind``), where it may go on costing the run (a thread that
+spins takes its share of the interpreter lock). So after the first one, the agent's later
+cases run in worker processes (``moved_to_workers``), when its adapter can run there: the
+case's failure says so, and one warning is logged (``agenteval.agents``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
+import logging
 import threading
 import time
 import traceback
@@ -45,6 +53,7 @@ __all__ = [
     "Isolation",
     "SimulatedConversation",
     "run_agent",
+    "moved_to_workers",
     "run_case",
     "stray_threads",
 ]
@@ -56,6 +65,38 @@ Isolation = Literal["none", "process"]
 
 #: Makes the simulator of one conversation; ``None`` means "no simulator for this case".
 SimulatorFactory = Callable[[EvalCase], Optional[UserSimulator]]
+
+_logger = logging.getLogger("agenteval.agents")
+#: Agents that left a call running, and the worker processes their later cases run in
+#: (``None``: their adapter cannot run there). Kept for the process's life; the workers are
+#: killed when it exits.
+_MOVED: dict[Agent, Optional[ProcessIsolatedAgent]] = {}
+
+
+def moved_to_workers(agent: Agent) -> Optional[ProcessIsolatedAgent]:
+    """The worker processes ``agent``'s cases run in since one of its calls was left
+    running (see the module docstring), or ``None``."""
+    return _MOVED.get(agent)
+
+
+def _move_to_workers(agent: Agent, failure: AgentFailure) -> AgentFailure:
+    """After ``failure`` left something running: later cases of ``agent`` go to worker
+    processes when they can; ``failure``'s message says what was done."""
+    if isinstance(agent, ProcessIsolatedAgent) or not failure.left_behind or agent in _MOVED:
+        return failure
+    problem = ProcessIsolatedAgent.unavailable_for(agent)
+    _MOVED[agent] = None if problem is not None else ProcessIsolatedAgent(agent)
+    if problem is None:
+        atexit.register(_MOVED[agent].kill_workers)
+        done = (
+            "the agent's later cases run in worker processes (as with --agent-isolation process), "
+            "so what this call left running costs them nothing"
+        )
+    else:
+        done = f"the agent's later cases stay in this process: {problem}"
+    left = failure.left_behind[0]
+    _logger.warning("warning: an agent call that timed out was left running (%s); %s", left, done)
+    return dataclasses.replace(failure, message=f"{failure.message}; {done}")
 
 
 @dataclass(frozen=True)
@@ -172,11 +213,12 @@ def _session_output(opened: list[AgentSession]) -> str:
         return ""
 
 
-def _left_behind(session: Optional[AgentSession]) -> tuple[str, ...]:
+def _after_timeout(session: Optional[AgentSession], report: str) -> tuple[str, ...]:
+    """``session.left_behind()`` or ``session.stopped()`` (``report``), safely."""
     if session is None:
         return ()
     try:
-        return tuple(session.left_behind())
+        return tuple(getattr(session, report)())
     except Exception:  # noqa: BLE001 - a report about the agent must not fail the case twice
         return ()
 
@@ -197,8 +239,9 @@ async def _send(session: AgentSession, content: Content, number: int, timeout: f
     try:
         invocation = await asyncio.wait_for(_guarded(session.turn(content)), timeout)
     except asyncio.TimeoutError:
-        left = _left_behind(session)
+        left, stopped = _after_timeout(session, "left_behind"), _after_timeout(session, "stopped")
         behind = f"; left running: {', '.join(left)}" if left else ""
+        behind += f"; stopped: {', '.join(stopped)}" if stopped else ""
         msg = f"turn {number}: the agent did not answer within {timeout:g} s{behind}"
         raise _Stop(AgentFailure(msg, "agent_timeout", left_behind=left)) from None
     if not isinstance(invocation, Invocation):
@@ -292,11 +335,13 @@ async def run_case(
     """
     if case.conversation is None and user_simulator is None:
         return _NO_SIMULATOR
+    agent = _MOVED.get(agent) or agent
     opened: list[AgentSession] = []
     with capturing() as capture:
         outcome = await _run_case(agent, case, timeout, user_simulator, run_index, capture, opened)
     output = scrub_secrets(_session_output(opened) + capture.text())
     if isinstance(outcome, AgentFailure):
+        outcome = _move_to_workers(agent, outcome)
         return dataclasses.replace(
             outcome,
             message=scrub_secrets(outcome.message),

@@ -10,7 +10,10 @@ class from the same target. So whatever the agent does costs at most its case:
 * an exception of any kind (``SystemExit`` included): the case's ``agent_error``, with
   the worker's traceback;
 * prints, at the Python or the file-descriptor level, and a closed stdout: the worker's
-  stdout and stderr go to a file of ours, returned as the case's ``output``.
+  stdout and stderr go to a file of ours, returned as the case's ``output``; a closed file
+  descriptor 1 or 2 is reopened after each call (``agents._worker``);
+* any reply: requests and replies cross as pickled objects, so a lone surrogate or
+  arguments nested thousands of levels deep arrive as the agent made them.
 
 Workers are started on demand (one per case in flight) and reused by later cases; a
 worker starts in about the time a fresh interpreter takes to import agenteval and the
@@ -34,6 +37,7 @@ from typing import Any, Optional
 from ..errors import ConfigError
 from ..models import Content, EvalCase, Invocation
 from ._contract import Agent, AgentCrashed, AgentSession
+from ._worker import send
 
 __all__ = ["ProcessIsolatedAgent", "RemoteAgentError"]
 
@@ -123,7 +127,7 @@ class _Worker:
         ``AgentCrashed``). Cancelled: the worker is killed."""
         try:
             try:
-                self.connection.send((kind, payload))
+                send(self.connection, (kind, payload))
             except OSError:
                 raise AgentCrashed(
                     f"the agent's worker process {self.pid} died ({_death(self.process.poll())})"
@@ -166,7 +170,10 @@ class _Worker:
                 self.process.kill()
             except OSError:
                 pass
-        threading.Thread(target=self._reap, daemon=True).start()
+        try:
+            threading.Thread(target=self._reap, daemon=True).start()
+        except RuntimeError:  # the interpreter is shutting down: the killed worker needs no reaping
+            pass
 
     def _reap(self) -> None:
         try:
@@ -189,11 +196,10 @@ class _ProcessSession(AgentSession):
 
     async def turn(self, user_content: Content) -> Invocation:
         try:
-            answer = await self._worker.ask("turn", user_content.model_dump_json())
+            return await self._worker.ask("turn", user_content)
         except asyncio.CancelledError:
             self._killed = True
             raise
-        return Invocation.model_validate_json(answer)
 
     def output(self) -> str:
         return self._output or self._worker.output_since_mark()
@@ -231,14 +237,23 @@ class ProcessIsolatedAgent(Agent):
         self._idle: list[_Worker] = []
         self._all: list[_Worker] = []
 
-    def check_ready(self) -> None:
+    @staticmethod
+    def unavailable_for(agent: Agent) -> Optional[str]:
+        """Why ``agent`` cannot run in worker processes, or ``None`` when it can."""
         if os.name != "posix":
-            raise ConfigError("--agent-isolation process needs a POSIX system (Linux, macOS)")
-        if "<locals>" in self.spec or type(self.inner).__module__ == "__main__":
-            raise ConfigError(
-                f"--agent-isolation process: the adapter class {self.spec} cannot be imported by a worker "
-                "process; define it in an importable module"
+            return "worker processes need a POSIX system (Linux, macOS)"
+        spec = f"{type(agent).__module__}:{type(agent).__qualname__}"
+        if "<locals>" in spec or type(agent).__module__ == "__main__":
+            return (
+                f"the adapter class {spec} cannot be imported by a worker process; define it in an "
+                "importable module"
             )
+        return None
+
+    def check_ready(self) -> None:
+        problem = self.unavailable_for(self.inner)
+        if problem is not None:
+            raise ConfigError(f"--agent-isolation process: {problem}")
         self.inner.check_ready()
 
     async def _worker(self) -> _Worker:
@@ -272,7 +287,7 @@ class ProcessIsolatedAgent(Agent):
         worker = await self._worker()
         worker.mark_output()
         try:
-            await asyncio.wait_for(worker.ask("session", case.model_dump_json()), timeout)
+            await asyncio.wait_for(worker.ask("session", case), timeout)
         except BaseException:
             self._release(worker, reusable=False)
             raise
@@ -284,6 +299,13 @@ class ProcessIsolatedAgent(Agent):
         else:
             worker.kill()
 
+    def kill_workers(self) -> None:
+        """Kill every worker at once (no event loop needed)."""
+        self._idle = []
+        for worker in self._all:
+            worker.kill()
+        self._all = []
+
     async def aclose(self) -> None:
         """Stop every worker (politely when idle, killed otherwise)."""
         idle, self._idle = self._idle, []
@@ -292,7 +314,5 @@ class ProcessIsolatedAgent(Agent):
                 await asyncio.wait_for(worker.ask("exit"), 5)
             except (Exception, asyncio.TimeoutError):  # noqa: BLE001 - it is killed below anyway
                 pass
-        for worker in self._all:
-            worker.kill()
-        self._all = []
+        self.kill_workers()
         await self.inner.aclose()

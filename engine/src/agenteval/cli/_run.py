@@ -300,6 +300,7 @@ def run(
     (what was scored is still reported).
     """
     from .._run import RunOptions, RunRequest, assemble, progress_for, run_sync
+    from ..agents import detach_std_streams
 
     if strict:
         click.echo("warning: --strict is deprecated; it is now called --raise-errors", err=True)
@@ -314,6 +315,8 @@ def run(
             "(with --actual, give one file per run: --actual run1.json --actual run2.json)"
         )
     remember_threads()
+    if agent_target:  # what an agent does to file descriptor 1 cannot reach the report on stdout
+        click.get_current_context().call_on_close(detach_std_streams(fd1_to_stderr=True))
     # Output paths are fixed now (an agent may chdir) and checked before any work.
     output = _writable_file(output, "--output")
     save_actual = _writable_file(save_actual, "--save-actual")

@@ -3,7 +3,11 @@
 The key is a SHA-256 over the provider's identity (provider, model, endpoint), the whole
 request (prompt, system instruction, schema, generation settings) and the sample index,
 so the N samples of one question stay N distinct answers and any change to a prompt or a
-setting misses. Only successful answers are stored; errors never are.
+setting misses. Only successful answers are stored; errors never are. An answer is
+stored with the credential values in use (the environment's keys, a ``judge_model_config``
+key: ``agenteval._secrets``) replaced by ``[redacted]``, so a judge or an agent that echoes
+a key leaves none on disk; the key, a hash of the question, is unchanged, so the cache
+stays content-addressed (a hit serves the redacted answer).
 
 Each row carries a checksum of its key and answer: a row whose bytes were damaged is a
 miss (the question is asked again and the row replaced), never served.
@@ -27,6 +31,7 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
+from .._secrets import Scrubber
 from ._types import JudgeRequest, JudgeResponse
 
 __all__ = ["DEFAULT_CACHE_DIR", "JudgeCache", "cache_key"]
@@ -88,6 +93,7 @@ class JudgeCache:
         self.damaged = 0
         self.readable = self.writable = True
         self._connection: Optional[sqlite3.Connection] = None
+        self._scrub = Scrubber()
 
     # -- degrading --------------------------------------------------------------------
     def _warn(self, message: str) -> None:
@@ -199,11 +205,14 @@ class JudgeCache:
         return answer.model_copy(update={"cached": True})
 
     def put(self, key: str, response: JudgeResponse) -> None:
-        """Store a successful answer (a failure to store only warns, once)."""
+        """Store a successful answer, credentials redacted (a failure to store only warns, once)."""
         db = self._db()
         if db is None or not self.writable:
             return
-        text = response.model_copy(update={"cached": False}).model_dump_json()
+        kept = {"cached": False, "text": self._scrub(response.text)}
+        if response.model_version is not None:
+            kept["model_version"] = self._scrub(response.model_version)
+        text = response.model_copy(update=kept).model_dump_json()
         try:
             db.execute(
                 "INSERT OR REPLACE INTO answers (key, response, checksum, created) "

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from .._secrets import register_secrets_in
 from ..evaluator import Params
 
 __all__ = ["DEFAULT_JUDGE_MODEL", "JudgeOptions"]
@@ -38,3 +39,9 @@ class JudgeOptions(Params):
     timeout_seconds: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=20)
     max_response_bytes: int = Field(default=2_000_000, ge=1_000)
+
+    @field_validator("judge_model_config")
+    @classmethod
+    def _credentials_are_secrets(cls, config: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+        register_secrets_in(config)  # a key given here is scrubbed as the environment's are
+        return config

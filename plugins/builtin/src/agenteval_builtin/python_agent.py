@@ -153,14 +153,20 @@ class _Session(AgentSession):
         self._caller = caller
         self._history: list[Invocation] = []
         self._left_behind: list[str] = []
+        self._stopped: list[str] = []
 
     def left_behind(self) -> tuple[str, ...]:
         return tuple(self._left_behind)
 
+    def stopped(self) -> tuple[str, ...]:
+        return tuple(self._stopped)
+
     async def turn(self, user_content: Content) -> Invocation:
         message = user_content.text()
         history = list(self._history)
-        reply = await self._caller.call(message, history, left_behind=self._left_behind)
+        reply = await self._caller.call(
+            message, history, left_behind=self._left_behind, stopped=self._stopped
+        )
         invocation = reply_to_invocation(reply, user_content, len(self._history) + 1)
         self._history.append(invocation)
         return invocation
