@@ -244,10 +244,11 @@ class RunStore:
                 del scanned
                 # gzipped and written after this request is answered (a loopback client gets
                 # the plain payload at once)
+                # started before ``flush`` can see it: joining a thread not yet started raises
                 writer = threading.Thread(target=self._to_disk, args=(opened, dict(built)), daemon=True)
                 with self._lock:
+                    writer.start()
                     self._writers = [w for w in self._writers if w.is_alive()] + [writer]
-                writer.start()
             with self._lock:
                 for name, encoded in built.items():
                     self._payloads[(run_id, name)] = (opened.stamp, encoded)
