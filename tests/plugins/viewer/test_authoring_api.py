@@ -271,3 +271,31 @@ def test_the_criteria_catalog_has_parameter_schemas(env: Any) -> None:
     rows = {r["name"]: r for r in body["criteria"]}
     assert rows["tool_trajectory_avg_score"]["params_schema"]["properties"]
     assert rows["tool_trajectory_avg_score"]["default_threshold"] == 1.0
+
+
+def test_the_token_is_checked_before_a_declared_body_is_read(env: Any) -> None:
+    """A request declaring a large body (under the 8 MB limit) with a wrong token is refused at
+    once, before the server reads any of it: the body is never sent here, and the answer still
+    comes (the server used to wait for the whole body first)."""
+    import socket
+
+    for token in ("nope", None):
+        with socket.create_connection(("127.0.0.1", env.port), timeout=5) as sock:
+            head = [
+                "POST /api/author/evalset/save HTTP/1.1",
+                f"Host: 127.0.0.1:{env.port}",
+                "Content-Type: application/json",
+                f"Content-Length: {7 * 1024 * 1024}",
+            ] + ([f"{TOKEN_HEADER}: {token}"] if token else [])
+            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+            answer = b""
+            try:
+                while b"\r\n\r\n" not in answer:
+                    chunk = sock.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+            except TimeoutError:
+                pytest.fail("the server waited for the body before checking the token")
+            assert answer.startswith(b"HTTP/1.1 403"), answer[:200]
+            assert b"connection: close" in answer.lower()

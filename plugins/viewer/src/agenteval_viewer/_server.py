@@ -257,6 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", "gzip")
         if status == HTTPStatus.METHOD_NOT_ALLOWED:
             self.send_header("Allow", "GET, HEAD")
+        if self.close_connection:  # e.g. a request body left unread: the client is told
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
