@@ -10,7 +10,7 @@ file changed on disk: ``diff``; a case id taken: ``case_exists``; a busy or clos
 
 Routes::
 
-    GET  /api/author/files                      folders and eval-set files
+    GET  /api/author/files                      roots, eval-set files, folders a new set can go to
     GET  /api/author/evalset?root=&path=        one eval set (cases in snake_case, sha256)
     POST /api/author/evalset/save               {root, path, sha256, edits, preview, new_set}
     GET  /api/author/criteria                   installed criteria, with parameter schemas
@@ -102,7 +102,10 @@ class Authoring:
         one = {k: v[0] for k, v in query.items() if v}
         data = body if isinstance(body, dict) else {}
         if path == "/api/author/files" and get:
-            handler._json(HTTPStatus.OK, {"roots": self.files.roots(), "files": self.files.list()})
+            files = self.files
+            handler._json(
+                HTTPStatus.OK, {"roots": files.roots(), "files": files.list(), "folders": files.folders()}
+            )
         elif path == "/api/author/evalset" and get:
             handler._json(HTTPStatus.OK, self.files.load(one.get("root"), one.get("path")))
         elif path == "/api/author/evalset/save" and method == "POST":
