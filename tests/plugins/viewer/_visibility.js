@@ -64,7 +64,8 @@
     if (r.left < 0 || r.top < 0 || r.right > window.innerWidth + 0.5 || r.bottom > window.innerHeight + 0.5) {
       problems.push(name(el) + ": outside the viewport (" + [r.left, r.top, r.right, r.bottom].map(Math.round) + ")"); continue;
     }
-    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const first = el.getClientRects()[0] || r;  // an inline link over two lines: its first line
+    const hit = document.elementFromPoint(first.left + first.width / 2, first.top + first.height / 2);
     if (!hit || !(hit === el || el.contains(hit) || (hit.tagName === "LABEL" && hit.control === el))) {
       problems.push(name(el) + ": covered by " + (hit ? name(hit) : "nothing")); continue;
     }
