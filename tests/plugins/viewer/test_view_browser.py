@@ -138,6 +138,9 @@ def test_compare_lists_the_engines_flips_regressions_first(server, run_ids, brow
     expect(page.get_by_test_id("compare-criteria").locator("tbody tr")).to_have_count(
         len(expected["criteria"])
     )
+    flips.first.get_by_role("button", name="outputs").click()
+    expect(page.locator(".sides pre").first).not_to_have_text("…", timeout=WAIT_MS)
+    assert visibility.problems(page, "#app") == []
     _screenshot(page, "compare")
 
 
@@ -148,6 +151,7 @@ def test_compare_of_a_run_with_itself_says_nothing_changed(server, run_ids, brow
     page.goto(f"{server.url}#/compare?a={run_ids[0]}&b={run_ids[0]}")
     expect(page.get_by_test_id("no-changes")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("flip")).to_have_count(0)
+    assert visibility.problems(page, "#app") == []
     _screenshot(page, "compare_same")
 
 
@@ -247,6 +251,7 @@ def test_a_big_runs_first_rows_show_while_its_whole_index_is_read(tmp_path, brow
         whole = case_index(run)
         assert rows.first.locator(".case").inner_text() == whole["case_id"][0]
         assert page.get_by_test_id("verdict").count() == 0  # the header waits for the whole run
+        assert visibility.problems(page, "#app") == []
         _screenshot(page, "first-rows")
         rows.nth(2).click()  # a first row opens while the rest is read
         expect(page.get_by_test_id("drawer-title")).to_have_text(whole["case_id"][2])
