@@ -119,7 +119,10 @@ def app_name(target: str, agent: Any = None) -> str:
     from urllib.parse import parse_qs, urlsplit
 
     adk = getattr(agent, "adk_app", None)
-    found = adk() if callable(adk) else None
+    try:
+        found = adk() if callable(adk) else None
+    except Exception:  # noqa: BLE001 - an adapter's hook failing only costs it its own name
+        found = None
     if found:
         name = found[1]
     elif "://" in target:
