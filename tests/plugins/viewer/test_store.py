@@ -97,3 +97,14 @@ def test_a_stop_while_a_disk_cache_write_is_being_started_never_joins_an_unstart
     monkeypatch.undo()
     store.flush(5.0)
     assert problems == []
+
+
+def test_the_first_answer_of_a_payload_built_here_is_plain_even_once_gzipped_beside_it():
+    """The disk-cache writer gzips a fresh payload while it is being answered: the first
+    answer to a loopback client stays plain (the server's choice no longer depends on which
+    thread got there first); a payload read from the disk cache is gzipped from the start."""
+    encoded = Encoded(encode_json({"rows": list(range(40_000))}), '"e"')
+    encoded.gzipped()  # what the writer does beside the answer
+    assert encoded.first_answer() is True and encoded.first_answer() is False
+    cached = Encoded(None, '"e"', gzip.compress(b"{}"))
+    assert cached.first_answer() is False
