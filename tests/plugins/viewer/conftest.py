@@ -1,6 +1,7 @@
 """The viewer's test fixtures: generated run folders (``_fixtures.py``, importable as
 ``agenteval_viewer_test_fixtures``), the server tests' helpers (``_server_helpers.py``,
-importable as ``agenteval_viewer_server_test_helpers``), two recorded runs of the travel
+importable as ``agenteval_viewer_server_test_helpers``), what a person sees of a page's controls
+(``_visibility.py``, importable as ``agenteval_viewer_visibility``), two recorded runs of the travel
 example (``runs_dir``, ``run_ids``), and ``browser_page``, a page of Debian's chromium driven
 by Playwright that fails the test on any console error, page error or network request.
 
@@ -36,6 +37,7 @@ def _register(name: str, filename: str) -> None:
 
 _register("agenteval_viewer_test_fixtures", "_fixtures.py")
 _register("agenteval_viewer_server_test_helpers", "_server_helpers.py")
+_register("agenteval_viewer_visibility", "_visibility.py")
 
 
 @pytest.fixture(scope="module")

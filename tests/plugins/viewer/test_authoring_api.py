@@ -152,6 +152,7 @@ def test_a_chat_with_the_travel_agent_becomes_a_case_adk_reads(env: Any) -> None
     status, body = call(env, "POST", f"/api/author/chats/{chat}/case", {"case_id": "paris_weather"})
     case = body["case"]
     assert case["session_input"]["state"] == {"tier": "gold"}  # the starting state is kept
+    assert case["session_input"]["app_name"] == "travel"  # the agent's name, as adk web names it
     status, out = call(
         env,
         "POST",
@@ -271,3 +272,48 @@ def test_the_criteria_catalog_has_parameter_schemas(env: Any) -> None:
     rows = {r["name"]: r for r in body["criteria"]}
     assert rows["tool_trajectory_avg_score"]["params_schema"]["properties"]
     assert rows["tool_trajectory_avg_score"]["default_threshold"] == 1.0
+
+
+def test_the_token_is_checked_before_a_declared_body_is_read(env: Any) -> None:
+    """A request declaring a large body (under the 8 MB limit) with a wrong token is refused at
+    once, before the server reads any of it: the body is never sent here, and the answer still
+    comes (the server used to wait for the whole body first)."""
+    import socket
+
+    for token in ("nope", None):
+        with socket.create_connection(("127.0.0.1", env.port), timeout=5) as sock:
+            head = [
+                "POST /api/author/evalset/save HTTP/1.1",
+                f"Host: 127.0.0.1:{env.port}",
+                "Content-Type: application/json",
+                f"Content-Length: {7 * 1024 * 1024}",
+            ] + ([f"{TOKEN_HEADER}: {token}"] if token else [])
+            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+            answer = b""
+            try:
+                while b"\r\n\r\n" not in answer:
+                    chunk = sock.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+            except TimeoutError:
+                pytest.fail("the server waited for the body before checking the token")
+            assert answer.startswith(b"HTTP/1.1 403"), answer[:200]
+            assert b"connection: close" in answer.lower()
+
+
+@pytest.mark.parametrize(
+    ("target", "name"),
+    [
+        (str(helpers.TRAVEL), "travel"),
+        (f"{helpers.TRAVEL / 'agent.py'}:respond", "travel"),
+        ("bots/weather_bot.py:respond", "weather_bot"),
+        ("travel.agent:respond", "travel"),
+        ("http://127.0.0.1:8080/v1?model=gpt-4o-mini", "gpt_4o_mini"),
+        ("http://localhost:9000/v1", "localhost"),
+    ],
+)
+def test_a_chat_case_carries_the_agents_app_name(target: str, name: str) -> None:
+    from agenteval_viewer._chat import app_name
+
+    assert app_name(target) == name

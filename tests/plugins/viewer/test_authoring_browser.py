@@ -1,8 +1,12 @@
 # ruff: noqa: E501
 """The "Eval sets" screen of ``agenteval view --allow-write`` in Debian's chromium: chat with
-the bundled travel agent, save the chat as a case (ADK's format, read by google-adk's own
-``EvalSet``), edit an expected argument, run the case and see it fail, promote the actual
-turn and see it pass; and the refusals (token, path escape, concurrent edit)."""
+the bundled travel agent, save the chat as a case in a folder of one's choice (ADK's format,
+read by google-adk's own ``EvalSet``), edit an expected argument, run the case and see it fail
+per criterion in place, promote a run picked from a list and see it pass; run an existing eval
+set without a chat, with criteria described and thresholds on sliders; invalid JSON shown at
+its field; and the refusals (token, path escape, concurrent edit). At every step every control
+on screen is checked as a person sees it (``_visibility``: visible, in the viewport, not
+covered, readable)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import agenteval_viewer_server_test_helpers as helpers
+import agenteval_viewer_visibility as visibility
 import pytest
 from agenteval_viewer._authoring_api import Authoring
 from agenteval_viewer._authoring_guard import WriteGuard
@@ -23,7 +28,7 @@ TIMEOUT = 30_000
 @pytest.fixture
 def server(tmp_path: Path) -> Any:
     evals = tmp_path / "evals"
-    evals.mkdir()
+    (evals / "suites").mkdir(parents=True)
     (tmp_path / "secret.evalset.json").write_text('{"eval_set_id": "secret", "eval_cases": []}')
     authoring = Authoring(WriteGuard([evals], token="browser-token"), tmp_path / "runs")
     with helpers.serving(tmp_path / "runs", authoring=authoring) as running:
@@ -35,6 +40,13 @@ def _open(page: Any, server: Any) -> None:
     page.goto(f"{server.url}#/author?token=browser-token")
     page.wait_for_selector("[data-testid=author]", timeout=TIMEOUT)
     assert "token" not in page.url  # taken out of the address once kept
+
+
+def _seen_right(page: Any, scope: str = "[data-testid=author]") -> None:
+    """Every control under ``scope`` is visible, in view when scrolled to, not covered, and
+    readable (contrast at least 4.5:1), and so is all other text."""
+    assert visibility.controls(page, scope) > 0
+    assert visibility.problems(page, scope) == []
 
 
 def _preview_and_save(page: Any, scope: Any) -> None:
@@ -55,22 +67,33 @@ def test_chat_save_edit_run_fail_promote_pass(browser_page: Any, server: Any) ->
     tool = page.locator("[data-testid=tool-call]").first.inner_text()
     assert "search_flights" in tool and '"destination": "HND"' in tool
     assert page.locator("img").count() == 0  # the message is text
+    assert "app travel" in page.get_by_test_id("chat").inner_text()  # the agent's name, not agenteval_view
+    _seen_right(page)
     page.screenshot(path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_chat.png"))
 
     page.fill("[data-testid=case-id]", "flight")
     page.select_option("[data-testid=save-target]", "__new__")
+    page.select_option("[data-testid=new-set-folder]", "0:suites")  # not only the folder's root
     page.fill("[data-testid=new-set-id]", "chats")
     page.click("[data-testid=make-case]")
     page.wait_for_selector("[data-testid=case-draft]", timeout=TIMEOUT)
     page.click("[data-testid=preview]")
     assert '+  "eval_set_id": "chats",' in page.locator("[data-testid=diff]").inner_text()
-    page.click("[data-testid=confirm-save]")
+    _seen_right(page)  # "Write the file" among them: it was white on white
+    confirm = page.get_by_test_id("confirm-save")
+    colours = confirm.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]")
+    assert colours[0] != colours[1] and colours[1] not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
+    confirm.scroll_into_view_if_needed()
+    page.screenshot(path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_confirm_save.png"))
+    confirm.click()
     page.wait_for_selector("[data-testid=evalset]", timeout=TIMEOUT)
 
-    saved = server.evals / "chats.evalset.json"
+    saved = server.evals / "suites" / "chats.evalset.json"
+    assert not (server.evals / "chats.evalset.json").exists()
     data = json.loads(saved.read_text())
     assert data["eval_cases"][0]["eval_id"] == "flight"
     assert data["eval_cases"][0]["session_input"]["state"] == {"tier": "gold"}
+    assert data["eval_cases"][0]["session_input"]["app_name"] == "travel"
     adk = pytest.importorskip("google.adk.evaluation.eval_set")
     parsed = adk.EvalSet.model_validate_json(saved.read_text())
     assert parsed.eval_cases[0].conversation[0].intermediate_data.tool_uses[0].name == "search_flights"
@@ -89,12 +112,22 @@ def test_chat_save_edit_run_fail_promote_pass(browser_page: Any, server: Any) ->
     page.click("[data-testid=run-selected]")
     page.wait_for_selector("[data-testid=run-state] >> text=complete", timeout=60_000)
     assert "FAILED 1" in page.locator("[data-testid=run-state]").inner_text()
+    # the result per criterion, in place in the cases table
+    result = page.get_by_test_id("case-row").first.get_by_test_id("case-result")
+    from playwright.sync_api import expect
+
+    expect(result).to_contain_text("tool_trajectory_avg_score FAIL", timeout=TIMEOUT)
+    expect(result).to_contain_text("FAILED")
+    _seen_right(page)
     page.screenshot(path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_run_failed.png"))
 
-    # promote the actual turn, preview, write, run again: it passes
-    assert page.locator("[data-testid=promote-run]").input_value()
+    # promote the actual turn of a run picked from the eval set's runs, preview, write, run
+    # again: it passes
+    run_id = page.locator("[data-testid=run-state] a").inner_text()
+    picker = page.get_by_test_id("promote-run")
+    assert picker.evaluate("s => s.tagName") == "SELECT" and picker.input_value() == run_id
+    assert run_id in picker.locator("option").all_inner_texts()[0]
     page.click("[data-testid=promote]")
-    from playwright.sync_api import expect
 
     expect(page.locator("[data-testid=tool-calls]").first).to_have_value(re.compile("HND"), timeout=TIMEOUT)
     editor.locator("[data-testid=preview]").last.click()
@@ -151,3 +184,90 @@ def test_a_file_changed_on_disk_is_not_overwritten(browser_page: Any, server: An
     assert "changed on disk" in problem.inner_text() and "Lyon" in problem.inner_text()
     assert "Edited in the browser." not in target.read_text()
     page.watch.console_errors = [e for e in page.watch.console_errors if "409" not in e]
+
+
+def test_an_existing_eval_set_runs_without_a_chat_with_its_criteria_described(
+    browser_page: Any, server: Any
+) -> None:
+    """No chat first: the run panel has its own agent field. Each criterion shows its
+    description, score range and a threshold slider; the sentence under the list says what
+    the run will use; each case's result per criterion appears in the cases table."""
+    from playwright.sync_api import expect
+
+    page = browser_page
+    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
+    _open(page, server)
+    page.click("[data-testid=file]")
+    row = page.get_by_test_id("crit-row-tool_trajectory_avg_score")
+    expect(row).to_contain_text("tool calls match", timeout=TIMEOUT)  # its description
+    expect(row).to_contain_text("score 0–1, higher is better")
+    choice = page.get_by_test_id("criteria-choice")
+    expect(choice).to_contain_text("No criterion ticked")
+    expect(page.get_by_test_id("run-all")).to_be_disabled()  # no agent yet: said so, not a silent no-op
+    page.check("[data-testid='crit-response_match_score']")
+    expect(choice).to_have_text("Runs with 1 criterion: response_match_score ≥ 0.8.")
+    slider = page.get_by_test_id("threshold-response_match_score")
+    slider.fill("0.5")
+    expect(page.get_by_test_id("threshold-value-response_match_score")).to_have_value("0.5")
+    expect(choice).to_have_text("Runs with 1 criterion: response_match_score ≥ 0.5.")
+    page.fill("[data-testid=run-agent]", str(helpers.TRAVEL))
+    _seen_right(page)
+    page.click("[data-testid=run-all]")
+    page.wait_for_selector("[data-testid=run-state] >> text=complete", timeout=60_000)
+    results = page.get_by_test_id("case-result")
+    expect(results).to_have_count(3, timeout=TIMEOUT)
+    for text in results.all_inner_texts():
+        assert "response_match_score" in text and "tool_trajectory" not in text
+    page.get_by_test_id("evalset").screenshot(
+        path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_run_existing.png")
+    )
+    _seen_right(page)
+
+
+def test_invalid_json_is_shown_at_its_field_and_the_preview_button_stays(
+    browser_page: Any, server: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    page = browser_page
+    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
+    _open(page, server)
+    page.click("[data-testid=file]")
+    page.click("[data-testid=edit-case] >> nth=0")
+    editor = page.get_by_test_id("case-editor")
+    tools = editor.get_by_test_id("tool-calls").first
+    tools.fill('[{"name": "get_weather",')
+    error = editor.get_by_test_id("json-error")
+    expect(error).to_have_count(1)
+    expect(error).to_contain_text("turn 1 tool calls: not valid JSON")
+    below = tools.bounding_box(), error.bounding_box()
+    assert 0 <= below[1]["y"] - (below[0]["y"] + below[0]["height"]) < 30  # right under its box
+    assert tools.get_attribute("aria-invalid") == "true"
+    preview = editor.get_by_test_id("preview")
+    expect(preview).to_be_visible()
+    expect(preview).to_be_disabled()
+    expect(editor.get_by_test_id("blocked")).to_be_visible()
+    _seen_right(page)
+    editor.screenshot(path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_json_error.png"))
+    tools.fill('[{"name": "get_weather", "args": {"city": "Rome", "day": "tomorrow"}}]')
+    expect(error).to_have_count(0)
+    preview.click()
+    assert '"Rome"' in editor.get_by_test_id("diff").inner_text()
+
+
+def test_the_files_list_stays_at_the_top_of_a_tall_page(browser_page: Any, server: Any) -> None:
+    page = browser_page
+    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
+    _open(page, server)
+    page.click("[data-testid=file]")
+    page.click("[data-testid=edit-case] >> nth=1")
+    page.wait_for_selector("[data-testid=case-editor]", timeout=TIMEOUT)
+    where = (
+        "() => { const f = document.querySelector('.author .files').getBoundingClientRect(); "
+        "const g = document.querySelector('.author-grid').getBoundingClientRect(); return [f.top - g.top, scrollY]; }"
+    )
+    top = page.evaluate(where)
+    assert top[0] < 20  # at the top of its column (a panel's margin)
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    after = page.evaluate(where)
+    assert after[1] > 500 and after[0] == top[0]  # it did not follow the scroll

@@ -312,3 +312,17 @@ def test_a_scenario_case_is_created_and_edited(files: EvalSetFiles, tmp_path: Pa
             "userPersona": "NOVICE",
         },
     }
+
+
+def test_a_new_eval_set_can_go_to_any_folder_under_the_eval_set_folders(
+    files: EvalSetFiles, tmp_path: Path
+) -> None:
+    (tmp_path / "suites" / "travel").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "node_modules").mkdir()
+    folders = [f["path"] for f in files.folders()]
+    assert folders == ["", "suites", "suites/travel"]  # hidden and tool folders left out
+    out = files.save(
+        0, "suites/travel/fresh.evalset.json", None, [], preview=False, new_set={"eval_set_id": "fresh"}
+    )
+    assert out.written and (tmp_path / "suites" / "travel" / "fresh.evalset.json").is_file()

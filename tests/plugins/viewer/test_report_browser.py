@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import agenteval_viewer_test_fixtures as fx
+import agenteval_viewer_visibility as visibility
 import pytest
 from agenteval.reporting import align_trajectory
 from agenteval_viewer._bundle import STATUS_LEGEND, case_detail, case_index
@@ -238,3 +239,20 @@ def test_the_summary_island_is_the_bundles(browser_page, report_url):
     _open(page, report_url)
     island = json.loads(page.locator("#ae-index").text_content())
     assert island["case_id"][10] == fx.XSS_IMG
+
+
+@pytest.mark.parametrize("case_id", ["judge_broke", "agent_timeout"])
+def test_the_drawer_speaks_one_outcome_word_per_result(browser_page, report_url, tiny, index, case_id):
+    """As the CLI: a criterion's status is its outcome (ERRORED was shown beside a verdict
+    NOT_EVALUATED); every control of the report and of its drawer is seen right."""
+    page = browser_page
+    _open(page, report_url)
+    assert visibility.problems(page, "#app") == []
+    row = index["case_id"].index(case_id)
+    _open(page, report_url, f"#/run/{tiny.run_id}?case={row}")
+    page.wait_for_selector("[data-testid=verdict-row]")
+    words = ("PASSED", "FAILED", "ERRORED", "NOT EVALUATED", "NOT_EVALUATED", "INFO")
+    for verdict_row in page.get_by_test_id("verdict-row").all():
+        text = verdict_row.inner_text()
+        assert sum(text.count(w) for w in words) == 1, text
+    assert visibility.problems(page, "[data-testid=drawer]") == []

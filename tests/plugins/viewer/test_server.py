@@ -584,3 +584,14 @@ def test_a_loopback_client_gets_a_big_payload_plain_and_the_disk_cache_is_writte
         assert status == 200 and "content-encoding" not in headers and len(body) > 64 * 1024
         assert json.loads(body)["n"] == 400
     assert len(list(cache.glob("*.json.gz"))) == 2  # written by the time the server stopped
+
+
+def test_an_informational_criterion_has_no_pass_rate_in_the_history(tiny):
+    """tool_call_count_v1 reports values: a pass rate of 0% (its NOT_EVALUATED cases over
+    nothing that could pass) would be drawn as a failing trend."""
+    from agenteval_viewer._history import run_entry
+
+    entry = run_entry(tiny.folder)
+    assert entry is not None
+    assert entry["criteria"]["tool_call_count_v1"]["pass_rate"] is None
+    assert entry["criteria"]["tool_trajectory_avg_score"]["pass_rate"] is not None

@@ -61,3 +61,50 @@ def test_a_run_whose_writer_dies_is_rebuilt_without_a_file_changing(tmp_path):
         assert json.loads(store.summary(run.run_id).plain())["verdict"] == "RUNNING"
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)  # killed outright: nothing else changes
     assert json.loads(store.summary(run.run_id).plain())["verdict"] == "FAIL"
+
+
+def test_a_stop_while_a_disk_cache_write_is_being_started_never_joins_an_unstarted_thread(
+    runs_dir, run_ids, tmp_path, monkeypatch
+):
+    """``agenteval view`` stops (``flush``) while a payload's disk-cache writer is being
+    started: the writer ``flush`` sees is started, so joining it never raises (it used to be
+    registered first and started after: "cannot join thread before it is started", exit 1)."""
+    import threading
+    import types
+
+    from agenteval_viewer import _store
+    from agenteval_viewer._disk_cache import DiskCache
+
+    store = _store.RunStore(runs_dir, disk=DiskCache(tmp_path / "cache"))
+    problems: list[BaseException] = []
+
+    class StopMeanwhile(threading.Thread):
+        def start(self) -> None:
+            def stop() -> None:
+                try:
+                    store.flush(5.0)
+                except BaseException as exc:  # noqa: BLE001 - the test reports it
+                    problems.append(exc)
+
+            stopper = threading.Thread(target=stop)
+            stopper.start()
+            stopper.join(0.5)  # the stop runs now, or waits for the registration to finish
+            super().start()
+            stopper.join(5.0)
+
+    monkeypatch.setattr(_store, "threading", types.SimpleNamespace(Thread=StopMeanwhile, Lock=threading.Lock))
+    store.summary(run_ids[0])
+    monkeypatch.undo()
+    store.flush(5.0)
+    assert problems == []
+
+
+def test_the_first_answer_of_a_payload_built_here_is_plain_even_once_gzipped_beside_it():
+    """The disk-cache writer gzips a fresh payload while it is being answered: the first
+    answer to a loopback client stays plain (the server's choice no longer depends on which
+    thread got there first); a payload read from the disk cache is gzipped from the start."""
+    encoded = Encoded(encode_json({"rows": list(range(40_000))}), '"e"')
+    encoded.gzipped()  # what the writer does beside the answer
+    assert encoded.first_answer() is True and encoded.first_answer() is False
+    cached = Encoded(None, '"e"', gzip.compress(b"{}"))
+    assert cached.first_answer() is False

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import agenteval_viewer_server_test_helpers as helpers
 import agenteval_viewer_test_fixtures as fx
+import agenteval_viewer_visibility as visibility
 import pytest
 from agenteval.runs import RecordedRun
 from agenteval_viewer._bundle import case_index
@@ -50,6 +51,10 @@ def test_the_served_viewer_shows_a_runs_rows_and_opens_a_failing_case(server, ru
         if status.value != "INFORMATIONAL":
             expect(page.get_by_test_id(f"count-{status.value}").locator(".n")).to_have_text(str(n))
     expect(page.get_by_test_id("verdict")).not_to_have_text("PASS")
+    # a pass rate's interval is in percent, like the rate beside it (it was 0.09 … 0.99)
+    rate = page.get_by_test_id("criterion-tool_trajectory_avg_score").get_by_test_id("pass-rate")
+    expect(rate).to_have_text("pass rate 66.7% [9.4%, 99.2%]")
+    assert visibility.problems(page, "#app") == []
     _screenshot(page, "run")
     page.get_by_test_id("count-FAILED").click()
     expect(rows).to_have_count(1)
@@ -59,6 +64,7 @@ def test_the_served_viewer_shows_a_runs_rows_and_opens_a_failing_case(server, ru
     expect(drawer).to_be_visible()
     expect(page.get_by_test_id("drawer-title")).not_to_be_empty()
     expect(drawer.get_by_test_id("turn").first).to_be_visible(timeout=WAIT_MS)
+    assert visibility.problems(page, "[data-testid=drawer]") == []
     _screenshot(page, "case")
 
 
@@ -72,21 +78,44 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
             page.goto(f"{server.url}#/run/{live.run_id}")
             rows = page.get_by_test_id("grid-row")
             expect(rows).to_have_count(3, timeout=WAIT_MS)
+            # cases not recorded yet are pending: their own count, never NOT EVALUATED
             not_evaluated = page.get_by_test_id("count-NOT_EVALUATED").locator(".n")
-            expect(not_evaluated).to_have_text("3")
+            pending = page.get_by_test_id("count-PENDING").locator(".n")
+            expect(pending).to_have_text("3")
+            expect(not_evaluated).to_have_text("0")
+            expect(rows.first.locator(".chip").first).to_have_text("PENDING")
             page.wait_for_timeout(300)  # the event stream is open
             latencies = []
             for left in ("2", "1"):
                 appended = time.perf_counter()
                 live.append()
-                expect(not_evaluated).to_have_text(left, timeout=WAIT_MS)
+                expect(pending).to_have_text(left, timeout=WAIT_MS)
                 latencies.append(time.perf_counter() - appended)
             print("live record shown after " + ", ".join(f"{s:.2f} s" for s in latencies) + " (budget 2 s)")
+            expect(not_evaluated).to_have_text("0")
+            # the pass rate is over the finished cases, and says so (not over all planned)
+            finished = [r.criteria for r in live.records[:2]]
+            passed = sum(
+                1
+                for crits in finished
+                for c in crits
+                if c.criterion == "tool_trajectory_avg_score" and c.status.value == "PASSED"
+            )
+            rate = page.get_by_test_id("criterion-tool_trajectory_avg_score").get_by_test_id("pass-rate")
+            expect(rate).to_have_text(f"pass rate {100 * passed / 2:.1f}% of 2 finished")
+            expect(
+                page.get_by_test_id("criterion-tool_trajectory_avg_score").get_by_test_id("crit-pending")
+            ).to_have_text("PENDING 1")
+            page.get_by_test_id("count-PENDING").click()
+            expect(rows).to_have_count(1)
+            page.get_by_test_id("count-PENDING").click()
+            assert visibility.problems(page, "#app") == []
             _screenshot(page, "live")
             live.append()
             live.finish()
             expect(page.locator(".run-header .state")).to_have_text("complete", timeout=WAIT_MS)
             expect(not_evaluated).to_have_text("0")
+            expect(page.get_by_test_id("count-PENDING")).to_have_count(0)
             page.wait_for_timeout(1500)  # the EventSource's reconnection gets 204 and stops quietly
     finally:
         live.close()
@@ -109,6 +138,9 @@ def test_compare_lists_the_engines_flips_regressions_first(server, run_ids, brow
     expect(page.get_by_test_id("compare-criteria").locator("tbody tr")).to_have_count(
         len(expected["criteria"])
     )
+    flips.first.get_by_role("button", name="outputs").click()
+    expect(page.locator(".sides pre").first).not_to_have_text("…", timeout=WAIT_MS)
+    assert visibility.problems(page, "#app") == []
     _screenshot(page, "compare")
 
 
@@ -119,6 +151,7 @@ def test_compare_of_a_run_with_itself_says_nothing_changed(server, run_ids, brow
     page.goto(f"{server.url}#/compare?a={run_ids[0]}&b={run_ids[0]}")
     expect(page.get_by_test_id("no-changes")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_test_id("flip")).to_have_count(0)
+    assert visibility.problems(page, "#app") == []
     _screenshot(page, "compare_same")
 
 
@@ -142,6 +175,10 @@ def test_the_history_lists_every_run_and_links_to_compare(server, run_ids, brows
     assert sorted(run_ids) == sorted((newest, older))
     page.goto(f"{server.url}#/history")
     expect(history_rows).to_have_count(2, timeout=WAIT_MS)
+    for row in history_rows.all():  # each run says what it ran: its eval sets and its agent
+        expect(row.get_by_test_id("history-sets")).to_have_text("travel_assistant")
+        expect(row.get_by_test_id("history-agent")).to_have_text("--actual")
+    assert visibility.problems(page, "#app") == []
     _screenshot(page, "history")
 
 
@@ -214,6 +251,7 @@ def test_a_big_runs_first_rows_show_while_its_whole_index_is_read(tmp_path, brow
         whole = case_index(run)
         assert rows.first.locator(".case").inner_text() == whole["case_id"][0]
         assert page.get_by_test_id("verdict").count() == 0  # the header waits for the whole run
+        assert visibility.problems(page, "#app") == []
         _screenshot(page, "first-rows")
         rows.nth(2).click()  # a first row opens while the rest is read
         expect(page.get_by_test_id("drawer-title")).to_have_text(whole["case_id"][2])
@@ -222,3 +260,93 @@ def test_a_big_runs_first_rows_show_while_its_whole_index_is_read(tmp_path, brow
         expect(page.get_by_test_id("verdict")).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_test_id("indexing")).to_have_count(0)
         expect(page.get_by_test_id("visible-count")).to_have_text("1200 of 1200 cases")
+
+
+def _overlaps(a: dict, b: dict) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+@pytest.fixture(scope="module")
+def two_suites(tmp_path_factory) -> Path:
+    """A runs folder with two suites: the tiny fixture's run and the travel example's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = tmp_path_factory.mktemp("two-suites")
+    fx.tiny_run(folder)
+    with ThreadPoolExecutor(1) as pool:  # away from the event loop Playwright's browser may run here
+        pool.submit(helpers.travel_run, folder).result()
+    return folder
+
+
+def test_the_history_keeps_suites_apart_and_no_trend_label_overlaps_a_name(two_suites, browser_page):
+    """Two suites (the tiny fixture's, whose criteria have long names, and the travel example
+    scored from files): one trend section each, a suite filter, and every trend's name, chart
+    and last value inside its own cell, clear of the others."""
+    from playwright.sync_api import expect
+
+    with helpers.serving(two_suites) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/history")
+        sections = page.locator(".suite-trends")
+        expect(sections).to_have_count(2, timeout=WAIT_MS)
+        names = page.get_by_test_id("suite-name")
+        expect(names.nth(0)).not_to_have_text(names.nth(1).inner_text())
+        expect(names.nth(1)).to_contain_text("shop_agent.py:respond")  # as written, not upper-cased
+        items = page.get_by_test_id("trend-item")
+        boxes = [item.bounding_box() for item in items.all()]
+        assert len(boxes) == 6  # 2 + 4: the informational tool_call_count_v1 has no pass rate
+        for i, item in enumerate(items.all()):
+            for part in (item.locator(".trend-name"), item.locator("svg"), item.get_by_test_id("trend-last")):
+                inner = part.bounding_box()
+                box = boxes[i]
+                assert (
+                    box["x"] - 0.5 <= inner["x"]
+                    and inner["x"] + inner["width"] <= box["x"] + box["width"] + 0.5
+                )
+            for j in range(i + 1, len(boxes)):
+                assert not _overlaps(boxes[i], boxes[j]), (i, j)
+        assert visibility.problems(page, "#app") == []
+        _screenshot(page, "history_suites")
+        suites = page.get_by_test_id("suite-filter").locator("option").all_inner_texts()[1:]
+        page.get_by_test_id("suite-filter").select_option(suites[0])
+        expect(sections).to_have_count(1)
+        expect(page.get_by_test_id("history-row")).to_have_count(1)
+        assert "suite=" in page.url
+
+
+def test_criterion_columns_show_whole_names_wrapped_at_underscores(tiny, browser_page):
+    """The grid's criterion headers show each whole name (wrapped after its underscores, never
+    cut inside a word), with the name as a tooltip; every control of the run screen and of the
+    drawer is visible, uncovered and readable; the drawer speaks one outcome word per result."""
+    from playwright.sync_api import expect
+
+    with helpers.serving(tiny.folder.parent) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/run/{tiny.run_id}")
+        heads = page.get_by_test_id("crit-head")
+        expect(heads.first).to_be_visible(timeout=WAIT_MS)
+        names = case_index(tiny)["criteria"]
+        assert heads.count() == len(names)
+        for head, name in zip(heads.all(), names, strict=True):
+            assert head.get_attribute("title") == name
+            assert head.inner_text().replace("\n", "") == name  # all of it, no ellipsis
+            clipped = head.evaluate(
+                "b => [b.scrollWidth > b.clientWidth + 1, b.scrollHeight > b.clientHeight + 1]"
+            )
+            assert clipped == [False, False], name
+        assert visibility.problems(page, "#app") == []
+        _screenshot(page, "grid_heads")
+        row = case_index(tiny)["case_id"].index("judge_broke")
+        page.goto(f"{server.url}#/run/{tiny.run_id}?case={row}")
+        drawer = page.get_by_test_id("drawer")
+        expect(drawer.get_by_test_id("verdict-row").first).to_be_visible(timeout=WAIT_MS)
+        words = ("PASSED", "FAILED", "ERRORED", "NOT EVALUATED", "NOT_EVALUATED")
+        for verdict_row in drawer.get_by_test_id("verdict-row").all():
+            text = verdict_row.inner_text()
+            assert sum(text.count(w) for w in words) <= 1, text  # ERRORED beside NOT_EVALUATED was shown
+        assert visibility.problems(page, "[data-testid=drawer]") == []

@@ -1,7 +1,8 @@
 """The authoring API of ``agenteval view --allow-write`` (routes under ``/api/author/``).
 
-Every route needs the session's token and a same-origin request (``_authoring_guard``);
-without ``--allow-write`` none of them exists. Bodies are JSON (at most 8 MB); answers are
+Every route needs the session's token and a same-origin request (``_authoring_guard``),
+checked before the request's body is read; without ``--allow-write`` none of them exists.
+Bodies are JSON (at most 8 MB); answers are
 JSON, except a chat turn, which streams server-sent events. Errors are
 ``{"error": message}`` with 400 (bad request or path), 403 (token, origin), 404, 409 (the
 file changed on disk: ``diff``; a case id taken: ``case_exists``; a busy or closed chat) or
@@ -9,7 +10,7 @@ file changed on disk: ``diff``; a case id taken: ``case_exists``; a busy or clos
 
 Routes::
 
-    GET  /api/author/files                      folders and eval-set files
+    GET  /api/author/files                      roots, eval-set files, folders a new set can go to
     GET  /api/author/evalset?root=&path=        one eval set (cases in snake_case, sha256)
     POST /api/author/evalset/save               {root, path, sha256, edits, preview, new_set}
     GET  /api/author/criteria                   installed criteria, with parameter schemas
@@ -63,11 +64,15 @@ class Authoring:
 
     def handle(self, handler: Any, path: str, query: dict[str, list[str]]) -> None:
         """Answer one request of ``handler`` (the server's request handler)."""
-        body: Any = None
         try:
-            body = self._body(handler)
             origins = [f"http://{h}" for h in handler.server.allowed_hosts]
-            self.guard.check_request(handler.headers, origins)
+            try:
+                self.guard.check_request(handler.headers, origins)
+            except GuardRefused:
+                # checked before a byte of the body is read: the unread body ends the connection
+                handler.close_connection = True
+                raise
+            body = self._body(handler)
             self._route(handler, handler.command, path, query, body)
         except (GuardRefused, PathRefused, EditRefused, ChatError, RunRefused, _BadRequest) as exc:
             extra: dict[str, Any] = {"case_exists": exc.case_id} if isinstance(exc, CaseExists) else {}
@@ -97,7 +102,10 @@ class Authoring:
         one = {k: v[0] for k, v in query.items() if v}
         data = body if isinstance(body, dict) else {}
         if path == "/api/author/files" and get:
-            handler._json(HTTPStatus.OK, {"roots": self.files.roots(), "files": self.files.list()})
+            files = self.files
+            handler._json(
+                HTTPStatus.OK, {"roots": files.roots(), "files": files.list(), "folders": files.folders()}
+            )
         elif path == "/api/author/evalset" and get:
             handler._json(HTTPStatus.OK, self.files.load(one.get("root"), one.get("path")))
         elif path == "/api/author/evalset/save" and method == "POST":

@@ -16,22 +16,25 @@ or does not answer within the timeout gives an ``error`` event with a reason cod
 the session may still be busy, so the chat is closed.
 
 ``case_from_chat`` turns the chat into an eval case: its turns as the expected
-conversation, the ``session_input`` it started with (the starting state kept, not reset).
+conversation, the ``session_input`` it started with (the starting state kept, not reset;
+its ``app_name`` the agent's, ``app_name``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import re
 import secrets
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
-__all__ = ["Chat", "ChatError", "Chats", "case_from_chat"]
+__all__ = ["Chat", "ChatError", "Chats", "app_name", "case_from_chat"]
 
 _DROPPED = {"duration", "model_duration", "tool_duration"}
 
@@ -101,6 +104,41 @@ def turn_events(invocation: Any, index: int) -> list[dict[str, Any]]:
     events.append({"type": "final", "text": invocation.final_text()})
     events.append({"type": "invocation", "index": index, "invocation": _dump(invocation)})
     return events
+
+
+_GENERIC_STEMS = {"agent", "__init__", "main", "app"}
+
+
+def app_name(target: str, agent: Any = None) -> str:
+    """The app name a chat's ``session_input`` carries, as ``adk web`` would name the agent:
+    the adapter's own (an ADK agent folder: its folder name), else from ``--agent``'s target:
+    a folder's name; a file's stem, or its folder's name for ``agent.py`` (and ``__init__``,
+    ``main``, ``app``); a module's last name that is not one of those; an URL's ``model``
+    query parameter, else its host. Letters, digits and ``_`` only (an ADK app name is an
+    identifier); ``agent`` when nothing is left."""
+    from urllib.parse import parse_qs, urlsplit
+
+    adk = getattr(agent, "adk_app", None)
+    try:
+        found = adk() if callable(adk) else None
+    except Exception:  # noqa: BLE001 - an adapter's hook failing only costs it its own name
+        found = None
+    if found:
+        name = found[1]
+    elif "://" in target:
+        parts = urlsplit(target)
+        name = (parse_qs(parts.query).get("model") or [parts.hostname or ""])[0]
+    else:
+        path_part = target.rsplit(":", 1)[0] if re.search(r":[A-Za-z_][\w.]*$", target) else target
+        path = Path(path_part)
+        if path.suffix == ".py" or "/" in path_part or "\\" in path_part or path.exists():
+            stem = path.stem if path.suffix == ".py" else path.name
+            name = path.resolve().parent.name if stem in _GENERIC_STEMS else stem
+        else:  # package.module
+            names = [n for n in path_part.split(".") if n and n not in _GENERIC_STEMS]
+            name = names[-1] if names else ""
+    name = re.sub(r"\W+", "_", name, flags=re.ASCII).strip("_")
+    return name or "agent"
 
 
 def case_from_chat(chat: Chat, case_id: str) -> dict[str, Any]:
@@ -196,12 +234,12 @@ class Chats:
         state = given.get("state", {})
         if not isinstance(state, dict):
             raise ChatError("session_input.state must be a JSON object")
-        data = {"app_name": "agenteval_view", "user_id": "user", **given, "state": state}
+        agent = self._agent(target.strip(), agent_type or None)
+        data = {"app_name": app_name(target.strip(), agent), "user_id": "user", **given, "state": state}
         try:
             case = EvalCase(eval_id="chat", conversation=[], session_input=SessionInput.model_validate(data))
         except ValidationError as exc:
             raise ChatError(f"session_input: {exc.errors()[0]['msg']}") from None
-        agent = self._agent(target.strip(), agent_type or None)
         chat = Chat(secrets.token_hex(8), target.strip(), agent_type or None, data)
         try:
             chat.session = self._call(agent.session(case))

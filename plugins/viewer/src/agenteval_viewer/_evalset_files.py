@@ -167,8 +167,7 @@ class EvalSetFiles:
         folders skipped; at most 2,000), without reading them."""
         found: list[dict[str, Any]] = []
         for root in self.guard.roots:
-            for folder, dirs, files in os.walk(root.folder):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+            for folder, files in _walk(root.folder):
                 for name in sorted(files):
                     if not name.endswith((".evalset.json", ".test.json")):
                         continue
@@ -189,6 +188,22 @@ class EvalSetFiles:
                     )
                     if len(found) >= _MAX_LISTED:
                         return found
+        return found
+
+    def folders(self) -> list[dict[str, Any]]:
+        """Every folder a new eval set can go to: each eval-set folder and the folders under
+        it (hidden and tool folders skipped; at most 2,000), ``path`` relative to its folder
+        (``""`` for the folder itself)."""
+        found: list[dict[str, Any]] = []
+        for root in self.guard.roots:
+            for folder, _files in _walk(root.folder):
+                path = Path(folder)
+                if path != root.folder and not path.resolve().is_relative_to(root.folder):
+                    continue  # a symbolic link out of the folder
+                relative = "" if path == root.folder else path.relative_to(root.folder).as_posix()
+                found.append({"root": root.index, "path": relative})
+                if len(found) >= _MAX_LISTED:
+                    return found
         return found
 
     def roots(self) -> list[dict[str, Any]]:
@@ -412,6 +427,13 @@ class EvalSetFiles:
         if not path.parent.is_dir():
             raise PathRefused(f"there is no folder {path.parent.name!r} for {relative!r}")
         return path
+
+
+def _walk(top: Path) -> Any:
+    """(folder, file names) under ``top``, sorted, hidden and tool folders skipped."""
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        yield folder, files
 
 
 def _new_file_text(new_set: dict[str, Any]) -> str:

@@ -27,8 +27,9 @@ def run_entry(folder: Path) -> Optional[dict[str, Any]]:
 
     ``verdict`` and ``counts`` (cases by status) come from ``summary.json`` (``null`` and
     ``{}`` while a run that has not written it yet is going); ``criteria`` maps each
-    criterion to its ``pass_rate`` (PASSED over the cases it judged, INFORMATIONAL left out;
-    ``null`` when it judged none) and ``mean`` score.
+    criterion to its ``pass_rate`` (PASSED over the cases it judged; ``null`` when it judged
+    none, and for an informational criterion, which reports values, never verdicts) and
+    ``mean`` score.
     """
     from agenteval.errors import ConfigError
     from agenteval.runs import RecordedRun
@@ -57,10 +58,11 @@ def run_entry(folder: Path) -> Optional[dict[str, Any]]:
         entry["verdict"] = summary.status.value
         entry["counts"] = {status.value: n for status, n in summary.cases.items()}
         for item in summary.criteria:
+            informational = any(s.value == "INFORMATIONAL" and n for s, n in item.counts.items())
             judged = sum(n for status, n in item.counts.items() if status.value != "INFORMATIONAL")
             passed = sum(n for status, n in item.counts.items() if status.value == "PASSED")
             entry["criteria"][item.criterion] = {
-                "pass_rate": passed / judged if judged else None,
+                "pass_rate": passed / judged if judged and not informational else None,
                 "mean": item.mean_score,
             }
     return entry

@@ -257,6 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", "gzip")
         if status == HTTPStatus.METHOD_NOT_ALLOWED:
             self.send_header("Allow", "GET, HEAD")
+        if self.close_connection:  # e.g. a request body left unread: the client is told
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
@@ -283,7 +285,8 @@ class _Handler(BaseHTTPRequestHandler):
         # A loopback client is not made to wait for gzip: it gets the gzip form when there is
         # one (from the disk cache, or made since), else the plain one at once.
         loopback = ipaddress.ip_address(self.client_address[0].split("%")[0]).is_loopback
-        wanted = encoded.worth_gzip and (not loopback or encoded.has_gzip)
+        fresh = encoded.first_answer()
+        wanted = encoded.worth_gzip and (not loopback or (encoded.has_gzip and not fresh))
         gzipped = encoded.gzipped() if wanted else None
         self._send(HTTPStatus.OK, encoded.plain, "application/json", "no-cache", encoded.etag, gzipped)
 

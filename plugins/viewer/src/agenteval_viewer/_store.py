@@ -74,14 +74,23 @@ class Encoded:
     """A JSON payload and its ETag, plain and (made on first demand, at level 1) gzipped.
     Once a payload over 64 KB is gzipped only that form is kept, and ``plain()`` unpacks it.
     A loopback client is sent the plain form until the gzip one exists, so a fresh payload
-    goes out without waiting for gzip."""
+    goes out without waiting for gzip; the first answer of a payload built here
+    (``first_answer``) is plain whatever the disk-cache writer gzipped meanwhile."""
 
-    __slots__ = ("_gzipped", "_plain", "etag")
+    __slots__ = ("_fresh", "_gzipped", "_plain", "etag")
 
     def __init__(self, plain: Optional[bytes], etag: Optional[str], gzipped: Optional[bytes] = None) -> None:
         self._plain = None if gzipped is not None and (plain is None or len(plain) > _PLAIN_LIMIT) else plain
         self._gzipped = gzipped
+        self._fresh = gzipped is None
         self.etag = etag
+
+    def first_answer(self) -> bool:
+        """True once: for the first answer of a payload built here (not read from the disk
+        cache), which goes out plain to a loopback client whether or not the disk-cache
+        writer, running beside the answer, has gzipped it yet."""
+        fresh, self._fresh = self._fresh, False
+        return fresh
 
     def plain(self) -> bytes:
         found = self._plain
@@ -244,10 +253,11 @@ class RunStore:
                 del scanned
                 # gzipped and written after this request is answered (a loopback client gets
                 # the plain payload at once)
+                # started before ``flush`` can see it: joining a thread not yet started raises
                 writer = threading.Thread(target=self._to_disk, args=(opened, dict(built)), daemon=True)
                 with self._lock:
+                    writer.start()
                     self._writers = [w for w in self._writers if w.is_alive()] + [writer]
-                writer.start()
             with self._lock:
                 for name, encoded in built.items():
                     self._payloads[(run_id, name)] = (opened.stamp, encoded)

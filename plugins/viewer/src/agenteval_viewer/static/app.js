@@ -18,14 +18,15 @@
   var OVERSCAN = 8;
   var STATUS_CLASS = {
     PASSED: "passed", FAILED: "failed", ERRORED: "errored",
-    NOT_EVALUATED: "not-evaluated", INFORMATIONAL: "informational"
+    NOT_EVALUATED: "not-evaluated", INFORMATIONAL: "informational", PENDING: "pending",
+    INCONCLUSIVE: "inconclusive"
   };
   var STATUS_LABEL = {
     PASSED: "PASSED", FAILED: "FAILED", ERRORED: "ERRORED",
-    NOT_EVALUATED: "NOT EVALUATED", INFORMATIONAL: "INFO"
+    NOT_EVALUATED: "NOT EVALUATED", INFORMATIONAL: "INFO", PENDING: "PENDING", INCONCLUSIVE: "INCONCLUSIVE"
   };
   var MAIN_STATUSES = ["PASSED", "FAILED", "ERRORED", "NOT_EVALUATED"];
-  var SHORT_LABEL = { PASSED: "PASS", FAILED: "FAIL", ERRORED: "ERR", NOT_EVALUATED: "N/E", INFORMATIONAL: "INFO" };
+  var SHORT_LABEL = { PASSED: "PASS", FAILED: "FAIL", ERRORED: "ERR", NOT_EVALUATED: "N/E", INFORMATIONAL: "INFO", PENDING: "…" };
 
   // ---------------------------------------------------------------- data sources
 
@@ -163,6 +164,33 @@
     if (!iv) { return ""; }
     return " [" + fmt(iv.low) + ", " + fmt(iv.high) + "]";
   }
+  /* A pass rate's interval, in percent like the rate beside it. */
+  function pctInterval(iv) {
+    if (!iv) { return ""; }
+    return " [" + pct(iv.low) + ", " + pct(iv.high) + "]";
+  }
+
+  /* While a run goes on, cases without a record are pending: their own count, never
+   * NOT_EVALUATED, and never in a pass rate's denominator. */
+  function pendingOf(summary) {
+    return summary && summary.verdict === "RUNNING" ? Math.max(0, summary.cases - summary.cases_recorded) : 0;
+  }
+  function criterionPending(c) { return (c.not_evaluated && c.not_evaluated.pending) || 0; }
+
+  /* The rows of a running run's index whose case has no record yet (the engine reads them as
+   * NOT_EVALUATED, reason ``pending``): a byte per row, 1 for pending. */
+  function pendingRows(index, running) {
+    var out = new Uint8Array(index.n);
+    var code = running ? index.reason_codes.indexOf("pending") : -1;
+    if (code < 0) { return out; }
+    var ne = index.status_legend.indexOf("NOT_EVALUATED");
+    var cols = index.criteria.map(function (n) { return index.by_criterion[n].reason_code || {}; });
+    for (var r = 0; r < index.n; r++) {
+      if (index.status[r] !== ne) { continue; }
+      for (var c = 0; c < cols.length; c++) { if (cols[c][String(r)] === code) { out[r] = 1; break; } }
+    }
+    return out;
+  }
 
   function Chip(props) {
     var status = props.status;
@@ -223,6 +251,8 @@
   function filterRows(index, f) {
     var n = index.n, legend = index.status_legend;
     var statusCodes = f.statuses.map(function (s) { return legend.indexOf(s); });
+    var pending = index.pending || null;  // set by RunView on a running run's index
+    var wantPending = f.statuses.indexOf("PENDING") >= 0;
     var byCrit = index.by_criterion || {};
     var critCol = f.critName && byCrit[f.critName] ? byCrit[f.critName].status : null;
     var critCode = legend.indexOf(f.critStatus);
@@ -239,8 +269,11 @@
     var search = index.search, q = f.q;
     var out = [];
     for (var i = 0; i < n; i++) {
-      if (statusCodes.length && statusCodes.indexOf(index.status[i]) < 0) { continue; }
-      if (critCol && critCol[i] !== critCode) { continue; }
+      if (statusCodes.length) {
+        var isPending = pending !== null && pending[i] === 1;
+        if (isPending ? !wantPending : statusCodes.indexOf(index.status[i]) < 0) { continue; }
+      }
+      if (critCol && (critCol[i] !== critCode || (pending !== null && pending[i] === 1))) { continue; }
       if (scoreCol) {
         var s = scoreCol[i];
         if (s === null || (smin !== null && s < smin) || (smax !== null && s > smax)) { continue; }
@@ -291,6 +324,12 @@
     }
     var judge = s.judge;
     var report = s.report;
+    var pending = pendingOf(s);
+    var shownCount = function (status) {
+      if (status === "PENDING") { return pending; }
+      var n = s.counts[status] || 0;
+      return status === "NOT_EVALUATED" ? Math.max(0, n - pending) : n;
+    };
     return html`<header class="run-header" aria-label="run header">
       <div class="title-row">
         <span class=${"verdict " + verdictClass(s.verdict)} data-testid="verdict">${s.verdict}</span>
@@ -299,14 +338,14 @@
         ${SOURCE.mode === "served" ? html`<nav class="nav">${window.__agentevalAuthor ? html`<a href="#/author">Eval sets</a> ` : null}<a href="#/history">History</a></nav>` : null}
       </div>
       <div class="counts" role="group" aria-label="cases by status">
-        ${MAIN_STATUSES.concat(s.counts.INFORMATIONAL ? ["INFORMATIONAL"] : []).map(function (status) {
+        ${MAIN_STATUSES.concat(s.counts.INFORMATIONAL ? ["INFORMATIONAL"] : [], pending ? ["PENDING"] : []).map(function (status) {
           var active = filters.statuses.indexOf(status) >= 0;
           return html`<button type="button" class=${"count " + STATUS_CLASS[status] + (active ? " active" : "")}
             aria-pressed=${active ? "true" : "false"} data-testid=${"count-" + status}
             onClick=${function () { toggle(status); }}>
-            <span class="n">${s.counts[status] || 0}</span><span class="label">${STATUS_LABEL[status]}</span></button>`;
+            <span class="n">${shownCount(status)}</span><span class="label">${STATUS_LABEL[status]}</span></button>`;
         })}
-        <span class="total">${s.cases} cases${s.num_runs > 1 ? " × " + s.num_runs + " runs" : ""}</span>
+        <span class="total">${s.cases} cases${s.num_runs > 1 ? " × " + s.num_runs + " runs" : ""}${pending ? ", " + (s.cases - pending) + " finished" : ""}</span>
       </div>
       <dl class="facts">
         ${s.agent ? html`<div><dt>agent</dt><dd>${s.agent.target || ""}</dd></div>` : null}
@@ -357,25 +396,35 @@
 
   function CriteriaPanel(props) {
     var s = props.summary, route = props.route;
+    var running = pendingOf(s) > 0;
     return html`<${Section} title="Criteria" cls="criteria">
       <div class="criteria-grid">
         ${(s.criteria || []).map(function (c) {
+          // while the run goes on: the rate over the finished cases, and pending apart
+          var pending = running ? criterionPending(c) : 0;
+          var finished = c.total - pending;
+          var rate = pending ? (finished ? (c.counts.PASSED || 0) / finished : null) : c.pass_rate;
+          var notEvaluated = Object.assign({}, c.not_evaluated);
+          if (pending) { delete notEvaluated.pending; }
           return html`<article class="criterion" data-testid=${"criterion-" + c.name}>
             <h3 title=${c.distribution + " " + c.version}>${c.name} <span class="muted">@${c.version}</span></h3>
             <div class="stats">
-              ${c.informational ? html`<span>informational</span>` : html`<span>pass rate <b>${pct(c.pass_rate)}</b>${interval(c.pass_rate_interval)}</span>`}
+              ${c.informational ? html`<span>informational</span>`
+                : pending ? html`<span data-testid="pass-rate">pass rate <b>${pct(rate)}</b> of ${finished} finished</span>`
+                : html`<span data-testid="pass-rate">pass rate <b>${pct(rate)}</b>${pctInterval(c.pass_rate_interval)}</span>`}
               <span>mean <b>${fmt(c.mean, 3)}</b>${interval(c.mean_interval)}</span>
               <span>threshold ${fmt(c.threshold)}</span>
             </div>
             <div class="crit-counts">
               ${MAIN_STATUSES.map(function (status) {
-                var n = c.counts[status] || 0;
+                var n = (c.counts[status] || 0) - (status === "NOT_EVALUATED" ? pending : 0);
                 return n ? html`<button type="button" class=${"chip small " + STATUS_CLASS[status]}
                   onClick=${function () { navigate(route, { crit: c.name + ":" + status, case: null }); }}>${STATUS_LABEL[status]} ${n}</button>` : null;
               })}
+              ${pending ? html`<span class="chip small pending" data-testid="crit-pending">PENDING ${pending}</span>` : null}
             </div>
             <${Histogram} hist=${c.histogram} threshold=${c.threshold} />
-            <${Reasons} counts=${c.not_evaluated} status="NOT_EVALUATED" route=${route} />
+            <${Reasons} counts=${notEvaluated} status="NOT_EVALUATED" route=${route} />
             <${Reasons} counts=${c.errored} status="ERRORED" route=${route} />
             ${c.rubrics && c.rubrics.length ? html`<table class="rubrics"><thead><tr><th>rubric</th><th>fails</th><th></th></tr></thead><tbody>
               ${c.rubrics.map(function (r) {
@@ -445,8 +494,11 @@
     </div>`;
   }
 
-  function shortName(name) {
-    return name.replace(/_v\d+$/, "").replace(/^rubric_based_/, "rubric_").split("_").map(function (w) { return w.slice(0, 6); }).join("_");
+  /* A criterion's whole name for a narrow column header: it wraps after each "_" (a <wbr>),
+   * never cut inside a word ("tool_trajec_a…" was); the title attribute carries it too. */
+  function wrappingName(name) {
+    var parts = name.split("_");
+    return parts.map(function (part, i) { return i < parts.length - 1 ? [part + "_", h("wbr", null)] : part; });
   }
 
   function Grid(props) {
@@ -472,7 +524,7 @@
     var first = Math.max(0, Math.floor(scroll[0] / ROW_HEIGHT) - OVERSCAN);
     var last = Math.min(rows.length, Math.ceil((scroll[0] + height[0]) / ROW_HEIGHT) + OVERSCAN);
     var crits = index.criteria;
-    var template = "56px 110px minmax(180px,1fr) 118px " + crits.map(function () { return "104px"; }).join(" ");
+    var template = "56px 110px minmax(180px,1fr) 118px " + crits.map(function () { return "112px"; }).join(" ");
     function sortBy(key) {
       var dir = f.sort === key && f.dir > 0 ? "desc" : null;
       navigate(route, { sort: key === "row" && !dir ? null : key, dir: dir });
@@ -481,6 +533,7 @@
     var visible = [];
     for (var i = first; i < last; i++) {
       var r = rows[i];
+      var pendingRow = !!(index.pending && index.pending[r]);
       visible.push(html`<div role="row" class=${"row" + (r === selected ? " selected" : "")} key=${r} data-row=${r}
           data-testid="grid-row" aria-selected=${r === selected ? "true" : "false"}
           style=${"top:" + i * ROW_HEIGHT + "px;grid-template-columns:" + template}
@@ -488,11 +541,12 @@
         <span role="cell" class="num">${r + 1}</span>
         <span role="cell" class="set" title=${index.eval_sets[index.eval_set[r]]}>${index.eval_sets[index.eval_set[r]]}</span>
         <span role="cell" class="case" title=${index.case_id[r]}>${index.case_id[r]}</span>
-        <span role="cell"><${Chip} status=${index.status_legend[index.status[r]]} /></span>
+        <span role="cell"><${Chip} status=${pendingRow ? "PENDING" : index.status_legend[index.status[r]]} /></span>
         ${crits.map(function (name) {
           var col = index.by_criterion[name];
           var code = col.status[r];
           if (code === null || code === undefined) { return html`<span role="cell" class="muted">—</span>`; }
+          if (pendingRow) { return html`<span role="cell"><${Chip} status="PENDING" label="…" title=${name + ": pending"} /></span>`; }
           var status = index.status_legend[code];
           return html`<span role="cell"><${Chip} status=${status} label=${col.score[r] === null ? SHORT_LABEL[status] : fmt(col.score[r])} title=${name + ": " + status} /></span>`;
         })}
@@ -505,7 +559,7 @@
         <button type="button" role="columnheader" onClick=${function () { sortBy("case"); }}>case${arrow("case")}</button>
         <button type="button" role="columnheader" onClick=${function () { sortBy("status"); }}>status${arrow("status")}</button>
         ${crits.map(function (name) {
-          return html`<button type="button" role="columnheader" title=${name} onClick=${function () { sortBy("score:" + name); }}>${shortName(name)}${arrow("score:" + name)}</button>`;
+          return html`<button type="button" role="columnheader" class="crit-head" data-testid="crit-head" title=${name} onClick=${function () { sortBy("score:" + name); }}>${wrappingName(name)}${arrow("score:" + name)}</button>`;
         })}
       </div>
       <div class="viewport" ref=${box} tabindex="0" data-testid="viewport"
@@ -630,11 +684,17 @@
           return html`<div class="error" data-testid="error"><span class="code">${e.reason_code || e.type || "error"}</span> <b>${e.source}</b>${e.run ? " (run " + e.run + ")" : ""}: ${e.message}</div>`;
         })}</${Section}>` : null}
         <${Section} title="Verdicts">
-          <table class="verdicts"><thead><tr><th>criterion</th><th>status</th><th>score</th><th>threshold</th><th>verdict</th><th>reason</th></tr></thead>
+          <table class="verdicts"><thead><tr><th>criterion</th><th>outcome</th><th>score</th><th>threshold</th><th>over runs</th><th>reason</th></tr></thead>
           <tbody>${d.criteria.map(function (c) {
-            return html`<tr data-testid="verdict-row"><td title=${c.distribution + " " + c.version}>${c.name}</td><td><${Chip} status=${c.status} /></td>
+            // One outcome word per result, as the CLI prints it: the status, and INCONCLUSIVE
+            // beside it only when the runs leave the verdict open. The tri-state verdict's
+            // own words (PASS, FAIL, NOT_EVALUATED) only repeat the status, so they are not shown.
+            var v = c.verdict;
+            var overRuns = v && v.interval && v.basis !== "single-run";
+            return html`<tr data-testid="verdict-row"><td title=${c.distribution + " " + c.version}>${c.name}</td>
+              <td><${Chip} status=${c.status} />${v && v.verdict === "INCONCLUSIVE" ? html` <${Chip} status="INCONCLUSIVE" title=${v.reason || "the runs leave the verdict open"} />` : null}</td>
               <td>${fmt(c.score, 3)}</td><td>${fmt(c.threshold)}</td>
-              <td>${c.verdict ? c.verdict.verdict + (c.verdict.interval ? interval(c.verdict.interval) : "") : "—"}${c.verdict && c.verdict.hint ? html`<div class="muted">${c.verdict.hint}</div>` : null}</td>
+              <td>${overRuns ? html`<span title=${v.reason || ""}>${interval(v.interval).trim()}</span>` : "—"}${v && v.hint ? html`<div class="muted">${v.hint}</div>` : null}</td>
               <td>${c.reason || ""}${c.reason_code ? html` <span class="code">${c.reason_code}</span>` : null}
                 ${c.runs.length ? html`<div class="muted">runs: ${c.runs.map(function (r) { return fmt(r.score); }).join(", ")}</div>` : null}</td></tr>`;
           })}</tbody></table>
@@ -673,6 +733,7 @@
       var load = ++loading.current.load;
       loading.current.busy = true;
       Promise.all([SOURCE.summary(runId), SOURCE.index(runId)]).then(function (r) {
+        if (r[1] && r[0]) { r[1].pending = pendingRows(r[1], r[0].verdict === "RUNNING"); }
         if (alive) { data[1]({ summary: r[0], index: r[1], error: null }); }
       }).catch(function (e) { if (alive) { data[1]({ summary: null, index: null, error: String(e.message || e) }); } })
         .then(function () {
@@ -816,6 +877,12 @@
       ${pts.map(function (p) { var xy = p.split(","); return html`<circle cx=${xy[0]} cy=${xy[1]} r="2" />`; })}</svg><b data-testid="trend-last">${last}</b></span>`;
   }
 
+  /* A run's suite: its eval sets and its agent (or "--actual files"). Trends are drawn per
+   * suite, so different suites' pass rates never merge into one line. */
+  function suiteOf(run) {
+    return (run.eval_sets || []).join(", ") + " · " + (run.agent || "--actual files");
+  }
+
   function HistoryView(props) {
     var state = useState({ runs: null, error: null });
     var pick = useState([]);
@@ -824,11 +891,13 @@
         .catch(function (e) { state[1]({ runs: null, error: String(e.message || e) }); });
     }, []);
     if (state[0].error) { return html`<p class="banner error">Could not list the runs: ${state[0].error}</p>`; }
-    var runs = state[0].runs;
-    if (!runs) { return html`<p class="loading">Loading runs…</p>`; }
-    if (!runs.length) { return html`<p class="banner" data-testid="no-runs">No recorded runs in this folder yet.</p>`; }
-    var names = [];
-    runs.forEach(function (r) { Object.keys(r.criteria || {}).forEach(function (n) { if (names.indexOf(n) < 0) { names.push(n); } }); });
+    var all = state[0].runs;
+    if (!all) { return html`<p class="loading">Loading runs…</p>`; }
+    if (!all.length) { return html`<p class="banner" data-testid="no-runs">No recorded runs in this folder yet.</p>`; }
+    var suites = [];
+    all.forEach(function (r) { var k = suiteOf(r); if (suites.indexOf(k) < 0) { suites.push(k); } });
+    var wanted = props.route.params.get("suite");
+    var runs = wanted && suites.indexOf(wanted) >= 0 ? all.filter(function (r) { return suiteOf(r) === wanted; }) : all;
     var chosen = pick[0];
     var ids = runs.map(function (r) { return r.run_id; });
     // the older of the two is the baseline A, the newer the candidate B (runs are newest first)
@@ -838,21 +907,37 @@
       if (next.length === chosen.length) { next = chosen.concat([id]).slice(-2); }
       pick[1](next);
     }
+    var shownSuites = suites.filter(function (k) { return !wanted || k === wanted; });
     return html`<div class="history">
-      <header class="run-header"><div class="title-row"><h1>Runs</h1><span class="muted">${runs.length} recorded</span>
-        ${chosen.length === 2 ? html`<a class="button" data-testid="compare-link" href=${"#/compare?a=" + encodeURIComponent(pair[0]) + "&b=" + encodeURIComponent(pair[1])}>Compare the two selected (older as baseline)</a>` : html`<span class="muted">select two runs to compare</span>`}</div></header>
-      <${Section} title="Pass rate per criterion">
-        <div class="trends">${names.map(function (name) {
-          // runs come newest first; a trend reads oldest to newest, left to right
-          return html`<div class="trend-item"><span>${name}</span><${Trend} name=${name} values=${runs.slice().reverse().map(function (r) { var c = (r.criteria || {})[name]; return c ? c.pass_rate : null; })} /></div>`;
-        })}</div>
-      </${Section}>
+      <header class="run-header"><div class="title-row"><h1>Runs</h1><span class="muted">${all.length} recorded in ${suites.length} suite${suites.length === 1 ? "" : "s"}</span>
+        ${chosen.length === 2 ? html`<a class="button" data-testid="compare-link" href=${"#/compare?a=" + encodeURIComponent(pair[0]) + "&b=" + encodeURIComponent(pair[1])}>Compare the two selected (older as baseline)</a>` : html`<span class="muted">select two runs to compare</span>`}
+        ${suites.length > 1 ? html`<label class="nav">suite <select data-testid="suite-filter" value=${wanted || ""} onChange=${function (e) { navigate(props.route, { suite: e.target.value || null }); }}>
+          <option value="">every suite</option>${suites.map(function (k) { return html`<option value=${k}>${k}</option>`; })}</select></label>` : null}</div></header>
+      ${shownSuites.map(function (suite) {
+        var mine = all.filter(function (r) { return suiteOf(r) === suite; });
+        var names = [];
+        // criteria with a pass rate in some run (an informational one has none)
+        mine.forEach(function (r) {
+          Object.keys(r.criteria || {}).forEach(function (n) {
+            if (names.indexOf(n) < 0 && r.criteria[n].pass_rate !== null && r.criteria[n].pass_rate !== undefined) { names.push(n); }
+          });
+        });
+        var first = mine[0];
+        return html`<${Section} title="Pass rate per criterion" cls="suite-trends">
+          <p class="suite-name" data-testid="suite-name">eval sets <b>${(first.eval_sets || []).join(", ")}</b> · agent ${first.agent ? html`<code>${first.agent}</code>` : "--actual files"} · ${mine.length} run${mine.length === 1 ? "" : "s"}</p>
+          <div class="trends" data-testid="trends">${names.length ? names.map(function (name) {
+            // runs come newest first; a trend reads oldest to newest, left to right
+            return html`<div class="trend-item" data-testid="trend-item"><span class="trend-name">${name}</span><${Trend} name=${name} values=${mine.slice().reverse().map(function (r) { var c = (r.criteria || {})[name]; return c ? c.pass_rate : null; })} /></div>`;
+          }) : html`<p class="muted">no finished run yet</p>`}</div>
+        </${Section}>`;
+      })}
       <${Section} title="Runs">
-        <table class="history-table" data-testid="history"><thead><tr><th></th><th>run</th><th>state</th><th>verdict</th>
+        <table class="history-table" data-testid="history"><thead><tr><th></th><th>run</th><th>eval sets</th><th>agent</th><th>state</th><th>verdict</th>
           ${MAIN_STATUSES.map(function (s) { return html`<th>${STATUS_LABEL[s]}</th>`; })}<th>started</th></tr></thead>
           <tbody>${runs.map(function (r) {
             return html`<tr data-testid="history-row"><td><input type="checkbox" aria-label=${"select " + r.run_id} checked=${chosen.indexOf(r.run_id) >= 0} onChange=${function () { toggle(r.run_id); }} /></td>
-              <td><a href=${"#/run/" + encodeURIComponent(r.run_id)}>${r.run_id}</a></td><td>${r.state}</td>
+              <td><a href=${"#/run/" + encodeURIComponent(r.run_id)}>${r.run_id}</a></td>
+              <td data-testid="history-sets">${(r.eval_sets || []).join(", ")}</td><td class="agent-cell" data-testid="history-agent" title=${r.agent || ""}>${r.agent || html`<span class="muted">--actual</span>`}</td><td>${r.state}</td>
               <td>${r.verdict ? html`<span class=${"verdict small " + verdictClass(r.verdict)}>${r.verdict}</span>` : "—"}</td>
               ${MAIN_STATUSES.map(function (s) { return html`<td>${(r.counts || {})[s] || 0}</td>`; })}<td>${r.started_at || ""}</td></tr>`;
           })}</tbody></table>

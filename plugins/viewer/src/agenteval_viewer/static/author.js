@@ -115,7 +115,8 @@
       });
     }
     return html`<div class="savebox">
-      <button type="button" data-testid="preview" onClick=${function () { request(true, s.overwrite); }}>${props.label || "Preview changes"}</button>
+      <button type="button" data-testid="preview" disabled=${!!props.blocked} onClick=${function () { request(true, s.overwrite); }}>${props.label || "Preview changes"}</button>
+      ${props.blocked ? html`<span class="blocked" data-testid="blocked">${props.blocked}</span>` : null}
       ${s.problem && s.problem.ask ? html`<div class="banner" data-testid="ask-overwrite">${s.problem.error}
         <button type="button" data-testid="overwrite" onClick=${function () { request(true, true); }}>Overwrite ${s.problem.ask}</button></div>` : html`<${Problem} problem=${s.problem} />`}
       ${s.preview ? html`<div class="preview"><h4>What will be written to ${props.target.path}</h4><${Diff} diff=${s.preview.diff} />
@@ -143,22 +144,20 @@
   }
 
   function ChatPanel(props) {
-    var agent = useState(localStorage.getItem(LAST_AGENT) || "");
     var stateText = useState("{}");
     var chat = useState(null);
     var turns = useState([]);
     var problem = useState(null);
     var message = useState("");
-    var saveTo = useState({ file: "", newId: "", caseId: "" });
+    var saveTo = useState({ file: "", newId: "", caseId: "", folder: "0:" });
     var caseDraft = useState(null);
     var turnsRef = useRef([]);
     function setTurns(next) { turnsRef.current = next; turns[1](next); }
     function start() {
       var parsed = parseJSON(stateText[0], "starting state");
       if (parsed.error) { problem[1]({ error: parsed.error }); return; }
-      localStorage.setItem(LAST_AGENT, agent[0]);
       problem[1](null);
-      api("POST", "chats", { agent: agent[0], session_input: { state: parsed.value || {} } }).then(function (r) {
+      api("POST", "chats", { agent: props.agent.trim(), session_input: { state: parsed.value || {} } }).then(function (r) {
         if (!r.ok) { problem[1](r.body); return; }
         chat[1](r.body); setTurns([]); caseDraft[1](null);
       });
@@ -197,7 +196,9 @@
     var target = null;
     if (caseDraft[0]) {
       if (chosen === "__new__") {
-        target = { root: 0, path: newId + ".evalset.json", sha256: null, new_set: { eval_set_id: newId } };
+        var at = saveTo[0].folder.indexOf(":");
+        var folder = saveTo[0].folder.slice(at + 1);
+        target = { root: Number(saveTo[0].folder.slice(0, at)), path: (folder ? folder + "/" : "") + newId + ".evalset.json", sha256: null, new_set: { eval_set_id: newId } };
       } else if (chosen) {
         var f = files[Number(chosen)];
         target = f ? { root: f.root, path: f.path, sha256: f.sha256 || null, needsLoad: true } : null;
@@ -206,13 +207,13 @@
     return html`<section class="panel" aria-label="chat">
       <h2>Chat with an agent</h2>
       <div class="row">
-        <label>Agent <input data-testid="agent" size="40" placeholder="folder, file.py:function, http://host/v1?model=m" value=${agent[0]} onInput=${function (e) { agent[1](e.target.value); }} /></label>
+        <label>Agent <input data-testid="agent" size="40" placeholder="folder, file.py:function, http://host/v1?model=m" value=${props.agent} onInput=${function (e) { props.setAgent(e.target.value); }} /></label>
         <label>Starting state (session_input.state) <textarea data-testid="state" rows="1" cols="30" value=${stateText[0]} onInput=${function (e) { stateText[1](e.target.value); }}></textarea></label>
         <button type="button" data-testid="start-chat" onClick=${start}>${chat[0] ? "New chat" : "Start chat"}</button>
       </div>
       <${Problem} problem=${problem[0]} />
       ${chat[0] ? html`<div class="chat" data-testid="chat">
-        <p class="muted">Chat with <code>${chat[0].target}</code>, starting state <code>${JSON.stringify(chat[0].session_input.state)}</code></p>
+        <p class="muted">Chat with <code>${chat[0].target}</code> (app <code>${chat[0].session_input.app_name}</code>), starting state <code>${JSON.stringify(chat[0].session_input.state)}</code></p>
         ${turns[0].map(function (t, i) { return html`<${Turn} turn=${t} key=${i} />`; })}
         <div class="row">
           <input data-testid="message" class="grow" placeholder="Message the agent" value=${message[0]}
@@ -226,7 +227,9 @@
               <option value="">choose…</option>
               ${files.map(function (f, i) { return html`<option value=${String(i)}>${f.path}</option>`; })}
               <option value="__new__">a new eval set…</option></select></label>
-            ${chosen === "__new__" ? html`<label>New eval set id <input data-testid="new-set-id" value=${saveTo[0].newId} onInput=${function (e) { saveTo[1](Object.assign({}, saveTo[0], { newId: e.target.value })); }} /></label>` : null}
+            ${chosen === "__new__" ? html`<label>In folder <select data-testid="new-set-folder" value=${saveTo[0].folder} onChange=${function (e) { saveTo[1](Object.assign({}, saveTo[0], { folder: e.target.value })); }}>
+                ${(props.folders || []).map(function (fo) { var root = (props.roots || [])[fo.root]; return html`<option value=${fo.root + ":" + fo.path}>${(root ? root.label : fo.root) + (fo.path ? "/" + fo.path : "")}/</option>`; })}</select></label>
+              <label>New eval set id <input data-testid="new-set-id" value=${saveTo[0].newId} onInput=${function (e) { saveTo[1](Object.assign({}, saveTo[0], { newId: e.target.value })); }} /></label>` : null}
             <button type="button" data-testid="make-case" onClick=${makeCase}>Make the case</button>
           </div>
           ${caseDraft[0] && target ? html`<${ChatSave} target=${target} draft=${caseDraft[0]} onSaved=${props.onSaved} />` : null}
@@ -283,8 +286,15 @@
     };
   }
 
-  /* The editor's state back to a case (snake_case); {error} for JSON that does not parse. */
+  /* The editor's state back to a case (snake_case): {value}, or {errors: {field: message}}
+   * naming every JSON box that does not parse (each message is shown under its own box). */
   function caseFrom(ed) {
+    var errors = {};
+    function json(text, field, what) {
+      var parsed = parseJSON(text, what);
+      if (parsed.error) { errors[field] = parsed.error; }
+      return parsed.value;
+    }
     var c = Object.assign({}, ed.original, { eval_id: ed.eval_id.trim() });
     if (ed.scenario) {
       var persona = ed.scenario.user_persona.trim();
@@ -292,10 +302,8 @@
         starting_prompt: ed.scenario.starting_prompt, conversation_plan: ed.scenario.conversation_plan
       });
       if (!persona) { delete scenario.user_persona; }
-      else if (persona[0] === "{") {
-        var p = parseJSON(persona, "persona"); if (p.error) { return p; }
-        scenario.user_persona = p.value;
-      } else { scenario.user_persona = persona; }
+      else if (persona[0] === "{") { scenario.user_persona = json(persona, "persona", "persona"); }
+      else { scenario.user_persona = persona; }
       c.conversation_scenario = scenario;
       delete c.conversation;
     } else {
@@ -304,43 +312,79 @@
         var t = ed.turns[i];
         var turn = Object.assign({}, t.original, { user_content: Object.assign({}, t.original.user_content || { role: "user" }, { parts: [{ text: t.user }] }) });
         if (t.final || t.hasFinal) { turn.final_response = Object.assign({}, t.original.final_response || { role: "model" }, { parts: [{ text: t.final }] }); }
-        var tools = parseJSON(t.tools, "turn " + (i + 1) + " tool calls"); if (tools.error) { return tools; }
+        var tools = json(t.tools, "turn" + i + ".tools", "turn " + (i + 1) + " tool calls");
         if (t.legacy) {
-          var steps = parseJSON(t.intermediate, "turn " + (i + 1) + " intermediate responses"); if (steps.error) { return steps; }
+          var steps = json(t.intermediate, "turn" + i + ".intermediate", "turn " + (i + 1) + " intermediate responses");
           var data = Object.assign({}, (t.original.intermediate_data || {}));
-          data.tool_uses = tools.value || [];
-          if ((steps.value || []).length || data.intermediate_responses) { data.intermediate_responses = steps.value || []; }
+          data.tool_uses = tools || [];
+          if ((steps || []).length || data.intermediate_responses) { data.intermediate_responses = steps || []; }
           if (!data.tool_uses.length && !data.tool_responses && !data.intermediate_responses) { delete turn.intermediate_data; }
           else { turn.intermediate_data = data; }
-        } else { turn.intermediate_data = tools.value; }
+        } else { turn.intermediate_data = tools; }
         turns.push(turn);
       }
       c.conversation = turns;
     }
-    var rubrics = parseJSON(ed.rubrics, "rubrics"); if (rubrics.error) { return rubrics; }
-    if (rubrics.value && rubrics.value.length) { c.rubrics = rubrics.value; } else { delete c.rubrics; }
-    var session = parseJSON(ed.session_input, "session input"); if (session.error) { return session; }
-    if (session.value) { c.session_input = session.value; } else { delete c.session_input; }
-    return { value: c };
+    var rubrics = json(ed.rubrics, "rubrics", "rubrics");
+    if (rubrics && rubrics.length) { c.rubrics = rubrics; } else { delete c.rubrics; }
+    var session = json(ed.session_input, "session_input", "session input");
+    if (session) { c.session_input = session; } else { delete c.session_input; }
+    return Object.keys(errors).length ? { errors: errors } : { value: c };
   }
+
+  /* A JSON box's own problem, right under it. */
+  function JsonError(props) {
+    var message = props.errors && props.errors[props.field];
+    return message ? html`<p class="json-error" role="alert" data-testid="json-error">${message}</p>` : null;
+  }
+  function invalid(errors, field) { return errors && errors[field] ? " invalid" : ""; }
 
   function FieldErrors(props) {
     var mine = (props.errors || []).filter(function (e) { return e.field !== null && e.field.indexOf(props.prefix) === 0; });
     return mine.length ? html`<ul class="field-errors" data-testid="field-error">${mine.map(function (e) { return html`<li><code>${e.field}</code> ${e.message}</li>`; })}</ul>` : null;
   }
 
+  /* The recorded runs of eval set `evalSetId`, newest first (the viewer's read API), read
+   * again whenever `refresh` changes (a run started from this screen). */
+  function useRunsOf(evalSetId, refresh) {
+    var runs = useState(null);
+    useEffect(function () {
+      var alive = true;
+      fetch("api/runs", { headers: { Accept: "application/json" } }).then(function (r) { return r.ok ? r.json() : { runs: [] }; })
+        .then(function (d) {
+          if (!alive) { return; }
+          runs[1]((d.runs || []).filter(function (run) { return (run.eval_sets || []).indexOf(evalSetId) >= 0; }));
+        }).catch(function () { if (alive) { runs[1]([]); } });
+      return function () { alive = false; };
+    }, [evalSetId, refresh]);
+    return runs[0];
+  }
+
+  function runLabel(run) {
+    var counts = run.counts || {};
+    var parts = ["PASSED", "FAILED", "ERRORED", "NOT_EVALUATED"].filter(function (k) { return counts[k]; })
+      .map(function (k) { return counts[k] + " " + k.replace("_", " ").toLowerCase(); });
+    return run.run_id + " · " + (run.state === "running" ? "running" : (run.verdict || run.state)) + (parts.length ? " · " + parts.join(", ") : "");
+  }
+
   function CaseEditor(props) {
     var ed = useState(editorState(props.case));
     var errors = useState([]);
     var promote = useState({ run: props.lastRun || "", turn: "", problem: null });
+    var runs = useRunsOf(props.evalSetId, props.lastRun);
     useEffect(function () { ed[1](editorState(props.case)); errors[1]([]); }, [props.case]);
     useEffect(function () { promote[1](Object.assign({}, promote[0], { run: props.lastRun || promote[0].run })); }, [props.lastRun]);
+    // no run chosen yet: the newest run of this eval set
+    useEffect(function () {
+      if (runs && runs.length && !promote[0].run) { promote[1](Object.assign({}, promote[0], { run: runs[0].run_id })); }
+    }, [runs]);
     var e = ed[0];
     function set(change) { ed[1](Object.assign({}, ed[0], change)); }
     function setTurn(i, change) {
       var turns = ed[0].turns.slice(); turns[i] = Object.assign({}, turns[i], change); set({ turns: turns });
     }
     var built = caseFrom(e);
+    var bad = built.errors || null;
     function doPromote() {
       var turn = promote[0].turn === "" ? null : Number(promote[0].turn);
       api("POST", "promote", { run_id: promote[0].run.trim(), case: built.value, eval_set_id: props.evalSetId, turn: turn }).then(function (r) {
@@ -349,43 +393,92 @@
         ed[1](Object.assign(editorState(r.body.case), { original: props.case }));
       });
     }
+    var runList = runs || [];
+    var listed = runList.some(function (r) { return r.run_id === promote[0].run; });
     return html`<section class="panel case-editor" aria-label="case editor" data-testid="case-editor">
-      <h3>Case <input data-testid="edit-case-id" value=${e.eval_id} onInput=${function (ev) { set({ eval_id: ev.target.value }); }} /></h3>
+      <h3>Case <input data-testid="edit-case-id" aria-label="case id" value=${e.eval_id} onInput=${function (ev) { set({ eval_id: ev.target.value }); }} /></h3>
       <${FieldErrors} errors=${errors[0]} prefix="eval_id" />
       ${e.scenario ? html`<div class="scenario"><h4>Conversation scenario (played by the user simulator)</h4>
         <label>Starting prompt <textarea data-testid="starting-prompt" rows="2" value=${e.scenario.starting_prompt} onInput=${function (ev) { set({ scenario: Object.assign({}, e.scenario, { starting_prompt: ev.target.value }) }); }}></textarea></label>
         <label>Conversation plan <textarea data-testid="conversation-plan" rows="3" value=${e.scenario.conversation_plan} onInput=${function (ev) { set({ scenario: Object.assign({}, e.scenario, { conversation_plan: ev.target.value }) }); }}></textarea></label>
-        <label>Persona (EXPERT, NOVICE, EVALUATOR or a JSON object) <textarea rows="1" value=${e.scenario.user_persona} onInput=${function (ev) { set({ scenario: Object.assign({}, e.scenario, { user_persona: ev.target.value }) }); }}></textarea></label>
+        <label>Persona (EXPERT, NOVICE, EVALUATOR or a JSON object) <textarea rows="1" class=${invalid(bad, "persona")} aria-invalid=${bad && bad.persona ? "true" : "false"} value=${e.scenario.user_persona} onInput=${function (ev) { set({ scenario: Object.assign({}, e.scenario, { user_persona: ev.target.value }) }); }}></textarea></label>
+        <${JsonError} errors=${bad} field="persona" />
         <${FieldErrors} errors=${errors[0]} prefix="conversation_scenario" /></div>` : null}
       ${e.turns.map(function (t, i) {
+        var tf = "turn" + i + ".tools", inf = "turn" + i + ".intermediate";
         return html`<div class="edit-turn" data-testid="edit-turn"><h4>Turn ${i + 1} <button type="button" class="link" data-testid="delete-turn" onClick=${function () { set({ turns: e.turns.filter(function (_x, j) { return j !== i; }) }); }}>delete turn</button></h4>
           <label>User message <textarea rows="2" data-testid="user-text" value=${t.user} onInput=${function (ev) { setTurn(i, { user: ev.target.value }); }}></textarea></label>
-          <label>${t.legacy ? "Expected tool calls (name and args, JSON)" : "Intermediate data (event form, JSON)"} <textarea rows="5" class="mono" data-testid="tool-calls" value=${t.tools} onInput=${function (ev) { setTurn(i, { tools: ev.target.value }); }}></textarea></label>
-          ${t.legacy ? html`<label>Intermediate responses ([author, [parts]] pairs, JSON) <textarea rows="2" class="mono" value=${t.intermediate} onInput=${function (ev) { setTurn(i, { intermediate: ev.target.value }); }}></textarea></label>` : null}
+          <label>${t.legacy ? "Expected tool calls (name and args, JSON)" : "Intermediate data (event form, JSON)"} <textarea rows="5" class=${"mono" + invalid(bad, tf)} aria-invalid=${bad && bad[tf] ? "true" : "false"} data-testid="tool-calls" value=${t.tools} onInput=${function (ev) { setTurn(i, { tools: ev.target.value }); }}></textarea></label>
+          <${JsonError} errors=${bad} field=${tf} />
+          ${t.legacy ? html`<label>Intermediate responses ([author, [parts]] pairs, JSON) <textarea rows="2" class=${"mono" + invalid(bad, inf)} aria-invalid=${bad && bad[inf] ? "true" : "false"} value=${t.intermediate} onInput=${function (ev) { setTurn(i, { intermediate: ev.target.value }); }}></textarea></label>
+            <${JsonError} errors=${bad} field=${inf} />` : null}
           <label>Expected final response <textarea rows="2" data-testid="final-text" value=${t.final} onInput=${function (ev) { setTurn(i, { final: ev.target.value }); }}></textarea></label>
           <${FieldErrors} errors=${errors[0]} prefix=${"conversation[" + i + "]"} /></div>`;
       })}
       ${!e.scenario ? html`<button type="button" data-testid="add-turn" onClick=${function () {
         set({ turns: e.turns.concat([{ original: {}, user: "", final: "", hasFinal: true, legacy: true, tools: "[]", intermediate: "[]" }]) });
       }}>Add a turn</button>` : null}
-      <label>Case rubrics (JSON) <textarea rows="3" class="mono" data-testid="rubrics" value=${e.rubrics} onInput=${function (ev) { set({ rubrics: ev.target.value }); }}></textarea></label>
+      <label>Case rubrics (JSON) <textarea rows="3" class=${"mono" + invalid(bad, "rubrics")} aria-invalid=${bad && bad.rubrics ? "true" : "false"} data-testid="rubrics" value=${e.rubrics} onInput=${function (ev) { set({ rubrics: ev.target.value }); }}></textarea></label>
+      <${JsonError} errors=${bad} field="rubrics" />
       <${FieldErrors} errors=${errors[0]} prefix="rubrics" />
-      <label>Session input (app_name, user_id, state; JSON) <textarea rows="3" class="mono" data-testid="session-input" value=${e.session_input} onInput=${function (ev) { set({ session_input: ev.target.value }); }}></textarea></label>
+      <label>Session input (app_name, user_id, state; JSON) <textarea rows="3" class=${"mono" + invalid(bad, "session_input")} aria-invalid=${bad && bad.session_input ? "true" : "false"} data-testid="session-input" value=${e.session_input} onInput=${function (ev) { set({ session_input: ev.target.value }); }}></textarea></label>
+      <${JsonError} errors=${bad} field="session_input" />
       <${FieldErrors} errors=${errors[0]} prefix="session_input" />
       ${!e.scenario ? html`<div class="promote"><h4>Promote actual → expected</h4><div class="row">
-        <label>Run <input data-testid="promote-run" size="34" value=${promote[0].run} onInput=${function (ev) { promote[1](Object.assign({}, promote[0], { run: ev.target.value })); }} /></label>
+        <label>Run <select data-testid="promote-run" value=${promote[0].run} onChange=${function (ev) { promote[1](Object.assign({}, promote[0], { run: ev.target.value, problem: null })); }}>
+          ${runs === null ? html`<option value="">loading the runs…</option>` : null}
+          ${runs !== null && !runList.length ? html`<option value="">no run of ${props.evalSetId} yet: run the case first</option>` : null}
+          ${promote[0].run && !listed ? html`<option value=${promote[0].run}>${promote[0].run}</option>` : null}
+          ${runList.map(function (r) { return html`<option value=${r.run_id}>${runLabel(r)}</option>`; })}</select></label>
         <label>Turn <select value=${promote[0].turn} onChange=${function (ev) { promote[1](Object.assign({}, promote[0], { turn: ev.target.value })); }}>
           <option value="">every turn</option>${e.turns.map(function (_t, i) { return html`<option value=${String(i)}>turn ${i + 1}</option>`; })}</select></label>
-        <button type="button" data-testid="promote" disabled=${!!built.error || !promote[0].run.trim()} onClick=${doPromote}>Promote</button></div>
+        <button type="button" data-testid="promote" disabled=${!!bad || !promote[0].run.trim()} onClick=${doPromote}>Promote</button></div>
         <p class="muted">The run's actual final responses and tool calls replace the expected ones in the editor; preview the diff, then write.</p>
         <${Problem} problem=${promote[0].problem} /></div>` : null}
-      ${built.error ? html`<p class="banner error" data-testid="json-error">${built.error}</p>`
-        : html`<${SaveBox} key=${JSON.stringify(built.value)} target=${props.target} edits=${[{ op: "put_case", case_id: props.isNew ? null : props.case.eval_id, case: built.value }]}
-            onErrors=${function (list) { errors[1](list.filter(function (x) { return x.case_index === props.index; })); }} onSaved=${props.onSaved} />`}
+      <${SaveBox} key=${bad ? "blocked" : JSON.stringify(built.value)} target=${props.target} blocked=${bad ? "Fix the JSON marked in red above to preview" : null}
+        edits=${bad ? [] : [{ op: "put_case", case_id: props.isNew ? null : props.case.eval_id, case: built.value }]}
+        onErrors=${function (list) { errors[1](list.filter(function (x) { return x.case_index === props.index; })); }} onSaved=${props.onSaved} />
     </section>`;
   }
 
   // ---------------------------------------------------------------- run dialog
+
+  function scoreRange(c) {
+    if (c.informational) { return "informational: a value, never a verdict"; }
+    if (c.min_score === null || c.min_score === undefined || c.max_score === null || c.max_score === undefined) { return "score"; }
+    return "score " + c.min_score + "–" + c.max_score + (c.higher_is_better === false ? ", lower is better" : ", higher is better");
+  }
+
+  /* What the run will use, in words: the ticked criteria with their thresholds, or the
+   * eval set's own configuration. */
+  function choiceText(picks, list) {
+    var names = Object.keys(picks);
+    if (!names.length) { return "No criterion ticked: the run uses the eval set's test_config.json, else ADK's defaults."; }
+    var info = {};
+    (list || []).forEach(function (c) { info[c.name] = c; });
+    return "Runs with " + names.length + (names.length === 1 ? " criterion: " : " criteria: ") + names.map(function (n) {
+      var c = info[n] || {};
+      if (c.informational) { return n + " (informational)"; }
+      return picks[n] === "" ? n + " (its default threshold)" : n + (c.higher_is_better === false ? " ≤ " : " ≥ ") + picks[n];
+    }).join(", ") + ".";
+  }
+
+  function CriterionRow(props) {
+    var c = props.criterion, value = props.value, on = value !== undefined;
+    var ranged = c.min_score !== null && c.min_score !== undefined && c.max_score !== null && c.max_score !== undefined;
+    var step = ranged && c.max_score - c.min_score > 1 ? 1 : 0.05;
+    return html`<tr title=${c.error || ""} data-testid=${"crit-row-" + c.name}>
+      <td><label><input type="checkbox" data-testid=${"crit-" + c.name} disabled=${!!c.error} checked=${on} onChange=${props.onToggle} /> <b>${c.name}</b></label>
+        <div class="crit-desc">${c.error ? "cannot be loaded: " + c.error : c.description || ""}</div></td>
+      <td class="crit-range">${scoreRange(c)}${c.requires_judge ? " · needs a judge" : ""}<br />${c.distribution} ${c.version}</td>
+      <td>${on && c.informational ? html`<span class="muted">informational: reported, never gates</span>` : null}
+        ${on && !c.informational ? html`<div class="threshold"><span class="muted">threshold</span>
+          ${ranged ? html`<input type="range" data-testid=${"threshold-" + c.name} min=${c.min_score} max=${c.max_score} step=${step}
+            aria-label=${"threshold of " + c.name + " (slider)"} value=${value === "" ? (c.default_threshold === null ? c.min_score : c.default_threshold) : value}
+            onInput=${function (ev) { props.onThreshold(ev.target.value); }} />` : null}
+          <input type="number" step=${step} min=${ranged ? c.min_score : undefined} max=${ranged ? c.max_score : undefined} aria-label=${"threshold of " + c.name}
+            data-testid=${"threshold-value-" + c.name} value=${value} onInput=${function (ev) { props.onThreshold(ev.target.value); }} /></div>` : null}</td></tr>`;
+  }
 
   function RunPanel(props) {
     var catalog = useState(null);
@@ -400,13 +493,13 @@
     useEffect(function () {
       if (!job[0] || job[0].state !== "running") { return; }
       var timer = setTimeout(function () {
-        api("GET", "runs/" + encodeURIComponent(job[0].run_id)).then(function (r) { if (r.ok) { job[1](r.body); if (r.body.state !== "running") { props.onRun(r.body.run_id); } } });
+        api("GET", "runs/" + encodeURIComponent(job[0].run_id)).then(function (r) { if (r.ok) { job[1](r.body); props.onJob(r.body); } });
       }, 400);
       return function () { clearTimeout(timer); };
     }, [job[0]]);
     function toggle(c) {
       var next = Object.assign({}, picks[0]);
-      if (next[c.name] !== undefined) { delete next[c.name]; } else { next[c.name] = c.default_threshold === null ? "" : String(c.default_threshold); }
+      if (next[c.name] !== undefined) { delete next[c.name]; } else { next[c.name] = c.default_threshold === null || c.default_threshold === undefined ? "" : String(c.default_threshold); }
       picks[1](next);
     }
     function run(ids) {
@@ -418,32 +511,60 @@
       problem[1](null);
       api("POST", "runs", {
         files: [{ root: props.target.root, path: props.target.path, case_ids: ids }],
-        agent: localStorage.getItem(LAST_AGENT) || props.agent || "", criteria: criteria,
+        agent: props.agent.trim(), criteria: criteria,
         num_runs: Number(numRuns[0]) || 1, judge_model: judge[0].trim() || null
-      }).then(function (r) { if (r.ok) { job[1](r.body); props.onRun(r.body.run_id); } else { problem[1](r.body); } });
+      }).then(function (r) { if (r.ok) { job[1](r.body); props.onJob(r.body); } else { problem[1](r.body); } });
     }
     var list = catalog[0];
+    var noAgent = !props.agent.trim();
     return html`<section class="panel" aria-label="run cases" data-testid="run-panel"><h2>Run cases</h2>
-      <p class="muted">Agent: <code>${localStorage.getItem(LAST_AGENT) || "(start a chat to choose it)"}</code>. No criterion chosen: the eval set's test_config.json, else ADK's defaults.</p>
-      ${list === null ? html`<p class="loading">Loading the installed criteria…</p>` : html`<table class="criteria-pick"><tbody>${list.map(function (c) {
-        var on = picks[0][c.name] !== undefined;
-        return html`<tr title=${c.error || c.description || ""}><td><label><input type="checkbox" data-testid=${"crit-" + c.name} disabled=${!!c.error} checked=${on} onChange=${function () { toggle(c); }} /> ${c.name}</label></td>
-          <td>${on && !c.informational ? html`<input type="number" step="0.05" min=${c.min_score === null ? undefined : c.min_score} max=${c.max_score === null ? undefined : c.max_score} aria-label=${"threshold of " + c.name}
-            value=${picks[0][c.name]} onInput=${function (ev) { var n = Object.assign({}, picks[0]); n[c.name] = ev.target.value; picks[1](n); }} />` : null}</td>
-          <td class="muted">${c.requires_judge ? "judge " : ""}${c.distribution} ${c.version}</td></tr>`;
+      <div class="row"><label class="grow">Agent (anything --agent accepts; the chat above uses the same)
+        <input data-testid="run-agent" placeholder="folder, file.py:function, http://host/v1?model=m" value=${props.agent} onInput=${function (e) { props.setAgent(e.target.value); }} /></label></div>
+      ${list === null ? html`<p class="loading">Loading the installed criteria…</p>` : html`<table class="criteria-pick" data-testid="criteria-pick"><thead><tr><th>criterion</th><th>scores</th><th>threshold</th></tr></thead><tbody>${list.map(function (c) {
+        return html`<${CriterionRow} criterion=${c} value=${picks[0][c.name]} onToggle=${function () { toggle(c); }}
+          onThreshold=${function (v) { var n = Object.assign({}, picks[0]); n[c.name] = v; picks[1](n); }} />`;
       })}</tbody></table>`}
+      <p class="choice" data-testid="criteria-choice">${choiceText(picks[0], list)}</p>
       <div class="row"><label>Runs per case <input type="number" min="1" max="100" value=${numRuns[0]} onInput=${function (ev) { numRuns[1](ev.target.value); }} /></label>
         <label>Judge model <input placeholder="e.g. gemini-2.5-flash" value=${judge[0]} onInput=${function (ev) { judge[1](ev.target.value); }} /></label>
-        <button type="button" data-testid="run-selected" disabled=${!props.selected.length} onClick=${function () { run(props.selected); }}>Run selected (${props.selected.length})</button>
-        <button type="button" data-testid="run-all" onClick=${function () { run(null); }}>Run all</button></div>
+        <button type="button" data-testid="run-selected" disabled=${!props.selected.length || noAgent} onClick=${function () { run(props.selected); }}>Run selected (${props.selected.length})</button>
+        <button type="button" data-testid="run-all" disabled=${noAgent} onClick=${function () { run(null); }}>Run all</button>
+        ${noAgent ? html`<span class="blocked">Give the agent to run first.</span>` : null}</div>
       <${Problem} problem=${problem[0]} />
       ${job[0] ? html`<p data-testid="run-state">Run <a href=${"#/run/" + encodeURIComponent(job[0].run_id)}>${job[0].run_id}</a>: <b>${job[0].state}</b>
         ${Object.keys(job[0].counts || {}).map(function (k) { return html` <span class=${"chip " + k.toLowerCase().replace("_", "-")}>${k} ${job[0].counts[k]}</span>`; })}
-        ${job[0].error ? html`<span class="banner error">${job[0].error}</span>` : null}</p>` : null}
+        ${job[0].error ? html`<span class="banner error">${job[0].error}</span>` : null}
+        <span class="muted"> · each case's result per criterion is in the cases table above</span></p>` : null}
     </section>`;
   }
 
   // ---------------------------------------------------------------- eval set
+
+  var SHORT = { PASSED: "PASS", FAILED: "FAIL", ERRORED: "ERROR", NOT_EVALUATED: "NOT EVALUATED", INFORMATIONAL: "INFO" };
+  var CHIP = { PASSED: "passed", FAILED: "failed", ERRORED: "errored", NOT_EVALUATED: "not-evaluated", INFORMATIONAL: "informational" };
+
+  /* One case's result in run `index` (the viewer's case index): the case's status and each
+   * criterion's, with its score, in place in the cases table. */
+  function CaseResult(props) {
+    var index = props.index, setId = props.evalSetId, caseId = props.caseId;
+    if (!index) { return html`<span class="muted">—</span>`; }
+    var row = -1;
+    for (var i = 0; i < index.n; i++) {
+      if (index.case_id[i] === caseId && index.eval_sets[index.eval_set[i]] === setId) { row = i; break; }
+    }
+    if (row < 0) { return html`<span class="muted">not in this run</span>`; }
+    var pendingCode = index.reason_codes.indexOf("pending");
+    var names = index.criteria.filter(function (n) { var st = index.by_criterion[n].status[row]; return st !== null && st !== undefined; });
+    var pending = props.running && pendingCode >= 0 && names.some(function (n) { return (index.by_criterion[n].reason_code || {})[String(row)] === pendingCode; });
+    if (pending) { return html`<span class="muted" data-testid="case-result">pending…</span>`; }
+    var status = index.status_legend[index.status[row]];
+    return html`<div class="result-chips" data-testid="case-result">
+      <span class=${"chip " + CHIP[status]} title=${"case " + caseId + ": " + status}>${status.replace("_", " ")}</span>
+      ${names.map(function (n) {
+        var col = index.by_criterion[n], st = index.status_legend[col.status[row]], score = col.score[row];
+        return html`<span class=${"chip " + CHIP[st]} data-testid="criterion-result" title=${n + ": " + st + (score === null ? "" : ", score " + score)}>${n} ${SHORT[st]}${score === null ? "" : " " + score}</span>`;
+      })}</div>`;
+  }
 
   function EvalSetPanel(props) {
     var data = useState(null);
@@ -451,6 +572,7 @@
     var selected = useState([]);
     var problem = useState(null);
     var lastRun = useState("");
+    var result = useState(null);
     var f = props.file;
     function load() {
       return api("GET", "evalset?root=" + f.root + "&path=" + encodeURIComponent(f.path)).then(function (r) {
@@ -459,6 +581,13 @@
       });
     }
     useEffect(function () { data[1](null); editing[1](null); selected[1]([]); load(); }, [f.root, f.path]);
+    function onJob(job) {
+      lastRun[1](job.run_id);
+      fetch("api/runs/" + encodeURIComponent(job.run_id) + "/index", { headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (index) { if (index) { result[1]({ run_id: job.run_id, running: job.state === "running", index: index }); } })
+        .catch(function () { /* the next update tries again */ });
+    }
     if (problem[0]) { return html`<section class="panel"><h2>${f.path}</h2><${Problem} problem=${problem[0]} /></section>`; }
     var d = data[0];
     if (!d) { return html`<p class="loading">Loading ${f.path}…</p>`; }
@@ -474,21 +603,24 @@
       data[1](Object.assign({}, d, { cases: d.cases.concat([Object.assign(c, { __new: true })]) }));
       editing[1](id);
     }
+    var res = result[0];
     return html`<div class="evalset" data-testid="evalset">
       <section class="panel"><h2>${d.eval_set_id}${d.name ? " — " + d.name : ""} <span class="muted">${d.path} · ${d.spelling} · ${d.cases.length} cases</span></h2>
         ${!d.editable ? html`<p class="banner">A legacy list file: shown as the engine reads it, not editable here. Convert it with agenteval migrate.</p>` : null}
         ${d.warnings.map(function (w) { return html`<p class="banner">${w}</p>`; })}
-        <table class="cases-table"><thead><tr><th></th><th>case</th><th>kind</th><th>turns</th><th></th></tr></thead><tbody>
+        <table class="cases-table"><thead><tr><th></th><th>case</th><th>kind</th><th>turns</th>
+          <th>${res ? html`result of run <a href=${"#/run/" + encodeURIComponent(res.run_id)}>${res.run_id}</a>${res.running ? " (running)" : ""}` : "result (run the cases below)"}</th><th></th></tr></thead><tbody>
           ${d.cases.map(function (c) {
             return html`<tr data-testid="case-row" class=${c.eval_id === editing[0] ? "current" : ""}><td><input type="checkbox" aria-label=${"select " + c.eval_id} checked=${sel.indexOf(c.eval_id) >= 0} onChange=${function () { toggle(c.eval_id); }} /></td>
               <td><code>${c.eval_id}</code></td><td>${c.conversation_scenario ? "scenario" : "conversation"}</td><td>${(c.conversation || []).length || "—"}</td>
+              <td><${CaseResult} index=${res && res.index} running=${res && res.running} evalSetId=${d.eval_set_id} caseId=${c.eval_id} /></td>
               <td>${d.editable ? html`<button type="button" class="link" data-testid="edit-case" onClick=${function () { editing[1](c.eval_id); }}>edit</button>` : null}</td></tr>`;
           })}</tbody></table>
         ${d.editable ? html`<div class="row"><button type="button" data-testid="new-case" onClick=${function () { newCase(false); }}>New case</button>
           <button type="button" data-testid="new-scenario" onClick=${function () { newCase(true); }}>New scenario case</button>
           ${sel.length ? html`<${SaveBox} label=${"Delete " + sel.length + " selected…"} target=${target} edits=${sel.map(function (id) { return { op: "delete_case", case_id: id }; })} onSaved=${function () { selected[1]([]); editing[1](null); saved(); }} />` : null}</div>` : null}
       </section>
-      <${RunPanel} target=${target} selected=${sel} onRun=${function (id) { lastRun[1](id); }} />
+      <${RunPanel} target=${target} selected=${sel} agent=${props.agent} setAgent=${props.setAgent} onJob=${onJob} />
       ${index >= 0 ? html`<${CaseEditor} key=${d.path + "/" + editing[0]} case=${Object.assign({}, d.cases[index], { __new: undefined })} index=${index} isNew=${!!d.cases[index].__new}
           evalSetId=${d.eval_set_id} target=${target} lastRun=${lastRun[0]} onSaved=${saved} />` : null}
     </div>`;
@@ -500,6 +632,10 @@
     var files = useState(null);
     var current = useState(null);
     var problem = useState(null);
+    // the agent: one for the chat and the runs (an existing eval set runs without a chat),
+    // remembered across sessions
+    var agent = useState(localStorage.getItem(LAST_AGENT) || "");
+    function setAgent(value) { localStorage.setItem(LAST_AGENT, value); agent[1](value); }
     function refresh(select) {
       return api("GET", "files").then(function (r) {
         if (!r.ok) { problem[1](r.body); return; }
@@ -527,8 +663,9 @@
           ${list && !list.files.length ? html`<p class="muted">No *.evalset.json or *.test.json here yet: save a chat as a case in a new eval set.</p>` : null}
         </aside>
         <main>
-          <${ChatPanel} files=${list ? list.files : []} onSaved=${function (t) { refresh({ root: t.root, path: t.path }); }} />
-          ${current[0] ? html`<${EvalSetPanel} file=${current[0]} key=${current[0].root + "/" + current[0].path} />` : null}
+          <${ChatPanel} files=${list ? list.files : []} folders=${list ? list.folders || [] : []} roots=${list ? list.roots : []}
+            agent=${agent[0]} setAgent=${setAgent} onSaved=${function (t) { refresh({ root: t.root, path: t.path }); }} />
+          ${current[0] ? html`<${EvalSetPanel} file=${current[0]} key=${current[0].root + "/" + current[0].path} agent=${agent[0]} setAgent=${setAgent} />` : null}
         </main>
       </div>
     </div>`;
