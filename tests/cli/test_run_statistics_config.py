@@ -72,11 +72,11 @@ def test_the_block_s_num_runs_is_left_to_recorded_runs(runner, tmp_path):
     assert result.exit_code == 0, result.output  # one recorded run: nothing is INCONCLUSIVE
 
 
-def test_fail_on_inconclusive_from_the_block(runner, tmp_path):
+def test_fail_on_inconclusive_from_the_block(runner, tmp_path, reworded_recording):
     config = _config(tmp_path, {"fail_on_inconclusive": True})
     recording = str(EXAMPLE / "travel.actual.json")
-    args = ["run", CASE, "--actual", recording, "--actual", recording, "--config", str(config), "--no-record"]
-    assert runner.invoke(main, args).exit_code == 3  # two agreeing runs cannot settle ROUGE at 0.6
+    args = ["run", CASE, "--actual", recording, "--actual", str(reworded_recording), "--config", str(config)]
+    assert runner.invoke(main, [*args, "--no-record"]).exit_code == 3  # two runs cannot settle ROUGE at 0.6
 
 
 def test_a_bad_block_is_exit_2_with_the_file_and_the_path(runner, tmp_path):

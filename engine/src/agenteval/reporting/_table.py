@@ -199,10 +199,25 @@ def _set_statistics(console: Console, summary: RunSummary) -> None:
                 Text(crit.verdict or "—", style=_VERDICT_STYLE.get(crit.verdict or "", "")) + flaky,
             )
         console.print(table)
+        _set_verdict_lines(console, item.criteria)
     if len(listed) < len(sets):
         console.print(
             Text(f"{len(sets) - len(listed):,} more eval set(s), all PASS, not listed", style="dim")
         )
+
+
+def _set_verdict_lines(console: Console, criteria: Sequence) -> None:
+    """Why a set's verdict is not PASS, in words, and the error its verdict controls."""
+    for crit in criteria:
+        if crit.verdict in ("FAIL", "INCONCLUSIVE") and crit.verdict_reason:
+            line = Text(f"{visible(crit.criterion)} ").append(
+                crit.verdict, style=_VERDICT_STYLE[crit.verdict]
+            )
+            console.print(_indented(line.append(f": {visible(crit.verdict_reason)}"), 2))
+    stated = next((c for c in criteria if c.guarantee), None)
+    if stated is not None:
+        guarantee = Text(f"set verdict ({stated.verdict_rule}): {stated.guarantee}", style="dim")
+        console.print(_indented(guarantee, 2))
 
 
 def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:
