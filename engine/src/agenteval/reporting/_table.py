@@ -214,10 +214,13 @@ def _set_verdict_lines(console: Console, criteria: Sequence) -> None:
                 crit.verdict, style=_VERDICT_STYLE[crit.verdict]
             )
             console.print(_indented(line.append(f": {visible(crit.verdict_reason)}"), 2))
-    stated = next((c for c in criteria if c.guarantee), None)
-    if stated is not None:
-        guarantee = Text(f"set verdict ({stated.verdict_rule}): {stated.guarantee}", style="dim")
-        console.print(_indented(guarantee, 2))
+    stated: dict[tuple[str, str], list[str]] = {}
+    for crit in criteria:
+        if crit.guarantee:
+            stated.setdefault((crit.verdict_rule or "", crit.guarantee), []).append(visible(crit.criterion))
+    for (rule, guarantee), names in stated.items():
+        which = f" of {', '.join(names)}" if len(stated) > 1 else ""
+        console.print(_indented(Text(f"set verdict{which} ({rule}): {guarantee}", style="dim"), 2))
 
 
 def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:
