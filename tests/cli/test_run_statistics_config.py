@@ -40,6 +40,15 @@ def test_the_block_sets_auto_runs_the_level_and_the_judge_settings(runner, tmp_p
     assert json.loads(result.stdout)["summary"]["budget"]["judge_calls_limit"] == 3
 
 
+def test_the_block_s_set_verdict_rule_decides_the_eval_sets_verdicts(runner, tmp_path):
+    config = _config(tmp_path, {"set_verdict": "mean"})
+    result = _run(runner, config, tmp_path / "runs", "--num-runs", "2", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert find_run(tmp_path / "runs").manifest.set_verdict == "mean"
+    stats = json.loads(result.stdout)["summary"]["eval_sets"][0]["criteria"]
+    assert {c["verdict_rule"] for c in stats if c["threshold"] is not None} == {"mean"}
+
+
 def test_flags_override_the_block(runner, tmp_path):
     config = _config(tmp_path, {"num_runs": "auto", "confidence": 0.9})
     result = _run(runner, config, tmp_path / "runs", "--num-runs", "2", "--confidence", "0.8")

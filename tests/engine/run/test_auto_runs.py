@@ -238,3 +238,13 @@ def test_resuming_with_another_budget_is_refused_and_says_so(tmp_path):
     assert _interrupt_after(run, agent.sessions, 1).interrupted
     with pytest.raises(ConfigError, match="--run-budget: None -> 30"):
         open_run(_plan([ALWAYS], budget=30), runs_dir=tmp_path, resume="latest", argv=["test"])
+
+
+@pytest.mark.parametrize("rule", ["holm", "any-case", "mean"])
+def test_the_eval_sets_verdict_rule_is_recorded_and_a_re_read_keeps_it(tmp_path, rule):
+    run, result = _execute(_plan([ALWAYS, [True, False] * 12]), tmp_path, set_verdict=rule)
+    recorded = RecordedRun.open(run.writer.folder)
+    assert recorded.manifest.set_verdict == rule
+    (stats,) = result.summary.eval_sets[0].criteria
+    assert stats.verdict_rule == rule and stats.guarantee and stats.verdict_reason
+    assert recorded.result().summary.eval_sets == result.summary.eval_sets

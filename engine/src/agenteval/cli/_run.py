@@ -394,6 +394,7 @@ def run(
         adk_history=history,
         confidence=None if no_stats else confidence,
         fail_on_inconclusive=bool(fail_on_inconclusive),
+        set_verdict=(stats.set_verdict if stats is not None else None) or "holm",
     )
     with late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True, timeout=run_timeout))

@@ -345,7 +345,7 @@ class RecordedRun:
 
         manifest = self.manifest
         level = manifest.set_confidence if manifest.set_confidence is not None else manifest.confidence
-        builder = SummaryBuilder(level, self.run_id)
+        builder = SummaryBuilder(level, self.run_id, manifest.set_verdict)
         for entry, case in cases:
             builder.add(case, entry)
         written = self.summary()
