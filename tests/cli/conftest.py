@@ -22,6 +22,21 @@ def example() -> Path:
 
 
 @pytest.fixture
+def reworded_recording(tmp_path) -> Path:
+    """The example's recording with ``weather_paris``'s reply reworded: with the original
+    it makes two runs that differ (two identical runs are one observation, whose point
+    verdict stands) and leave ROUGE at 0.6 INCONCLUSIVE."""
+    import json
+
+    data = json.loads((EXAMPLE / "travel.actual.json").read_text(encoding="utf-8"))
+    case = next(c for c in data["eval_cases"] if c["eval_id"] == "weather_paris")
+    case["conversation"][-1]["final_response"]["parts"][0]["text"] += " Pack sunglasses and water."
+    path = tmp_path / "reworded.actual.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
 def judge_server(gemini_env, monkeypatch, schema_answers):
     """The loopback fake Gemini answering every judge request with a schema-valid answer,
     retries backing off for 10 ms."""

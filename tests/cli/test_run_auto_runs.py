@@ -37,14 +37,15 @@ def test_auto_runs_stop_a_decided_case_and_the_folder_says_auto(runner, tmp_path
     assert result.exit_code == 0, result.output
     (case,) = json.loads(result.stdout)["eval_sets"][0]["cases"]
     trajectory, response = case["criteria"]
-    # The example agent is deterministic: every run perfect. The trajectory (threshold 1.0,
-    # zero-failure rule) is settled at 3 runs, but ROUGE at 0.6 needs the 98.75% interval of
-    # each look above 0.6: 0.00625^(1/n) >= 0.6 first at n = 12, so the case stops there.
-    assert len(trajectory["runs"]) == len(response["runs"]) == 12
+    # The example agent is deterministic: every run perfect and alike. The trajectory
+    # (threshold 1.0, zero-failure rule) is settled at 3 runs, and so is ROUGE at 0.6: three
+    # identical runs are one observation, whose point verdict stands, so the case stops at
+    # the first look (the 98.75% interval alone would need 12 runs: 0.00625^(1/n) >= 0.6).
+    assert len(trajectory["runs"]) == len(response["runs"]) == 3
     assert trajectory["verdict"]["verdict"] == "PASS" and trajectory["verdict"]["basis"] == "zero-failure"
     verdict = response["verdict"]
-    assert verdict["verdict"] == "PASS" and verdict["interval"]["level"] == 0.9875
-    assert verdict["reason"].startswith("98.75% interval")
+    assert verdict["verdict"] == "PASS" and verdict["basis"] == "identical-runs"
+    assert verdict["interval"]["level"] == 0.9875 and "all 3 runs gave the same output" in verdict["reason"]
     manifest = find_run(tmp_path).manifest
     assert manifest.num_runs_policy == "auto" and manifest.looks == [3, 6, 12, 24]
     assert manifest.num_runs == 24 and manifest.set_confidence == 0.95

@@ -51,8 +51,9 @@ def test_no_stats_leaves_the_eval_set_statistics_out(example, tmp_path):
     assert document["summary"]["eval_sets"] == []
 
 
-def _two_runs(example, *extra, runs_dir=None):
-    # The same recording twice: two runs that agree, too few to settle a ROUGE threshold.
+def _two_runs(example, *extra, runs_dir=None, second=None):
+    # The recording and a reworded one: two runs that differ, too few to settle a ROUGE
+    # threshold (the same recording twice is one observation: its point verdict stands).
     recording = str(example / "travel.actual.json")
     return _agenteval(
         "run",
@@ -60,7 +61,7 @@ def _two_runs(example, *extra, runs_dir=None):
         "--actual",
         recording,
         "--actual",
-        recording,
+        str(second or recording),
         *(("--runs-dir", str(runs_dir)) if runs_dir is not None else ("--no-record",)),
         "--format",
         "json",
@@ -68,13 +69,24 @@ def _two_runs(example, *extra, runs_dir=None):
     )
 
 
-def test_inconclusive_exits_3_only_with_the_flag(example):
-    plain = _two_runs(example)
+def test_inconclusive_exits_3_only_with_the_flag(example, reworded_recording):
+    plain = _two_runs(example, second=reworded_recording)
     assert plain.returncode == 0
-    flagged = _two_runs(example, "--fail-on-inconclusive")
+    flagged = _two_runs(example, "--fail-on-inconclusive", second=reworded_recording)
     assert flagged.returncode == 3
     assert "INCONCLUSIVE" in flagged.stderr and "--fail-on-inconclusive" in flagged.stderr
-    assert _two_runs(example, "--fail-on-inconclusive", "--no-stats").returncode == 0
+    assert (
+        _two_runs(example, "--fail-on-inconclusive", "--no-stats", second=reworded_recording).returncode == 0
+    )
+
+
+def test_the_same_recording_twice_is_one_observation_and_not_inconclusive(example):
+    done = _two_runs(example, "--fail-on-inconclusive")
+    assert done.returncode == 0, done.stderr
+    (case,) = json.loads(done.stdout)["eval_sets"][0]["cases"]
+    response = next(c for c in case["criteria"] if c["criterion"] == "response_match_score")
+    assert response["verdict"]["verdict"] == "PASS" and response["verdict"]["basis"] == "identical-runs"
+    assert "one observation repeated" in response["verdict"]["reason"]
 
 
 def test_a_failing_run_exits_1_even_with_the_flag(example, tmp_path):
@@ -90,8 +102,8 @@ def test_strict_is_a_deprecated_alias_of_raise_errors(example):
     assert "--strict" not in _agenteval("run", "--help").stdout
 
 
-def test_the_run_folder_records_exit_3_for_an_inconclusive_run(example, tmp_path):
-    done = _two_runs(example, "--fail-on-inconclusive", runs_dir=tmp_path / "runs")
+def test_the_run_folder_records_exit_3_for_an_inconclusive_run(example, tmp_path, reworded_recording):
+    done = _two_runs(example, "--fail-on-inconclusive", runs_dir=tmp_path / "runs", second=reworded_recording)
     assert done.returncode == 3
     manifest = json.loads(next((tmp_path / "runs").glob("*/manifest.json")).read_text(encoding="utf-8"))
     assert manifest["exit_code"] == 3 and manifest["state"] == "complete"

@@ -40,6 +40,15 @@ def test_the_block_sets_auto_runs_the_level_and_the_judge_settings(runner, tmp_p
     assert json.loads(result.stdout)["summary"]["budget"]["judge_calls_limit"] == 3
 
 
+def test_the_block_s_set_verdict_rule_decides_the_eval_sets_verdicts(runner, tmp_path):
+    config = _config(tmp_path, {"set_verdict": "mean"})
+    result = _run(runner, config, tmp_path / "runs", "--num-runs", "2", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert find_run(tmp_path / "runs").manifest.set_verdict == "mean"
+    stats = json.loads(result.stdout)["summary"]["eval_sets"][0]["criteria"]
+    assert {c["verdict_rule"] for c in stats if c["threshold"] is not None} == {"mean"}
+
+
 def test_flags_override_the_block(runner, tmp_path):
     config = _config(tmp_path, {"num_runs": "auto", "confidence": 0.9})
     result = _run(runner, config, tmp_path / "runs", "--num-runs", "2", "--confidence", "0.8")
@@ -72,11 +81,11 @@ def test_the_block_s_num_runs_is_left_to_recorded_runs(runner, tmp_path):
     assert result.exit_code == 0, result.output  # one recorded run: nothing is INCONCLUSIVE
 
 
-def test_fail_on_inconclusive_from_the_block(runner, tmp_path):
+def test_fail_on_inconclusive_from_the_block(runner, tmp_path, reworded_recording):
     config = _config(tmp_path, {"fail_on_inconclusive": True})
     recording = str(EXAMPLE / "travel.actual.json")
-    args = ["run", CASE, "--actual", recording, "--actual", recording, "--config", str(config), "--no-record"]
-    assert runner.invoke(main, args).exit_code == 3  # two agreeing runs cannot settle ROUGE at 0.6
+    args = ["run", CASE, "--actual", recording, "--actual", str(reworded_recording), "--config", str(config)]
+    assert runner.invoke(main, [*args, "--no-record"]).exit_code == 3  # two runs cannot settle ROUGE at 0.6
 
 
 def test_a_bad_block_is_exit_2_with_the_file_and_the_path(runner, tmp_path):
@@ -86,3 +95,27 @@ def test_a_bad_block_is_exit_2_with_the_file_and_the_path(runner, tmp_path):
     assert str(config) in result.output and "statistics.judge_sampling" in result.output
     assert '"majority", "curtailed", "sequential", "pivotal"' in result.output
     assert "Traceback" not in result.output
+
+
+def test_set_verdict_flag_offers_every_rule_and_wins_over_the_block(tmp_path):
+    """``--set-verdict`` lists exactly the rules the statistics know, and goes through the one
+    settings merge: the flag, else the config's ``statistics.set_verdict``, else holm."""
+    import json
+
+    from agenteval.cli import main
+    from agenteval.cli._run import run as run_command
+    from agenteval.stats import SET_VERDICT_RULES
+    from click.testing import CliRunner
+
+    [option] = [p for p in run_command.params if p.name == "set_verdict"]
+    assert sorted(option.type.choices) == sorted(SET_VERDICT_RULES)
+    example = Path(__file__).resolve().parents[2] / "examples" / "travel"
+    base = ["run", str(example / "travel.evalset.json"), "--actual", str(example / "travel.actual.json")]
+    for extra, expected in (([], "holm"), (["--set-verdict", "any-case"], "any-case")):
+        runs = tmp_path / expected
+        result = CliRunner().invoke(main, [*base, *extra, "--runs-dir", str(runs), "--quiet"])
+        assert result.exit_code in (0, 1), result.output
+        [folder] = list(runs.iterdir())
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["set_verdict"] == expected
+        assert (manifest["argv"][-1] if extra else "") == (extra[-1] if extra else "")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from agenteval.text import one_line, suggest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from agenteval.text import one_line, suggest
 
 
 def test_one_line_folds_whitespace_and_cuts_with_a_marker() -> None:

@@ -161,6 +161,10 @@ def load_side(ref: str, runs_dir: Path, label: str) -> Side:
     return _from_run(find_run(runs_dir, ref), label)
 
 
+#: The false discovery rate of the per-case flags (Benjamini–Hochberg).
+CASE_FDR = 0.10
+
+
 @dataclass(frozen=True)
 class CaseFlip:
     """A case whose verdict under a criterion differs between A and B."""
@@ -196,6 +200,29 @@ class CompareReport:
     @property
     def exit_code(self) -> int:
         return self.comparison.exit_code if self.comparison is not None else 0
+
+    @property
+    def case_flags(self) -> dict[str, Any]:
+        """When a flipped case can be flagged: Benjamini–Hochberg q below ``fdr``, which
+        needs ``min_runs_per_side`` runs on each side (the smallest p fewer runs can give is
+        not below it); ``flips_not_testable`` counts the flips with fewer."""
+        from .stats import flag_min_runs
+
+        return {
+            "fdr": CASE_FDR,
+            "min_runs_per_side": flag_min_runs(CASE_FDR),
+            "flips_not_testable": sum(1 for f in self.flips if f.flagged is None),
+        }
+
+    def case_flags_note(self) -> Optional[str]:
+        """One line for the terminal when some flips could not be flagged, else ``None``."""
+        flags = self.case_flags
+        if not flags["flips_not_testable"]:
+            return None
+        return (
+            f"per-case flags (Benjamini–Hochberg q < {flags['fdr']:.2f}) need {flags['min_runs_per_side']} "
+            f"runs or more per side; {flags['flips_not_testable']} flipped case(s) had fewer"
+        )
 
     def to_json(self) -> dict[str, Any]:
         criteria = []
@@ -246,6 +273,7 @@ class CompareReport:
                 }
                 for f in self.flips
             ],
+            "case_flags": self.case_flags,
             "exit_code": self.exit_code,
         }
 
@@ -358,6 +386,7 @@ def compare_sides(
             found = compare_case_runs(
                 [runs_a[i] for i in testable],
                 [runs_b[i] for i in testable],
+                fdr=CASE_FDR,
                 seed=derive_seed(a.source, b.source, name),
             )
             changes_by_key = {keys[testable[c.index]]: c for c in found}

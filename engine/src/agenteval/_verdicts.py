@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from .results import (
+    AgentRunRecord,
     CaseResult,
     CriterionResult,
     CriterionSummary,
@@ -30,7 +31,7 @@ from .results import (
 
 if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the reverse
     from .runs._records import CriterionEntry, EvalSetEntry
-    from .stats import Interval
+    from .stats import Interval, SetVerdict
 
 __all__ = [
     "AUTO_LOOKS",
@@ -40,6 +41,7 @@ __all__ = [
     "case_criteria",
     "over_runs",
     "point_verdict",
+    "same_outputs",
     "case_status",
     "combine_runs",
     "not_evaluated",
@@ -181,12 +183,36 @@ def point_verdict(status: Status) -> Optional[VerdictInfo]:
     return _POINT.get(status)
 
 
+def same_outputs(actuals: Sequence[Optional[AgentRunRecord]]) -> bool:
+    """Whether two runs or more gave identical outputs: every run recorded, with the same
+    final texts and tool calls (names and arguments) turn by turn. Ids and timestamps
+    differ between runs and do not count."""
+    if len(actuals) < 2 or any(a is None or a.error_code is not None or not a.invocations for a in actuals):
+        return False
+
+    def content(actual: AgentRunRecord) -> list:
+        return [
+            (turn.final_text(), [(call.name, call.args) for call in turn.tool_calls()])
+            for turn in actual.invocations
+        ]
+
+    first = content(actuals[0])  # type: ignore[arg-type]
+    return all(content(a) == first for a in actuals[1:])  # type: ignore[arg-type]
+
+
 def over_runs(
-    criterion: CriterionEntry, combined: CriterionResult, *, level: float, seed: int
+    criterion: CriterionEntry,
+    combined: CriterionResult,
+    *,
+    level: float,
+    seed: int,
+    identical_outputs: bool = False,
 ) -> Optional[VerdictInfo]:
     """The tri-state verdict of a criterion over a case's runs: an interval over the run
     scores (``agenteval.stats.case_verdict``; a run with no score widens it by Manski
-    bounds). ``None`` for an informational criterion or an unbounded score range."""
+    bounds); runs with ``identical_outputs`` and identical scores are one observation
+    (basis ``identical-runs``). ``None`` for an informational criterion or an unbounded
+    score range."""
     if criterion.informational or combined.status is Status.INFORMATIONAL:
         return None
     if combined.status is Status.ERRORED:
@@ -205,6 +231,7 @@ def over_runs(
         level=level,
         seed=seed,
         unit="run",
+        identical=identical_outputs,
     )
     return VerdictInfo(
         verdict=found.verdict.value,
@@ -221,11 +248,13 @@ def case_criteria(
     *,
     confidence: Optional[float],
     seed_parts: tuple,
+    identical_outputs: bool = False,
 ) -> list[CriterionResult]:
     """A case's criterion results from each run's results (run order): one run as it is,
     several combined (``combine_runs``), each with its tri-state verdict unless
     ``confidence`` is ``None``. ``seed_parts`` (run id, eval set index, case id) seed the
-    resampling, so that re-rendering a run gives the same intervals."""
+    resampling, so that re-rendering a run gives the same intervals; ``identical_outputs``
+    (``same_outputs`` of the runs) lets identical runs stand as one observation."""
     if len(per_run) == 1:
         results = list(per_run[0])
         if confidence is None:
@@ -242,7 +271,13 @@ def case_criteria(
     return [
         r.model_copy(
             update={
-                "verdict": over_runs(entry, r, level=confidence, seed=derive_seed(*seed_parts, entry.name))
+                "verdict": over_runs(
+                    entry,
+                    r,
+                    level=confidence,
+                    seed=derive_seed(*seed_parts, entry.name),
+                    identical_outputs=identical_outputs,
+                )
             }
         )
         for entry, r in zip(criteria, results, strict=True)
@@ -290,11 +325,15 @@ class SummaryBuilder:
     as ``--no-stats``) and ``run_id`` (which seeds the resampling) make the per-eval-set
     statistics; cases are ordered by id before they are computed, so a run and every
     re-reading of its folder give the same numbers whatever order the cases finished in.
+    ``set_verdict`` is the eval sets' verdict rule (``agenteval.stats.SET_VERDICT_RULES``).
     """
 
-    def __init__(self, confidence: Optional[float] = None, run_id: str = "") -> None:
+    def __init__(
+        self, confidence: Optional[float] = None, run_id: str = "", set_verdict: str = "holm"
+    ) -> None:
         self.confidence = confidence
         self.run_id = run_id
+        self.set_verdict = set_verdict
         self._cases: dict[Status, int] = _count(())
         self._results: dict[Status, int] = _count(())
         self._criteria: dict[tuple[str, Optional[float], str], dict] = {}
@@ -375,6 +414,7 @@ class SummaryBuilder:
                     level=self.confidence,
                     run_id=self.run_id,
                     index=index,
+                    rule=self.set_verdict,
                 )
                 for criterion in entry.criteria
                 if criterion.name in by_criterion
@@ -417,13 +457,13 @@ _POINT_VERDICT = {Status.PASSED: "PASS", Status.FAILED: "FAIL"}
 
 def _set_unit(case_id: str, result: CriterionResult) -> tuple:
     """What one case contributes to its set's statistics: (case id, run scores, tri-state
-    verdict, whether the point verdict passed)."""
+    verdict, whether the point verdict passed, the verdict's basis)."""
     runs = tuple(r.score for r in result.runs) if result.runs else (result.score,)
     if result.verdict is not None:
-        verdict = result.verdict.verdict
+        verdict, basis = result.verdict.verdict, result.verdict.basis
     else:
-        verdict = _POINT_VERDICT.get(result.status, "NOT_EVALUATED")
-    return (case_id, runs, verdict, result.status is Status.PASSED)
+        verdict, basis = _POINT_VERDICT.get(result.status, "NOT_EVALUATED"), "single-run"
+    return (case_id, runs, verdict, result.status is Status.PASSED, basis)
 
 
 def _interval_info(interval: Interval) -> IntervalInfo:
@@ -440,25 +480,31 @@ def _interval_info(interval: Interval) -> IntervalInfo:
 
 
 def set_criterion_summary(
-    criterion: CriterionEntry, units: Sequence[tuple], *, level: float, run_id: str, index: int
+    criterion: CriterionEntry,
+    units: Sequence[tuple],
+    *,
+    level: float,
+    run_id: str,
+    index: int,
+    rule: str = "holm",
 ) -> SetCriterionSummary:
     """One criterion's statistics over an eval set's cases (``units`` from ``_set_unit``,
     in any order: they are sorted by case id first). The mean's interval needs a bounded
-    score range; the pass rate and the verdict need a threshold."""
+    score range; the pass rate and the verdict need a threshold; the verdict follows
+    ``rule`` (``agenteval.stats.set_verdict``)."""
     from .stats import (
         Verdict,
         clopper_pearson,
-        combine_verdicts,
         derive_seed,
         manski_interval,
         variance_components,
     )
 
     ordered = sorted(units, key=lambda unit: unit[0])
-    scored = [[float(v) for v in runs if v is not None] for _, runs, _, _ in ordered]
+    scored = [[float(v) for v in unit[1] if v is not None] for unit in ordered]
     counts = {v.value: 0 for v in Verdict}
-    for _, _, verdict, _ in ordered:
-        counts[verdict] = counts.get(verdict, 0) + 1
+    for unit in ordered:
+        counts[unit[2]] = counts.get(unit[2], 0) + 1
     variance = variance_components(scored)
     gating = not criterion.informational and criterion.threshold is not None
     low, high = criterion.min_score, criterion.max_score
@@ -468,18 +514,21 @@ def set_criterion_summary(
     if in_range and all(low <= v <= high for v in case_scores if v is not None):  # type: ignore[operator]
         seed = derive_seed(run_id, index, criterion.name)
         mean = _interval_info(manski_interval(case_scores, low, high, level, seed))  # type: ignore[arg-type]
-    pass_rate = verdict = None
+    pass_rate = found = None
     if gating:
         passed = sum(1 for unit in ordered if unit[3])
         pass_rate = _interval_info(clopper_pearson(passed, len(ordered), level))
-        verdict = combine_verdicts([Verdict(unit[2]) for unit in ordered]).value
+        found = _set_verdict(criterion, ordered, level=level, rule=rule, run_id=run_id, index=index)
     else:
         counts = {}
     return SetCriterionSummary(
         criterion=criterion.name,
         threshold=criterion.threshold,
         n_cases=len(ordered),
-        verdict=verdict,
+        verdict=found.verdict.value if found is not None else None,
+        verdict_rule=found.rule if found is not None else None,
+        verdict_reason=found.reason if found is not None else None,
+        guarantee=found.guarantee if found is not None else None,
         verdict_counts=counts,
         mean=mean,
         pass_rate=pass_rate,
@@ -488,4 +537,28 @@ def set_criterion_summary(
         icc=variance.icc,
         design_effect=variance.design_effect,
         flaky_cases=variance.flaky_cases,
+    )
+
+
+def _set_verdict(
+    criterion: CriterionEntry, ordered: Sequence[tuple], *, level: float, rule: str, run_id: str, index: int
+) -> SetVerdict:
+    """The set's verdict (``agenteval.stats.set_verdict``) from its cases' units; a
+    criterion with no bounded range keeps the per-case rule (no interval to correct)."""
+    from .stats import derive_seed, set_verdict
+
+    low, high = criterion.min_score, criterion.max_score
+    bounded = low is not None and high is not None and high > low
+    return set_verdict(
+        [unit[1] for unit in ordered],
+        [(unit[2], unit[4]) for unit in ordered],
+        criterion.threshold,  # type: ignore[arg-type]
+        lo=low if bounded else 0.0,  # type: ignore[arg-type]
+        hi=high if bounded else 1.0,  # type: ignore[arg-type]
+        higher_is_better=criterion.higher_is_better,
+        level=level,
+        rule=rule if bounded else "any-case",
+        seeds=[derive_seed(run_id, index, unit[0], criterion.name) for unit in ordered],
+        mean_seed=derive_seed(run_id, index, criterion.name),
+        case_ids=[unit[0] for unit in ordered],
     )

@@ -253,8 +253,11 @@ class SetCriterionSummary(_Record):
     (``docs/statistics.md``). ``None`` fields could not be computed (no threshold, an
     unbounded score range, ``--no-stats``).
 
-    * ``verdict``: the set's tri-state verdict (FAIL if a case FAILs or is NOT_EVALUATED,
-      else INCONCLUSIVE if one is, else PASS); ``None`` for an informational criterion;
+    * ``verdict``: the set's tri-state verdict under ``verdict_rule`` (``holm``: FAIL if a
+      case FAILs at Holm's levels over the set's cases or is NOT_EVALUATED, PASS if every
+      case PASSes, else INCONCLUSIVE; ``any-case``: no correction; ``mean``: the verdict of
+      the mean over cases); ``None`` for an informational criterion; ``verdict_reason``
+      says why, ``guarantee`` the error it controls (``agenteval.stats.set_verdict``);
     * ``verdict_counts``: cases per tri-state verdict;
     * ``mean``: the mean of the case scores (each case the mean of its runs) with its
       interval over cases (betting below 20 cases, BCa from 20, Clopper–Pearson for 0/1
@@ -268,6 +271,9 @@ class SetCriterionSummary(_Record):
     threshold: Optional[float]
     n_cases: int
     verdict: Optional[str] = None
+    verdict_rule: Optional[str] = None
+    verdict_reason: Optional[str] = None
+    guarantee: Optional[str] = None
     verdict_counts: dict[str, int] = Field(default_factory=dict)
     mean: Optional[IntervalInfo] = None
     pass_rate: Optional[IntervalInfo] = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from agenteval.judging import JudgeCallError, google_auth_error
 
 auth = pytest.importorskip("google.auth.exceptions")

@@ -142,6 +142,15 @@ def test_each_eval_set_shows_its_intervals_over_cases_and_verdict(example_result
     assert f"[{stats.pass_rate.low:.0%}," in row and f"{stats.pass_rate.high:.0%}]" in row
 
 
+def test_a_set_that_does_not_pass_says_why_and_every_set_states_its_guarantee(example_result):
+    text = " ".join(" ".join(_render(example_result)).split())
+    assert "response_match_score FAIL: 1 of 3 cases fail the set: flight_then_currency" in text
+    assert (
+        "set verdict (holm): none beyond the point verdicts: every case was decided on one observation"
+        in text
+    )
+
+
 def test_past_the_limit_only_eval_sets_not_passing_are_listed(example_result, monkeypatch):
     summary = example_result.summary
     passing = summary.eval_sets[0].model_copy(

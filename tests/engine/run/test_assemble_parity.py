@@ -95,6 +95,7 @@ STATISTICS = {
     "judge_sampling": "majority",
     "judge_budget": 1000,
     "fail_on_inconclusive": True,
+    "set_verdict": "mean",
 }
 
 #: name -> (cases, the config beside the eval file, options per caller). A caller left out
@@ -300,6 +301,7 @@ def test_the_statistics_block_applies_from_every_caller(judged, tmp_path, monkey
     _api(project, runs, {})
     manifest, summary, verdicts = _recorded(runs)
     assert manifest["confidence"] == 0.8 and manifest["num_runs"] == 2
+    assert manifest["set_verdict"] == "mean"
     assert manifest["exit_code"] == 3  # everything passed, flip is INCONCLUSIVE: fail_on_inconclusive
     assert summary["budget"]["judge_calls_limit"] == 1000
     flip = next(v for v in verdicts if v[0] == "flip")

@@ -25,37 +25,42 @@ from hypothesis import strategies as st
 
 
 class Reply(Evaluator):
-    """1.0 when the agent's reply is "1", else 0.0."""
+    """1.0 when the agent's reply is "1" (spaces aside), else 0.0."""
 
     info = EvaluatorInfo(description="The reply is 1.")
 
     def evaluate(self, ctx):
-        return Score(value=1.0 if ctx.actual and ctx.actual[-1].final_text() == "1" else 0.0)
+        return Score(value=1.0 if ctx.actual and ctx.actual[-1].final_text().strip() == "1" else 0.0)
 
 
 REGISTRY = registry_for(reply=Reply)
 
 
 class PatternAgent(Agent):
-    """Answers the k-th run of case ``c<i>`` with ``patterns[i][k]`` ("1" or "0")."""
+    """Answers the k-th run of case ``c<i>`` with ``patterns[i][k]`` ("1" or "0"), followed
+    by k spaces so that no two runs give identical outputs (a stochastic agent); with
+    ``deterministic`` every run of a case answers alike."""
 
-    def __init__(self, patterns: list[list[bool]]) -> None:
+    def __init__(self, patterns: list[list[bool]], deterministic: bool = False) -> None:
         super().__init__("pattern")
         self.patterns = patterns
+        self.deterministic = deterministic
         self.sessions: dict[str, int] = {}
 
     async def session(self, case):
         k = self.sessions.get(case.eval_id, 0)
         self.sessions[case.eval_id] = k + 1
-        return _Session(self.patterns[int(case.eval_id[1:])][k % len(self.patterns[0])])
+        ok = self.patterns[int(case.eval_id[1:])][k % len(self.patterns[0])]
+        return _Session(ok, "" if self.deterministic else " " * k)
 
 
 class _Session(AgentSession):
-    def __init__(self, ok: bool) -> None:
-        self.ok = ok
+    def __init__(self, ok: bool, suffix: str = "") -> None:
+        self.ok, self.suffix = ok, suffix
 
     async def turn(self, user_content):
-        return make_invocation("q", "1" if self.ok else "0").model_copy(update={"user_content": user_content})
+        reply = ("1" if self.ok else "0") + self.suffix
+        return make_invocation("q", reply).model_copy(update={"user_content": user_content})
 
 
 def _plan(patterns, threshold=0.5, budget=None, agent=None) -> Plan:
@@ -100,6 +105,19 @@ def test_unanimous_cases_stop_at_the_look_that_settles_them(tmp_path):
     assert [v.verdict for v in verdicts] == ["PASS", "FAIL"]
     assert verdicts[0].interval.level == pytest.approx(look_confidence(0.95, 4))
     assert [c.status for c in result.cases()] == [Status.PASSED, Status.FAILED]
+
+
+def test_a_deterministic_agent_is_decided_at_the_first_look_on_its_identical_runs(tmp_path):
+    # identical outputs and scores: one observation repeated, the point verdict stands
+    agent = PatternAgent([ALWAYS, NEVER], deterministic=True)
+    run, result = _execute(_plan([ALWAYS, NEVER], agent=agent), tmp_path)
+    assert _runs_per_case(run.writer.folder) == {"c0": 3, "c1": 3}
+    verdicts = [c.criteria[0].verdict for c in result.cases()]
+    assert [(v.verdict, v.basis) for v in verdicts] == [
+        ("PASS", "identical-runs"),
+        ("FAIL", "identical-runs"),
+    ]
+    assert "all 3 runs gave the same output" in verdicts[0].reason
 
 
 def test_a_case_decided_at_the_first_look_gets_no_more_runs(tmp_path):
@@ -219,3 +237,13 @@ def test_resuming_with_another_budget_is_refused_and_says_so(tmp_path):
     assert _interrupt_after(run, agent.sessions, 1).interrupted
     with pytest.raises(ConfigError, match="--run-budget: None -> 30"):
         open_run(_plan([ALWAYS], budget=30), runs_dir=tmp_path, resume="latest", argv=["test"])
+
+
+@pytest.mark.parametrize("rule", ["holm", "any-case", "mean"])
+def test_the_eval_sets_verdict_rule_is_recorded_and_a_re_read_keeps_it(tmp_path, rule):
+    run, result = _execute(_plan([ALWAYS, [True, False] * 12]), tmp_path, set_verdict=rule)
+    recorded = RecordedRun.open(run.writer.folder)
+    assert recorded.manifest.set_verdict == rule
+    (stats,) = result.summary.eval_sets[0].criteria
+    assert stats.verdict_rule == rule and stats.guarantee and stats.verdict_reason
+    assert recorded.result().summary.eval_sets == result.summary.eval_sets

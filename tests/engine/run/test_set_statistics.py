@@ -26,7 +26,7 @@ def unit(case_id: str, runs, threshold: float = 0.5):
     scored = [r for r in runs if r is not None]
     mean = sum(scored) / len(scored) if scored else None
     passed = mean is not None and mean >= threshold
-    return (case_id, tuple(runs), "PASS" if passed else "FAIL", passed)
+    return (case_id, tuple(runs), "PASS" if passed else "FAIL", passed, "single-run")
 
 
 scores = st.floats(0.0, 1.0, allow_nan=False)

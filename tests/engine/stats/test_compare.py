@@ -8,8 +8,10 @@ from agenteval.stats import (
     compare_case_runs,
     compare_criterion,
     compare_runs,
+    flag_min_runs,
     minimum_detectable_effect,
     sign_flip_test,
+    smallest_case_p,
     two_sample_test,
 )
 from hypothesis import given, settings
@@ -195,3 +197,22 @@ def test_each_criterion_may_have_its_own_range():
     assert calls.interval.low >= -10.0 and calls.delta == 0 and rate.discordant == (0, 1)
     with pytest.raises(ValueError, match="outside"):
         compare_runs({"calls": counts})  # outside the default [0, 1]
+
+
+def test_the_smallest_attainable_case_p_and_the_runs_a_flag_needs():
+    # two-sided permutation test of one case's runs: the most extreme relabelling and its mirror
+    assert smallest_case_p(2, 2) == pytest.approx(1 / 3)
+    assert smallest_case_p(3, 3) == pytest.approx(0.1)
+    assert smallest_case_p(4, 4) == pytest.approx(2 / 70)
+    assert smallest_case_p(3, 4) == pytest.approx(1 / 35)
+    assert flag_min_runs(0.10) == 4 and flag_min_runs(0.5) == 2
+    for n in (2, 3, 4):  # the bound is attained: complete separation
+        found = two_sample_test([1.0] * n, [0.0] * n)
+        assert found.p_value == pytest.approx(smallest_case_p(n, n))
+
+
+def test_cases_whose_runs_cannot_reach_a_flag_are_not_tested_nor_counted():
+    # 3 runs a side cannot give p < 0.10, so such a case never enters the correction
+    changes = compare_case_runs([[1, 1, 1], [1, 1, 1, 1]], [[0, 0, 0], [0, 0, 0, 0]])
+    assert changes[0].p_value is None and changes[0].q_value is None and not changes[0].flagged
+    assert changes[1].flagged and changes[1].q_value == pytest.approx(changes[1].p_value)

@@ -25,7 +25,10 @@ thresholds = st.floats(min_value=0.05, max_value=0.95, allow_nan=False)
 def test_study_example_is_inconclusive_with_reason_and_hint():
     result = case_verdict([1.0, 0.667, 1.0, 1.0, 0.667], 0.8)
     assert result.verdict is Verdict.INCONCLUSIVE and result.basis is Basis.RUNS
-    assert result.reason == "95% interval [0.27, 1.00] contains the threshold 0.80"
+    assert result.reason == (
+        "95% interval [0.27, 1.00] contains the threshold 0.80, so 5 runs cannot yet tell whether "
+        "the mean is above or below it"
+    )
     assert result.interval.method == "betting" and result.n == 5
     assert result.units_to_settle is not None and result.units_to_settle > 5
     assert f"about {result.units_to_settle} runs" in result.hint

@@ -6,8 +6,24 @@ from __future__ import annotations
 import pytest
 
 
-def test_an_inconclusive_case_passes_on_its_point_verdict_and_is_counted(named):
-    # Two perfect runs cannot show a pass rate of at least 0.8: INCONCLUSIVE.
+@pytest.fixture
+def varying(named):
+    """The shop agent, its weather reply reworded on every other call: two runs that differ
+    (two identical runs are one observation, whose point verdict stands)."""
+    agent = (named.path / "agent.py").read_text(encoding="utf-8")
+    varied = agent.replace(
+        '"text": "It is sunny in Paris today.",',
+        '"text": "It is sunny in Paris today."'
+        ' + (" Really." if LOG.read_text().count("weather") % 2 else ""),',
+    )
+    assert varied != agent
+    named.write("agent.py", varied)
+    return named
+
+
+def test_an_inconclusive_case_passes_on_its_point_verdict_and_is_counted(varying):
+    # Two different runs scoring 1 and 0.92 cannot show a mean of at least 0.8: INCONCLUSIVE.
+    named = varying
     result = named.run("-k", "weather", "--agenteval-num-runs", "2")
     result.assert_outcomes(passed=1, deselected=3)
     result.stdout.fnmatch_lines(
@@ -15,15 +31,22 @@ def test_an_inconclusive_case_passes_on_its_point_verdict_and_is_counted(named):
     )
 
 
-def test_fail_on_inconclusive_fails_it_with_the_interval(named):
+def test_two_identical_runs_are_one_observation_and_pass(named):
+    result = named.run("-k", "weather", "--agenteval-num-runs", "2", "--agenteval-fail-on-inconclusive")
+    result.assert_outcomes(passed=1, deselected=3)
+    assert "INCONCLUSIVE" not in result.stdout.str()
+
+
+def test_fail_on_inconclusive_fails_it_with_the_interval(varying):
+    named = varying
     result = named.run("-k", "weather", "--agenteval-num-runs", "2", "--agenteval-fail-on-inconclusive")
     result.assert_outcomes(failed=1, deselected=3)
     result.stdout.fnmatch_lines(
         [
             "INCONCLUSIVE: 1 of 2 criteria pass on the mean, but their interval contains the threshold: "
             "response_match_score",
-            "  response_match_score: score 1, threshold 0.8, PASSED, tri-state INCONCLUSIVE",
-            "    95% interval * contains the threshold 0.80",
+            "  response_match_score: score *, threshold 0.8, PASSED, tri-state INCONCLUSIVE",
+            "    95% interval * contains the threshold 0.80, so 2 runs cannot yet tell *",
             "*agenteval: 1 case(s) INCONCLUSIVE (failed)*",
         ]
     )

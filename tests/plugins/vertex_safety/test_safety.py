@@ -233,10 +233,9 @@ def test_check_evaluator_against_the_fake(vertex_safety_env):
 def test_call_failures_get_the_reason_codes_every_provider_uses(error, code):
     """The Vertex provider maps auth failures to ``judge_auth``, as the Gemini provider does
     (it left them ``judge_error``), so the endpoint gets no further calls."""
+    from agenteval_vertex_safety.provider import VertexSafetyJudge, _Target
     from google.api_core import exceptions as api_exceptions
     from google.auth import exceptions as auth_exceptions
-
-    from agenteval_vertex_safety.provider import VertexSafetyJudge, _Target
 
     raised = {
         "permission": api_exceptions.PermissionDenied("no"),

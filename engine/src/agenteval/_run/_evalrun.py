@@ -122,6 +122,8 @@ class EvalRun:
             flight; read the cases back from the run folder).
         fail_on_inconclusive: a run whose cases all passed but some tri-state verdict is
             INCONCLUSIVE records exit code 3 (``--fail-on-inconclusive``), not 0.
+        set_verdict: the eval sets' verdict rule (``statistics.set_verdict``: ``holm``,
+            ``any-case`` or ``mean``; ``agenteval.stats.set_verdict``), recorded in the manifest.
     """
 
     def __init__(
@@ -141,8 +143,10 @@ class EvalRun:
         confidence: Optional[float] = 0.95,
         keep_results: bool = True,
         fail_on_inconclusive: bool = False,
+        set_verdict: str = "holm",
     ) -> None:
         self.plan = plan
+        self.set_verdict = set_verdict
         self.keep_results = keep_results
         self.fail_on_inconclusive = fail_on_inconclusive
         needs_judge = any(c.info.requires_judge for s in plan.sets for c in s.criteria)
@@ -219,7 +223,7 @@ class EvalRun:
         preparation = Preparation(evaluators)
         resumed = self._resumed_keys()
         self.progress.start(total=self.plan.case_count, done=0)
-        book = _Book(summary=SummaryBuilder(self.confidence, self.run_id))
+        book = _Book(summary=SummaryBuilder(self.confidence, self.run_id, self.set_verdict))
         with self._signals_handled(loop, handle_signals), data_frozen():
             self._task = asyncio.ensure_future(self._work(book, resumed, preparation))
             try:

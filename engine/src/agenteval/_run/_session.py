@@ -79,7 +79,11 @@ def _distributions(plan: Plan) -> dict[str, str]:
 
 
 def build_manifest(
-    plan: Plan, run_id: str, argv: Sequence[str], confidence: Optional[float] = 0.95
+    plan: Plan,
+    run_id: str,
+    argv: Sequence[str],
+    confidence: Optional[float] = 0.95,
+    set_verdict: str = "holm",
 ) -> Manifest:
     """The manifest of a new run of ``plan``."""
     agent = None
@@ -105,6 +109,7 @@ def build_manifest(
         run_budget=plan.run_budget,
         confidence=plan.case_confidence(confidence),
         set_confidence=confidence if plan.auto_runs else None,
+        set_verdict=set_verdict,
         inputs_fingerprint=plan.fingerprint(),
         warnings=list(plan.warnings),
     )
@@ -225,10 +230,14 @@ def open_run(
                 "argv": manifest.argv,
                 "confidence": plan.case_confidence(options.get("confidence", 0.95)),
                 "set_confidence": options.get("confidence", 0.95) if plan.auto_runs else None,
+                "set_verdict": options.get("set_verdict", "holm"),
             }
         )
         writer = RunWriter.reopen(previous.folder, continued)
         return EvalRun(plan, writer=writer, resume_from=previous, **options)
     confidence = options.get("confidence", 0.95)
-    writer = RunWriter.create(runs_dir, build_manifest(plan, run_id or new_run_id(), argv, confidence))
+    manifest = build_manifest(
+        plan, run_id or new_run_id(), argv, confidence, options.get("set_verdict", "holm")
+    )
+    writer = RunWriter.create(runs_dir, manifest)
     return EvalRun(plan, writer=writer, **options)

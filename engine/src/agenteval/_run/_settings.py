@@ -15,10 +15,12 @@ from ..judging._cache import DEFAULT_CACHE_DIR
 from ..judging._service import DEFAULT_JUDGE_CONCURRENCY
 from ..loading._statistics import StatisticsConfig
 
-__all__ = ["DEFAULT_CONFIDENCE", "RunOptions", "RunSettings", "merge_settings"]
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SET_VERDICT", "RunOptions", "RunSettings", "merge_settings"]
 
 #: The level of the tri-state verdicts' intervals when neither an option nor the config sets one.
 DEFAULT_CONFIDENCE = 0.95
+#: How an eval set's verdict is drawn from its cases when neither an option nor the config says.
+DEFAULT_SET_VERDICT = "holm"
 
 T = TypeVar("T")
 
@@ -40,6 +42,8 @@ class RunOptions:
     fail_on_inconclusive: Optional[bool] = None
     judge_budget: Optional[int] = None
     judge_sampling: Optional[str] = None
+    #: How an eval set's verdict is drawn from its cases: ``holm`` (default), ``any-case``, ``mean``.
+    set_verdict: Optional[str] = None
     #: How many evaluations may run at once (``None``: ``EvalRun``'s default).
     concurrency: Optional[int] = None
     judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY
@@ -65,6 +69,7 @@ class RunSettings:
     fail_on_inconclusive: bool
     judge_budget: Optional[int]
     judge_sampling: Optional[str]
+    set_verdict: str
 
 
 def merge_settings(
@@ -88,6 +93,7 @@ def merge_settings(
         fail_on_inconclusive=bool(_first(options.fail_on_inconclusive, block.fail_on_inconclusive, False)),
         judge_budget=_first(options.judge_budget, block.judge_budget),
         judge_sampling=_first(options.judge_sampling, block.judge_sampling),
+        set_verdict=_first(options.set_verdict, block.set_verdict, DEFAULT_SET_VERDICT),
     )
 
 

@@ -166,6 +166,9 @@ def _table(report, console) -> None:  # noqa: ANN001
             console.print(line)
         if len(report.flips) > 50:
             console.print(f"  … and {len(report.flips) - 50} more (--format json lists all)")
+        note = report.case_flags_note()
+        if note:
+            console.print(Text(note, style="dim"))
     else:
         console.print(Text("no case changed its verdict", style="green"))
     regressed = report.comparison.regressed if report.comparison is not None else ()

@@ -203,6 +203,16 @@ class _NumRuns(click.ParamType):
     default=None,
     help="Level of the tri-state verdicts' intervals over repeated runs (default 0.95).",
 )
+@click.option(
+    "--set-verdict",
+    type=click.Choice(["holm", "any-case", "mean"]),
+    default=None,
+    help=(
+        "How an eval set's verdict is drawn from its cases: holm (a case fails the set at Holm's "
+        "levels across its cases; the default), any-case (any failing case fails it) or mean "
+        "(the verdict of the mean over cases). Default: the config's statistics.set_verdict, else holm."
+    ),
+)
 @click.option("--no-stats", is_flag=True, help="No tri-state verdicts (only ADK's point verdicts).")
 @click.option(
     "--fail-on-inconclusive",
@@ -263,6 +273,7 @@ def run(
     concurrency: int,
     judge_concurrency: int,
     judge_sampling: Optional[str],
+    set_verdict: Optional[str],
     judge_budget: Optional[int],
     no_cache: bool,
     cache_dir: Path,
@@ -339,6 +350,7 @@ def run(
             fail_on_inconclusive=fail_on_inconclusive,
             judge_budget=judge_budget,
             judge_sampling=judge_sampling,
+            set_verdict=set_verdict,
             concurrency=concurrency,
             judge_concurrency=judge_concurrency,
             agent_concurrency=agent_concurrency,

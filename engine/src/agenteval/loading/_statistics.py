@@ -4,7 +4,7 @@ ADK-compatible).
 
     {"statistics": {"confidence": 0.95, "num_runs": "auto", "run_budget": 200,
                     "judge_sampling": "curtailed", "judge_budget": 1000,
-                    "fail_on_inconclusive": true}}
+                    "fail_on_inconclusive": true, "set_verdict": "holm"}}
 
 Every key is optional; a command-line flag overrides its key. An unknown key or a bad
 value is a ``ConfigError`` naming the file, the JSON path and the valid choices.
@@ -16,8 +16,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Optional, Union
 
 from ..errors import ConfigError
+from ..stats import SET_VERDICT_RULES
 
-__all__ = ["JUDGE_SAMPLING_MODES", "StatisticsConfig", "parse_statistics"]
+__all__ = ["JUDGE_SAMPLING_MODES", "SET_VERDICT_RULES", "StatisticsConfig", "parse_statistics"]
 
 #: The run-wide judge sampling modes (``--judge-sampling``).
 JUDGE_SAMPLING_MODES = ("majority", "curtailed", "sequential", "pivotal")
@@ -30,7 +31,8 @@ class StatisticsConfig:
     ``confidence`` in [0.5, 0.999]; ``num_runs`` a whole number ≥ 1 or ``"auto"`` (used
     only when the run runs the agent); ``run_budget`` ≥ 1 (only with ``"auto"``);
     ``judge_sampling`` one of ``JUDGE_SAMPLING_MODES``; ``judge_budget`` ≥ 0;
-    ``fail_on_inconclusive`` a boolean."""
+    ``fail_on_inconclusive`` a boolean; ``set_verdict`` one of ``SET_VERDICT_RULES`` (the
+    eval sets' verdict rule; ``holm`` when not given)."""
 
     confidence: Optional[float] = None
     num_runs: Union[int, str, None] = None
@@ -38,6 +40,7 @@ class StatisticsConfig:
     judge_sampling: Optional[str] = None
     judge_budget: Optional[int] = None
     fail_on_inconclusive: Optional[bool] = None
+    set_verdict: Optional[str] = None
 
 
 _KEYS = tuple(f.name for f in fields(StatisticsConfig))
@@ -71,9 +74,10 @@ def _check(key: str, value: Any, path: str) -> Any:
         return _whole(value, path, 1)
     if key == "judge_budget":
         return _whole(value, path, 0)
-    if key == "judge_sampling":
-        if value not in JUDGE_SAMPLING_MODES:
-            choices = ", ".join(f'"{m}"' for m in JUDGE_SAMPLING_MODES)
+    if key in ("judge_sampling", "set_verdict"):
+        valid = JUDGE_SAMPLING_MODES if key == "judge_sampling" else SET_VERDICT_RULES
+        if value not in valid:
+            choices = ", ".join(f'"{m}"' for m in valid)
             raise ValueError(f"{path}: expected one of {choices}, got {_shown(value)}")
         return value
     if not isinstance(value, bool):  # fail_on_inconclusive

@@ -245,6 +245,7 @@ def _set_statistics(console: Console, summary: RunSummary) -> None:
                 _set_verdict(crit),
             )
         console.print(table)
+        _set_verdict_lines(console, item.criteria)
     if len(listed) < len(sets):
         console.print(
             Text(f"{len(sets) - len(listed):,} more eval set(s), all PASS, not listed", style="dim")
@@ -271,6 +272,23 @@ def _set_verdict(crit: SetCriterionSummary) -> Text:
     if crit.flaky_cases:
         text += Text(f" ({crit.flaky_cases:,} flaky)", style="yellow")
     return text
+
+
+def _set_verdict_lines(console: Console, criteria: Sequence) -> None:
+    """Why a set's verdict is not PASS, in words, and the error its verdict controls."""
+    for crit in criteria:
+        if crit.verdict in ("FAIL", "INCONCLUSIVE") and crit.verdict_reason:
+            line = Text(f"{visible(crit.criterion)} ").append(
+                crit.verdict, style=_VERDICT_STYLE[crit.verdict]
+            )
+            console.print(_indented(line.append(f": {visible(crit.verdict_reason)}"), 2))
+    stated: dict[tuple[str, str], list[str]] = {}
+    for crit in criteria:
+        if crit.guarantee:
+            stated.setdefault((crit.verdict_rule or "", crit.guarantee), []).append(visible(crit.criterion))
+    for (rule, guarantee), names in stated.items():
+        which = f" of {', '.join(names)}" if len(stated) > 1 else ""
+        console.print(_indented(Text(f"set verdict{which} ({rule}): {guarantee}", style="dim"), 2))
 
 
 def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:

@@ -16,7 +16,7 @@ from typing import IO, Any, Optional
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .._verdicts import case_criteria, case_decided, case_status, not_evaluated
+from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
@@ -345,7 +345,7 @@ class RecordedRun:
 
         manifest = self.manifest
         level = manifest.set_confidence if manifest.set_confidence is not None else manifest.confidence
-        builder = SummaryBuilder(level, self.run_id)
+        builder = SummaryBuilder(level, self.run_id, manifest.set_verdict)
         for entry, case in cases:
             builder.add(case, entry)
         written = self.summary()
@@ -417,6 +417,7 @@ def case_from_records(
             entry.index,
             case_id,
         ),
+        identical_outputs=same_outputs([r.actual if r is not None else None for r in records]),
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
     return CaseResult(eval_id=case_id, status=case_status(results), criteria=results, agent_runs=agent_runs)

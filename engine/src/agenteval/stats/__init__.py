@@ -5,9 +5,11 @@
   scores, and ``bounded_interval``, which picks among them;
 * ``derive_seed(run_id, case_id, criterion)``: resampling that re-renders identically;
 * tri-state verdicts (``VerdictResult``): ``case_verdict``, ``sequential_judge_verdict``,
-  ``combine_verdicts``, and per eval set ``set_statistics``;
+  ``combine_verdicts``, and per eval set ``set_statistics`` and ``set_verdict`` (its
+  verdict with the error it controls: ``SET_VERDICT_RULES``);
 * paired run-vs-run comparison: ``compare_runs`` / ``compare_criterion``
-  (``Comparison``), ``compare_case_runs`` (per-case flags), ``sign_flip_test``,
+  (``Comparison``), ``compare_case_runs`` (per-case flags, attainable from
+  ``flag_min_runs`` runs a side), ``sign_flip_test``,
   ``two_sample_test``, ``holm``, ``benjamini_hochberg``, ``minimum_detectable_effect``;
 * judge sampling: ``majority_settled``, ``curtailed_majority``, ``sprt``,
   ``sprt_barrier``, their exact operating characteristics, ``judge_agreement``,
@@ -28,8 +30,11 @@ from ._compare import (
     compare_case_runs,
     compare_criterion,
     compare_runs,
+    flag_min_runs,
     minimum_detectable_effect,
+    smallest_case_p,
 )
+from ._family import SET_VERDICT_RULES, SetVerdict, set_verdict
 from ._interval import Interval
 from ._intervals import (
     BCA_MIN_N,
@@ -61,6 +66,7 @@ from ._verdict import Basis, Verdict, VerdictResult, case_verdict, combine_verdi
 
 __all__ = [
     "BCA_MIN_N",
+    "SET_VERDICT_RULES",
     "Basis",
     "CaseChange",
     "ChangeStatus",
@@ -71,6 +77,7 @@ __all__ = [
     "PermutationTest",
     "SampledVote",
     "SetStatistics",
+    "SetVerdict",
     "VarianceComponents",
     "Verdict",
     "VerdictResult",
@@ -88,6 +95,7 @@ __all__ = [
     "curtailed_majority",
     "curtailed_operating_characteristics",
     "derive_seed",
+    "flag_min_runs",
     "fleiss_kappa",
     "holm",
     "judge_agreement",
@@ -97,7 +105,9 @@ __all__ = [
     "minimum_detectable_effect",
     "sequential_judge_verdict",
     "set_statistics",
+    "set_verdict",
     "sign_flip_test",
+    "smallest_case_p",
     "sprt",
     "sprt_barrier",
     "sprt_operating_characteristics",

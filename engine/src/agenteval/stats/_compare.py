@@ -31,7 +31,9 @@ __all__ = [
     "compare_case_runs",
     "compare_criterion",
     "compare_runs",
+    "flag_min_runs",
     "minimum_detectable_effect",
+    "smallest_case_p",
 ]
 
 
@@ -268,12 +270,34 @@ def compare_runs(
     return Comparison(tuple(out), alpha, 1.0 - alpha)
 
 
+def smallest_case_p(runs_a: int, runs_b: int) -> float:
+    """The smallest p the two-sided permutation test of one case can give with these runs
+    per side: the most extreme of the C(n_a + n_b, n_a) relabellings, counted twice when
+    the sides are the same size (its mirror is as extreme). 2 and 2 runs: 0.333; 3 and 3:
+    0.100; 4 and 4: 0.029."""
+    if runs_a < 1 or runs_b < 1:
+        return 1.0
+    return min(1.0, (2.0 if runs_a == runs_b else 1.0) / math.comb(runs_a + runs_b, runs_a))
+
+
+def flag_min_runs(fdr: float = 0.10) -> int:
+    """The fewest runs per side (the same on both) with which a case can be flagged at all:
+    the smallest n whose ``smallest_case_p(n, n)`` is below ``fdr`` (4 at 0.10)."""
+    n = 1
+    while smallest_case_p(n, n) >= fdr:
+        n += 1
+    return n
+
+
 @dataclass(frozen=True)
 class CaseChange:
     """One case's change between two runs with repeated runs on both sides:
     ``delta`` = mean(B runs) - mean(A runs), the two-sided permutation ``p_value``, its
     Benjamini–Hochberg ``q_value`` over the cases tested, and ``flagged`` when q < the
-    FDR level. Cases with fewer than 2 runs on a side are not tested (p and q ``None``)."""
+    FDR level. A case is tested only when a flag is attainable: its smallest possible p
+    (``smallest_case_p``) is below the FDR level, which needs 4 runs a side at 0.10
+    (``flag_min_runs``); other cases are not tested (p and q ``None``) and do not count
+    in the correction."""
 
     index: int
     mean_a: float
@@ -292,9 +316,9 @@ def compare_case_runs(
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> tuple[CaseChange, ...]:
-    """Per-case changes (paired cases, in order) with BH flags at ``fdr``. Each case is
-    tested with its own seed derived from ``seed`` and its index. A case with no run on
-    a side raises ``ValueError``."""
+    """Per-case changes (paired cases, in order) with BH flags at ``fdr``. Each case whose
+    runs make a flag attainable is tested with its own seed derived from ``seed`` and its
+    index. A case with no run on a side raises ``ValueError``."""
     if len(runs_a) != len(runs_b):
         raise ValueError(f"paired cases need equal lengths, got {len(runs_a)} and {len(runs_b)}")
     tested: list[tuple[int, float]] = []
@@ -304,7 +328,7 @@ def compare_case_runs(
             raise ValueError(f"case {index} has no scored run on one side")
         mean_a, mean_b = math.fsum(ra) / len(ra), math.fsum(rb) / len(rb)
         p = None
-        if len(ra) >= 2 and len(rb) >= 2:
+        if smallest_case_p(len(ra), len(rb)) < fdr:
             p = two_sample_test(ra, rb, seed=seed + index, resamples=resamples).p_value
             tested.append((index, p))
         rows.append((index, mean_a, mean_b, p))

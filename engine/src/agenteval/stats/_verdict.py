@@ -7,8 +7,13 @@ U <= threshold, FAIL iff L > threshold). Special cases, by ``basis``:
 
 * ``single-run``: one run gives no measure of variability; the point verdict stands;
 * ``zero-failure``: a threshold at the score's best value (ADK's 1.0) is met only by
-  perfect runs, so any imperfect run is a certain FAIL, and all-perfect runs PASS with a
-  bound on the failure rate, 1 - ((1 - level) / 2) ** (1 / n);
+  perfect runs, so any imperfect run is a certain FAIL, and all-perfect runs PASS as
+  pass^k (every one of the k runs passed) with the pass rate's lower bound
+  ((1 - level) / 2) ** (1 / k);
+* ``identical-runs``: the runs gave identical outputs (a deterministic or cached agent)
+  and identical scores, and the interval cannot decide: the k runs are one observation
+  repeated, so the point verdict stands, stated with the lower bound on how often the
+  agent gives that output, ((1 - level) / 2) ** (1 / k);
 * ``judge-sequential``: one run judged in sequential mode; bounds from settled votes;
 * ``runs`` / ``cases``: the interval decides.
 """
@@ -50,6 +55,7 @@ class Basis(str, Enum):
     CASES = "cases"
     SINGLE_RUN = "single-run"
     ZERO_FAILURE = "zero-failure"
+    IDENTICAL_RUNS = "identical-runs"
     JUDGE_SEQUENTIAL = "judge-sequential"
 
 
@@ -58,11 +64,14 @@ class VerdictResult:
     """One tri-state verdict.
 
     ``score`` is the point value (mean of the scored units, ADK's score); ``interval`` is
-    ``None`` for ``single-run`` and ``zero-failure`` FAILs; ``reason`` says why in one
-    sentence ("95% interval [0.27, 1.00] contains the threshold 0.80"); ``hint`` says how
-    many units would settle an INCONCLUSIVE verdict (``units_to_settle``, ``None`` when no
-    number of units can, e.g. a mean exactly at the threshold); ``failure_rate_bound`` is
-    set for a zero-failure PASS.
+    ``None`` for ``single-run`` and ``zero-failure`` FAILs, and the Clopper–Pearson
+    interval of the pass rate for a zero-failure PASS and an ``identical-runs`` verdict;
+    ``reason`` says why in one sentence, an INCONCLUSIVE one in words ("5 runs cannot yet
+    tell the mean from the threshold 0.80: the 95% interval [0.27, 1.00] contains it");
+    ``hint`` says how many units would settle an INCONCLUSIVE verdict (``units_to_settle``,
+    ``None`` when no number of units can, e.g. a mean exactly at the threshold);
+    ``failure_rate_bound`` is set for a zero-failure PASS and an ``identical-runs`` PASS
+    (the upper bound on the share of runs that would miss the threshold).
     """
 
     verdict: Verdict
@@ -101,10 +110,16 @@ def _point(score: float, threshold: float, higher_is_better: bool) -> bool:
     return score >= threshold if higher_is_better else score <= threshold
 
 
-def _interval_reason(verdict: Verdict, interval: Interval, threshold: float, higher_is_better: bool) -> str:
+def _interval_reason(
+    verdict: Verdict, interval: Interval, threshold: float, higher_is_better: bool, unit: str = "run"
+) -> str:
     where = interval.text()
     if verdict is Verdict.INCONCLUSIVE:
-        return f"{where} contains the threshold {_f(threshold)}"
+        count = interval.n + interval.n_missing
+        return (
+            f"{where} contains the threshold {_f(threshold)}, so {count} {unit}s cannot yet tell "
+            "whether the mean is above or below it"
+        )
     above = (verdict is Verdict.PASS) == higher_is_better
     side = "at or above" if above else "below"
     if not higher_is_better:
@@ -186,6 +201,7 @@ def case_verdict(
     missing: str = "bound",
     unit: str = "run",
     hint: bool = True,
+    identical: bool = False,
 ) -> VerdictResult:
     """The tri-state verdict of one criterion from its unit scores in [lo, hi].
 
@@ -195,9 +211,11 @@ def case_verdict(
     ``"exclude"`` drops missing units (ADK's behaviour). No scored unit gives
     NOT_EVALUATED; one unit in all gives the point verdict (``single-run``); a threshold
     at the best value follows the zero-failure rule; a threshold at the worst value
-    always passes. ``seed`` drives the BCa resamples (see ``derive_seed``). ``hint=False``
-    skips the search for how many units would settle an INCONCLUSIVE verdict (it costs a
-    few interval computations).
+    always passes. ``identical=True`` says the units are copies of one observation (the
+    runs gave identical outputs): when their scores are identical too and the interval
+    cannot decide, the point verdict stands (basis ``identical-runs``). ``seed`` drives the
+    BCa resamples (see ``derive_seed``). ``hint=False`` skips the search for how many units
+    would settle an INCONCLUSIVE verdict (it costs a few interval computations).
     """
     if missing not in ("bound", "exclude"):
         raise ValueError(f"missing must be 'bound' or 'exclude', got {missing!r}")
@@ -241,7 +259,9 @@ def case_verdict(
     values: list[Optional[float]] = list(scored) + [None] * n_missing
     interval = manski_interval(values, lo, hi, level, seed)
     verdict = _decide(interval, threshold, higher_is_better)
-    reason = _interval_reason(verdict, interval, threshold, higher_is_better)
+    if verdict is Verdict.INCONCLUSIVE and identical and not n_missing and len(set(scored)) == 1:
+        return _identical(scored, score, threshold, higher_is_better, level, unit, common)
+    reason = _interval_reason(verdict, interval, threshold, higher_is_better, unit)
     advice = units = None
     if verdict is Verdict.INCONCLUSIVE and n_missing:
         advice = f"{n_missing} missing {unit}(s) keep it open: score them first"
@@ -280,7 +300,6 @@ def _zero_failure(
         )
     n = len(scored)
     rate = clopper_pearson(n, n, level)
-    bound = 1.0 - rate.low
     if n_missing:
         return VerdictResult(
             Verdict.INCONCLUSIVE,
@@ -297,10 +316,49 @@ def _zero_failure(
         score=score,
         interval=Interval(rate.low, 1.0, 1.0, rate.method, level, n),
         reason=(
-            f"all {n} {unit}s are perfect; the failure rate is at most {bound:.1%} "
-            f"({_percent(level)} upper bound)"
+            f"all {n} {unit}s are perfect, as a threshold at the best value {_f(best)} asks "
+            f"(pass^{n}); {_rate_bound(rate.low, level, unit, 'pass')}"
         ),
-        failure_rate_bound=bound,
+        failure_rate_bound=1.0 - rate.low,
+        **common,
+    )
+
+
+def _rate_bound(low: float, level: float, unit: str, verb: str) -> str:
+    return f"at least {low:.1%} of {unit}s would {verb} ({_percent(level)} lower bound)"
+
+
+def _identical(
+    scored: list[float],
+    score: float,
+    threshold: float,
+    higher_is_better: bool,
+    level: float,
+    unit: str,
+    common: dict,
+) -> VerdictResult:
+    """k identical runs with identical outputs: one observation repeated. The point verdict
+    stands; what the k runs do show is how often the agent gives that output: at least
+    ((1 - level) / 2) ** (1 / k) of runs (Clopper–Pearson for k of k)."""
+    n = len(scored)
+    ok = _point(scored[0], threshold, higher_is_better)  # every run's score, not a rounded mean
+    rate = clopper_pearson(n, n, level)
+    interval = (
+        Interval(rate.low, 1.0, 1.0, rate.method, level, n)
+        if ok
+        else Interval(0.0, 1.0 - rate.low, 0.0, rate.method, level, n)
+    )
+    return VerdictResult(
+        Verdict.PASS if ok else Verdict.FAIL,
+        Basis.IDENTICAL_RUNS,
+        score=score,
+        interval=interval,
+        reason=(
+            f"all {n} {unit}s gave the same output and score {_f(scored[0])}, which "
+            f"{'meets' if ok else 'misses'} the threshold {_f(threshold)}: one observation "
+            f"repeated, so the point verdict stands; {_rate_bound(rate.low, level, unit, 'give it')}"
+        ),
+        failure_rate_bound=1.0 - rate.low if ok else None,
         **common,
     )
 
