@@ -33,16 +33,17 @@ _blocks = st.builds(
     judge_budget=_budget,
     fail_on_inconclusive=_flag,
 )
-_options = st.builds(
-    RunOptions,
-    num_runs=_runs,
-    run_budget=st.one_of(st.none(), st.integers(1, 500)),
-    confidence=_confidence,
-    statistics=st.booleans(),
-    fail_on_inconclusive=_flag,
-    judge_budget=_budget,
-    judge_sampling=_sampling,
-)
+#: The statistics keys a caller may set (``None``: not given).
+_STATISTICS_OPTIONS = {
+    "num_runs": _runs,
+    "run_budget": st.one_of(st.none(), st.integers(1, 500)),
+    "confidence": _confidence,
+    "statistics": st.booleans(),
+    "fail_on_inconclusive": _flag,
+    "judge_budget": _budget,
+    "judge_sampling": _sampling,
+}
+_options = st.builds(RunOptions, **_STATISTICS_OPTIONS)
 
 
 def _first(*values: Any) -> Any:
@@ -72,20 +73,17 @@ def test_each_key_is_the_option_else_the_block_else_the_default(options, block, 
 
 _cli_options = st.builds(
     RunOptions,
-    num_runs=_runs,
-    run_budget=st.one_of(st.none(), st.integers(1, 500)),
-    confidence=_confidence,
-    statistics=st.booleans(),
-    fail_on_inconclusive=st.one_of(st.none(), st.just(True)),  # the CLI's flag cannot say "no"
-    judge_budget=_budget,
-    judge_sampling=_sampling,
-    concurrency=st.integers(1, 64),  # the CLI always gives one
-    judge_concurrency=st.integers(1, 64),
-    agent_concurrency=st.integers(1, 64),
-    agent_timeout=st.floats(0.001, 10_000, allow_nan=False),
-    agent_isolation=st.sampled_from(["none", "process"]),
-    strict=st.booleans(),
-    cache_dir=st.sampled_from([None, Path(".agenteval"), Path("/tmp/judge-cache")]),
+    **{
+        **_STATISTICS_OPTIONS,
+        "fail_on_inconclusive": st.one_of(st.none(), st.just(True)),  # the CLI's flag cannot say "no"
+        "concurrency": st.integers(1, 64),  # the CLI always gives one
+        "judge_concurrency": st.integers(1, 64),
+        "agent_concurrency": st.integers(1, 64),
+        "agent_timeout": st.floats(0.001, 10_000, allow_nan=False),
+        "agent_isolation": st.sampled_from(["none", "process"]),
+        "strict": st.booleans(),
+        "cache_dir": st.sampled_from([None, Path(".agenteval"), Path("/tmp/judge-cache")]),
+    },
 )
 _names = st.text(st.sampled_from("abcdefghij_"), min_size=1, max_size=8)
 _requests = st.builds(

@@ -270,6 +270,7 @@ def _viewer(project: Project, runs: Path, fields: dict) -> Optional[list[str]]:
 CALLERS = {"cli": _cli, "api": _api, "pytest": _pytest, "viewer": _viewer}
 
 
+@pytest.mark.slow  # about a minute a variant (pytest runs in a subprocess); CI runs it
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_caller_records_the_same_run(variant, judged, tmp_path, monkeypatch):
     cases, config, options = VARIANTS[variant]
