@@ -321,3 +321,14 @@ def test_a_result_in_memory_knows_its_trajectory_criteria_from_the_classes_the_r
     result = agenteval.evaluate(EXAMPLE / "travel.evalset.json", EXAMPLE / "travel.actual.json", criteria)
     views = list(case_views(result))
     assert views and all(v.trajectory_criteria == {"tool_trajectory_match_v2"} for v in views)
+
+
+def test_aligned_rows_are_made_safe_for_the_terminal():
+    from agenteval.reporting import TrajectoryRow
+
+    hostile = TrajectoryRow("extra", "x\x1b[2J", None, 0, None, {"q": "\x1b]0;owned\x07 hi\nthere"})
+    out = io.StringIO()
+    _table._print_rows("aligned:", [hostile], Console(file=out, width=120, no_color=True), 0)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "+ extra x" in text

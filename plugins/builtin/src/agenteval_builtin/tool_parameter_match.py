@@ -11,9 +11,8 @@ from typing import Optional
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 from agenteval.models import FunctionCall
-from agenteval.reporting import ArgDiff, TrajectoryRow
+from agenteval.reporting import ArgDiff, TrajectoryRow, row_text
 
-from ._format import format_call
 from ._summary import summarise
 
 __all__ = ["ToolParameterMatch"]
@@ -82,7 +81,6 @@ class ToolParameterMatch(Evaluator):
 def _invocation(actual: list[FunctionCall], expected: list[FunctionCall]) -> InvocationScore:
     rows: list[TrajectoryRow] = []
     call_scores: list[float] = []
-    problems: list[str] = []
     start = 0
     for j, want in enumerate(expected):
         found: Optional[int] = next(
@@ -91,9 +89,6 @@ def _invocation(actual: list[FunctionCall], expected: list[FunctionCall]) -> Inv
         if found is None:
             call_scores.append(0.0)
             rows.append(TrajectoryRow("missing", want.name, j, None, want.args, None))
-            problems.append(
-                f"expected call #{j + 1} {format_call(want)} found no later call to {want.name!r}"
-            )
             continue
         rows.extend(
             TrajectoryRow("extra", actual[i].name, None, i, None, actual[i].args) for i in range(start, found)
@@ -104,14 +99,6 @@ def _invocation(actual: list[FunctionCall], expected: list[FunctionCall]) -> Inv
         rows.append(
             TrajectoryRow(op, want.name, j, found, want.args, actual[found].args, diffs, similarity=score)
         )
-        if diffs:
-            listed = ", ".join(
-                f"{d.key} missing"
-                if d.kind == "missing"
-                else f"{d.key}: expected {d.expected!r}, got {d.actual!r}"
-                for d in diffs
-            )
-            problems.append(f"expected call #{j + 1} {want.name} scored {score:.3g}: {listed}")
         start = found + 1
     rows.extend(
         TrajectoryRow("extra", actual[i].name, None, i, None, actual[i].args)
@@ -120,5 +107,6 @@ def _invocation(actual: list[FunctionCall], expected: list[FunctionCall]) -> Inv
     details = {"expected_calls": len(expected), "actual_calls": len(actual), "call_scores": call_scores}
     if any(row.op != "match" or row.arg_diffs for row in rows):
         details["alignment"] = [row.to_json() for row in rows]
-    score = sum(call_scores) / len(call_scores)
-    return InvocationScore(score=score, reason="; ".join(problems) or None, details=details)
+    # What cost points, as the report writes it: expected calls unmatched or partly matched.
+    reason = "; ".join(row_text(row) for row in rows if row.op in ("missing", "args_differ"))
+    return InvocationScore(score=sum(call_scores) / len(call_scores), reason=reason or None, details=details)

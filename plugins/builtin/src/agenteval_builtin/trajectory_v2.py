@@ -16,11 +16,10 @@ from typing import Any, Literal, NamedTuple, Optional
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 from agenteval import Params as ParamsBase
 from agenteval.models import FunctionCall, Invocation
-from agenteval.reporting import ArgDiff, TrajectoryRow
+from agenteval.reporting import ArgDiff, TrajectoryRow, row_text
 from pydantic import Field, field_validator, model_validator
 
 from ._arguments import ArgsConfig, ArgumentRule
-from ._format import format_call, shorten
 from ._matching import parse_match_type
 from ._summary import summarise
 from ._trajectory_alignment import Pair, align
@@ -47,8 +46,7 @@ _REQUIRED = {
     TrajectoryMatchType.SUPERSET: (False, True),
     TrajectoryMatchType.SUBSET: (True, False),
 }
-_MAX_PARTIAL_LISTED = 3
-_MAX_LISTED = 5
+_MAX_LISTED = 6
 
 
 class _Call(NamedTuple):
@@ -329,47 +327,15 @@ def _expected_order(row: TrajectoryRow) -> tuple[bool, int, int, int, int]:
     )
 
 
-def _where(row: TrajectoryRow) -> str:
-    index = row.expected_index if row.op == "missing" else row.actual_index
-    turn = row.expected_turn if row.op == "missing" else row.actual_turn
-    return f"#{(index or 0) + 1}" + (f" of turn {turn + 1}" if turn is not None else "")
-
-
 def _reason(rows: Sequence[TrajectoryRow], details: dict[str, Any]) -> str:
-    """Precision and recall, then what cost points: missing, extra and partial calls."""
-    parts = []
+    """Precision and recall, then what cost points: the rows that are not perfect matches,
+    written as the report writes them (``agenteval.reporting.row_text``)."""
     if details.get("precision") is not None:
-        parts.append(f"precision {details['precision']:.3g}, recall {details['recall']:.3g}")
+        head = f"precision {details['precision']:.3g}, recall {details['recall']:.3g}"
     else:
-        parts.append(f"{details['actual_calls']} calls made, {details['expected_calls']} expected")
-    for op, side in (("missing", "expected_args"), ("extra", "actual_args")):
-        listed = [r for r in rows if r.op == op]
-        if listed:
-            calls = ", ".join(
-                f"{format_call(FunctionCall(name=r.name, args=getattr(r, side)))} ({_where(r)})"
-                for r in listed[:_MAX_LISTED]
-            )
-            more = f", ... and {len(listed) - _MAX_LISTED} more" if len(listed) > _MAX_LISTED else ""
-            parts.append(f"{op}: {calls}{more}")
-    partial = [r for r in rows if r.op == "args_differ"]
-    for row in partial[:_MAX_PARTIAL_LISTED]:
-        diffs = (
-            ", ".join(_diff_text(d) for d in row.arg_diffs if d.kind != "equivalent") or "arguments differ"
-        )
-        call = format_call(FunctionCall(name=row.name, args=row.actual_args))
-        parts.append(f"{call} {_where(row)} scored {row.similarity or 0:.3g}: {diffs}")
-    if len(partial) > _MAX_PARTIAL_LISTED:
-        parts.append(f"... {len(partial) - _MAX_PARTIAL_LISTED} more partly matching calls")
-    return "; ".join(parts)
-
-
-def _value(value: Any) -> str:
-    return shorten(repr(value), 60)
-
-
-def _diff_text(diff: ArgDiff) -> str:
-    if diff.kind == "missing":
-        return f"{diff.key} missing (expected {_value(diff.expected)})"
-    if diff.kind == "extra":
-        return f"{diff.key} not expected (got {_value(diff.actual)})"
-    return f"{diff.key}: expected {_value(diff.expected)}, got {_value(diff.actual)} [{diff.matcher}]"
+        head = f"{details['actual_calls']} calls made, {details['expected_calls']} expected"
+    costly = [r for r in rows if r.op != "match"]
+    listed = [row_text(r) for r in costly[:_MAX_LISTED]]
+    if len(costly) > _MAX_LISTED:
+        listed.append(f"... {len(costly) - _MAX_LISTED} more")
+    return "; ".join([head, *listed])
