@@ -244,3 +244,12 @@ def test_prompt_inputs_final_response():
         "no",
         "not_applicable",
     ]
+
+
+def test_tool_use_rubrics_declare_that_reports_show_the_trajectory():
+    """Reports show tool calls as its evidence because it says so (they guessed from the name)."""
+    from agenteval_llm_judges.rubric_final_response import RubricFinalResponseQuality
+    from agenteval_llm_judges.rubric_tool_use import RubricToolUseQuality
+
+    assert RubricToolUseQuality.info.shows_trajectory is True
+    assert RubricFinalResponseQuality.info.shows_trajectory is False

@@ -49,6 +49,7 @@ class RubricToolUseQuality(RubricCriterion):
         default_threshold=0.8,
         requires_rubrics=True,
         requires_judge=True,
+        shows_trajectory=True,
     )
 
     class Params(RubricParams):
