@@ -96,8 +96,13 @@ def _json_report(done: subprocess.CompletedProcess) -> dict:
         raise AssertionError(f"stdout is not JSON: {done.stdout[:500]!r}\n{done.stderr[-2000:]}") from None
 
 
-def _agent_runs(report: dict) -> dict:
-    return {case["eval_id"]: case["agent_runs"][0] for case in report["eval_sets"][0]["cases"]}
+def _agent_runs(done: subprocess.CompletedProcess) -> dict:
+    """Each case's (only) agent run, from the JSON report on stdout."""
+    return {case["eval_id"]: case["agent_runs"][0] for case in _json_report(done)["eval_sets"][0]["cases"]}
+
+
+def _error_codes(runs: dict) -> set:
+    return {run["error_code"] for run in runs.values()}
 
 
 _BLOCKS_ITS_LOOP = """
@@ -118,7 +123,7 @@ async def respond(message, history):
 def test_a_timed_out_async_agent_leaves_nothing_on_stderr_after_the_report(tmp_path):
     done = _agenteval(tmp_path, _BLOCKS_ITS_LOOP, "--agent-timeout", "1", "--format", "json")
     assert done.returncode == 1, done.stderr
-    assert {run["error_code"] for run in _agent_runs(_json_report(done)).values()} == {"agent_timeout"}
+    assert _error_codes(_agent_runs(done)) == {"agent_timeout"}
     for noise in ("Task was destroyed", "Traceback", "Exception ignored", "GeneratorExit"):
         assert noise not in done.stderr, done.stderr
 
@@ -147,7 +152,7 @@ def respond(message, history):
 def test_an_in_process_agent_writing_to_fd_1_cannot_corrupt_the_json_report(tmp_path):
     done = _agenteval(tmp_path, _WRITES_TO_FD_1, "--format", "json", "--agent-timeout", "30")
     assert done.returncode == 1
-    assert len(_agent_runs(_json_report(done))) == 3
+    assert len(_agent_runs(done)) == 3
     assert "raw bytes on file descriptor 1" in done.stderr  # not lost: on standard error
 
 
@@ -156,7 +161,7 @@ def test_an_in_process_agent_closing_fd_1_cannot_end_the_report(tmp_path):
         done = _agenteval(tmp_path, _CLOSES_FD_1, "--format", report, "--agent-concurrency", "1")
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         if report == "json":
-            assert {run["error_code"] for run in _agent_runs(_json_report(done)).values()} == {None}
+            assert _error_codes(_agent_runs(done)) == {None}
         else:
             assert "FAILED  3 cases" in done.stdout
         assert "travel_assistant" not in (tmp_path / "taken.txt").read_text()
@@ -177,12 +182,13 @@ def respond(message, history):
 
 
 def test_with_process_isolation_closing_fd_1_is_harmless(tmp_path):
-    done = _agenteval(
-        tmp_path, _CLOSES_FD_1_THEN_PRINTS, "--agent-isolation", "process", "--agent-concurrency", "1",
-        "--format", "json",
+    runs = _agent_runs(
+        _agenteval(
+            tmp_path, _CLOSES_FD_1_THEN_PRINTS, "--agent-isolation", "process", "--agent-concurrency", "1",
+            "--format", "json",
+        )
     )  # fmt: skip
-    runs = _agent_runs(_json_report(done))
-    assert {run["error_code"] for run in runs.values()} == {None}, runs
+    assert _error_codes(runs) == {None}, runs
     first = runs["weather_paris"]["output"]
     assert first.startswith("printed after closing\n") and "file descriptor 1 (standard output)" in first
     assert runs["flight_then_currency"]["output"] == "printed after closing\n" * 2
@@ -204,12 +210,13 @@ def test_process_isolation_returns_replies_exactly_as_in_process(tmp_path):
         done = _agenteval(
             tmp_path, _ODD_BUT_VALID_REPLIES, "--agent-isolation", isolation, "--format", "json"
         )
-        reports[isolation] = _agent_runs(_json_report(done))
-        assert {run["error_code"] for run in reports[isolation].values()} == {None}, reports[isolation]
-    for runs in reports.values():
+        reports[isolation] = _agent_runs(done)
+        assert _error_codes(reports[isolation]) == {None}, reports[isolation]
+    for runs in reports.values():  # when and how long: the one thing that differs
         for run in runs.values():
-            for key in ("duration", "creation_timestamp"):
-                run["invocations"][0].pop(key, None)
+            for turn in run["invocations"]:
+                for key in ("duration", "creation_timestamp"):
+                    turn.pop(key, None)
     assert reports["process"] == reports["none"]
     [turn] = reports["process"]["weather_paris"]["invocations"]
     assert turn["final_response"]["parts"][0]["text"] == "lone \\ud800 surrogate"
@@ -231,8 +238,8 @@ def test_after_a_call_left_running_the_agent_s_later_cases_run_in_worker_process
         tmp_path, _SPINS_AND_WILL_NOT_STOP, "--agent-timeout", "1", "--agent-concurrency", "1",
         "--format", "json",
     )  # fmt: skip
-    runs = _agent_runs(_json_report(done))
-    assert {run["error_code"] for run in runs.values()} == {"agent_timeout"}
+    runs = _agent_runs(done)
+    assert _error_codes(runs) == {"agent_timeout"}
     first, *later = (
         runs[case]["error"]["message"] for case in ("weather_paris", "flight_then_currency", "hotel_tokyo_ja")
     )

@@ -150,45 +150,50 @@ def _hide(value: str) -> str:
     return HIDDEN
 
 
-def _redact_text(text: str) -> str:
+def _redact_text(text: str, scrub: Scrubber) -> str:
     def pair(match: re.Match[str]) -> str:
         if not _SECRET_SETTING.search(match["name"]):
             return match.group()
         return f"{match['lead']}{match['name']}={_hide(match['value'])}"
 
-    text = _URL_PASSWORD.sub(lambda m: m["lead"] + _hide(m["value"]), text)
-    text = _BEARER.sub(lambda m: m["lead"] + _hide(m["value"]), text)
-    return scrub_secrets(_URL_PARAMETER.sub(pair, text))
+    if "@" in text:
+        text = _URL_PASSWORD.sub(lambda m: m["lead"] + _hide(m["value"]), text)
+    if " " in text:
+        text = _BEARER.sub(lambda m: m["lead"] + _hide(m["value"]), text)
+    if "=" in text:
+        text = _URL_PARAMETER.sub(pair, text)
+    return scrub(text)
 
 
-def _redact(value: Any) -> Any:
+def _redact(value: Any, scrub: Scrubber) -> Any:
     if isinstance(value, str):
-        return _redact_text(value)
+        return _redact_text(value, scrub)
     if isinstance(value, dict):
         return {
             key: _hide(item)
             if isinstance(key, str) and isinstance(item, str) and item and _SECRET_SETTING.search(key)
-            else _redact(item)
+            else _redact(item, scrub)
             for key, item in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return type(value)(_redact(item) for item in value)
+        return type(value)(_redact(item, scrub) for item in value)
     return value
 
 
 def redact_secrets(value: Redactable) -> Redactable:
     """``value`` (text, plain data or a pydantic model) with its credentials hidden (see the
     module docstring); a model comes back as a new model of the same class."""
+    scrub = Scrubber()
     if isinstance(value, BaseModel):
-        return type(value).model_validate(_redact(value.model_dump(mode="python", by_alias=True)))
-    return _redact(value)
+        return type(value).model_validate(_redact(value.model_dump(mode="python", by_alias=True), scrub))
+    return _redact(value, scrub)
 
 
 def register_secrets_in(value: Any) -> None:
     """Scrub from now on every credential ``redact_secrets`` would hide in ``value`` (a
     judge's ``judge_model_config`` with an ``api_key``): echoes of it never reach a record
     or the judge cache."""
-    _redact(value)
+    redact_secrets(value)
 
 
 def _read_env_file(path: Path) -> dict[str, str]:
