@@ -141,3 +141,29 @@ def test_a_judge_model_config_key_is_scrubbed_once_the_options_are_read():
 
     JudgeOptions(judge_model_config={"api_key": "sk-judge-config-77", "temperature": 0})
     assert scrub_secrets("the judge said sk-judge-config-77", {}) == f"the judge said {REDACTED}"
+
+
+def test_a_command_line_keeps_its_shape_and_loses_its_credentials():
+    from agenteval._secrets import redact_argv
+
+    argv = [
+        "agenteval",
+        "run",
+        "evals/",
+        "--agent",
+        "https://user:hunter2pass@agent.example/v1?model=m&api_key=sk-abcdef123456",
+        "--api-key",
+        "sk-flagvalue99",
+        "--token=tok-inline-777",
+        "--judge-concurrency",
+        "4",
+        "Authorization: Bearer abcdef123456789",
+    ]
+    out = redact_argv(argv)
+    assert out[:4] == argv[:4] and out[8:10] == ["--judge-concurrency", "4"]
+    assert out[4] == "https://user:***@agent.example/v1?model=m&api_key=***"
+    assert out[5:8] == ["--api-key", "***", "--token=***"]
+    assert out[10] == "Authorization: Bearer ***"
+    joined = " ".join(out)
+    for secret in ("hunter2pass", "sk-abcdef123456", "sk-flagvalue99", "tok-inline-777", "abcdef123456789"):
+        assert secret not in joined

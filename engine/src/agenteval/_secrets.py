@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, TypeVar
 
@@ -33,6 +33,7 @@ __all__ = [
     "REDACTED",
     "Scrubber",
     "endpoint_override_warnings",
+    "redact_argv",
     "redact_secrets",
     "register_secret",
     "register_secrets_in",
@@ -131,7 +132,7 @@ class Scrubber:
         return self._compiled.sub(REDACTED, text)
 
 
-#: What ``redact_secrets`` puts in place of a credential (as ``redact_argv`` does).
+#: What ``redact_secrets`` and ``redact_argv`` put in place of a credential.
 HIDDEN = "***"
 #: Setting names (mapping keys, URL parameters) whose values are credentials; ``max_tokens``
 #: and the like (a count, not a token) are not.
@@ -187,6 +188,27 @@ def redact_secrets(value: Redactable) -> Redactable:
     if isinstance(value, BaseModel):
         return type(value).model_validate(_redact(value.model_dump(mode="python", by_alias=True), scrub))
     return _redact(value, scrub)
+
+
+def redact_argv(argv: Sequence[str]) -> list[str]:
+    """A command line with its credentials hidden: the value of a credential-named flag
+    (``--api-key X``, ``--token=X``) and, in any other argument, what ``redact_secrets``
+    hides in text (``?key=X`` in a URL, ``user:password@``, ``Bearer X``)."""
+    scrub = Scrubber()
+    redacted: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            redacted.append(_hide(arg))
+            hide_next = False
+            continue
+        flag, eq, value = arg.partition("=")
+        if flag.startswith("-") and _SECRET_SETTING.search(flag.lstrip("-")):
+            redacted.append(f"{flag}={_hide(value)}" if eq else arg)
+            hide_next = not eq
+            continue
+        redacted.append(_redact_text(arg, scrub))
+    return redacted
 
 
 def register_secrets_in(value: Any) -> None:

@@ -15,41 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
-from .._secrets import redact_secrets
+from .._secrets import redact_argv, redact_secrets
 from .._version import __version__
 from ..errors import ConfigError
 from ..runs import Manifest, RecordedRun, RunState, RunWriter, find_run, list_runs, new_run_id, utc_now
 from ._evalrun import EvalRun
 from ._plan import Plan
 
-__all__ = ["describe_changes", "open_run", "redact_argv"]
-
-_SECRET_FLAG = re.compile(r"^--?[\w-]*(key|token|secret|password|credential)[\w-]*$", re.IGNORECASE)
-_SECRET_PAIR = re.compile(r"(?i)((?:api[_-]?)?key|token|secret|password|sig)=([^&\s]+)")
-_BEARER = re.compile(r"(?i)(bearer\s+)\S+")
-
-
-def redact_argv(argv: Sequence[str]) -> list[str]:
-    """The command line with secret values replaced by ``***`` (``--api-key X``,
-    ``--token=X``, ``?key=X`` in URLs, ``Bearer X``)."""
-    redacted: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next:
-            redacted.append("***")
-            hide_next = False
-            continue
-        flag, eq, _ = arg.partition("=")
-        if _SECRET_FLAG.match(flag):
-            if eq:
-                redacted.append(f"{flag}=***")
-            else:
-                redacted.append(arg)
-                hide_next = True
-            continue
-        arg = _SECRET_PAIR.sub(lambda m: f"{m.group(1)}=***", arg)
-        redacted.append(_BEARER.sub(lambda m: f"{m.group(1)}***", arg))
-    return redacted
+__all__ = ["describe_changes", "open_run"]
 
 
 def _git_commit(folder: Path) -> Optional[str]:
