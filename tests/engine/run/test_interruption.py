@@ -130,6 +130,7 @@ def test_an_interrupted_run_and_its_report_make_a_never_started_case_once_per_se
     for case in result.cases():
         if case.eval_id in never_started:
             assert case == real(entry, case.eval_id, [None], run.case_confidence, run_id=run.run_id)
+    assert recorded.result_summary() == result.summary  # recomputed from the records, case by case
 
     made.clear()
     render_table(recorded, Console(file=io.StringIO(), width=120), summary=result.summary)

@@ -517,19 +517,6 @@ class EvalRun:
             records = records[: len(runs)] if finished else records[: self._needed(planned, case_id, records)]
         return case_from_records(planned.entry, case_id, records, self.case_confidence, run_id=self.run_id)
 
-    def _unfinished_result(
-        self, planned: PlannedSet, case_id: str, runs: dict[int, CaseRecord], unstarted: dict[int, CaseResult]
-    ) -> CaseResult:
-        """An unfinished case's result. Cases of one run that never started differ only by
-        their id: the first one's result is made and copied for the others (``unstarted``,
-        by set), so that an interruption early in a large run is over at once."""
-        if runs or self.plan.num_runs != 1:
-            return self._case_result(planned, case_id, runs, finished=False)
-        made = unstarted.get(planned.index)
-        if made is None:
-            made = unstarted[planned.index] = self._case_result(planned, case_id, runs, finished=False)
-        return made if made.eval_id == case_id else made.model_copy(update={"eval_id": case_id})
-
     def _needed(self, planned: PlannedSet, case_id: str, records: list) -> int:
         """``--num-runs auto``: how many runs the case needs by now (``auto_runs_needed``)."""
         return auto_runs_needed(
@@ -558,18 +545,31 @@ class EvalRun:
         interrupted = self.stopped_by is not None or self.failed is not None
         summary = book.summary
         by_set: dict[int, list[CaseResult]] = {}
-        unstarted: dict[int, CaseResult] = {}
         for planned in self.plan.sets:
+            # Cases of one run that never started differ only by their id: the first one's
+            # result is made, and the others are counted as its copies in one step.
+            unstarted: Optional[CaseResult] = None
+            copies: list[str] = []
             for case_id in planned.case_ids:
                 key = (planned.index, case_id)
                 case = book.finished.get(key)
                 if key not in book.done:
                     state = book.active.get(key)
                     runs = state.runs if state is not None else self._resumed_runs(key, resumed)
-                    case = self._unfinished_result(planned, case_id, runs, unstarted)
-                    summary.add(case, planned.entry)
+                    if runs or self.plan.num_runs != 1 or unstarted is None:
+                        case = self._case_result(planned, case_id, runs, finished=False)
+                        summary.add(case, planned.entry)
+                        if not runs and self.plan.num_runs == 1:
+                            unstarted = case
+                    else:
+                        copies.append(case_id)
+                        if not self.keep_results:
+                            continue
+                        case = unstarted.model_copy(update={"eval_id": case_id})
                 if self.keep_results and case is not None:
                     by_set.setdefault(planned.index, []).append(case)
+            if unstarted is not None and copies:
+                summary.add_copies(unstarted, planned.entry, copies)
         judge = self.judge
         judged = {e.name for s in self.plan.sets for e in s.entries if e.requires_judge}
         run_summary = summary.build(
