@@ -147,17 +147,8 @@ def test_judge_agreement_from_recorded_votes_matches_the_krippendorff_library():
 )
 def test_copies_of_a_case_count_as_adding_each_of_them(score, status, copies, confidence):
     """``add_copies`` (an interruption's unstarted cases, in one step) = ``add`` one by one."""
-    criterion = entry()
-    eval_set = EvalSetEntry(index=0, eval_set_id="s", case_ids=[], criteria=[criterion])
-    result = CriterionResult(
-        criterion="c",
-        threshold=0.5,
-        score=score,
-        status=status,
-        plugin=PLUGIN,
-        reason_code="interrupted" if status is Status.NOT_EVALUATED else None,
-    )
-    first = CaseResult(eval_id="c000", status=status, criteria=[result])
+    eval_set = EvalSetEntry(index=0, eval_set_id="s", case_ids=[], criteria=[entry()])
+    first = _case("c000", status, score)
     ids = [f"c{i:03d}" for i in range(1, copies + 1)]
     one_by_one, in_one_step = SummaryBuilder(confidence, "r"), SummaryBuilder(confidence, "r")
     for builder in (one_by_one, in_one_step):
