@@ -103,3 +103,22 @@ def test_legacy_files_have_no_spans(tmp_path):
     path = tmp_path / "flat.test.json"
     path.write_text(json.dumps([{"query": "hi", "reference": "hello", "expected_tool_use": []}]))
     assert read_eval_file(path).case_spans is None
+
+
+def test_every_case_of_the_real_eval_set_files_reads_alone_as_loaded(real_evalsets_dir, monkeypatch):
+    monkeypatch.delenv("AGENTEVAL_MAX_FILE_MB", raising=False)
+    checked = 0
+    for path in sorted(real_evalsets_dir.glob("*/*.json")):
+        try:
+            loaded = read_eval_file(path)
+        except DataError:
+            continue  # a file ADK rejects too
+        if loaded.format != "evalset":
+            assert loaded.case_spans is None
+            continue
+        assert loaded.case_spans is not None, path
+        for index, case in enumerate(loaded.eval_set.eval_cases):
+            alone = loaded.case_spans.case(path, index)
+            assert alone == case and alone.model_dump_json() == case.model_dump_json(), (path, index)
+            checked += 1
+    assert checked > 20

@@ -47,7 +47,7 @@ class LoadedEvalSet:
     sha256: Optional[str] = None
     #: where each case is in the file, to read one again alone (``None``: a legacy
     #: file, an eval set that is not a file, or one the fast path did not validate).
-    case_spans: Optional[CaseSpans] = field(default=None, repr=False)
+    case_spans: Optional[CaseSpans] = field(default=None, repr=False, compare=False)
 
 
 def _stem(path: Optional[Path]) -> str:
