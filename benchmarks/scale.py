@@ -1,16 +1,22 @@
-"""How `agenteval run` scales with the number of cases: 1k, 10k and 100k cases, whole process.
+"""How `agenteval run` scales with the number of cases: 1k, 10k, 30k and 100k cases, whole process.
 
 Each size is a seeded data set written by ``throughput.generate``: cases of one invocation
-with three tool calls and a ~30-word response, 1,000 cases per file, expected files in
-``expected/`` (with a ``test_config.json`` naming ``tool_trajectory_avg_score`` and
-``response_match_score``) and the agent's recorded turns (event form, some perturbed) in
-``actual/``. For each size it runs, as a user would::
+with three tool calls and a ~30-word response, expected files in ``expected/`` (with a
+``test_config.json`` naming ``tool_trajectory_avg_score`` and ``response_match_score``) and
+the agent's recorded turns (event form, some perturbed) in ``actual/``. Each size is measured
+in two layouts side by side: ``files`` (1,000 cases per file) and ``one`` (every case in one
+expected file and one actual file, as many real suites keep them). For each it runs, as a
+user would::
 
     agenteval run expected/ --actual actual/bench_000.actual.evalset.json ... \\
         --format json --output result.json --quiet --runs-dir runs/
 
-in a fresh process, and prints wall time, peak RSS of that process (``wait4``), the size of
-the run folder, and the ratio to the previous size (a linear cost gives about 10x per step).
+in a fresh process, and prints wall time, the ratio to the previous size of the same layout
+(a linear cost gives about 10x per step), peak RSS of that process (``wait4``), the size of
+the run folder, the floor (plain ``json.load`` of every expected and actual file, timed in
+this process), the ratio of the wall time to that floor, and the CPU time of the process
+(user + system: on a shared machine the steadier figure). A run past ``--timeout`` seconds
+is stopped and shown as such.
 
 With ``--adk-python PATH`` (an interpreter with google-adk 2.13 and rouge-score, e.g. this
 project's dev venv), ADK's own evaluators do the same scoring on the 10k files through
@@ -18,7 +24,8 @@ project's dev venv), ADK's own evaluators do the same scoring on the 10k files t
 a lower bound (no CLI, no session handling, no result persistence). Compare ratios within one
 run; absolute figures depend on the machine.
 
-    python benchmarks/scale.py                          # 1k, 10k, 100k
+    python benchmarks/scale.py                          # 1k, 10k, 30k, 100k; both layouts
+    python benchmarks/scale.py --sizes 30000 --layouts one --timeout 180
     python benchmarks/scale.py --sizes 1000 10000 --adk-python .venv/bin/python
 """
 
@@ -27,9 +34,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -50,11 +59,16 @@ ADK_SPECS = {
 }
 
 
-def make_data(folder: Path, cases: int, seed: int = 7) -> dict[str, Any]:
-    """Generate the files for ``cases`` cases; return the throughput-style manifest."""
+#: Cases per file of each layout (``None``: every case in one file).
+LAYOUTS = {"files": 1000, "one": None}
+
+
+def make_data(folder: Path, cases: int, seed: int = 7, per_file: Optional[int] = 1000) -> dict[str, Any]:
+    """Generate the files for ``cases`` cases, ``per_file`` to a file (``None``: one file);
+    return the throughput-style manifest."""
     raw = folder / "raw"
     raw.mkdir(parents=True)
-    manifest = throughput.generate(raw, cases, 1, 1000, seed)
+    manifest = throughput.generate(raw, cases, 1, per_file or cases, seed)
     expected, actual = folder / "expected", folder / "actual"
     expected.mkdir()
     actual.mkdir()
@@ -69,8 +83,19 @@ def make_data(folder: Path, cases: int, seed: int = 7) -> dict[str, Any]:
     return manifest
 
 
-def run_agenteval(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
-    """One whole ``agenteval run`` process: wall seconds, peak RSS (MB), exit code."""
+def json_floor(manifest: dict[str, Any]) -> float:
+    """Seconds for plain ``json.load`` of every expected and actual file (the floor)."""
+    started = time.perf_counter()
+    for pair in manifest["pairs"]:
+        for key in ("expected", "actual"):
+            with open(pair[key], "rb") as handle:
+                json.load(handle)
+    return time.perf_counter() - started
+
+
+def run_agenteval(folder: Path, manifest: dict[str, Any], timeout: Optional[float] = None) -> dict[str, Any]:
+    """One whole ``agenteval run`` process: wall seconds, peak RSS (MB), exit code (``None``
+    when it was stopped after ``timeout`` seconds)."""
     command = [
         sys.executable,
         "-m",
@@ -88,15 +113,23 @@ def run_agenteval(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     ]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    timer = threading.Timer(timeout, process.kill) if timeout else None
+    if timer is not None:
+        timer.start()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
+    if timer is not None:
+        timer.cancel()
     stderr = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
     code = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    if timeout and code == -signal.SIGKILL:
+        return {"wall": wall, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "exit": None, "record_mb": 0.0}
     if code not in (0, 1):
         raise SystemExit(f"agenteval run failed with exit {code}:\n{stderr}")
     run_folder = next((folder / "runs").iterdir())
     size = sum(p.stat().st_size for p in run_folder.iterdir())
-    return {"wall": wall, "rss_mb": usage.ru_maxrss / 1024, "exit": code, "record_mb": size / 1e6}
+    return {"wall": wall, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "exit": code, "record_mb": size / 1e6}
 
 
 def run_adk(python: str, folder: Path) -> Optional[dict[str, Any]]:
@@ -121,37 +154,60 @@ def run_adk(python: str, folder: Path) -> Optional[dict[str, Any]]:
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 30000, 100000])
+    parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS))
+    parser.add_argument("--timeout", type=float, default=900, help="seconds before a run is stopped")
     parser.add_argument("--adk-python", help="an interpreter with google-adk 2.13 (compares at 10k)")
     args = parser.parse_args(argv)
-    print(f"{'cases':>8} {'wall s':>8} {'x prev':>7} {'peak RSS MB':>12} {'record MB':>10}")
-    previous: Optional[float] = None
-    walls: dict[int, float] = {}
+    print(
+        f"{'cases':>8} {'wall s':>8} {'x prev':>7} {'peak RSS MB':>12} {'record MB':>10} "
+        f"{'floor s':>8} {'x floor':>8} {'CPU s':>7}  layout"
+    )
+    previous: dict[str, float] = {}
+    walls: dict[tuple[str, int], float] = {}
     with tempfile.TemporaryDirectory(prefix="agenteval-scale-") as tmp:
         for size in args.sizes:
-            folder = Path(tmp) / str(size)
-            manifest = make_data(folder, size)
-            measured = run_agenteval(folder, manifest)
-            walls[size] = measured["wall"]
-            ratio = f"{measured['wall'] / previous:.1f}" if previous else "-"
-            print(
-                f"{size:>8} {measured['wall']:>8.2f} {ratio:>7} {measured['rss_mb']:>12.0f} "
-                f"{measured['record_mb']:>10.1f}",
-                flush=True,
-            )
-            previous = measured["wall"]
-            if args.adk_python and size == 10000:
-                adk = run_adk(args.adk_python, folder)
-                if adk is not None:
+            for layout in args.layouts:
+                folder = Path(tmp) / f"{size}-{layout}"
+                manifest = make_data(folder, size, per_file=LAYOUTS[layout])
+                floor = json_floor(manifest)
+                measured = run_agenteval(folder, manifest, args.timeout)
+                files = len(manifest["pairs"])
+                described = f"{layout} ({files} file{'s' if files > 1 else ''} of expected and of actual)"
+                if measured["exit"] is None:
                     print(
-                        f"{'':>8} ADK ({adk['version']}) on the same 10k files: "
-                        f"{adk['work']:.2f} s of loading and scoring "
-                        f"(process {adk['wall']:.2f} s, peak RSS {adk['rss_mb']:.0f} MB); "
-                        f"agenteval's whole process is {adk['work'] / measured['wall']:.1f}x faster",
+                        f"{size:>8} {'>' + format(args.timeout, '.0f'):>8} {'-':>7} "
+                        f"{measured['rss_mb']:>12.0f} {'-':>10} {floor:>8.2f} {'-':>8} "
+                        f"{measured['cpu']:>7.1f}  "
+                        f"{described}: stopped, not finished in {args.timeout:.0f} s",
                         flush=True,
                     )
-    if 10000 in walls and 100000 in walls:
-        print(f"100k / 10k wall time: {walls[100000] / walls[10000]:.1f}x (linear: 10x)")
+                    previous.pop(layout, None)
+                    continue
+                walls[(layout, size)] = measured["wall"]
+                ratio = f"{measured['wall'] / previous[layout]:.1f}" if layout in previous else "-"
+                print(
+                    f"{size:>8} {measured['wall']:>8.2f} {ratio:>7} {measured['rss_mb']:>12.0f} "
+                    f"{measured['record_mb']:>10.1f} {floor:>8.2f} {measured['wall'] / floor:>8.1f} "
+                    f"{measured['cpu']:>7.1f}  "
+                    f"{described}",
+                    flush=True,
+                )
+                previous[layout] = measured["wall"]
+                if args.adk_python and size == 10000 and layout == "files":
+                    adk = run_adk(args.adk_python, folder)
+                    if adk is not None:
+                        print(
+                            f"{'':>8} ADK ({adk['version']}) on the same 10k files: "
+                            f"{adk['work']:.2f} s of loading and scoring "
+                            f"(process {adk['wall']:.2f} s, peak RSS {adk['rss_mb']:.0f} MB); "
+                            f"agenteval's whole process is {adk['work'] / measured['wall']:.1f}x faster",
+                            flush=True,
+                        )
+    for layout in args.layouts:
+        if (layout, 10000) in walls and (layout, 100000) in walls:
+            ratio = walls[(layout, 100000)] / walls[(layout, 10000)]
+            print(f"100k / 10k wall time, {layout}: {ratio:.1f}x (linear: 10x)")
     return 0
 
 

@@ -10,25 +10,33 @@ from pathlib import Path
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def test_scale_prints_a_row_per_size() -> None:
+def _printed(script: str, *args: str) -> str:
+    """What ``benchmarks/<script> args`` prints (it must exit 0)."""
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "scale.py"), "--sizes", "50", "120"],
-        capture_output=True,
-        text=True,
-        timeout=600,
+        [sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
-    rows = [line.split() for line in done.stdout.splitlines()[1:]]
-    assert [row[0] for row in rows] == ["50", "120"]
-    assert all(float(row[1]) > 0 and float(row[3]) > 0 for row in rows)
+    return done.stdout
+
+
+def test_scale_prints_a_row_per_size_and_layout() -> None:
+    rows = [line.split() for line in _printed("scale.py", "--sizes", "50", "120").splitlines()[1:]]
+    assert [(row[0], row[8]) for row in rows] == [
+        ("50", "files"),
+        ("50", "one"),
+        ("120", "files"),
+        ("120", "one"),
+    ]
+    assert all(float(row[1]) > 0 and float(row[3]) > 0 and float(row[5]) >= 0 for row in rows)
 
 
 def test_interruption_resumes_exactly_the_unfinished_cases() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "interruption.py"), "--cases", "40", "--delay", "0.02"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "-> equal; run state complete, 40 records" in done.stdout, done.stdout
+    printed = _printed("interruption.py", "--cases", "40", "--delay", "0.02")
+    assert "-> equal; run state complete, 40 records" in printed, printed
+
+
+def test_interruption_prints_the_signal_table() -> None:
+    printed = _printed("interruption.py", "--sizes", "60", "--after", "10", "--delay", "0.01")
+    rows = [line.split() for line in printed.splitlines()[1:]]
+    assert [(row[0], row[4]) for row in rows] == [("60", "130")]
+    assert 10 <= int(rows[0][1]) < 60 and float(rows[0][3]) > 0

@@ -344,30 +344,38 @@ class SummaryBuilder:
     def add(self, case: CaseResult, eval_set: Optional[EvalSetEntry] = None) -> None:
         """Count ``case``; with its ``eval_set`` (and a confidence), also keep what the
         eval set's statistics need."""
-        self._cases[case.status] += 1
+        self.add_copies(case, eval_set, (case.eval_id,))
+
+    def add_copies(self, case: CaseResult, eval_set: Optional[EvalSetEntry], case_ids: Sequence[str]) -> None:
+        """Count, for each id of ``case_ids``, a case equal to ``case`` but for its id (as
+        ``add`` would one by one: the cases an interruption left unstarted, in one step)."""
+        times = len(case_ids)
+        self._cases[case.status] += times
         for result in case.criteria:
-            self._results[result.status] += 1
+            self._results[result.status] += times
             key = (result.criterion, result.threshold, str(result.plugin))
             group = self._criteria.get(key)
             if group is None:
                 group = self._criteria[key] = {"plugin": result.plugin, "scores": [], "counts": _count(())}
-            group["counts"][result.status] += 1
+            group["counts"][result.status] += times
             if result.score is not None:
-                group["scores"].append(result.score)
+                group["scores"].extend([result.score] * times)
             if result.status is Status.NOT_EVALUATED:
                 code = result.reason_code or "not_evaluated"
-                self._not_evaluated[code] = self._not_evaluated.get(code, 0) + 1
+                self._not_evaluated[code] = self._not_evaluated.get(code, 0) + times
             for run in result.runs or [result]:
                 for item in run.per_invocation:
                     if item.status is Status.NOT_EVALUATED:
                         code = item.reason_code or "not_evaluated"
-                        self._invocations[code] = self._invocations.get(code, 0) + 1
+                        self._invocations[code] = self._invocations.get(code, 0) + times
                     if "calls_used" in item.details:
-                        _add_votes(group, item.details)
+                        for _ in range(times):
+                            _add_votes(group, item.details)
         if eval_set is not None and self.confidence is not None:
             _, by_criterion = self._sets.setdefault(eval_set.index, (eval_set, {}))
             for result in case.criteria:
-                by_criterion.setdefault(result.criterion, []).append(_set_unit(case.eval_id, result))
+                _, *unit = _set_unit(case.eval_id, result)
+                by_criterion.setdefault(result.criterion, []).extend((i, *unit) for i in case_ids)
 
     def build(
         self,

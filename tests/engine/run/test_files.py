@@ -5,13 +5,14 @@ as one that keeps everything, and ``keep_results=False`` returns only the summar
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from agenteval._api import run_sync
 from agenteval._registry import Registry
-from agenteval._run import EvalRun, plan_paths
-from agenteval._run._files import EvalFiles
+from agenteval._run import EvalRun, _files, plan_paths
+from agenteval._run._files import EvalFiles, measured_cost
 from agenteval.errors import DataError
 from agenteval.judging import JudgeService
 from agenteval.models import EvalSet
@@ -89,6 +90,63 @@ def test_a_file_that_changed_since_planning_stops_with_a_clear_error(tmp_path):
         files.get(want[0])
 
 
+def test_a_dropped_file_gives_each_case_alone_and_a_changed_case_stops_the_run(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=0)
+    loaded = files.read(want[0])
+    assert files.case(want[0], "s0c2") == loaded.eval_set.eval_cases[2]
+    assert files.case(want[0], "nope") is None
+    assert (files.rereads, files.case_reads) == (0, 1)
+    want[0].write_bytes(want[0].read_bytes().replace(b"the answer is 0 3", b"the answer is 0 9"))
+    assert files.case(want[0], "s0c2") == loaded.eval_set.eval_cases[2]  # its bytes did not change
+    with pytest.raises(DataError, match="changed on disk while the run was going"):
+        files.case(want[0], "s0c3")
+
+
+def test_the_cost_of_a_file_is_measured_not_assumed(tmp_path):
+    want, _ = _sets(tmp_path, count=1, per_set=40)
+    loaded = EvalFiles(budget=0).read(want[0])
+    tracemalloc.start()
+    again = _files.read_eval_file(want[0])
+    traced = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert 0.7 * traced < measured_cost(again) < 1.3 * traced
+    assert measured_cost(loaded) == measured_cost(again)
+
+
+def test_one_file_larger_than_the_budget_is_read_once_however_many_cases_it_has(tmp_path, monkeypatch):
+    """Issue 21: a file over the budget was read again for every case (a 30,000-case file
+    never finished). Each file is read once, by planning; the run reads each case alone."""
+    want, got = _sets(tmp_path / "big", count=1, per_set=30)
+    kept_plan = plan_paths(
+        [str(tmp_path / "big" / "expected")], got, registry=Registry(), judge=JudgeService()
+    )
+    kept = run_sync(EvalRun(kept_plan).execute())
+    reads: list[Path] = []
+    real = _files.read_eval_file
+
+    def counted(path, **options):
+        reads.append(Path(path))
+        return real(path, **options)
+
+    monkeypatch.setattr(_files, "read_eval_file", counted)
+    monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "0")
+    plan = plan_paths([str(tmp_path / "big" / "expected")], got, registry=Registry(), judge=JudgeService())
+    streamed = run_sync(EvalRun(plan).execute())
+    assert sorted(reads) == sorted([*want, *got])
+    assert plan.files is not None and plan.files.case_reads == 60
+    assert _statuses(streamed) == _statuses(kept) and len(_statuses(kept)) == 30
+    assert streamed.summary == kept.summary
+    assert _scores(streamed) == _scores(kept)
+
+
+def _scores(result) -> list[tuple]:
+    return [
+        (case.eval_id, [(c.criterion, c.score, c.status, c.reason, c.details) for c in case.criteria])
+        for case in result.cases()
+    ]
+
+
 def _run(tmp_path: Path, *, keep_results: bool = True):
     want, got = _sets(tmp_path)
     plan = plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
@@ -103,7 +161,8 @@ def test_a_run_under_a_zero_budget_scores_exactly_as_one_that_keeps_every_file(t
     _, kept = _run(tmp_path / "kept")
     monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "0")
     plan, streamed = _run(tmp_path / "streamed")
-    assert plan.sets[0].files is not None and plan.sets[0].files.rereads > 0
+    files = plan.sets[0].files
+    assert files is not None and files.rereads == 0 and files.case_reads == 24  # 12 expected, 12 actual
     assert _statuses(streamed) == _statuses(kept)
     assert len(_statuses(kept)) == 12 and set(_statuses(kept).values()) == {Status.PASSED, Status.FAILED}
     assert streamed.summary == kept.summary

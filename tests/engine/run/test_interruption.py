@@ -4,14 +4,17 @@ the rest are NOT_EVALUATED ``interrupted``, and a resumed run scores only those.
 from __future__ import annotations
 
 import asyncio
+import io
 
 from agenteval import Evaluator, EvaluatorInfo, Score, Status
 from agenteval._api import run_sync
-from agenteval._run import EvalRun, plan_eval_sets
+from agenteval._run import EvalRun, _evalrun, plan_eval_sets
 from agenteval._run._session import open_run
 from agenteval.models import EvalSet
-from agenteval.runs import RecordedRun, RunState
+from agenteval.reporting import render_table
+from agenteval.runs import RecordedRun, RunState, _reader
 from agenteval.testing import make_case, make_invocation, registry_for
+from rich.console import Console
 
 CALLS: list[str] = []
 
@@ -87,3 +90,48 @@ def test_a_run_cancelled_from_outside_is_interrupted_not_lost():
     result = run_sync(cancelled())
     assert result.interrupted and run.stopped_by == "cancelled"
     assert 2 <= sum(c.status is Status.PASSED for c in result.cases()) < 30  # the third was in flight
+
+
+def _interrupted_after(run: EvalRun, calls: int):
+    async def interrupted():
+        task = asyncio.ensure_future(run.execute())
+        while len(CALLS) < calls:
+            await asyncio.sleep(0.005)
+        run.interrupt("SIGINT")
+        return await task
+
+    return run_sync(interrupted())
+
+
+def test_an_interrupted_run_and_its_report_make_a_never_started_case_once_per_set(tmp_path, monkeypatch):
+    """Issue 21: Ctrl-C at 20k cases took 16 s, most of it making the NOT_EVALUATED result of
+    every case that never started, twice (the run's result, then the report's listing).
+    Those cases differ only by their id: each is made once per set, and the result is the
+    same as making every one."""
+    CALLS.clear()
+    made: list[str] = []
+    real = _evalrun.case_from_records
+
+    def counted(entry, case_id, records, *args, **options):
+        made.append(case_id)
+        return real(entry, case_id, records, *args, **options)
+
+    monkeypatch.setattr(_evalrun, "case_from_records", counted)
+    monkeypatch.setattr(_reader, "case_from_records", counted)
+    plan = _plan(_cases(200))
+    run = open_run(plan, runs_dir=tmp_path, argv=["test"], concurrency=2)
+    result = _interrupted_after(run, 10)
+    recorded = RecordedRun.open(run.writer.folder)
+    finished = {key[1] for key in recorded.keys()}
+    never_started = [c for c in plan.sets[0].case_ids if c not in finished and c not in CALLS]
+    assert len(never_started) > 150
+    assert sum(case_id in never_started for case_id in made) <= 1
+    entry = plan.sets[0].entry
+    for case in result.cases():
+        if case.eval_id in never_started:
+            assert case == real(entry, case.eval_id, [None], run.case_confidence, run_id=run.run_id)
+    assert recorded.result_summary() == result.summary  # recomputed from the records, case by case
+
+    made.clear()
+    render_table(recorded, Console(file=io.StringIO(), width=120), summary=result.summary)
+    assert sum(case_id in never_started for case_id in made) <= 1

@@ -136,3 +136,24 @@ def test_judge_agreement_from_recorded_votes_matches_the_krippendorff_library():
     reliability = [[row[i] for row in matrix] for i in range(5)]
     expected = krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal")
     assert found.krippendorff_alpha == pytest.approx(expected, abs=1e-9)
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    score=st.none() | scores,
+    status=st.sampled_from([Status.PASSED, Status.FAILED, Status.NOT_EVALUATED]),
+    copies=st.integers(0, 6),
+    confidence=st.sampled_from([None, 0.95]),
+)
+def test_copies_of_a_case_count_as_adding_each_of_them(score, status, copies, confidence):
+    """``add_copies`` (an interruption's unstarted cases, in one step) = ``add`` one by one."""
+    eval_set = EvalSetEntry(index=0, eval_set_id="s", case_ids=[], criteria=[entry()])
+    first = _case("c000", status, score)
+    ids = [f"c{i:03d}" for i in range(1, copies + 1)]
+    one_by_one, in_one_step = SummaryBuilder(confidence, "r"), SummaryBuilder(confidence, "r")
+    for builder in (one_by_one, in_one_step):
+        builder.add(first, eval_set)
+    for case_id in ids:
+        one_by_one.add(first.model_copy(update={"eval_id": case_id}), eval_set)
+    in_one_step.add_copies(first, eval_set, ids)
+    assert in_one_step.build() == one_by_one.build()

@@ -550,16 +550,30 @@ class EvalRun:
         summary = book.summary
         by_set: dict[int, list[CaseResult]] = {}
         for planned in self.plan.sets:
+            # Cases of one run that never started differ only by their id: the first one's
+            # result is made, and the others are counted as its copies in one step.
+            unstarted: Optional[CaseResult] = None
+            copies: list[str] = []
             for case_id in planned.case_ids:
                 key = (planned.index, case_id)
                 case = book.finished.get(key)
                 if key not in book.done:
                     state = book.active.get(key)
                     runs = state.runs if state is not None else self._resumed_runs(key, resumed)
-                    case = self._case_result(planned, case_id, runs, finished=False)
-                    summary.add(case, planned.entry)
+                    if runs or self.plan.num_runs != 1 or unstarted is None:
+                        case = self._case_result(planned, case_id, runs, finished=False)
+                        summary.add(case, planned.entry)
+                        if not runs and self.plan.num_runs == 1:
+                            unstarted = case
+                    else:
+                        copies.append(case_id)
+                        if not self.keep_results:
+                            continue
+                        case = unstarted.model_copy(update={"eval_id": case_id})
                 if self.keep_results and case is not None:
                     by_set.setdefault(planned.index, []).append(case)
+            if unstarted is not None and copies:
+                summary.add_copies(unstarted, planned.entry, copies)
         judge = self.judge
         judged = {e.name for s in self.plan.sets for e in s.entries if e.requires_judge}
         run_summary = summary.build(

@@ -1,14 +1,22 @@
 """The eval files of a run, held in memory only while they fit a budget.
 
 Planning reads every file once (every problem is found before any work). A loaded eval
-set costs about ten times its file size in memory, so a 100,000-case run cannot keep
-them all: ``EvalFiles`` keeps the files read first while their estimated cost fits the
-budget, drops the others once planning has checked them, and reads a dropped file again
-when the run reaches it. The plan tells it which eval sets use each file (``schedule``)
-and the run tells it which set it has reached (``reached``): a file no later set uses is
-let go, and when the budget is full the file needed furthest in the future goes first.
-A file read again must be the file planning checked (same sha256), or the run stops with
-an error saying so.
+set costs about ten times its file size in memory (measured on each file: 9x for
+expected cases, 12x for recorded turns in events form), so a 100,000-case run cannot
+keep them all: ``EvalFiles`` keeps the files read first while their measured cost fits
+the budget and drops the others once planning has checked them.
+
+A dropped eval set keeps only where each of its cases is in the file (``CaseSpans``,
+about 32 bytes a case): the run reads each case it reaches alone, a few kilobytes, so a
+file larger than the budget is read whole once, by planning, however many cases it has.
+A case read again must be the bytes planning checked (a digest of each), or the run stops
+with an error saying the file changed.
+
+Files without spans (ADK's legacy list formats) are read whole again when the run
+reaches them (checked by sha256). The plan tells ``EvalFiles`` which eval sets use each
+file (``schedule``) and the run tells it which set it has reached (``reached``): a file
+no later set uses is let go, and when the budget is full the file needed furthest in the
+future goes first.
 
 Small runs (the budget holds every file) read each file exactly once.
 """
@@ -16,22 +24,25 @@ Small runs (the budget holds every file) read each file exactly once.
 from __future__ import annotations
 
 import os
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
+
+from pydantic import BaseModel
 
 from ..errors import DataError
 from ..loading import LoadedEvalSet, read_eval_file
+from ..loading._case_spans import CaseSpans
 from ..models import EvalCase
 
 __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 
-#: The estimated memory of the loaded eval sets kept at once (``AGENTEVAL_EVAL_CACHE_MB``).
+#: The measured memory of the loaded eval sets kept at once (``AGENTEVAL_EVAL_CACHE_MB``).
 DEFAULT_BUDGET_MB = 160
-#: Loaded eval sets take about this many times their file size in memory (measured:
-#: 9x for expected cases, 12x for recorded turns in events form).
-_COST_PER_BYTE = 10
+#: How many cases, spread over the file, are measured to price a loaded eval set.
+_SAMPLED_CASES = 16
 
 
 def _budget_from_environment() -> int:
@@ -44,6 +55,35 @@ def _budget_from_environment() -> int:
 
 def _as_path(path: Path) -> Path:
     return path if isinstance(path, Path) else Path(path)
+
+
+def _size_of(value: Any, seen: set[int]) -> int:
+    """Bytes of memory ``value`` holds, with what it refers to (each object counted once)."""
+    if value is None or value is True or value is False or id(value) in seen:
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value)
+    if isinstance(value, BaseModel):
+        for part in (value.__dict__, value.__pydantic_extra__, value.__pydantic_fields_set__):
+            size += _size_of(part, seen)
+    elif isinstance(value, dict):
+        size += sum(_size_of(key, seen) + _size_of(item, seen) for key, item in value.items())
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        size += sum(_size_of(item, seen) for item in value)
+    return size
+
+
+def measured_cost(loaded: LoadedEvalSet) -> int:
+    """The memory a loaded eval set holds, measured on up to ``_SAMPLED_CASES`` of its cases
+    spread over the file (within a few percent of what ``tracemalloc`` counts)."""
+    cases = loaded.eval_set.eval_cases
+    if not cases:
+        return _size_of(loaded.eval_set, set())
+    step = max(1, len(cases) // _SAMPLED_CASES)
+    sample = cases[::step][:_SAMPLED_CASES]
+    seen: set[int] = set()
+    per_case = sum(_size_of(case, seen) for case in sample) / len(sample)
+    return int(per_case * len(cases)) + sys.getsizeof(cases)
 
 
 @dataclass
@@ -71,8 +111,12 @@ class EvalFiles:
         self._kept: OrderedDict[Path, _File] = OrderedDict()
         self._cost = 0
         self._sha256: dict[Path, Optional[str]] = {}
-        #: how many times a file was read again after planning dropped it
+        #: where the cases of each dropped file are, with their positions by id
+        self._spans: dict[Path, tuple[CaseSpans, dict[str, int]]] = {}
+        #: how many times a whole file was read again after planning dropped it
         self.rereads = 0
+        #: how many cases were read alone from a dropped file
+        self.case_reads = 0
         self._uses: dict[Path, list[int]] = {}
         self._position = 0
 
@@ -86,6 +130,8 @@ class EvalFiles:
         self._position = set_index
         for path in [p for p in self._kept if self._next_use(p) is None]:
             self._cost -= self._kept.pop(path).cost
+        for path in [p for p in self._spans if self._next_use(p) is None]:
+            del self._spans[path]
 
     def _next_use(self, path: Path) -> Optional[float]:
         """The first set at or after the run's position that uses ``path`` (``None``: no
@@ -97,17 +143,21 @@ class EvalFiles:
 
     def read(self, path: Path) -> LoadedEvalSet:
         """Read and check ``path`` for planning (``DataError`` as ``read_eval_file``);
-        kept loaded while the budget allows, so that the run needs no second read."""
+        kept loaded while the budget allows, so that the run needs no second read, else
+        only where its cases are."""
         path = Path(path)
         kept = self._kept.get(path)
         if kept is not None:
             return kept.loaded
         loaded = read_eval_file(path)
         self._sha256[path] = loaded.sha256
-        cost = self._cost_of(path)
+        cost = measured_cost(loaded)
         if self._cost + cost <= self.budget:
             self._kept[path] = _File(loaded, cost)
             self._cost += cost
+        elif loaded.case_spans is not None:
+            positions = {case.eval_id: n for n, case in enumerate(loaded.eval_set.eval_cases)}
+            self._spans[path] = (loaded.case_spans, positions)
         return loaded
 
     def sha256(self, path: Path) -> Optional[str]:
@@ -120,8 +170,21 @@ class EvalFiles:
         return self._file(_as_path(path)).loaded
 
     def case(self, path: Path, case_id: str) -> Optional[EvalCase]:
-        """One case of ``path`` by id (``None`` when the file has no such case)."""
-        return self._file(_as_path(path)).case(case_id)
+        """One case of ``path`` by id (``None`` when the file has no such case): from
+        memory, or read alone from where planning found it."""
+        path = _as_path(path)
+        spans = self._spans.get(path) if path not in self._kept else None
+        if spans is None:
+            return self._file(path).case(case_id)
+        where, positions = spans
+        position = positions.get(case_id)
+        if position is None:
+            return None
+        case = where.case(path, position)
+        if case is None:
+            raise _changed(path)
+        self.case_reads += 1
+        return case
 
     def _file(self, path: Path) -> _File:
         kept = self._kept.get(path)
@@ -130,13 +193,9 @@ class EvalFiles:
             return kept
         loaded = read_eval_file(path, checked_sha256=self._sha256.get(path))
         if path in self._sha256 and loaded.sha256 != self._sha256[path]:
-            raise DataError(
-                "the file changed on disk while the run was going; run again (or --resume) "
-                "with the file as it is now",
-                source=str(path),
-            )
+            raise _changed(path)
         self.rereads += 1
-        made = _File(loaded, self._cost_of(path))
+        made = _File(loaded, measured_cost(loaded))
         self._kept[path] = made
         self._cost += made.cost
         while self._cost > self.budget and len(self._kept) > 1:
@@ -150,9 +209,10 @@ class EvalFiles:
         when = self._next_use(path)
         return float("inf") if when is None else when
 
-    @staticmethod
-    def _cost_of(path: Path) -> int:
-        try:
-            return path.stat().st_size * _COST_PER_BYTE
-        except OSError:
-            return 0
+
+def _changed(path: Path) -> DataError:
+    return DataError(
+        "the file changed on disk while the run was going; run again (or --resume) "
+        "with the file as it is now",
+        source=str(path),
+    )

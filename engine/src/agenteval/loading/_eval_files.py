@@ -24,7 +24,8 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import DataError
 from ..models import EvalSet, SessionInput
-from ._json import gc_paused, parse_json, read_file
+from ._case_spans import CaseSpans
+from ._json import FileBytes, gc_paused, parse_json, read_file
 from ._paths import describe_validation_error, json_path, json_type
 
 __all__ = ["LoadedEvalSet", "load_eval_set", "read_eval_file", "eval_set_from_data"]
@@ -44,6 +45,9 @@ class LoadedEvalSet:
     warnings: list[str] = field(default_factory=list)
     #: the sha256 of the file as read (``None`` for an eval set that is not a file).
     sha256: Optional[str] = None
+    #: where each case is in the file, to read one again alone (``None``: a legacy
+    #: file, an eval set that is not a file, or one the fast path did not validate).
+    case_spans: Optional[CaseSpans] = field(default=None, repr=False, compare=False)
 
 
 def _stem(path: Optional[Path]) -> str:
@@ -71,18 +75,22 @@ def read_eval_file(
     is unchanged, the standard parser's pass is skipped (a run reading a file again).
     """
     where = str(path)
-    raw, digest = read_file(path, what="an eval set")
-    loaded = _from_bytes(raw, path, where, initial_session, checked=digest == checked_sha256)
-    loaded.sha256 = digest
+    read = read_file(path, what="an eval set")
+    loaded = _from_bytes(read, path, where, initial_session, checked=read.sha256 == checked_sha256)
+    loaded.sha256 = read.sha256
     return loaded
 
 
 def _from_bytes(
-    raw: bytes, path: Path, where: str, initial_session: Optional[SessionInput], *, checked: bool
+    read: FileBytes, path: Path, where: str, initial_session: Optional[SessionInput], *, checked: bool
 ) -> LoadedEvalSet:
+    raw = read.data
+    spans: list[tuple[int, int]] = []
     if not checked:
         with gc_paused():
-            parse_json(raw, source=where, what="an eval set", keep=False, model=EvalSet)
+            parse_json(
+                raw, source=where, what="an eval set", keep=False, model=EvalSet, spans=("eval_cases", spans)
+            )
     if initial_session is None and raw.lstrip()[:1] == b"{":
         with gc_paused():
             try:
@@ -93,7 +101,10 @@ def _from_bytes(
             warnings: list[str] = []
             _after_validation(eval_set, where, warnings)
             check_unique_ids(eval_set, where)
-            return LoadedEvalSet(eval_set=eval_set, source=path, format="evalset", warnings=warnings)
+            found = CaseSpans(raw, spans, read.start) if len(spans) == len(eval_set.eval_cases) else None
+            return LoadedEvalSet(
+                eval_set=eval_set, source=path, format="evalset", warnings=warnings, case_spans=found
+            )
     with gc_paused():
         data = parse_json(raw, source=where, what="an eval set", model=EvalSet)
     return eval_set_from_data(data, source=path, initial_session=initial_session)

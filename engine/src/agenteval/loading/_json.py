@@ -7,9 +7,11 @@ import hashlib
 import json
 import math
 import os
+import re
 import stat
+from json.decoder import scanstring
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from pydantic import BaseModel
 
@@ -18,7 +20,16 @@ from ..errors import ConfigError, DataError
 from ._json_scan import MAX_DEPTH, MAX_INT_DIGITS, SURROGATE_ESCAPE, JsonProblem, find_problems
 from ._spellings import camel_spellings, spelt_twice
 
-__all__ = ["MAX_FILE_BYTES", "MAX_PROBLEMS", "gc_paused", "parse_json", "read_bytes", "read_json"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_PROBLEMS",
+    "FileBytes",
+    "gc_paused",
+    "parse_json",
+    "read_bytes",
+    "read_file",
+    "read_json",
+]
 
 #: Files larger than this are refused before reading (override with AGENTEVAL_MAX_FILE_MB).
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -65,10 +76,18 @@ def _explain_syntax(exc: json.JSONDecodeError) -> str:
     return msg
 
 
-def read_file(path: Path, *, what: str) -> tuple[bytes, str]:
-    """The file's bytes (without a UTF-8 BOM), after the cheap checks: it exists, is a
-    file, is under the size limit and is not empty (``DataError`` otherwise); and the
-    sha256 of the whole file as it is on disk."""
+class FileBytes(NamedTuple):
+    """A file as read: its bytes without a UTF-8 BOM, the sha256 of the whole file as it is
+    on disk, and where ``data`` starts in the file (3 after a BOM, else 0)."""
+
+    data: bytes
+    sha256: str
+    start: int
+
+
+def read_file(path: Path, *, what: str) -> FileBytes:
+    """The file's bytes, after the cheap checks: it exists, is a file, is under the size
+    limit and is not empty (``DataError`` otherwise); see ``FileBytes``."""
     source = str(path)
     try:
         status = path.stat()
@@ -93,16 +112,17 @@ def read_file(path: Path, *, what: str) -> tuple[bytes, str]:
     except OSError as exc:
         raise DataError(f"cannot read the file: {exc.strerror or exc}", source=source) from None
     digest = hashlib.sha256(data).hexdigest()
+    start = 0
     if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+        data, start = data[3:], 3
     if not data.strip():
         raise DataError(f"the file is empty; expected {what} (a JSON document)", source=source)
-    return data, digest
+    return FileBytes(data, digest, start)
 
 
 def read_bytes(path: Path, *, what: str) -> bytes:
     """The file's bytes (without a UTF-8 BOM), after the checks of ``read_file``."""
-    return read_file(path, what=what)[0]
+    return read_file(path, what=what).data
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -126,7 +146,13 @@ def problems_message(problems: list[JsonProblem], total: int) -> str:
 
 
 def parse_json(
-    data: bytes, *, source: str, what: str, keep: bool = True, model: Optional[type[BaseModel]] = None
+    data: bytes,
+    *,
+    source: str,
+    what: str,
+    keep: bool = True,
+    model: Optional[type[BaseModel]] = None,
+    spans: Optional[tuple[str, list[tuple[int, int]]]] = None,
 ) -> Any:
     """Parse UTF-8 JSON bytes; ``DataError`` with line:column (and the JSON path) for a
     syntax error, a byte that is not UTF-8, or anything JSON cannot carry faithfully:
@@ -141,6 +167,10 @@ def parse_json(
     ``keep=False`` only checks (the value returned is meaningless), which costs about
     half a full parse: the loader's fast path checks the file this way and then lets
     pydantic parse and validate it in one pass.
+
+    ``spans=(member, found)``: when the top level is an object whose ``member`` is an
+    array, ``found`` receives the byte span ``(start, end)`` in ``data`` of each of its
+    elements, in order, at no extra cost (``found`` stays empty otherwise).
     """
     text = _decode(data, source)
     damaged = False
@@ -173,10 +203,16 @@ def parse_json(
         nonlocal damaged
         damaged = True
 
+    hooks: dict[str, Any] = dict(
+        object_pairs_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant
+    )
     try:
-        value = json.loads(
-            text, object_pairs_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant
-        )
+        if spans is None:
+            value = json.loads(text, **hooks)
+        else:
+            value = _loads_finding_spans(text, hooks, *spans)
+            if len(text) != len(data):  # not ASCII: character offsets become byte offsets
+                spans[1][:] = _byte_spans(text, spans[1])
     except json.JSONDecodeError as exc:
         msg = f"{exc.lineno}:{exc.colno}: invalid JSON: {_explain_syntax(exc)}"
         raise DataError(msg, source=source) from None
@@ -191,6 +227,93 @@ def parse_json(
         if total:
             raise DataError(problems_message(problems, total), source=source)
     return value
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _NotAsExpected(Exception):
+    """The document is not an object with the member as an array (or not valid JSON)."""
+
+
+def _loads_finding_spans(text: str, hooks: dict[str, Any], member: str, found: list[tuple[int, int]]) -> Any:
+    """``json.loads(text, **hooks)``, noting the span of each element of the top-level
+    ``member`` array on the way; anything else is decoded whole (``found`` left empty), so
+    a document with a problem gets the decoder's own error."""
+    try:
+        return _walk_top_object(text, json.JSONDecoder(**hooks), member, found)
+    except (_NotAsExpected, ValueError, IndexError):
+        found.clear()
+        return json.loads(text, **hooks)
+
+
+def _walk_top_object(text: str, decoder: json.JSONDecoder, member: str, found: list[tuple[int, int]]) -> Any:
+    skip = _WHITESPACE.match
+    position = skip(text).end()
+    if text[position] != "{":
+        raise _NotAsExpected
+    position = skip(text, position + 1).end()
+    pairs: list[tuple[str, Any]] = []
+    while text[position] != "}":
+        if text[position] != '"':
+            raise _NotAsExpected
+        key, position = scanstring(text, position + 1, decoder.strict)
+        position = skip(text, position).end()
+        if text[position] != ":":
+            raise _NotAsExpected
+        position = skip(text, position + 1).end()
+        if key == member and not found and text[position] == "[":
+            value, position = _walk_array(text, decoder, position, found)
+        else:
+            value, position = decoder.raw_decode(text, position)
+        pairs.append((key, value))
+        position = skip(text, position).end()
+        if text[position] == ",":
+            position = skip(text, position + 1).end()
+            if text[position] == "}":
+                raise _NotAsExpected  # a trailing comma
+        elif text[position] != "}":
+            raise _NotAsExpected
+    if skip(text, position + 1).end() != len(text):
+        raise _NotAsExpected
+    if sum(key == member for key, _ in pairs) > 1:
+        raise _NotAsExpected  # the decoder reports the duplicate key
+    hook = decoder.object_pairs_hook
+    return hook(pairs) if hook is not None else dict(pairs)
+
+
+def _walk_array(
+    text: str, decoder: json.JSONDecoder, position: int, found: list[tuple[int, int]]
+) -> tuple[list[Any], int]:
+    skip = _WHITESPACE.match
+    position = skip(text, position + 1).end()
+    items: list[Any] = []
+    if text[position] == "]":
+        return items, position + 1
+    while True:
+        start = position
+        item, position = decoder.raw_decode(text, position)
+        found.append((start, position))
+        items.append(item)
+        position = skip(text, position).end()
+        if text[position] == "]":
+            return items, position + 1
+        if text[position] != ",":
+            raise _NotAsExpected
+        position = skip(text, position + 1).end()
+
+
+def _byte_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Character spans of ``text`` as spans of its UTF-8 bytes (spans in order)."""
+    converted = []
+    char = byte = 0
+    for start, end in spans:
+        byte += len(text[char:start].encode("utf-8"))
+        begin = byte
+        byte += len(text[start:end].encode("utf-8"))
+        char = end
+        converted.append((begin, byte))
+    return converted
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -136,12 +136,15 @@ def _briefs(run: RecordedRun) -> Iterator[CaseBrief]:
         unreached = not_reached([(_STATUS[c[1]], c[3]) for c in criteria])
         found[(eval_set_index, case_id)] = (_STATUS[item["status"]], inconclusive, unreached)
     pending = run.in_progress
+    unrecorded: dict[int, tuple[Status, int, bool]] = {}  # the same for every such case of a set
     for entry in run.manifest.eval_sets:
         for case_id in entry.case_ids:
             known = found.get((entry.index, case_id))
             if known is None:  # never recorded: as the engine reads it, with no record to read
-                case = run.case_result(entry, case_id, [None], pending=pending)
-                known = (case.status, *_brief_of(case.criteria))
+                known = unrecorded.get(entry.index)
+                if known is None:
+                    case = run.case_result(entry, case_id, [None], pending=pending)
+                    known = unrecorded[entry.index] = (case.status, *_brief_of(case.criteria))
             yield CaseBrief(entry, case_id, *known)
 
 

@@ -1,0 +1,63 @@
+"""Where each case of an eval file is, so that one case can be read again alone.
+
+Loading an eval set notes, at no extra cost, the byte span of each element of its
+``eval_cases`` array. A run that cannot keep a large file in memory reads a case again
+from its span: a few kilobytes, instead of the whole file. Each span carries a digest of
+the bytes loaded, so a case read again is the case that was checked and validated, or
+nothing (the file changed on disk).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+from ..models import EvalCase
+
+__all__ = ["CaseSpans"]
+
+_DIGEST_SIZE = 16
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).digest()
+
+
+class CaseSpans:
+    """The byte spans of an eval file's cases, in file order, with a digest of each.
+
+    Made only for a file whose cases pydantic validated straight from the JSON bytes
+    (the loader's fast path), so that validating one span gives the very same case.
+    About 32 bytes per case.
+    """
+
+    __slots__ = ("_bounds", "_digests")
+
+    def __init__(self, data: bytes, spans: Sequence[tuple[int, int]], start: int = 0) -> None:
+        """``spans`` of ``data``, which begins ``start`` bytes into the file (after a BOM)."""
+        self._bounds = array("q")
+        digests = bytearray()
+        for begin, end in spans:
+            self._bounds.extend((start + begin, start + end))
+            digests += _digest(data[begin:end])
+        self._digests = bytes(digests)
+
+    def __len__(self) -> int:
+        return len(self._bounds) // 2
+
+    def case(self, path: Path, index: int) -> Optional[EvalCase]:
+        """Case ``index`` (0-based) read from ``path``; ``None`` when its bytes are not
+        the ones loaded (the file changed since)."""
+        begin, end = self._bounds[2 * index], self._bounds[2 * index + 1]
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(begin)
+                data = handle.read(end - begin)
+        except OSError:
+            return None
+        if _digest(data) != self._digests[_DIGEST_SIZE * index : _DIGEST_SIZE * (index + 1)]:
+            return None
+        return EvalCase.model_validate_json(data)
