@@ -7,10 +7,12 @@ user message and the last reply, clipped). Reading 100k of these is a few tens o
 where the records are hundreds.
 
 The index only ever speeds reading up; ``results.jsonl`` stays the truth. A reader takes an
-index line only when it points inside the file, after the previous line's record, on line
-boundaries, and (when ``results.jsonl`` was modified after the index) at a record with its
-key; records no line covers (a process killed between the two writes, a folder written by
-another tool) are read from ``results.jsonl`` itself (``RecordedRun`` does this).
+index line only when it points inside the file, after the previous line's record, at the
+start of a line of ``results.jsonl`` whose head carries the line's key and status, and where
+each stretch of consecutive records ends on a line boundary; records no line covers (a
+process killed between the two writes, lines of a ``results.jsonl`` that was lost or
+rewritten since, a folder written by another tool) are read from ``results.jsonl`` itself
+(``RecordedRun`` does this).
 """
 
 from __future__ import annotations
@@ -107,18 +109,19 @@ def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
 #: an index line as ``read_index`` yields it: key, offset, length, position, the line
 Line = tuple[tuple[int, str, int], int, int, int, Any]
 
-_HEAD = re.compile(rb'\{"key":\[(\d+),"((?:[^"\\]|\\.)*)",(\d+)\],"at":\[(\d+),(\d+)\]')
+_HEAD = re.compile(rb'\{"key":\[(\d+),"((?:[^"\\]|\\.)*)",(\d+)\],"at":\[(\d+),(\d+)\],"status":"([A-Z_]+)"')
 
 
-def _where(line: bytes) -> tuple[tuple[int, str, int], int, int]:
-    """The key, offset and length of an index line: read from its head when it is laid out
-    as the writer lays it out (``{"key":[...],"at":[...],``), else from the whole line."""
+def _where(line: bytes) -> tuple[tuple[int, str, int], int, int, str]:
+    """The key, offset, length and status of an index line: read from its head when it is
+    laid out as the writer lays it out (``{"key":[...],"at":[...],"status":...``), else from
+    the whole line."""
     head = _HEAD.match(line)
     if head is not None:
-        eval_set, case_id, run_index, offset, length = head.groups()
+        eval_set, case_id, run_index, offset, length, status = head.groups()
         escaped = b"\\" in case_id
         text = pydantic_core.from_json(b'"' + case_id + b'"') if escaped else case_id.decode("utf-8")
-        return (int(eval_set), text, int(run_index)), int(offset), int(length)
+        return (int(eval_set), text, int(run_index)), int(offset), int(length), status.decode()
     return _key_of(pydantic_core.from_json(line))
 
 
@@ -153,34 +156,32 @@ def _well_formed(entry: Any) -> bool:
     return True
 
 
-def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int]:
+def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int, str]:
     eval_set, case_id, run_index = entry["key"]
     offset, length = entry["at"]
-    return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length)
+    return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length), str(entry["status"])
 
 
 def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[Iterator[Line]]:
     """Every trustworthy line of ``folder``'s index as ``(key, offset, length, position,
     line)`` (``position``: where the line starts in ``index.jsonl``; ``line``: the entry as
-    plain data with ``parse``, else its bytes), in file order, each ``offset``
-    past the last one's end; ``None`` when there is no index to trust (none, or ``results``
-    changed after it). The caller reads whatever lies between (and after) the lines from
-    ``results`` itself.
+    plain data with ``parse``, else its bytes), in file order, each ``offset`` past the last
+    one's end; ``None`` when there is no index (or no ``results``). The caller reads whatever
+    lies between (and after) the lines from ``results`` itself.
 
-    Consecutive records are checked where they meet the rest of the file: a line that does
-    not follow the one before must start a line of ``results``, and the last line of each
-    such stretch must end one (a read of one byte each, not one per line). When ``results``
-    was modified after the index (a writer killed in the middle of a record, or another tool
-    that rewrote the file), every line is also checked against the head of its record."""
+    A line is taken only when the record it points at starts a line of ``results`` and
+    carries the line's key and status in its head (one short read per line), and each
+    stretch of consecutive records ends on a line boundary (one byte read per stretch). So
+    lines left from a ``results.jsonl`` that was lost, cut or rewritten since are not taken,
+    whatever the files' times say: the index is never trusted over the records."""
     index_path = folder / INDEX
     results_path = folder / results
     try:
-        index_stat = index_path.stat()
-        results_stat = results_path.stat()
+        index_path.stat()
+        size = results_path.stat().st_size
     except OSError:
         return None
-    verify = results_stat.st_mtime_ns > index_stat.st_mtime_ns
-    return _lines(index_path, results_path, results_stat.st_size, parse, verify)
+    return _lines(index_path, results_path, size, parse)
 
 
 def _pread(fd: int, size: int, offset: int) -> bytes:
@@ -192,18 +193,39 @@ def _pread(fd: int, size: int, offset: int) -> bytes:
     return os.read(fd, size)
 
 
-def _names_its_record(fd: int, key: tuple[int, str, int], offset: int, length: int) -> bool:
-    """Whether the record at ``offset`` carries ``key`` (its head read: the key fields come
-    first in a record)."""
-    head = _pread(fd, min(length, 8192), offset)
+#: bytes of a record's head read to find its key and status (more when they lie further)
+_RECORD_HEAD = 1024
+
+
+def _is_its_record(fd: int, key: tuple[int, str, int], status: str, offset: int, length: int) -> bool:
+    """Whether a line of ``results`` starts at ``offset`` and its record carries ``key`` and
+    ``status`` (the key fields and the status come first in a record, as its writer lays
+    it out)."""
+    before = 1 if offset else 0
+    size = min(length, _RECORD_HEAD)
+    head = _pread(fd, size + before, offset - before)
+    if before and head[:1] != b"\n":
+        return False
+    head = head[before:]
     eval_set, case_id, run_index = key
-    return (
-        f'"eval_set_index":{eval_set},'.encode() in head
-        and b'"case_id":' + pydantic_core.to_json(case_id) + f',"run_index":{run_index},'.encode() in head
+    marker = b'"case_id":' + pydantic_core.to_json(case_id) + f',"run_index":{run_index},'.encode()
+    found = head.find(marker)
+    if found == -1 and size < length and b"\n" not in head:  # a long head: read the rest of it
+        head = _pread(fd, min(length, 65536), offset)
+        found = head.find(marker)
+    if found == -1 or not head.startswith(b"{"):
+        return False
+    line_end = head.find(b"\n")
+    if line_end != -1 and line_end < found:
+        return False  # the key is in the next record, not this one
+    own = head[:found]
+    after = head[found + len(marker) :]
+    return f'"eval_set_index":{eval_set},'.encode() in own and after.startswith(
+        f'"status":"{status}"'.encode()
     )
 
 
-def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify: bool) -> Iterator[Line]:
+def _lines(index_path: Path, results_path: Path, size: int, parse: bool) -> Iterator[Line]:
     fd = os.open(results_path, os.O_RDONLY)
 
     def ends_a_line(found: Line) -> bool:
@@ -221,22 +243,19 @@ def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify:
                 try:
                     if parse:
                         entry = pydantic_core.from_json(line)
-                        key, offset, length = _key_of(entry)
+                        key, offset, length, status = _key_of(entry)
                         if not _well_formed(entry):
                             continue  # its record is read instead
                     else:
-                        key, offset, length = _where(line)
+                        key, offset, length, status = _where(line)
                 except (ValueError, KeyError, TypeError):
                     continue
                 if offset < end or length <= 0 or offset + length > size:
                     continue
-                if verify and not _names_its_record(fd, key, offset, length):
+                if not _is_its_record(fd, key, status, offset, length):
                     continue
-                if offset != end:  # a stretch ends: check both sides of the gap
-                    if held is not None and not ends_a_line(held):
-                        held = None
-                    if offset != 0 and _pread(fd, 1, offset - 1) != b"\n":
-                        continue
+                if offset != end and held is not None and not ends_a_line(held):
+                    held = None  # a stretch ends: its last record must end a line
                 if held is not None:
                     yield held
                 held = (key, offset, length, start, entry if parse else line)

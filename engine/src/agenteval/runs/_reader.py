@@ -20,8 +20,8 @@ from .._verdicts import case_criteria, case_decided, case_status, not_evaluated
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
-from ._index import index_entry, read_index, read_lines_at
-from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
+from ._index import INDEX, index_entry, read_index, read_lines_at
+from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -79,11 +79,15 @@ class RecordedRun:
         return self.manifest.state is RunState.RUNNING and writer_alive(self.folder) is not False
 
     def summary(self) -> Optional[SummaryDocument]:
-        """``summary.json`` when the run got to write it."""
+        """``summary.json`` when the run got to write it and nothing changed it since (its
+        ``sha256`` checks; an older engine's summary has none)."""
         path = self.folder / SUMMARY
         try:
-            return SummaryDocument.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError, ValueError):
+            data = pydantic_core.from_json(path.read_bytes())
+            if data.get("sha256") is not None and data["sha256"] != summary_digest(data):
+                return None  # changed by hand or by another tool
+            return SummaryDocument.model_validate(data)
+        except (OSError, ValidationError, ValueError, AttributeError):
             return None
 
     def _lines(self, start: int = 0, stop: Optional[int] = None) -> Iterator[tuple[int, bytes]]:
@@ -324,9 +328,21 @@ class RecordedRun:
             and written.cases_planned == written.cases_recorded == planned
         ):
             return False
+        if written.sha256 is None:
+            return False  # an older engine's summary: nothing says which records it sums up
         try:
-            if (self.folder / RESULTS).stat().st_mtime_ns > (self.folder / SUMMARY).stat().st_mtime_ns:
+            results = (self.folder / RESULTS).stat()
+            if results.st_mtime_ns > (self.folder / SUMMARY).stat().st_mtime_ns:
                 return False  # records written after the summary
+            if results.st_size != written.results_bytes:
+                return False  # not the records it sums up
+            index = self.folder / INDEX
+            if (
+                written.index_bytes is not None
+                and index.exists()
+                and index.stat().st_size != written.index_bytes
+            ):
+                return False
         except OSError:
             return False
         keys = self._index()
