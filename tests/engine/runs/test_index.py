@@ -362,6 +362,9 @@ def _stale_then_new(tmp_path: Path) -> tuple[Path, list[CaseRecord]]:
     again.close()
     os.replace(again.folder / "results.jsonl", writer.folder / "results.jsonl")
     (writer.folder / INDEX).write_bytes(stale + (again.folder / INDEX).read_bytes())
+    manifest = json.loads((writer.folder / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["index_version"]  # an older engine's manifest
+    (writer.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return writer.folder, records
 
 

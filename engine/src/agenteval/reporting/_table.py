@@ -34,8 +34,8 @@ from rich.text import Text
 from .._terminal import visible
 from ..models import FunctionCall
 from ..results import CriterionResult, IntervalInfo, RunResult, RunSummary, Status
-from ..runs import RecordedRun, RunState
-from ._cases import CaseView, case_briefs, case_view, case_views, not_reached
+from ..runs import RecordedRun, RunState, not_reached
+from ._cases import CaseView, case_briefs, case_view, case_views
 
 __all__ = ["render_table"]
 

@@ -21,7 +21,7 @@ import pydantic_core
 from .._jsonsafe import writable
 from .._secrets import Scrubber
 from ..errors import AgentEvalError, ConfigError
-from ._index import INDEX, index_entry, read_index
+from ._index import INDEX, INDEX_VERSION, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
 
 __all__ = [
@@ -108,6 +108,7 @@ class RunWriter:
             index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
+        manifest.index_version = INDEX_VERSION
         writer = cls(folder, manifest, results, lock, index)
         try:
             writer.write_manifest()
@@ -131,6 +132,7 @@ class RunWriter:
             index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
+        manifest.index_version = INDEX_VERSION  # every line left matches its record
         writer = cls(folder, manifest, results, lock, index)
         writer.write_manifest()
         return writer
@@ -259,7 +261,7 @@ def _revalidate_index(folder: Path) -> None:
         return
     with open(index, "rb") as handle:
         lines = sum(1 for _ in handle)
-    kept = [line for *_, line in read_index(folder, RESULTS) or ()]
+    kept = [line for *_, line in read_index(folder, RESULTS, verify=True) or ()]
     if len(kept) == lines:
         return
     temporary = folder / f".{INDEX}.{os.getpid()}.tmp"

@@ -135,6 +135,11 @@ class Manifest(_Doc):
     exit_code: Optional[int] = None
     error: Optional[str] = None
     warnings: list[str] = Field(default_factory=list)
+    #: ``2``: ``index.jsonl`` is kept in step with ``results.jsonl`` by its writer (``--resume``
+    #: first drops the lines that do not match their records), so a reader checks each line
+    #: against its record only when ``results.jsonl`` changed after the index. ``1`` (older
+    #: engines, whose resume could leave stale lines): every line is checked.
+    index_version: int = 1
 
     def dump(self) -> str:
         return dump_model(self, by_alias=True, indent=2) + "\n"
