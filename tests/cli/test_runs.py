@@ -204,6 +204,70 @@ def test_a_resumed_run_whose_records_were_damaged_recovers_every_complete_line(r
     assert broken.exit_code == 2 and "not an agenteval run folder" in broken.stderr
 
 
+def _interrupted(run) -> None:
+    manifest = json.loads((run.folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["state"] = "interrupted"
+    (run.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_run_whose_records_were_lost_reads_back_as_the_resumed_run_scored_it(runner, example, tmp_path):
+    """A run's ``results.jsonl`` is lost and the run resumed, with the agent down this time:
+    every case re-runs and errors, and every reader says so (the first run's index lines,
+    which say PASSED, are not taken for the new records)."""
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        CRASHY_AGENT.replace('"Tokyo" in message or "東京" in message', "False"), encoding="utf-8"
+    )
+    (tmp_path / "travel_agent.py").write_text(
+        (example / "agent.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    runs = tmp_path / "runs"
+    command = ["run", str(example), "--agent", f"{agent}:respond", "--runs-dir", str(runs)]
+    assert runner.invoke(main, command).exit_code == 0
+    [run] = list_runs(runs)
+    _interrupted(run)
+    (run.folder / "results.jsonl").unlink()
+    agent.write_text(
+        CRASHY_AGENT.replace('"Tokyo" in message or "東京" in message', "True"), encoding="utf-8"
+    )
+    resumed = runner.invoke(main, [*command, "--resume", "--format", "json"])
+    assert resumed.exit_code == 1, resumed.output
+    assert json.loads(resumed.stdout)["summary"]["cases"]["ERRORED"] == 3
+    shown = runner.invoke(main, ["runs", "show", str(run.folder), "--format", "json"])
+    assert shown.exit_code == 1, shown.output
+    document = json.loads(shown.stdout)
+    assert document["summary"]["cases"]["ERRORED"] == 3
+    assert [c["status"] for c in document["eval_sets"][0]["cases"]] == ["ERRORED"] * 3
+    table = runner.invoke(main, ["runs", "show", str(run.folder), "--show", "all"])
+    assert table.exit_code == 1 and "PASSED" not in table.output
+
+
+def test_a_hand_edited_summary_is_not_the_runs_summary(runner, example, tmp_path):
+    """``summary.json`` says every case passed where the records say two failed: the reader
+    recomputes it from the records, and ``runs show`` says FAILED and exits 1."""
+    agent = tmp_path / "agent.py"
+    agent.write_text(CRASHY_AGENT, encoding="utf-8")
+    (tmp_path / "travel_agent.py").write_text(
+        (example / "agent.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    runs = tmp_path / "runs"
+    first = runner.invoke(main, ["run", str(example), "--agent", f"{agent}:respond", "--runs-dir", str(runs)])
+    assert first.exit_code == 1
+    [run] = list_runs(runs)
+    path = run.folder / "summary.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["summary"]["status"] != "PASSED"
+    document["summary"]["status"] = "PASSED"
+    document["summary"]["cases"] = {"PASSED": 3, "FAILED": 0, "ERRORED": 0}
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    shown = runner.invoke(main, ["runs", "show", str(run.folder), "--format", "json"])
+    assert shown.exit_code == 1, shown.output
+    summary = json.loads(shown.stdout)["summary"]
+    assert summary["status"] != "PASSED" and summary["cases"].get("PASSED", 0) < 3
+    listed = runner.invoke(main, ["runs", "list", "--runs-dir", str(runs)])
+    assert "3 passed" not in listed.output
+
+
 PRINTING_AGENT = """
 import os, sys
 

@@ -28,7 +28,6 @@ from .runs import CriterionEntry, RecordedRun, find_run
 
 __all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "render_markdown"]
 
-_STATUS = {status.value: status for status in Status}
 _ADK_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
 
 
@@ -58,47 +57,20 @@ def _config_of(entry: CriterionEntry) -> dict[str, Any]:
 
 
 def _from_run(run: RecordedRun, label: str) -> Side:
+    """A side from a recorded run's case briefs (``RecordedRun.case_briefs``: a run of one
+    run per case from its index, several runs combined from their records): each case's
+    status under each criterion and, for the cases recorded, every run's score."""
     side = Side(label=label, source=f"run {run.run_id}")
     for entry in run.manifest.eval_sets:
         for criterion in entry.criteria:
             side.criteria.setdefault(criterion.name, _config_of(criterion))
-    if run.manifest.num_runs == 1:
-        _one_run_cases(run, side)
-    else:
-        _cases_over_runs(run, side)
+    for brief in run.case_briefs():
+        key = (brief.entry.eval_set_id, brief.case_id)
+        criteria = brief.criteria
+        side.statuses[key] = {c.name: c.status for c in criteria}
+        if brief.recorded:
+            side.scores[key] = {c.name: list(c.run_scores) for c in criteria}
     return side
-
-
-def _one_run_cases(run: RecordedRun, side: Side) -> None:
-    """The cases of a run of one run per case, from its index entries (a few hundred bytes
-    a case, where the records are kilobytes): each criterion's score and status as recorded,
-    and every planned case never recorded NOT_EVALUATED under each of its criteria, as
-    ``RecordedRun.case_results`` reads them."""
-    set_ids = {entry.index: entry.eval_set_id for entry in run.manifest.eval_sets}
-    for found in run.index_entries():
-        eval_set_index, case_id, run_index = found["key"]
-        if run_index != 1 or eval_set_index not in set_ids:
-            continue
-        key = (set_ids[eval_set_index], case_id)
-        side.scores[key] = {name: [score] for name, _, score, *_ in found["criteria"]}
-        side.statuses[key] = {name: _STATUS[status] for name, status, *_ in found["criteria"]}
-    for entry in run.manifest.eval_sets:
-        for case_id in entry.case_ids:
-            key = (entry.eval_set_id, case_id)
-            if key not in side.statuses:
-                side.statuses[key] = {c.name: Status.NOT_EVALUATED for c in entry.criteria}
-
-
-def _cases_over_runs(run: RecordedRun, side: Side) -> None:
-    """Every run's score of each case (its records) and the case's status combined over its
-    runs (``RecordedRun.case_results``)."""
-    for record in run.records():
-        key = (record.eval_set_id, record.case_id)
-        for result in record.criteria:
-            side.scores.setdefault(key, {}).setdefault(result.criterion, []).append(result.score)
-    for entry, case in run.case_results():
-        key = (entry.eval_set_id, case.eval_id)
-        side.statuses[key] = {r.criterion: r.status for r in case.criteria}
 
 
 def _adk_files(path: Path) -> list[Path]:

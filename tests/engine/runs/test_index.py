@@ -146,8 +146,8 @@ def test_the_key_is_read_from_the_head_of_a_line_whatever_the_case_id_holds(tmp_
     writer.close()
     line = (writer.folder / INDEX).read_bytes()
     assert _where(line)[0] == (0, odd, 1)
-    reordered = json.dumps({"at": [0, 5], "key": [1, "b", 2]}).encode()  # another writer's layout
-    assert _where(reordered) == ((1, "b", 2), 0, 5)
+    reordered = json.dumps({"at": [0, 5], "status": "PASSED", "key": [1, "b", 2]}).encode()  # another layout
+    assert _where(reordered) == ((1, "b", 2), 0, 5, "PASSED")
 
 
 def test_the_preview_is_clipped_and_scrubbed_and_odd_text_is_still_written(tmp_path, monkeypatch):
@@ -343,6 +343,54 @@ def test_resuming_a_killed_run_keeps_its_index_trusted(tmp_path):
     run = RecordedRun.open(writer.folder)
     assert sorted(run.keys()) == [(0, c, 1) for c in CASES[:3]]
     assert run._unindexed == set() and run.damaged_lines == 0  # every record found by the index
+
+
+def _stale_then_new(tmp_path: Path) -> tuple[Path, list[CaseRecord]]:
+    """A run folder as an older engine left it when ``results.jsonl`` was lost and the run
+    resumed: the index holds the first run's lines (every case PASSED, short records) and
+    then the resumed run's (every case FAILED, longer records at the same offsets)."""
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES:
+        writer.append(_record(writer.run_id, case, score=1.0))
+    writer.close()
+    (writer.folder / "results.jsonl").unlink()
+    stale = (writer.folder / INDEX).read_bytes()
+    again = RunWriter.create(tmp_path / "again", writer.manifest)
+    records = [_record(writer.run_id, case, score=0.0, reply="a longer reply " * 20) for case in CASES]
+    for each in records:
+        again.append(each)
+    again.close()
+    os.replace(again.folder / "results.jsonl", writer.folder / "results.jsonl")
+    (writer.folder / INDEX).write_bytes(stale + (again.folder / INDEX).read_bytes())
+    manifest = json.loads((writer.folder / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["index_version"]  # an older engine's manifest
+    (writer.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return writer.folder, records
+
+
+def test_index_lines_of_lost_records_are_not_taken_for_the_new_ones(tmp_path):
+    folder, records = _stale_then_new(tmp_path)
+    run = RecordedRun.open(folder)
+    assert {e["key"][1]: e["status"] for e in run.index_entries()} == dict.fromkeys(CASES, "FAILED")
+    assert [case.status for _, case in run.case_results()] == [Status.FAILED] * len(CASES)
+    assert _by_key(RecordedRun.open(folder).index_entries()) == _truth(folder)
+
+
+def test_resuming_a_run_whose_records_were_lost_drops_its_index(tmp_path):
+    writer = RunWriter.create(tmp_path, _manifest())
+    for case in CASES[:3]:
+        writer.append(_record(writer.run_id, case))
+    writer.close()
+    (writer.folder / "results.jsonl").unlink()
+    again = RunWriter.reopen(writer.folder, writer.manifest)
+    again.append(_record(writer.run_id, "case-1", score=0.0))
+    again.close()
+    lines = (writer.folder / INDEX).read_bytes().splitlines()
+    assert [json.loads(line)["key"][1] for line in lines] == ["case-1"]
+    run = RecordedRun.open(writer.folder)
+    assert run._unindexed == set() and {e["key"][1]: e["status"] for e in run.index_entries()} == {
+        "case-1": "FAILED"
+    }
 
 
 def test_without_positional_reads_the_index_is_read_the_same(tmp_path, monkeypatch):

@@ -153,9 +153,14 @@ def test_row_of_walks_the_plan(tiny):
 
 
 def _slow_scan(run):
+    """The scan of the briefs made from every case's records (not from the index)."""
+    from agenteval.runs._briefs import brief_from_result
+
     slow = _bundle.Scan(run)
-    for row, entry, case_id, records in _bundle._cases(run):
-        slow.add(row, entry, case_id, records)
+    slow.add_briefs(
+        brief_from_result(entry, row, run.case_result(entry, case_id, records), records)
+        for row, (entry, case_id, records) in enumerate(run.case_records())
+    )
     return slow.finish()
 
 

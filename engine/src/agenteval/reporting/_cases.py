@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from ..models import Invocation
-from ..results import AgentRunRecord, CaseResult, CriterionResult, PluginInfo, RunResult, Status
-from ..runs import CaseRecord, EvalSetEntry, RecordedRun
+from ..results import AgentRunRecord, CaseResult, PluginInfo, RunResult
+from ..runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseBrief", "CaseView", "case_briefs", "case_view", "case_views", "not_reached"]
+__all__ = ["CaseView", "case_briefs", "case_view", "case_views"]
 
 
 @dataclass(frozen=True)
@@ -89,63 +89,23 @@ def case_view(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool
     return _view(run, entry, case_id, [run.record((entry.index, case_id, 1))], pending)
 
 
-def not_reached(criteria: Sequence[tuple[Status, Optional[str]]]) -> bool:
-    """Whether a case's (status, reason code) per criterion say the run never scored it:
-    interrupted (or, still going, not yet come to it)."""
-    problems = [code for status, code in criteria if not status.ok]
-    return bool(problems) and all(code in ("interrupted", "pending") for code in problems)
-
-
-@dataclass(frozen=True)
-class CaseBrief:
-    """What a listing decides on before it reads a case: its status, how many of its
-    criteria's tri-state verdicts are INCONCLUSIVE, and whether the run never scored it."""
-
-    entry: EvalSetEntry
-    case_id: str
-    status: Status
-    inconclusive: int
-    unreached: bool
-
-
-_STATUS = {status.value: status for status in Status}
-
-
-def _brief_of(criteria: Sequence[CriterionResult]) -> tuple[int, bool]:
-    inconclusive = sum(1 for r in criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE")
-    return inconclusive, not_reached([(r.status, r.reason_code) for r in criteria])
-
-
 def case_briefs(run: RecordedRun) -> Optional[Iterator[CaseBrief]]:
     """Every planned case of a run of one run per case, in plan order, from the run's
-    index entries (no record read: a case as recorded is its one run); ``None`` for a run
-    of several runs per case, whose cases are combined from their records."""
+    case briefs (``RecordedRun.case_briefs``: its index, no record read; the previews left
+    out); ``None`` for a run of several runs per case, whose cases are combined from their
+    records."""
     if run.manifest.num_runs != 1:
         return None
-    return _briefs(run)
+    return _in_plan_order(run)
 
 
-def _briefs(run: RecordedRun) -> Iterator[CaseBrief]:
-    found: dict[tuple[int, str], tuple[Status, int, bool]] = {}
-    for item in run.index_entries():
-        eval_set_index, case_id, run_index = item["key"]
-        if run_index != 1:
-            continue
-        criteria = item["criteria"]
-        inconclusive = sum(1 for c in criteria if c[4] == "INCONCLUSIVE")
-        unreached = not_reached([(_STATUS[c[1]], c[3]) for c in criteria])
-        found[(eval_set_index, case_id)] = (_STATUS[item["status"]], inconclusive, unreached)
-    pending = run.in_progress
-    unrecorded: dict[int, tuple[Status, int, bool]] = {}  # the same for every such case of a set
-    for entry in run.manifest.eval_sets:
-        for case_id in entry.case_ids:
-            known = found.get((entry.index, case_id))
-            if known is None:  # never recorded: as the engine reads it, with no record to read
-                known = unrecorded.get(entry.index)
-                if known is None:
-                    case = run.case_result(entry, case_id, [None], pending=pending)
-                    known = unrecorded[entry.index] = (case.status, *_brief_of(case.criteria))
-            yield CaseBrief(entry, case_id, *known)
+def _in_plan_order(run: RecordedRun) -> Iterator[CaseBrief]:
+    rows: list[Optional[CaseBrief]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
+    for brief in run.case_briefs():  # a later brief of a case replaces an earlier one
+        rows[brief.row] = brief._replace(user="", reply="", rubric_texts={})
+    for brief in rows:
+        assert brief is not None  # case_briefs covers every planned case
+        yield brief
 
 
 def _declares_trajectory(plugin: PluginInfo) -> bool:

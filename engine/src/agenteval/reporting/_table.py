@@ -44,9 +44,9 @@ from ..results import (
     SetCriterionSummary,
     Status,
 )
-from ..runs import RecordedRun, RunState
+from ..runs import RecordedRun, RunState, not_reached
 from ._alignment import TrajectoryRow, row_text, rows_from_details
-from ._cases import CaseView, case_briefs, case_view, case_views, not_reached
+from ._cases import CaseView, case_briefs, case_view, case_views
 
 __all__ = ["render_table"]
 

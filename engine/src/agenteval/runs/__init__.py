@@ -10,9 +10,12 @@ versioned schema):
 * ``summary.json`` — the summary, at the end and at interruption.
 
 ``RecordedRun`` reads one back (every reporter, ``agenteval runs``, ``--resume`` and
-``--actual RUN_FOLDER`` go through it); ``RunWriter`` writes one.
+``--actual RUN_FOLDER`` go through it); ``RecordedRun.case_briefs()`` yields each case as a
+typed ``CaseBrief`` (with ``CriterionBrief`` and ``RubricBrief``) for listings, the folder's
+reading rules applied once; ``RunWriter`` writes one.
 """
 
+from ._briefs import CaseBrief, CriterionBrief, RubricBrief, not_reached, rubric_failed
 from ._folder import (
     RUNS_DIR_ENV,
     RecordingError,
@@ -41,13 +44,16 @@ __all__ = [
     "RECORD_SCHEMA",
     "RUNS_DIR_ENV",
     "SUMMARY_SCHEMA",
+    "CaseBrief",
     "CaseRecord",
+    "CriterionBrief",
     "CriterionEntry",
     "EvalSetEntry",
     "InputFile",
     "Manifest",
     "RecordedRun",
     "RecordingError",
+    "RubricBrief",
     "RunState",
     "RunWriter",
     "SummaryDocument",
@@ -57,7 +63,9 @@ __all__ = [
     "find_run",
     "list_runs",
     "new_run_id",
+    "not_reached",
     "remove_run",
+    "rubric_failed",
     "utc_now",
     "writer_alive",
 ]

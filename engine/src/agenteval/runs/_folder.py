@@ -21,7 +21,7 @@ import pydantic_core
 from .._jsonsafe import writable
 from .._secrets import Scrubber
 from ..errors import AgentEvalError, ConfigError
-from ._index import INDEX, index_entry, read_index
+from ._index import INDEX, INDEX_VERSION, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
 
 __all__ = [
@@ -108,6 +108,7 @@ class RunWriter:
             index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
+        manifest.index_version = INDEX_VERSION
         writer = cls(folder, manifest, results, lock, index)
         try:
             writer.write_manifest()
@@ -119,9 +120,8 @@ class RunWriter:
     def reopen(cls, folder: Path, manifest: Manifest) -> RunWriter:
         """Continue writing an existing run folder (``--resume``): a truncated last line
         (a killed process) is cut off first, so new records start on a line of their own.
-        An index older than ``results.jsonl`` (a writer killed in the middle of a record, or
-        a file changed by something else) keeps only the lines that match their records, and
-        is then as new as ``results.jsonl``."""
+        The index keeps only the lines that match their records (``_revalidate_index``), so
+        the lines the resumed run appends are never covered by stale ones."""
         try:
             lock = _lock(folder)
             path = folder / RESULTS
@@ -132,6 +132,7 @@ class RunWriter:
             index = open(folder / INDEX, "ab")  # noqa: SIM115
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
+        manifest.index_version = INDEX_VERSION  # every line left matches its record
         writer = cls(folder, manifest, results, lock, index)
         writer.write_manifest()
         return writer
@@ -141,7 +142,13 @@ class RunWriter:
         self._replace(MANIFEST, self.manifest.dump())
 
     def write_summary(self, summary: SummaryDocument) -> None:
-        self._replace(SUMMARY, summary.dump())
+        """Replace ``summary.json`` with ``summary``, sealed (``SummaryDocument.sealed``) with
+        the sizes of the records it sums up."""
+        sizes = {
+            "results_bytes": self._results.tell(),
+            "index_bytes": self._index.tell() if self._index is not None else None,
+        }
+        self._replace(SUMMARY, summary.model_copy(update=sizes).sealed())
 
     def append(self, record: CaseRecord) -> None:
         """Append one record and flush it, then its index line: a killed process loses only
@@ -245,16 +252,18 @@ def _json(value: dict) -> str:
 
 
 def _revalidate_index(folder: Path) -> None:
-    """Rewrite an index older than ``results.jsonl`` with only the lines that match their
-    records (``read_index`` checks each one then), so that once it is newer again, readers
-    can trust it without checking every line."""
-    index, results = folder / INDEX, folder / RESULTS
-    try:
-        if not index.exists() or results.stat().st_mtime_ns <= index.stat().st_mtime_ns:
-            return
-    except FileNotFoundError:
+    """Rewrite the index with only the lines that match their records (``read_index``), when
+    any does not: lines left from a ``results.jsonl`` that was lost or cut, or from a writer
+    killed in the middle of a record, would otherwise stand before the lines the resumed run
+    appends, and cover them."""
+    index = folder / INDEX
+    if not index.exists():
         return
-    kept = [line for *_, line in read_index(folder, RESULTS) or ()]
+    with open(index, "rb") as handle:
+        lines = sum(1 for _ in handle)
+    kept = [line for *_, line in read_index(folder, RESULTS, verify=True) or ()]
+    if len(kept) == lines:
+        return
     temporary = folder / f".{INDEX}.{os.getpid()}.tmp"
     temporary.write_bytes(b"".join(kept))
     os.replace(temporary, index)

@@ -8,14 +8,16 @@ where the records are hundreds.
 
 The index only ever speeds reading up; ``results.jsonl`` stays the truth. A reader takes an
 index line only when it points inside the file, after the previous line's record, on line
-boundaries, and (when ``results.jsonl`` was modified after the index) at a record with its
-key; records no line covers (a process killed between the two writes, a folder written by
-another tool) are read from ``results.jsonl`` itself (``RecordedRun`` does this).
+boundaries, and (when the index is not known to be kept in step with the records, or
+``results.jsonl`` was modified after it) at a record whose head carries the line's key and
+status; records no line covers (a process killed between the two writes, lines of a
+``results.jsonl`` that was lost or rewritten since, a folder written by another tool) are read
+from ``results.jsonl`` itself (``RecordedRun`` does this).
 """
 
 from __future__ import annotations
 
-import os
+import mmap
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +31,7 @@ from ._records import CaseRecord
 
 __all__ = [
     "INDEX",
+    "INDEX_VERSION",
     "PREVIEW_REPLY",
     "PREVIEW_USER",
     "index_entry",
@@ -37,6 +40,9 @@ __all__ = [
 ]
 
 INDEX = "index.jsonl"
+#: ``Manifest.index_version`` of the folders this engine writes: the index kept in step with
+#: the records (``--resume`` drops the lines that do not match theirs first).
+INDEX_VERSION = 2
 #: characters of the first user message and of the last reply kept in ``preview``
 PREVIEW_USER = 200
 PREVIEW_REPLY = 300
@@ -107,18 +113,19 @@ def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
 #: an index line as ``read_index`` yields it: key, offset, length, position, the line
 Line = tuple[tuple[int, str, int], int, int, int, Any]
 
-_HEAD = re.compile(rb'\{"key":\[(\d+),"((?:[^"\\]|\\.)*)",(\d+)\],"at":\[(\d+),(\d+)\]')
+_HEAD = re.compile(rb'\{"key":\[(\d+),"((?:[^"\\]|\\.)*)",(\d+)\],"at":\[(\d+),(\d+)\],"status":"([A-Z_]+)"')
 
 
-def _where(line: bytes) -> tuple[tuple[int, str, int], int, int]:
-    """The key, offset and length of an index line: read from its head when it is laid out
-    as the writer lays it out (``{"key":[...],"at":[...],``), else from the whole line."""
+def _where(line: bytes) -> tuple[tuple[int, str, int], int, int, str]:
+    """The key, offset, length and status of an index line: read from its head when it is
+    laid out as the writer lays it out (``{"key":[...],"at":[...],"status":...``), else from
+    the whole line."""
     head = _HEAD.match(line)
     if head is not None:
-        eval_set, case_id, run_index, offset, length = head.groups()
+        eval_set, case_id, run_index, offset, length, status = head.groups()
         escaped = b"\\" in case_id
         text = pydantic_core.from_json(b'"' + case_id + b'"') if escaped else case_id.decode("utf-8")
-        return (int(eval_set), text, int(run_index)), int(offset), int(length)
+        return (int(eval_set), text, int(run_index)), int(offset), int(length), status.decode()
     return _key_of(pydantic_core.from_json(line))
 
 
@@ -153,25 +160,29 @@ def _well_formed(entry: Any) -> bool:
     return True
 
 
-def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int]:
+def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int, str]:
     eval_set, case_id, run_index = entry["key"]
     offset, length = entry["at"]
-    return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length)
+    return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length), str(entry["status"])
 
 
-def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[Iterator[Line]]:
+def read_index(
+    folder: Path, results: str, *, parse: bool = False, verify: bool = True
+) -> Optional[Iterator[Line]]:
     """Every trustworthy line of ``folder``'s index as ``(key, offset, length, position,
     line)`` (``position``: where the line starts in ``index.jsonl``; ``line``: the entry as
-    plain data with ``parse``, else its bytes), in file order, each ``offset``
-    past the last one's end; ``None`` when there is no index to trust (none, or ``results``
-    changed after it). The caller reads whatever lies between (and after) the lines from
-    ``results`` itself.
+    plain data with ``parse``, else its bytes), in file order, each ``offset`` past the last
+    one's end; ``None`` when there is no index (or no ``results``). The caller reads whatever
+    lies between (and after) the lines from ``results`` itself.
 
     Consecutive records are checked where they meet the rest of the file: a line that does
     not follow the one before must start a line of ``results``, and the last line of each
-    such stretch must end one (a read of one byte each, not one per line). When ``results``
-    was modified after the index (a writer killed in the middle of a record, or another tool
-    that rewrote the file), every line is also checked against the head of its record."""
+    such stretch must end one (a byte each). With ``verify`` (an index not known to be kept
+    in step with its records: ``Manifest.index_version`` below ``INDEX_VERSION``), and
+    whenever ``results`` was modified after the index, every line is also checked against
+    its record: it must start a line of ``results`` and carry the line's key and status in
+    its head. So lines left from a ``results.jsonl`` that was lost, cut or rewritten since
+    are never taken for the records there now."""
     index_path = folder / INDEX
     results_path = folder / results
     try:
@@ -179,72 +190,80 @@ def read_index(folder: Path, results: str, *, parse: bool = False) -> Optional[I
         results_stat = results_path.stat()
     except OSError:
         return None
-    verify = results_stat.st_mtime_ns > index_stat.st_mtime_ns
+    verify = verify or results_stat.st_mtime_ns > index_stat.st_mtime_ns
     return _lines(index_path, results_path, results_stat.st_size, parse, verify)
 
 
-def _pread(fd: int, size: int, offset: int) -> bytes:
-    """``size`` bytes at ``offset`` of ``fd`` (a descriptor of the caller's own: without
-    ``os.pread``, as on Windows, a seek and a read)."""
-    if hasattr(os, "pread"):
-        return os.pread(fd, size, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, size)
+#: bytes of a record's head searched for its key and status (more when they lie further)
+_RECORD_HEAD = 512
 
 
-def _names_its_record(fd: int, key: tuple[int, str, int], offset: int, length: int) -> bool:
-    """Whether the record at ``offset`` carries ``key`` (its head read: the key fields come
-    first in a record)."""
-    head = _pread(fd, min(length, 8192), offset)
+def _is_its_record(data: Any, key: tuple[int, str, int], status: str, offset: int, length: int) -> bool:
+    """Whether a line of ``data`` (``results.jsonl``, mapped) starts at ``offset`` and its
+    record carries ``key`` and ``status`` in its head (the key fields and the status come
+    first in a record, as its writer lays it out)."""
+    if offset and data[offset - 1] != 10:  # b"\n"
+        return False
     eval_set, case_id, run_index = key
-    return (
-        f'"eval_set_index":{eval_set},'.encode() in head
-        and b'"case_id":' + pydantic_core.to_json(case_id) + f',"run_index":{run_index},'.encode() in head
+    marker = b'"case_id":%b,"run_index":%d,"status":"%b"' % (
+        pydantic_core.to_json(case_id),
+        run_index,
+        status.encode(),
     )
+    head = data[offset : offset + min(length, _RECORD_HEAD)]
+    found = head.find(marker)
+    if found == -1 and length > _RECORD_HEAD:  # a long head (a long file path, a long id)
+        head = data[offset : offset + min(length, 65536)]
+        found = head.find(marker)
+    if found == -1 or head.find(b"\n", 0, found) != -1 or not head.startswith(b"{"):
+        return False
+    return b'"eval_set_index":%d,' % eval_set in head[:found]
 
 
 def _lines(index_path: Path, results_path: Path, size: int, parse: bool, verify: bool) -> Iterator[Line]:
-    fd = os.open(results_path, os.O_RDONLY)
+    if size == 0:
+        return  # nothing for a line to point at
+    with (
+        open(results_path, "rb") as results,
+        mmap.mmap(results.fileno(), size, access=mmap.ACCESS_READ) as data,
+    ):
+        yield from _checked(index_path, data, size, parse, verify)
 
-    def ends_a_line(found: Line) -> bool:
-        return _pread(fd, 1, found[1] + found[2] - 1) == b"\n"
 
+def _checked(index_path: Path, data: Any, size: int, parse: bool, verify: bool) -> Iterator[Line]:
     held: Optional[Line] = None  # the last line read, yielded once the next one is known
     end = 0  # where the last accepted line's record ends
     position = 0
-    try:
-        with open(index_path, "rb") as handle:
-            for line in handle:
-                start, position = position, position + len(line)
-                if not line.endswith(b"\n"):
-                    continue  # a killed writer's last line
-                try:
-                    if parse:
-                        entry = pydantic_core.from_json(line)
-                        key, offset, length = _key_of(entry)
-                        if not _well_formed(entry):
-                            continue  # its record is read instead
-                    else:
-                        key, offset, length = _where(line)
-                except (ValueError, KeyError, TypeError):
+    with open(index_path, "rb") as handle:
+        for line in handle:
+            start, position = position, position + len(line)
+            if not line.endswith(b"\n"):
+                continue  # a killed writer's last line
+            try:
+                if parse:
+                    entry = pydantic_core.from_json(line)
+                    key, offset, length, status = _key_of(entry)
+                    if not _well_formed(entry):
+                        continue  # its record is read instead
+                else:
+                    key, offset, length, status = _where(line)
+            except (ValueError, KeyError, TypeError):
+                continue
+            if offset < end or length <= 0 or offset + length > size:
+                continue
+            if verify and not _is_its_record(data, key, status, offset, length):
+                continue
+            if offset != end:  # a stretch ends: check both sides of the gap
+                if held is not None and data[held[1] + held[2] - 1] != 10:
+                    held = None
+                if offset != 0 and data[offset - 1] != 10:
                     continue
-                if offset < end or length <= 0 or offset + length > size:
-                    continue
-                if verify and not _names_its_record(fd, key, offset, length):
-                    continue
-                if offset != end:  # a stretch ends: check both sides of the gap
-                    if held is not None and not ends_a_line(held):
-                        held = None
-                    if offset != 0 and _pread(fd, 1, offset - 1) != b"\n":
-                        continue
-                if held is not None:
-                    yield held
-                held = (key, offset, length, start, entry if parse else line)
-                end = offset + length
-            if held is not None and ends_a_line(held):
+            if held is not None:
                 yield held
-    finally:
-        os.close(fd)
+            held = (key, offset, length, start, entry if parse else line)
+            end = offset + length
+        if held is not None and data[held[1] + held[2] - 1] == 10:
+            yield held
 
 
 def read_lines_at(folder: Path, positions: set[int]) -> Iterator[tuple[int, bytes]]:

@@ -19,9 +19,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
+from ._briefs import CaseBrief, brief_from_index, brief_from_result
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
-from ._index import index_entry, read_index, read_lines_at
-from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument
+from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
+from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -79,11 +80,15 @@ class RecordedRun:
         return self.manifest.state is RunState.RUNNING and writer_alive(self.folder) is not False
 
     def summary(self) -> Optional[SummaryDocument]:
-        """``summary.json`` when the run got to write it."""
+        """``summary.json`` when the run got to write it and nothing changed it since (its
+        ``sha256`` checks; an older engine's summary has none)."""
         path = self.folder / SUMMARY
         try:
-            return SummaryDocument.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError, ValueError):
+            data = pydantic_core.from_json(path.read_bytes())
+            if data.get("sha256") is not None and data["sha256"] != summary_digest(data):
+                return None  # changed by hand or by another tool
+            return SummaryDocument.model_validate(data)
+        except (OSError, ValidationError, ValueError, AttributeError):
             return None
 
     def _lines(self, start: int = 0, stop: Optional[int] = None) -> Iterator[tuple[int, bytes]]:
@@ -128,7 +133,10 @@ class RecordedRun:
         lines: dict[tuple[int, str, int], int] = {}  # key -> its index line's position
         damaged = 0
         end = 0
-        for key, offset, length, position, line in read_index(self.folder, RESULTS, parse=parse) or ():
+        verify = self.manifest.index_version < INDEX_VERSION
+        for key, offset, length, position, line in (
+            read_index(self.folder, RESULTS, parse=parse, verify=verify) or ()
+        ):
             if offset > end:
                 damaged += self._scan(end, offset, offsets, unindexed)
             offsets[key] = (offset, length)
@@ -230,6 +238,47 @@ class RecordedRun:
         except (ValidationError, ValueError):
             return None
 
+    def case_briefs(self) -> Iterator[CaseBrief]:
+        """Every planned case as a ``CaseBrief`` (typed; ``row`` is its place in the plan),
+        with the folder's reading rules applied (``agenteval.runs._briefs``).
+
+        A run of one run per case is read from its index entries (no record read), in the
+        order its cases were recorded, then the cases never recorded in plan order; a case
+        recorded twice (by another tool: agenteval's writer never does) comes twice, and the
+        later one counts. Several runs per case are combined from their records
+        (``case_result``), in plan order, one case's records in memory at a time."""
+        manifest = self.manifest
+        pending = self.in_progress
+        if manifest.num_runs != 1:
+            for row, (entry, case_id, records) in enumerate(self.case_records()):
+                case = self.case_result(entry, case_id, records, pending=pending)
+                yield brief_from_result(entry, row, case, records)
+            return
+        plan: dict[tuple[int, str], int] = {}
+        sets: dict[int, EvalSetEntry] = {}
+        for entry in manifest.eval_sets:
+            sets[entry.index] = entry
+            start = len(plan)
+            plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
+        seen = bytearray(len(plan))
+        point = manifest.confidence is not None
+        for found in self.index_entries():
+            eval_set, case_id, run_index = found["key"]
+            row = plan.get((eval_set, case_id)) if run_index == 1 else None
+            if row is not None:  # else a case the plan does not have
+                seen[row] = 1
+                yield brief_from_index(sets[eval_set], row, found, point)
+        row = 0
+        for entry in manifest.eval_sets:
+            unrecorded: Optional[CaseBrief] = None  # the same for every case of the set
+            for case_id in entry.case_ids:
+                if not seen[row]:
+                    if unrecorded is None:
+                        case = self.case_result(entry, case_id, [None], pending=pending)
+                        unrecorded = brief_from_result(entry, row, case)
+                    yield unrecorded._replace(case_id=case_id, row=row)
+                row += 1
+
     def case_records(self) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
         """Each planned case in plan order with its record for every run (``None`` for a
         run never recorded), read through one open file: one record in memory at a time.
@@ -306,13 +355,16 @@ class RecordedRun:
         case at a time; judge activity from ``summary.json`` when the run wrote it. A
         complete run of one run per case whose ``summary.json`` was written after its last
         record and counts every planned case, all of them recorded, is that summary (what
-        the recomputation gives, without reading every record)."""
+        the recomputation gives, without reading every record) when its seal checks and
+        ``results.jsonl`` and ``index.jsonl`` are still the sizes it records."""
         written = self.summary()
         if written is not None and self._summary_is_current(written):
             return written.summary
         return self._summary(self.case_results())
 
     def _summary_is_current(self, written: SummaryDocument) -> bool:
+        """Whether ``written`` is the summary of the records as they are now (see
+        ``result_summary``)."""
         manifest = self.manifest
         planned = sum(len(entry.case_ids) for entry in manifest.eval_sets)
         if not (
@@ -324,21 +376,26 @@ class RecordedRun:
             and written.cases_planned == written.cases_recorded == planned
         ):
             return False
+        if written.sha256 is None:
+            return False  # an older engine's summary: nothing says which records it sums up
         try:
-            if (self.folder / RESULTS).stat().st_mtime_ns > (self.folder / SUMMARY).stat().st_mtime_ns:
+            results = (self.folder / RESULTS).stat()
+            if results.st_mtime_ns > (self.folder / SUMMARY).stat().st_mtime_ns:
                 return False  # records written after the summary
+            if results.st_size != written.results_bytes:
+                return False  # not the records it sums up
+            index = self.folder / INDEX
+            if (
+                written.index_bytes is not None
+                and index.exists()
+                and index.stat().st_size != written.index_bytes
+            ):
+                return False
         except OSError:
             return False
-        keys = self._index()
-        return (
-            self.damaged_lines == 0
-            and len(keys) == planned
-            and all(
-                (entry.index, case_id, 1) in keys
-                for entry in manifest.eval_sets
-                for case_id in entry.case_ids
-            )
-        )
+        # Sealed by its writer over these very records, which then held a record of every
+        # planned case: no need to read the index to know it (the listing reads it once).
+        return True
 
     def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
         from .._verdicts import SummaryBuilder

@@ -8,8 +8,10 @@ additions never break an older reader of the same major schema version.
 from __future__ import annotations
 
 import enum
+import hashlib
 from typing import Any, Optional
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._jsonsafe import dump_model
@@ -27,6 +29,7 @@ __all__ = [
     "Manifest",
     "RunState",
     "SummaryDocument",
+    "summary_digest",
 ]
 
 MANIFEST_SCHEMA = "agenteval.run/1"
@@ -136,6 +139,11 @@ class Manifest(_Doc):
     exit_code: Optional[int] = None
     error: Optional[str] = None
     warnings: list[str] = Field(default_factory=list)
+    #: ``2``: ``index.jsonl`` is kept in step with ``results.jsonl`` by its writer (``--resume``
+    #: first drops the lines that do not match their records), so a reader checks each line
+    #: against its record only when ``results.jsonl`` changed after the index. ``1`` (older
+    #: engines, whose resume could leave stale lines): every line is checked.
+    index_version: int = 1
 
     def dump(self) -> str:
         return dump_model(self, by_alias=True, indent=2) + "\n"
@@ -186,6 +194,26 @@ class SummaryDocument(_Doc):
     summary: RunSummary
     cases_recorded: int
     cases_planned: int
+    #: the sizes of ``results.jsonl`` and ``index.jsonl`` when the summary was written: a
+    #: reader takes the summary as the run's only while the records are still those.
+    results_bytes: Optional[int] = None
+    index_bytes: Optional[int] = None
+    #: ``summary_digest`` of the document: a summary changed by anything but its writer
+    #: does not check, and is recomputed from the records.
+    sha256: Optional[str] = None
 
     def dump(self) -> str:
         return dump_model(self, by_alias=True, indent=2) + "\n"
+
+    def sealed(self) -> str:
+        """The document as its writer writes it: ``dump()`` with ``sha256`` set."""
+        data = pydantic_core.from_json(self.dump())
+        data["sha256"] = summary_digest(data)
+        return pydantic_core.to_json(data, indent=2).decode("utf-8") + "\n"
+
+
+def summary_digest(data: dict[str, Any]) -> str:
+    """The sha256 of a ``summary.json`` document (plain JSON data) without its ``sha256``
+    key: the same for the writer and any reader of the same content, whatever its spacing."""
+    body = {key: value for key, value in data.items() if key != "sha256"}
+    return hashlib.sha256(pydantic_core.to_json(body)).hexdigest()

@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
-from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
+from agenteval.runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun, RubricBrief
 
 __all__ = [
     "INDEX_SCHEMA",
@@ -50,12 +50,6 @@ _CODE = {Status(name): code for code, name in enumerate(STATUS_LEGEND)}
 HISTOGRAM_BINS = 10
 _SEARCH_USER = 80
 _SEARCH_RESPONSE = 120
-_POINT_VERDICT = {
-    "PASSED": "PASS",
-    "FAILED": "FAIL",
-    "NOT_EVALUATED": "NOT_EVALUATED",
-    "ERRORED": "NOT_EVALUATED",
-}
 _TEXT_LIMIT = 200_000  # characters of one text kept in a case's detail (a 50 KB reply fits)
 
 
@@ -73,24 +67,12 @@ def row_of(run: RecordedRun, row: int) -> Optional[tuple[EvalSetEntry, str]]:
     return None
 
 
-def _cases(run: RecordedRun) -> Iterator[tuple[int, EvalSetEntry, str, list[Optional[CaseRecord]]]]:
-    """Every planned case in plan order with its record per run (``case_records``: one file
-    handle, one case's records in memory at a time)."""
-    for row, (entry, case_id, records) in enumerate(run.case_records()):
-        yield row, entry, case_id, list(records)
-
-
 # -- small helpers --------------------------------------------------------------------------
 
 
 def _clip(text: Optional[str], limit: int) -> str:
     text = text or ""
     return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit:,} more characters]"
-
-
-def _one_line(text: str) -> str:
-    """``text`` with runs of whitespace made one space (what the engine's preview holds)."""
-    return " ".join(text[:1000].split())
 
 
 def _search(case_id: str, user: str, reply: str) -> str:
@@ -118,23 +100,6 @@ def _first_invocations(records: Sequence[Optional[CaseRecord]]) -> tuple[list[In
         actual = list(record.actual.invocations) if record.actual is not None else []
         return expected, actual
     return [], []
-
-
-def _failed_rubrics(result: CriterionResult) -> set[str]:
-    failed: set[str] = set()
-    for item in _rubric_entries(result):
-        if item.get("score") == 0.0 or str(item.get("verdict", "")).lower() in ("no", "false", "fail"):
-            failed.add(str(item.get("rubric_id")))
-    return failed
-
-
-def _rubric_entries(result: CriterionResult) -> Iterator[dict[str, Any]]:
-    """Every rubric verdict a result records, over its runs and invocations."""
-    for each in result.runs or [result]:
-        for item in each.per_invocation:
-            for entry in item.details.get("rubrics", []) or []:
-                if isinstance(entry, dict) and "rubric_id" in entry:
-                    yield entry
 
 
 def _rubric_texts(entry: EvalSetEntry, expected: Iterable[Invocation]) -> dict[str, str]:
@@ -259,132 +224,68 @@ class Scan:
             self.rubric_ids.append(rubric_id)
         return found
 
-    def add(self, row: int, entry: EvalSetEntry, case_id: str, records: list[Optional[CaseRecord]]) -> None:
-        case = self.run.case_result(entry, case_id, records, pending=self.pending)
-        self.recorded += any(r is not None for r in records)
-        self.eval_set.append(entry.index)
-        self.case_id.append(case_id)
-        self.status.append(_CODE[case.status])
-        self.counts[case.status.value] += 1
-        expected, actual = _first_invocations(records)
-        if any(inv.rubrics for inv in expected) and len(self.rubric_texts) < 10_000:
-            for key, text in _rubric_texts(entry, expected).items():
-                self.rubric_texts.setdefault(key, text)
-        user = _text_of((actual or expected)[0].user_content) if (actual or expected) else ""
-        reply = actual[-1].final_text() if actual else ""
-        self.search.append(_search(" ".join(case_id.split()).lower(), _one_line(user), _one_line(reply)))
-        by_name = {r.criterion: r for r in case.criteria}
-        failed_here: set[int] = set()
-        for name, agg in self.criteria.items():
-            result = by_name.get(name)
-            if result is None:
-                agg.status_col.append(None)
-                agg.score_col.append(None)
-                continue
-            status = result.status.value
-            agg.counts[status] += 1
-            agg.status_col.append(_CODE[result.status])
-            agg.score_col.append(_round(result.score))
-            code = self._code_of(result.reason_code)
-            if code is not None:
-                agg.reason_col[str(row)] = code
-            if result.score is not None:
-                agg.scores.append(float(result.score))
-            if status in agg.reasons:
-                code = result.reason_code or "unexplained"
-                agg.reasons[status][code] = agg.reasons[status].get(code, 0) + 1
-            if result.verdict is not None:
-                agg.verdicts[result.verdict.verdict] = agg.verdicts.get(result.verdict.verdict, 0) + 1
-            failed = _failed_rubrics(result)
-            for item in _rubric_entries(result):
-                rid = str(item.get("rubric_id"))
-                tally = agg.rubrics.setdefault(rid, [0, 0])
-                tally[1] += 1
-                if item.get("score") == 0.0:
-                    tally[0] += 1
-            failed_here.update(self._rubric(rid) for rid in failed)
-        if failed_here:
-            self.failed_rubrics[str(row)] = sorted(failed_here)
-
-    def add_entries(self, entries: Iterable[dict[str, Any]], limit: Optional[int] = None) -> None:
-        """Fill every row of a one-run run from the engine's index entries
-        (``RecordedRun.index_entries``, in file order; a later entry of a case replaces an
-        earlier one). Rows go into columns first, laid out in plan order; the aggregates are
-        counted from the columns at the end. A case never recorded stays NOT_EVALUATED
-        ``interrupted`` (``pending`` while the run goes on), as the engine reads it. This is
-        the hot loop of opening a big run: plain data, no models.
+    def add_briefs(self, briefs: Iterable[CaseBrief], limit: Optional[int] = None) -> None:
+        """Fill every row from the run's case briefs (``RecordedRun.case_briefs``: the
+        engine's reading of each case, typed, its rules applied; a later brief of a case
+        replaces an earlier one). Rows go into columns first, laid out in plan order; the
+        aggregates are counted from the columns at the end. This is the hot loop of opening
+        a big run.
 
         With ``limit``, only the first ``limit`` planned rows are laid out (``head_index``),
-        and a row no entry was read for has no status (``None``: not read yet)."""
-        plan: dict[tuple[int, str], int] = {}
-        #: per eval set, the aggregates of the criteria it applies
-        applies: dict[int, tuple[_CriterionAggregate, ...]] = {}
+        and a row no brief was read for has no status (``None``: not read yet)."""
         for entry in self.run.manifest.eval_sets:
-            names = {c.name for c in entry.criteria}
-            applies[entry.index] = tuple(a for n, a in self.criteria.items() if n in names)
             start = len(self.case_id)
             ids = entry.case_ids if limit is None else entry.case_ids[: max(0, limit - start)]
-            plan.update(((entry.index, case_id), start + i) for i, case_id in enumerate(ids))
             self.eval_set.extend([entry.index] * len(ids))
             self.case_id.extend(ids)
         n = len(self.case_id)
         codes = {name: code for code, name in enumerate(STATUS_LEGEND)}
-        self.status = [codes["NOT_EVALUATED"] if limit is None else None] * n
+        self.status = [None] * n
         ids = [" ".join(case_id.split()).lower() for case_id in self.case_id]  # on one line
         self.search = list(ids)
         verdict_cols: dict[str, list[Optional[str]]] = {}
-        rubric_rows: dict[str, dict[int, list]] = {}
+        rubric_rows: dict[str, dict[int, tuple[RubricBrief, ...]]] = {}
         for name, agg in self.criteria.items():
             agg.status_col = [None] * n
             agg.score_col = [None] * n
             verdict_cols[name] = [None] * n
             rubric_rows[name] = {}
-        recorded = [False] * n
+        seen = bytearray(n)
+        recorded = bytearray(n)
         code_of, rubric_of = self._code_of, self._rubric
         status_col, search, criteria, texts = self.status, self.search, self.criteria, self.rubric_texts
-        for found in entries:
-            key = found["key"]
-            if key[2] != 1:
-                continue
-            row = plan.get((key[0], key[1]))
-            if row is None:
-                continue  # a case the plan does not have
-            if recorded[row]:
+        for _, _, row, status, brief_criteria, was_recorded, user, reply, more in briefs:
+            if row >= n:
+                continue  # past the rows laid out
+            if seen[row]:
                 self._clear_row(row, verdict_cols, rubric_rows)  # a later record of the case
-            recorded[row] = True
-            status_col[row] = codes[found["status"]]
-            preview = found.get("preview") or {}  # on one line already (the engine's preview)
-            search[row] = _search(ids[row], preview.get("user", ""), preview.get("reply", ""))
-            more = found.get("rubric_texts")
+            seen[row] = 1
+            recorded[row] = was_recorded
+            status_col[row] = codes[status._value_]  # by value: an enum member hashes slowly
+            search[row] = _search(ids[row], user, reply)  # on one line already
             if more and len(texts) < 10_000:
                 for rid, rtext in more.items():
                     texts.setdefault(rid, rtext)
             failed_here: Optional[set[int]] = None
-            for name, cstatus, score, reason_code, verdict, rubrics in found["criteria"]:
+            for name, cstatus, score, reason_code, verdict, rubrics, _ in brief_criteria:
                 agg = criteria.get(name)
                 if agg is None:
                     continue
-                agg.status_col[row] = codes[cstatus]
+                agg.status_col[row] = codes[cstatus._value_]
                 agg.score_col[row] = score
                 if reason_code:
                     agg.reason_col[str(row)] = code_of(reason_code)
-                if verdict is not None:
-                    verdict_cols[name][row] = verdict
+                verdict_cols[name][row] = verdict
                 if rubrics:
                     rubric_rows[name][row] = rubrics
-                    for rid, rscore, rverdict in rubrics:
-                        if rscore == 0.0 or str(rverdict).lower() in ("no", "false", "fail"):
+                    for rubric in rubrics:
+                        if rubric.failed:
                             if failed_here is None:
                                 failed_here = set()
-                            failed_here.add(rubric_of(rid))
+                            failed_here.add(rubric_of(str(rubric.rubric_id)))
             if failed_here:
                 self.failed_rubrics[str(row)] = sorted(failed_here)
         self.recorded = sum(recorded)
-        missing = "pending" if self.pending else "interrupted"
-        for row in (r for r in range(n) if not recorded[r] and limit is None):
-            for agg in applies[self.eval_set[row]]:
-                agg.status_col[row] = codes["NOT_EVALUATED"]
-                agg.reason_col[str(row)] = code_of(missing)
         self._aggregate(verdict_cols, rubric_rows)
 
     def _clear_row(self, row: int, verdict_cols: dict, rubric_rows: dict) -> None:
@@ -396,8 +297,7 @@ class Scan:
 
     def _aggregate(self, verdict_cols: dict[str, list[Optional[str]]], rubric_rows: dict[str, dict]) -> None:
         """The summary's aggregates, counted from the columns: statuses, scores, NOT_EVALUATED
-        and ERRORED reasons, verdicts (a row without one of its own counts its point
-        verdict), rubric tallies."""
+        and ERRORED reasons, verdicts, rubric tallies."""
         self.counts = {name: self.status.count(code) for code, name in enumerate(STATUS_LEGEND)}
         reasoned = {_CODE[Status.ERRORED]: "ERRORED", _CODE[Status.NOT_EVALUATED]: "NOT_EVALUATED"}
         for name, agg in self.criteria.items():
@@ -412,20 +312,15 @@ class Scan:
                     bucket = agg.reasons[reasoned[code]]
                     bucket[reason] = bucket.get(reason, 0) + 1
             verdicts: dict[str, int] = {}
-            for row, verdict in enumerate(verdict_cols[name]):
-                if verdict is None:
-                    code = column[row]
-                    verdict = None if code is None else _POINT_VERDICT.get(STATUS_LEGEND[code])
-                    if verdict is None:
-                        continue
-                verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            for verdict in verdict_cols[name]:
+                if verdict is not None:
+                    verdicts[verdict] = verdicts.get(verdict, 0) + 1
             agg.verdicts = verdicts
             for rubrics in rubric_rows[name].values():
-                for rid, rscore, _ in rubrics:
-                    tally = agg.rubrics.setdefault(rid, [0, 0])
+                for rubric in rubrics:
+                    tally = agg.rubrics.setdefault(str(rubric.rubric_id), [0, 0])
                     tally[1] += 1
-                    if rscore == 0.0:
-                        tally[0] += 1
+                    tally[0] += rubric.failed
 
     def finish(self) -> Scan:
         """Put the reason-code and rubric legends in sorted order (so the same run gives the
@@ -450,16 +345,12 @@ class Scan:
 
 
 def scan(run: RecordedRun) -> Scan:
-    """One streaming pass over ``run``. A run of one run per case is read from the engine's
-    index entries (``RecordedRun.index_entries``: ``index.jsonl`` where the run has it, a
-    few tens of bytes per criterion instead of whole records); several runs per case are
-    combined by the engine (``RecordedRun.case_result``), one case's records at a time."""
+    """One streaming pass over ``run``'s case briefs (``RecordedRun.case_briefs``: a run of
+    one run per case from its ``index.jsonl``, a few tens of bytes per criterion instead of
+    whole records; several runs per case combined by the engine, one case's records at a
+    time)."""
     result = Scan(run)
-    if run.manifest.num_runs == 1:
-        result.add_entries(run.index_entries())
-        return result.finish()
-    for row, entry, case_id, records in _cases(run):
-        result.add(row, entry, case_id, records)
+    result.add_briefs(run.case_briefs())
     return result.finish()
 
 
@@ -665,7 +556,8 @@ def head_index(run: RecordedRun, rows: int = HEAD_ROWS) -> Optional[dict[str, An
     if run.manifest.num_runs != 1:
         return None
     scanned = Scan(run)
-    scanned.add_entries(itertools.islice(run.index_entries(), _HEAD_READ), limit=rows)
+    recorded = itertools.takewhile(lambda brief: brief.recorded, run.case_briefs())  # the index's
+    scanned.add_briefs(itertools.islice(recorded, _HEAD_READ), limit=rows)
     index = case_index(run, scanned.finish())
     index["partial"] = True
     index["total"] = sum(len(e.case_ids) for e in run.manifest.eval_sets)

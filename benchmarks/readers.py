@@ -1,0 +1,198 @@
+"""How long every reader of a recorded run takes: 1k, 10k and 100k cases (issue 27, item 2).
+
+For each size three run folders are written: a complete run of one run per case, the same
+run interrupted after 90% of its cases, and a complete run of three runs per case. Their
+records are a real run's: ``scale.make_data`` and one ``agenteval run`` process record a
+template of 50 cases (one invocation, three tool calls, ~30 words, some perturbed), then
+``RunWriter`` (the writer a run uses: records, index lines, summary, manifest) writes each
+folder with those records under new case ids, 1,000 cases per eval set.
+
+Each reader is a whole process, started as a user starts it; wall seconds:
+
+* ``show``: ``agenteval runs show RUN`` (the table);
+* ``show json``: ``agenteval runs show RUN --format json``;
+* ``report``: ``agenteval runs report RUN --report junit``;
+* ``compare``: ``agenteval compare RUN RUN`` (the run against itself: every case pairs);
+* ``view index``: the viewer's first whole index, ``agenteval_viewer``'s summary and case
+  index of the run, encoded as the server sends them.
+
+The goal is every reader under 2 s at 100k cases. Absolute figures depend on the machine.
+
+With ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, e.g. ``git archive main``
+unpacked: ``/tmp/base/engine/src:/tmp/base/plugins/viewer/src:/tmp/base/plugins/builtin/src``)
+each reader also runs on that code, right after this one on the same folder, and each cell
+shows ``this / baseline``: on a busy machine only side-by-side figures compare.
+
+    python benchmarks/readers.py                         # 1k, 10k, 100k
+    python benchmarks/readers.py --sizes 1000 10000
+    python benchmarks/readers.py --keep /tmp/readers     # write once, measure again later
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import scale  # noqa: E402  (a sibling script: the seeded data and a recorded run)
+
+TEMPLATE_CASES = 50
+PER_SET = 1000
+KINDS = ("complete", "interrupted", "3 runs")
+
+_VIEW = """
+import sys
+from pathlib import Path
+from agenteval.runs import RecordedRun
+from agenteval_viewer._bundle import case_index, run_summary, scan
+from agenteval_viewer._store import encode_json
+run = RecordedRun.open(Path(sys.argv[1]))
+scanned = scan(run)
+encode_json(run_summary(run, scanned))
+encode_json(case_index(run, scanned))
+"""
+
+
+def _template(tmp: Path) -> Path:
+    """A real run folder of ``TEMPLATE_CASES`` cases."""
+    folder = tmp / "template"
+    manifest = scale.make_data(folder, TEMPLATE_CASES)
+    scale.run_agenteval(folder, manifest)
+    return next((folder / "runs").iterdir())
+
+
+def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
+    """A run folder of ``cases`` cases made of ``template``'s records (see the docstring)."""
+    from agenteval._verdicts import SummaryBuilder
+    from agenteval.runs import EvalSetEntry, RecordedRun, RunState, RunWriter, SummaryDocument, new_run_id
+
+    source = RecordedRun.open(template)
+    records = list(source.records())
+    base = source.manifest.eval_sets[0]
+    runs = 3 if kind == "3 runs" else 1
+    run_id = new_run_id()
+    sets = [
+        EvalSetEntry(
+            index=index,
+            eval_set_id=f"bench_{index:03d}",
+            path=f"expected/bench_{index:03d}.evalset.json",
+            case_ids=[f"case_{n:06d}" for n in range(first, min(first + PER_SET, cases))],
+            config=base.config,
+            criteria=base.criteria,
+        )
+        for index, first in enumerate(range(0, cases, PER_SET))
+    ]
+    manifest = source.manifest.model_copy(
+        update={"run_id": run_id, "eval_sets": sets, "num_runs": runs, "state": RunState.RUNNING}
+    )
+    writer = RunWriter.create(target, manifest)
+    recorded = cases if kind != "interrupted" else cases * 9 // 10
+    written = 0
+    for number in range(recorded):
+        entry = sets[number // PER_SET]
+        case_id = f"case_{number:06d}"
+        for run_index in range(1, runs + 1):
+            record = records[(number + run_index) % len(records)]
+            writer.append(
+                record.model_copy(
+                    update={
+                        "run_id": run_id,
+                        "eval_set_index": entry.index,
+                        "eval_set_id": entry.eval_set_id,
+                        "case_id": case_id,
+                        "run_index": run_index,
+                    }
+                )
+            )
+        written += 1
+    state = RunState.INTERRUPTED if kind == "interrupted" else RunState.COMPLETE
+    writer.manifest.state = state
+    writer.manifest.exit_code = 130 if kind == "interrupted" else 1
+    # The summary the run writes at its end, from the same case results the readers recompute.
+    recorded_run = RecordedRun(writer.folder, writer.manifest)
+    builder = SummaryBuilder(manifest.confidence, run_id)
+    for entry, case in recorded_run.case_results():
+        builder.add(case, entry)
+    document = SummaryDocument(
+        run_id=run_id,
+        state=state,
+        summary=builder.build({}, None, None),
+        cases_recorded=written * runs,
+        cases_planned=cases,
+    )
+    writer.write_summary(document)
+    writer.write_manifest()
+    writer.close()
+    return writer.folder
+
+
+def _timed(command: list[str], env: Optional[dict[str, str]] = None) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    wall = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
+    return wall
+
+
+def commands(folder: Path, scratch: Path) -> dict[str, list[str]]:
+    agenteval = [sys.executable, "-m", "agenteval"]
+    report = ["runs", "report", str(folder), "--report", "junit", "--report-dir", str(scratch)]
+    return {
+        "show": [*agenteval, "runs", "show", str(folder)],
+        "show json": [*agenteval, "runs", "show", str(folder), "--format", "json"],
+        "report": [*agenteval, *report],
+        "compare": [*agenteval, "compare", str(folder), str(folder)],
+        "view index": [sys.executable, "-c", _VIEW, str(folder)],
+    }
+
+
+def measure(folder: Path, scratch: Path, baseline: Optional[str]) -> dict[str, str]:
+    """Each reader's wall seconds (``this / baseline`` with a baseline)."""
+    figures = {}
+    for name, command in commands(folder, scratch).items():
+        mine = _timed(command)
+        if baseline is None:
+            figures[name] = f"{mine:.2f}"
+            continue
+        other = _timed(command, env={**os.environ, "PYTHONPATH": baseline})
+        figures[name] = f"{mine:.2f} / {other:.2f}"
+    return figures
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--keep", type=Path, help="write the runs here and reuse them when present")
+    parser.add_argument("--baseline", help="PYTHONPATH of another checkout to time side by side")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="agenteval-readers-") as tmp:
+        root = args.keep or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        runs = root / "template" / "runs"
+        template = next(runs.iterdir()) if runs.is_dir() else _template(root)
+        columns = ("show", "show json", "report", "compare", "view index")
+        width = 14 if args.baseline else 11
+        print(f"{'cases':>8} {'run':<12}" + "".join(f"{c:>{width}}" for c in columns) + "   (wall s)")
+        for size in args.sizes:
+            for kind in args.kinds:
+                target = root / f"{size}-{kind.replace(' ', '')}"
+                existing = [p for p in target.iterdir() if p.is_dir()] if target.exists() else []
+                folder = existing[0] if existing else write_run(template, target, size, kind)
+                figures = measure(folder, root / "reports", args.baseline)
+                cells = "".join(f"{figures[c]:>{width}}" for c in columns)
+                print(f"{size:>8} {kind:<12}{cells}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
