@@ -258,8 +258,9 @@ def test_long_criterion_names_are_never_cut_at_80_columns(example_result):
     name = "rubric_based_final_response_quality_v1"  # the longest built-in name
     lines = _render(example_result, summary=_renamed(example_result.summary, "response_match_score", name))
     assert all(len(line) <= 80 for line in lines)
-    rows = [line for line in lines if name in line]
+    rows = [line for line in lines if line.startswith(name)]
     assert len(rows) == 2  # the run's table and the set's, each whole on one line
+    assert any(line.startswith(f"  {name} FAIL: ") for line in lines)  # and why the set fails
     assert _set_row(lines, name)[-1] == "FAIL" and rows[0].split()[-5:] == ["0.7774", "0.6", "2", "1", "0"]
 
 
