@@ -20,7 +20,8 @@ WRONG_AGENT = '''
 def respond(message, history):
     """No tool call at all when asked for yen; the example agent's answer otherwise."""
     import importlib.util, pathlib
-    spec = importlib.util.spec_from_file_location("travel_agent", pathlib.Path(__file__).with_name("agent.py"))
+    here = pathlib.Path(__file__).with_name("agent.py")
+    spec = importlib.util.spec_from_file_location("travel_agent", here)
     right = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(right)
     return {"text": "no"} if "yen" in message.lower() else right.respond(message, history)
