@@ -703,9 +703,25 @@ def _resolve_each(
                     failure = checked[spec]
                     if failure is not None:
                         raise type(failure)(failure.message, source=failure.source or where)
+            warnings.extend(_defaulted(group, done))
             resolved.extend(done)
     problems.raise_any()
     return resolved
+
+
+def _defaulted(group: Sequence[tuple[Criterion, str]], done: Sequence[ResolvedCriterion]) -> list[str]:
+    """A warning for each criterion a config names as an object without a threshold, which
+    runs with its default (ADK refuses such a config at load); informational ones take none."""
+    return [
+        f'{where}: criteria.{item.name} has no "threshold": agenteval applies its default, '
+        f"{item.threshold:g}; ADK refuses a criterion object without one at load. Add "
+        f'"threshold": {item.threshold:g} to run this config in ADK too'
+        for (criterion, where), item in zip(group, done, strict=True)
+        if criterion.threshold is None
+        and item.threshold is not None
+        and not item.info.informational
+        and where not in ("--criteria", "default criteria")
+    ]
 
 
 def plan_eval_sets(

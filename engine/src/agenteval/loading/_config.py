@@ -135,15 +135,6 @@ def _threshold(value: Any, path: str) -> float:
     return number
 
 
-def _no_threshold(where: str, name: str) -> str:
-    """The warning for a criterion object without ``threshold`` (ADK refuses it at load)."""
-    return (
-        f'{where}: criteria.{name} has no "threshold": agenteval applies the criterion\'s default '
-        f"(agenteval criteria show {name}); ADK refuses a criterion object without one at load. "
-        'Add "threshold" to run this config in ADK too (an informational criterion takes none)'
-    )
-
-
 def _is_number(text: str) -> bool:
     try:
         return math.isfinite(float(text))
@@ -188,8 +179,6 @@ def config_from_data(data: Any, *, source: Optional[Path] = None) -> EvalConfig:
                 threshold = (
                     _threshold(value["threshold"], f"{path}.threshold") if "threshold" in value else None
                 )
-                if threshold is None and name not in EFFICIENCY_CRITERIA:
-                    warnings.append(_no_threshold(where, name))
                 criteria.append(Criterion(name=name, threshold=threshold, params=params))
             else:
                 criteria.append(Criterion(name=name, threshold=_threshold(value, path)))
