@@ -146,6 +146,23 @@ def test_an_agent_crash_is_that_case_s_error_and_the_run_goes_on(runner, tmp_pat
     assert cases["weather_paris"]["status"] in ("PASSED", "FAILED")  # scored normally
 
 
+def test_a_saved_agent_error_is_rescored_without_an_unknown_key_warning(runner, tmp_path):
+    """The key agenteval writes for a case the agent could not run is its own, never an
+    "unknown case key kept but not used" (it was warned four times on re-scoring)."""
+    agent = tmp_path / "flaky.py"
+    agent.write_text("def respond(message, history):\n    raise RuntimeError('down')\n")
+    saved = tmp_path / "saved.json"
+    first = runner.invoke(
+        main, ["run", str(EXAMPLE), "--agent", f"{agent}:respond", "--save-actual", str(saved), "--quiet"]
+    )
+    assert first.exit_code == 1 and "agenteval_agent_error" in saved.read_text(encoding="utf-8")
+    again = runner.invoke(main, ["run", str(EXAMPLE), "--actual", str(saved), "--format", "json"])
+    assert again.exit_code == 1
+    assert "unknown case key" not in again.stderr
+    statuses = {c["status"] for c in _doc(again)["eval_sets"][0]["cases"]}
+    assert statuses == {"ERRORED"}
+
+
 def test_usage_errors(runner, tmp_path):
     evalset = str(EXAMPLE / "travel.evalset.json")
     both = runner.invoke(

@@ -34,7 +34,7 @@ from ..loading import (
     with_efficiency,
 )
 from ..loading._env import load_env_files
-from ..loading._eval_files import check_unique_ids
+from ..loading._eval_files import AGENT_ERROR_KEY, check_unique_ids
 from ..loading._eval_set_warnings import eval_set_warnings
 from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
@@ -57,9 +57,6 @@ __all__ = [
 
 CriteriaSpec = Union[None, EvalConfig, Mapping[str, Any], Sequence[Union[str, Criterion]]]
 
-#: The key under which a saved actual file keeps a case the agent could not run
-#: (``{"code": ..., "message": ...}``), so that re-scoring it reports the same error.
-AGENT_ERROR_KEY = "agenteval_agent_error"
 
 #: One run's outcome for a case: its actual turns, or why the agent produced none.
 Outcome = Union[Sequence[Invocation], AgentFailure]

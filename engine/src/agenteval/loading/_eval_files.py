@@ -28,7 +28,7 @@ from ._case_spans import CaseSpans
 from ._json import FileBytes, gc_paused, parse_json, read_file
 from ._paths import describe_validation_error, json_path, json_type
 
-__all__ = ["LoadedEvalSet", "load_eval_set", "read_eval_file", "eval_set_from_data"]
+__all__ = ["AGENT_ERROR_KEY", "LoadedEvalSet", "eval_set_from_data", "load_eval_set", "read_eval_file"]
 
 _FLAT_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference"}
 _MULTI_CASE_KEYS = {"name", "data", "initial_session"}
@@ -162,6 +162,12 @@ def _validate_eval_set(data: dict[str, Any], where: str, warnings: list[str]) ->
     return eval_set
 
 
+#: The case key under which a saved actual file (``--save-actual``) keeps a case the agent
+#: could not run (``{"code": ..., "message": ...}``), so that re-scoring it reports the same
+#: error. agenteval writes and reads it, so it is never an "unknown key".
+AGENT_ERROR_KEY = "agenteval_agent_error"
+
+
 def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> None:
     """Checks pydantic cannot express: keys given in both spellings, and unknown keys
     (kept, as ADK keeps case keys, but reported)."""
@@ -179,7 +185,8 @@ def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> Non
         if case.session_input is not None:
             _check_spelt_twice(case.session_input, f"eval_cases[{index}].session_input", where)
         for key in case.model_extra or {}:
-            warnings.append(f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used")
+            if key != AGENT_ERROR_KEY:
+                warnings.append(f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used")
 
 
 def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:
