@@ -20,37 +20,45 @@ _DROPPED = {"paths", "resume"}
 
 def rerun_command(run: RecordedRun, cases: Sequence[tuple[EvalSetEntry, str]] = ()) -> Optional[str]:
     """``agenteval run FILE:CASE,... <the run's own options>`` for ``cases`` (eval set, case
-    id); every eval file of the run when ``cases`` is empty. ``None`` when the run's eval
-    files are unknown. ``--resume`` is left out; everything else the run was given is kept."""
+    id). With no ``cases``: the run's own eval paths as it was given them (a ``FILE:CASE``
+    selection stays one), else every eval file of the run. ``None`` when the run's eval files
+    are unknown. ``--resume`` is left out; everything else the run was given is kept."""
+    recorded = _recorded(run)
     by_file: dict[str, list[str]] = {}
     if cases:
         for entry, case_id in cases:
             if entry.path:
                 by_file.setdefault(entry.path, []).append(case_id)
+    elif recorded is not None and recorded[0]:
+        by_file = dict.fromkeys(recorded[0], [])
     else:
         by_file = {entry.path: [] for entry in run.manifest.eval_sets if entry.path}
     if not by_file:
         return None
     words = [f"{path}:{','.join(ids)}" if ids else path for path, ids in by_file.items()]
-    return shlex.join(["agenteval", "run", *words, *_options(run)])
+    options = recorded[1] if recorded is not None else _inputs(run)
+    return shlex.join(["agenteval", "run", *words, *options])
 
 
-def _options(run: RecordedRun) -> list[str]:
-    """The run's options as ``agenteval run`` words: parsed from the recorded command line
-    when it was ``agenteval run``, else (a run started from the API) its agent or actuals."""
+def _recorded(run: RecordedRun) -> Optional[tuple[list[str], list[str]]]:
+    """The eval paths and the options of the run's recorded ``agenteval run`` command line;
+    ``None`` when it was not one (a run started from the API) or does not parse."""
     argv = list(run.manifest.argv)
-    if "run" in argv:
-        parsed = _parsed(argv[argv.index("run") + 1 :])
-        if parsed is not None:
-            return parsed
+    if "run" not in argv:
+        return None
+    return _parsed(argv[argv.index("run") + 1 :])
+
+
+def _inputs(run: RecordedRun) -> list[str]:
+    """Where the turns came from, for a run with no command line: its agent or actuals."""
     if run.manifest.agent and run.manifest.agent.get("target"):
         return ["--agent", str(run.manifest.agent["target"])]
     return [word for item in run.manifest.actual_files for word in ("--actual", item.path)]
 
 
-def _parsed(args: list[str]) -> Optional[list[str]]:
-    """``args`` (what followed ``agenteval run``) without the eval paths and ``--resume``,
-    each option under its own name; ``None`` when they do not parse."""
+def _parsed(args: list[str]) -> Optional[tuple[list[str], list[str]]]:
+    """``args`` (what followed ``agenteval run``) as its eval paths and its options without
+    ``--resume``, each option under its own name; ``None`` when they do not parse."""
     from ._run import run as run_command
 
     parser = run_command.make_parser(click.Context(run_command))
@@ -68,4 +76,4 @@ def _parsed(args: list[str]) -> Optional[list[str]]:
             continue
         for item in value if param.multiple else [value]:
             words += [param.opts[0], str(item)]
-    return words
+    return [str(path) for path in values.get("paths") or ()], words

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Optional
 
+from agenteval.cli import rerun_command
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
 from agenteval.runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun, RubricBrief
@@ -122,46 +122,6 @@ def _duration(started: Optional[str], finished: Optional[str]) -> Optional[float
         return round((datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds(), 3)
     except ValueError:
         return None
-
-
-def _argv_tail(run: RecordedRun) -> list[str]:
-    """The recorded command's options after the eval paths (``--resume`` left out)."""
-    argv = list(run.manifest.argv)
-    if "run" not in argv:
-        return []
-    tail = argv[argv.index("run") + 1 :]
-    kept: list[str] = []
-    skip_value = False
-    paths = {e.path for e in run.manifest.eval_sets if e.path}
-    first_option = next((i for i, token in enumerate(tail) if token.startswith("-")), len(tail))
-    for token in tail[first_option:]:
-        if skip_value:
-            skip_value = False
-            if not token.startswith("-"):
-                continue
-        if token == "--resume" or token.startswith("--resume="):
-            skip_value = token == "--resume"
-            continue
-        if token in paths:
-            continue
-        kept.append(token)
-    return kept
-
-
-def rerun_command(run: RecordedRun, targets: Sequence[tuple[EvalSetEntry, str]] = ()) -> Optional[str]:
-    """``agenteval run FILE:CASE,... <the run's own options>``; all of the run's eval files
-    when ``targets`` is empty. ``None`` when the run's eval files are unknown."""
-    by_file: dict[str, list[str]] = {}
-    if targets:
-        for entry, case_id in targets:
-            if entry.path:
-                by_file.setdefault(entry.path, []).append(case_id)
-    else:
-        by_file = {e.path: [] for e in run.manifest.eval_sets if e.path}
-    if not by_file:
-        return None
-    words = [f"{path}:{','.join(ids)}" if ids else path for path, ids in by_file.items()]
-    return shlex.join(["agenteval", "run", *words, *_argv_tail(run)])
 
 
 # -- one pass over the run: the summary's aggregates and the index's columns --------------
