@@ -36,6 +36,7 @@ from ..loading import (
 from ..loading._env import load_env_files
 from ..loading._eval_files import check_unique_ids
 from ..loading._eval_set_warnings import eval_set_warnings
+from ..loading._formats import FormatReader, choose_format, read_in_format
 from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
@@ -235,6 +236,8 @@ class RecordedActuals:
         self.files: list[InputFile] = []
         self.warnings: list[str] = []
         self._described: list[str] = []
+        #: ``--actual`` files in another data format, read once the selected cases are known.
+        self.in_format: list[tuple[Path, type[FormatReader]]] = []
 
     def add_file(self, path: Path) -> None:
         loaded = self.eval_files.read(path)
@@ -245,6 +248,17 @@ class RecordedActuals:
         for case in loaded.eval_set.eval_cases:
             _outcome_of(case, str(loaded.source))  # a scenario is an error now, not mid-run
             self._by_id.setdefault(case.eval_id, []).append((set_id, _InFile(Path(path), case.eval_id)))
+
+    def add_in_format(self, path: Path, reader: type[FormatReader], cases: Sequence[EvalCase]) -> None:
+        """A file in another data format (``agenteval.formats``), read now for ``cases``; its
+        turns are held in memory."""
+        eval_set, digest, warnings = read_in_format(reader, path, cases)
+        self.warnings.extend(warnings)
+        self.files.append(InputFile(path=str(path), sha256=digest))
+        self._described.append(str(path))
+        for case in eval_set.eval_cases:
+            outcome = _outcome_of(case, str(path))
+            self._by_id.setdefault(case.eval_id, []).append((eval_set.eval_set_id, outcome))
 
     def add_run(self, run: RecordedRun) -> None:
         self.files.append(InputFile(path=str(run.folder)))
@@ -439,17 +453,38 @@ class _Problems:
 
 
 def _read_actual_sources(
-    paths: Sequence[Union[str, Path]], problems: _Problems, files: EvalFiles
+    paths: Sequence[Union[str, Path]], problems: _Problems, files: EvalFiles, format_in: Optional[str] = None
 ) -> RecordedActuals:
+    """The ``--actual`` sources: run folders and ADK files now; files in another data format
+    wait in ``in_format`` until the selected cases are known (``_read_in_format``)."""
     actuals = RecordedActuals(files)
     for raw in paths:
         path = Path(raw)
         with problems.collect():
             if path.is_dir():
                 actuals.add_run(RecordedRun.open(path))
-            else:
+                continue
+            reader = choose_format(path, format_in)
+            if reader is None:
                 actuals.add_file(path)
+            else:
+                actuals.in_format.append((path, reader))
     return actuals
+
+
+def _read_in_format(actuals: RecordedActuals, sets: Sequence[PlannedSet]) -> list[str]:
+    """Read the ``--actual`` files in another data format for the selected cases of ``sets``;
+    their readers' warnings."""
+    if not actuals.in_format:
+        return []
+    before = len(actuals.warnings)
+    cases = list({case.eval_id: case for planned in sets for case in planned.cases}.values())
+    problems = _Problems()
+    for path, reader in actuals.in_format:
+        with problems.collect():
+            actuals.add_in_format(path, reader, cases)
+    problems.raise_any()
+    return actuals.warnings[before:]
 
 
 def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str) -> tuple[str, ...]:
@@ -483,6 +518,7 @@ def plan_paths(
     num_runs: Union[int, str, None] = 1,
     efficiency: bool = False,
     run_budget: Optional[int] = None,
+    format_in: Optional[str] = None,
 ) -> Plan:
     """Plan a run from command-line style inputs (see ``agenteval run --help``).
 
@@ -492,7 +528,8 @@ def plan_paths(
     ``num_runs`` ``"auto"`` (with ``agent``) gives each case runs look by look
     (``AUTO_LOOKS``), at most ``run_budget`` agent runs in all. ``None`` for either: the
     configs' ``statistics`` block decides (its ``num_runs`` only when the agent runs), else
-    one run.
+    one run. ``format_in`` names the data format of every ``--actual`` file (default: each
+    file's content decides, ``agenteval.loading._formats``).
     """
     _check_runs(num_runs, run_budget, agent)
     warnings: list[str] = []
@@ -501,7 +538,7 @@ def plan_paths(
     shared = config if config is not None else load_config(config_path) if config_path else None
     problems = _Problems()
     files = EvalFiles()
-    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems, files)
+    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems, files, format_in)
     if actuals is not None:
         warnings.extend(actuals.warnings)
     configs: dict[Optional[Path], Optional[EvalConfig]] = {}
@@ -564,6 +601,7 @@ def plan_paths(
         )
     recorded: Mapping[tuple[int, str], Sequence[Outcome]] = {}
     if actuals is not None:
+        warnings.extend(_read_in_format(actuals, sets))
         refs = {}
         for planned in sets:
             for case_id in planned.case_ids:
