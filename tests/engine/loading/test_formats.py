@@ -202,3 +202,12 @@ def test_run_command_spells_format_in():
     assert (
         argv[:6] == ["agenteval", "run", "e.json", "--actual", "t.json", "--format-in"] and argv[6] == "otel"
     )
+
+
+def test_evaluate_takes_a_file_in_another_format_as_actual(tmp_path, monkeypatch):
+    import agenteval
+
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
+    expected, actual = _project(tmp_path)
+    result = agenteval.evaluate(expected, actual, {"response_match_score": 0.8})
+    assert {c.eval_id: c.status for c in result.cases()} == {"c1": Status.PASSED, "c2": Status.FAILED}

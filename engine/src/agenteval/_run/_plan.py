@@ -755,7 +755,8 @@ def plan_eval_sets(
     judge: Optional[JudgeService],
 ) -> Plan:
     """Plan the embedding API's ``evaluate``: eval sets (objects or paths), actual turns
-    (an ``EvalSet``, its path, or a mapping ``eval_id -> [Invocation]``)."""
+    (an ``EvalSet``, its path or a file in another data format, or a mapping
+    ``eval_id -> [Invocation]``)."""
     warnings: list[str] = []
     loaded: list[LoadedEvalSet] = []
     for item in eval_sets:
@@ -766,7 +767,7 @@ def plan_eval_sets(
             loaded.append(read_eval_file(Path(item)))
             warnings.extend(loaded[-1].warnings)
     config = as_config(criteria)
-    actual_map = _actual_map(actual)
+    actual_map = _actual_map(actual, [c for item in loaded for c in item.eval_set.eval_cases], warnings)
     criteria_source = LocalCriteria(registry)
     chosen = criteria_for(config, None, criteria_source)
     resolved = resolve_criteria([(c, "criteria") for c in chosen], criteria_source, warnings)  # type: ignore[arg-type]
@@ -795,9 +796,17 @@ def plan_eval_sets(
     )
 
 
-def _actual_map(actual: Any) -> Mapping[str, Outcome]:
+def _actual_map(actual: Any, cases: Sequence[EvalCase], warnings: list[str]) -> Mapping[str, Outcome]:
+    """The actual turns by case id: an ``EvalSet``, a file of it (or in another data format,
+    read for ``cases``), or a mapping as given."""
     if isinstance(actual, (str, Path)):
-        actual = read_eval_file(Path(actual)).eval_set
+        path = Path(actual)
+        reader = choose_format(path)
+        if reader is None:
+            actual = read_eval_file(path).eval_set
+        else:
+            actual, _, found = read_in_format(reader, path, cases)
+            warnings.extend(found)
     if isinstance(actual, EvalSet):
         scenarios = [
             c.eval_id
