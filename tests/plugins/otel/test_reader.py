@@ -11,7 +11,7 @@ import pytest
 from agenteval.errors import DataError
 from agenteval.loading import load_eval_set
 from agenteval_otel import OtelReader
-from agenteval_otel._otlp import read_spans, sniff
+from agenteval_otel._otlp import Span, read_spans, sniff
 from agenteval_otel._turns import turns_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -195,3 +195,93 @@ def test_elided_content_and_missing_tool_arguments_are_warnings_naming_the_setti
     codes = [w.split(": ")[1] for w in reader.warnings[:-1]]
     assert {"content_elided", "tool_arguments_absent", "no_final_text", "no_user_content"} <= set(codes)
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY" in reader.warnings[-1]
+
+
+def _span(span_id: str, parent, name: str, start: int, **attributes) -> Span:
+    return Span("ab" * 16, span_id * 8, parent * 8 if parent else None, name, start, start + 10, attributes)
+
+
+def test_adk_schema_1_spans_read_from_call_llm_json_and_the_legacy_tool_attributes(tmp_path):
+    request = {"contents": [{"role": "user", "parts": [{"text": "What's the weather in Paris tomorrow?"}]}]}
+    call = {
+        "function_call": {"id": "c1", "name": "get_weather", "args": {"city": "Paris", "day": "tomorrow"}}
+    }
+    answer = "Tomorrow in Paris it will be sunny with a high of 24 degrees Celsius."
+    usage = {"prompt_token_count": 50, "candidates_token_count": 5, "total_token_count": 55}
+    spans = [
+        _span("01", None, "invocation", 0, **{"gcp.vertex.agent.invocation_id": "e-1"}),
+        _span(
+            "02",
+            "01",
+            "invoke_agent weather",
+            1,
+            **{
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": "weather",
+                "gen_ai.conversation.id": "weather_paris",
+            },
+        ),
+        _span(
+            "03",
+            "02",
+            "call_llm",
+            2,
+            **{
+                "gcp.vertex.agent.llm_request": json.dumps(request),
+                "gcp.vertex.agent.llm_response": json.dumps(
+                    {"content": {"role": "model", "parts": [call]}, "usage_metadata": usage}
+                ),
+            },
+        ),
+        _span(
+            "04",
+            "03",
+            "generate_content gemini-2.5-flash",
+            3,
+            **{"gen_ai.operation.name": "generate_content", "gen_ai.request.model": "gemini-2.5-flash"},
+        ),
+        _span(
+            "05",
+            "02",
+            "execute_tool get_weather",
+            20,
+            **{
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.id": "c1",
+                "gcp.vertex.agent.tool_call_args": json.dumps(call["function_call"]["args"]),
+                "gcp.vertex.agent.tool_response": json.dumps({"forecast": "sunny"}),
+            },
+        ),
+        _span(
+            "06",
+            "02",
+            "call_llm",
+            40,
+            **{
+                "gcp.vertex.agent.llm_request": json.dumps(request),
+                "gcp.vertex.agent.llm_response": json.dumps(
+                    {"content": {"role": "model", "parts": [{"text": answer}]}}
+                ),
+            },
+        ),
+    ]
+    path = tmp_path / "v1.json"
+    path.write_text(encode(spans, shape="request", base64_ids=True, plain=False, json_strings=False))
+    got, warnings = _read(path, "weather_paris")
+    [turn] = got["weather_paris"]
+    assert turn.invocation_id == "e-1" and turn.user_content.text() == "What's the weather in Paris tomorrow?"
+    assert [(c.name, c.args) for c in turn.tool_calls()] == [
+        ("get_weather", {"city": "Paris", "day": "tomorrow"})
+    ]
+    assert [r.response for r in turn.tool_responses()] == [{"forecast": "sunny"}]
+    assert turn.final_text() == answer and warnings == []
+    events = turn.intermediate_data.invocation_events
+    assert events[0].usage_metadata == usage and events[0].model_version == "gemini-2.5-flash"
+
+
+def test_a_tool_call_no_tool_span_answers_is_an_unpaired_call(tmp_path):
+    spans = [s for s in read_spans(ADK_TRACE) if s.operation != "execute_tool"]
+    turns, _ = turns_of(spans)
+    codes = {f.code for t in turns for f in t.findings}
+    assert codes == {"unpaired_call"}

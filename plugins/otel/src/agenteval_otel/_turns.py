@@ -12,7 +12,10 @@ the trace lacks (lint findings).
   ``invoke_agent``'s ``gen_ai.agent.name``, holding its output's text and tool calls, with
   its token usage (as Gemini ``usage_metadata``) and model; an ``execute_tool`` span gives
   a ``function_response`` event (and first the call itself, when no output carried it),
-  joined to its call by ``gen_ai.tool.call.id`` (else by tool name, in order).
+  joined to its call by ``gen_ai.tool.call.id`` (else by tool name, in order). Nested
+  inference spans are one model call (ADK schema 1's ``call_llm`` around
+  ``generate_content``), whose ``llm_request`` / ``llm_response`` JSON and
+  ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` stand in for the GenAI attributes.
 * **User content**: the last user message (with text) of the turn's first inference input.
   **Final response**: the last text output of the turn's root agent (the outermost
   ``invoke_agent``; any agent when there is none); its event keeps no content unless it
@@ -186,7 +189,6 @@ class _Builder:
         self.root = root
         self.events: list[InvocationEvent] = []
         self.findings: list[Finding] = []
-        self.calls: dict[str, FunctionCall] = {}  # by call id
         self.unanswered: list[FunctionCall] = []
         self.user: Optional[Content] = None
         self.final: Optional[tuple[int, Content]] = None  # (event index, text content)
@@ -204,14 +206,15 @@ class _Builder:
     def find(self, code: str, span: Span, what: str) -> None:
         self.findings.append(Finding(code, f"{what} of span {span.where} [{span.span_id}]"))
 
-    def inference(self, span: Span) -> None:
-        attrs = span.attributes
+    def inference(self, span: Span, attrs: dict[str, Any]) -> None:
+        """One model call: ``span`` and the attributes of its nested inference spans."""
         if self.user is None:
-            self.user = self._user_of(span)
+            self.user = _user_of(attrs)
         output = attrs.get("gen_ai.output.messages")
+        legacy = attrs.get("gcp.vertex.agent.llm_response")  # ADK schema 1: the LlmResponse as JSON
         parts: list[Part] = []
-        if output is None and isinstance(attrs.get("gcp.vertex.agent.llm_response"), dict):
-            content = attrs["gcp.vertex.agent.llm_response"].get("content") or {}
+        if output is None and isinstance(legacy, dict):
+            content = legacy.get("content") or {}
             parts = [Part.model_validate(p) for p in content.get("parts") or ()]
         elif output is None:
             self.find("content_absent", span, "no gen_ai.output.messages: the model's output is not recorded")
@@ -219,37 +222,19 @@ class _Builder:
             self.find("content_elided", span, "gen_ai.output.messages is <elided>")
         else:
             parts = [part for message in output if isinstance(message, dict) for part in _parts(message)]
-        for part in parts:
-            if part.function_call is not None:
-                self._remember(part.function_call)
+        self.unanswered.extend(part.function_call for part in parts if part.function_call is not None)
         author = self.author(span)
         content = Content(role="model", parts=parts) if parts else None
         event = InvocationEvent(
             author=author,
             content=content,
-            usage_metadata=_usage(attrs),
+            usage_metadata=_usage(attrs) or _legacy_usage(legacy),
             model_version=attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model"),
         )
         self.events.append(event)
         texts = [p for p in parts if p.text and not p.thought]
         if texts and (self.root_agent is None or author == self.root_agent):
             self.final = (len(self.events) - 1, Content(role="model", parts=texts))
-
-    def _remember(self, call: FunctionCall) -> None:
-        if call.id:
-            self.calls[call.id] = call
-        self.unanswered.append(call)
-
-    def _user_of(self, span: Span) -> Optional[Content]:
-        messages = span.attributes.get("gen_ai.input.messages")
-        if not isinstance(messages, list):
-            return None
-        for message in reversed(messages):
-            if isinstance(message, dict) and message.get("role") == "user":
-                texts = [p for p in _parts(message) if p.text]
-                if texts:
-                    return Content(role="user", parts=texts)
-        return None
 
     def tool(self, span: Span) -> None:
         attrs = span.attributes
@@ -304,6 +289,14 @@ class _Builder:
             self.findings.append(
                 Finding("no_final_text", f"the turn at span {self.root.where} has no final text")
             )
+        for call in self.unanswered:
+            self.findings.append(
+                Finding(
+                    "unpaired_call",
+                    f"the tool call {call.name!r} (id {call.id}) of the turn at span {self.root.where} has "
+                    "no execute_tool span: its response is not recorded",
+                )
+            )
         if self.user is None:
             self.findings.append(
                 Finding("no_user_content", f"the turn at span {self.root.where} records no user message")
@@ -329,8 +322,13 @@ def _turn(tree: _Tree, root: Span) -> Turn:
     for span in tree.walk(root):
         if span.operation == "execute_tool":
             builder.tool(span)
-        elif is_inference(span) and not any(is_inference(c) for c in tree.walk(span) if c is not span):
-            builder.inference(span)
+        elif is_inference(span) and not any(is_inference(a) for a in tree.ancestors(span)):
+            merged: dict[str, Any] = {}  # ADK schema 1: call_llm wraps generate_content
+            for inner in tree.walk(span):
+                if is_inference(inner):
+                    for key, value in inner.attributes.items():
+                        merged.setdefault(key, value)
+            builder.inference(span, merged)
     invocation, findings = builder.invocation()
     spans = list(tree.walk(root))
     session = _first_attribute(spans, "gen_ai.conversation.id", "gcp.vertex.agent.session_id")
@@ -342,6 +340,39 @@ def _turn(tree: _Tree, root: Span) -> Turn:
         invocation=invocation,
         findings=findings,
     )
+
+
+def _user_of(attrs: dict[str, Any]) -> Optional[Content]:
+    """The last user message with text of a model call's input (GenAI messages, else ADK
+    schema 1's ``llm_request`` contents)."""
+    messages = attrs.get("gen_ai.input.messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "user":
+                texts = [p for p in _parts(message) if p.text]
+                if texts:
+                    return Content(role="user", parts=texts)
+        return None
+    request = attrs.get("gcp.vertex.agent.llm_request")
+    contents = request.get("contents") if isinstance(request, dict) else None
+    for content in reversed(contents if isinstance(contents, list) else []):
+        if isinstance(content, dict) and content.get("role") == "user":
+            texts = [
+                Part(text=p["text"])
+                for p in content.get("parts") or ()
+                if isinstance(p, dict) and p.get("text")
+            ]
+            if texts:
+                return Content(role="user", parts=texts)
+    return None
+
+
+def _legacy_usage(response: Any) -> Optional[dict[str, int]]:
+    usage = response.get("usage_metadata") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    counts = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return counts or None
 
 
 def _agent_name(span: Span) -> Optional[str]:
