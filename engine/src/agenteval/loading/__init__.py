@@ -14,12 +14,12 @@ from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
     "ADK_FORMAT",
-    "FormatReader",
     "CONFIG_FILE_NAME",
     "DEFAULT_CRITERIA",
     "EFFICIENCY_CRITERIA",
     "EvalConfig",
     "EvalTarget",
+    "FormatReader",
     "LoadedEvalSet",
     "config_from_data",
     "eval_set_from_data",
