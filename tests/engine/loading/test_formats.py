@@ -91,7 +91,12 @@ def test_leading_keys_reads_the_top_level_keys_as_far_as_the_head_goes(head, key
 
 @pytest.mark.parametrize(
     "content",
-    ['{"eval_set_id": "s", "eval_cases": []}', "[]", '[{"query": "hi"}]'],
+    [
+        '{"eval_set_id": "s", "eval_cases": []}',
+        '{"_comment": "ADK ignores unknown top-level keys", "eval_set_id": "s", "eval_cases": []}',
+        "[]",
+        '[{"query": "hi"}]',
+    ],
 )
 def test_an_adk_file_is_read_as_adk_without_asking_any_reader(tmp_path, content):
     path = _file(tmp_path, "a.json", content)
@@ -105,7 +110,7 @@ def test_a_file_a_reader_claims_goes_to_that_reader(tmp_path):
 
 @pytest.mark.parametrize(
     "content",
-    ['{"eval_cases": [], "eval_set_id": "s"}', '{"name": "x"}', '{"eval_set_id": ', "{oops", ""],
+    ['{"eval_cases": [], "eval_set_id": "s"}', '{"name": "x"}', '{"note": 1, "eval_cases": [', "{oops", ""],
 )
 def test_an_unclaimed_file_that_looks_like_an_eval_set_or_cannot_be_sniffed_stays_adk(tmp_path, content):
     # ADK's loader then explains what is wrong with it, as before.
@@ -118,7 +123,7 @@ def test_a_file_no_format_claims_is_refused_with_the_installed_formats(tmp_path)
     with pytest.raises(DataError) as info:
         formats.choose_format(path, finder=_finder(lines=Lines))
     message = str(info.value)
-    assert message.startswith(f"{path}: not an ADK eval set (its first key is 'resourceSpans'")
+    assert message.startswith(f"{path}: not an ADK eval set (its top-level keys are 'resourceSpans')")
     assert "Installed formats: adk (built in: ADK eval sets), lines." in message
     assert "--format-in NAME" in message and "agenteval-otel" in message
 

@@ -5,11 +5,11 @@ subclass (``agenteval-otel`` provides ``otel``, OpenTelemetry traces). ADK's eva
 the built-in format (``adk``), read by ``read_eval_file`` exactly as before.
 
 Which format an ``--actual`` file is in is decided by its content, never by its name
-(``choose_format``): a top-level list or an object whose first key is ``eval_set_id`` is
-ADK's, with no plugin imported; otherwise each installed reader is asked whether it
-``claims`` the file's first bytes; none does and the file still looks like an eval set (or
-cannot be sniffed at all, so that ADK's loader explains the syntax error): ADK's; else
-``DataError`` listing the installed formats. ``--format-in NAME`` skips the detection.
+(``choose_format``): a top-level list or an object with an ``eval_set_id`` key is ADK's,
+with no plugin imported; otherwise each installed reader is asked whether it ``claims`` the
+file's first bytes; none does and the file still looks like an eval set (a top-level key of
+one; or no key can be read at all, so that ADK's loader explains the syntax error): ADK's,
+as before; else ``DataError`` listing the installed formats. ``--format-in NAME`` skips the detection.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def choose_format(
         return finder.load_one(format_in)
     head = _head(path)
     keys = leading_keys(head)
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") or keys[:1] == ("eval_set_id",):
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") or "eval_set_id" in keys:
         return None
     names = finder.names()
     if names:
@@ -159,10 +159,10 @@ def choose_format(
                 ) from None
             if claimed:
                 return reader
-    if not keys or keys[0] in _EVAL_SET_KEYS:
+    if not keys or _EVAL_SET_KEYS.intersection(keys):
         return None
     raise DataError(
-        f"not an ADK eval set (its first key is {keys[0]!r}, not 'eval_set_id') and no installed data "
+        f"not an ADK eval set (its top-level keys are {', '.join(map(repr, keys))}) and no installed data "
         f"format claims it. Installed formats: {_installed(finder)}. Give --format-in NAME to choose one, "
         "or install the distribution that reads this format (OpenTelemetry traces: agenteval-otel)",
         source=str(path),
