@@ -119,3 +119,11 @@ def test_lint_trace_of_a_damaged_file_exits_2(runner, tmp_path):
     path.write_text('{"resourceSpans": [')
     result = runner.invoke(main, ["lint-trace", str(path)])
     assert result.exit_code == 2 and f"error: {path}: not valid JSON" in result.output
+
+
+def test_the_distribution_registers_the_format_and_the_command():
+    from agenteval._plugins import KINDS, PluginFinder
+    from agenteval_otel import OtelReader
+
+    assert PluginFinder(KINDS["agenteval.formats"]).load_one("otel") is OtelReader
+    assert "lint-trace" in PluginFinder(KINDS["agenteval.commands"]).names()

@@ -285,3 +285,20 @@ def test_a_tool_call_no_tool_span_answers_is_an_unpaired_call(tmp_path):
     turns, _ = turns_of(spans)
     codes = {f.code for t in turns for f in t.findings}
     assert codes == {"unpaired_call"}
+
+
+_INTERVALS = st.lists(
+    st.tuples(st.integers(0, 40), st.integers(0, 8)).map(lambda p: (p[0], p[0] + p[1])), max_size=8
+)
+
+
+@given(a=_INTERVALS, b=_INTERVALS)
+def test_model_and_tool_time_are_measured_as_unions_of_intervals(a, b):
+    from agenteval_otel._turns import _length, _minus, _union
+
+    def points(intervals):
+        return {t for start, end in intervals for t in range(start, end)}
+
+    assert _length(_union(a)) == len(points(a))
+    assert points(_minus(_union(a), _union(b))) == points(a) - points(b)
+    assert _length(_minus(_union(a), _union(b))) == len(points(a) - points(b))

@@ -454,17 +454,20 @@ def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _minus(intervals: list[tuple[int, int]], cut: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``intervals`` outside ``cut``; both sorted and disjoint (``_union``)."""
     left = []
+    first = 0
     for start, end in intervals:
-        pieces = [(start, end)]
-        for c_start, c_end in cut:
-            pieces = [
-                piece
-                for s, e in pieces
-                for piece in ((s, min(e, c_start)), (max(s, c_end), e))
-                if piece[1] > piece[0]
-            ]
-        left.extend(pieces)
+        while first < len(cut) and cut[first][1] <= start:
+            first += 1
+        position, index = start, first
+        while index < len(cut) and cut[index][0] < end:
+            if cut[index][0] > position:
+                left.append((position, cut[index][0]))
+            position = max(position, cut[index][1])
+            index += 1
+        if position < end:
+            left.append((position, end))
     return left
 
 
