@@ -302,3 +302,26 @@ def test_model_and_tool_time_are_measured_as_unions_of_intervals(a, b):
     assert _length(_union(a)) == len(points(a))
     assert points(_minus(_union(a), _union(b))) == points(a) - points(b)
     assert _length(_minus(_union(a), _union(b))) == len(points(a) - points(b))
+
+
+def test_a_parent_cycle_or_content_no_message_can_hold_is_a_data_error_not_a_crash(tmp_path):
+    looped = [_span("01", "01", "invoke_agent a", 0, **{"gen_ai.operation.name": "invoke_agent"})]
+    looped.append(
+        _span("02", "01", "chat m", 1, **{"gen_ai.operation.name": "chat", "gen_ai.output.messages": []})
+    )
+    turns, _ = turns_of(looped)  # a span that is its own parent: read once, no endless walk
+    assert [len(t.invocation.intermediate_data.invocation_events) for t in turns] == [1]
+    bad = [
+        _span("01", None, "invocation", 0),
+        _span(
+            "02",
+            "01",
+            "call_llm",
+            1,
+            **{"gcp.vertex.agent.llm_response": {"content": {"parts": [{"bogus": 1}]}}},
+        ),
+    ]
+    path = tmp_path / "bad.json"
+    path.write_text(encode(bad, shape="request", base64_ids=False, plain=True, json_strings=True))
+    with pytest.raises(DataError, match=r"the turn at span .*'invocation'.* cannot be read: "):
+        OtelReader().read_actual(path, _cases())

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from agenteval.errors import DataError
 from agenteval.models import (
     Content,
     FunctionCall,
@@ -99,9 +100,16 @@ class _Tree:
             self.children[parent].append(span)
 
     def walk(self, span: Span) -> Iterable[Span]:
-        yield span
-        for child in self.children.get(span.span_id, ()):
-            yield from self.walk(child)
+        """``span`` and its descendants, depth first in start order (each once: a damaged
+        file's parent cycle cannot loop)."""
+        stack, seen = [span], set()
+        while stack:
+            current = stack.pop()
+            if current.span_id in seen:
+                continue
+            seen.add(current.span_id)
+            yield current
+            stack.extend(reversed(self.children.get(current.span_id, ())))
 
     def ancestors(self, span: Span) -> Iterable[Span]:
         seen = {span.span_id}
@@ -167,7 +175,16 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
                 )
             )
             continue
-        turns.extend(_turn(tree, root) for root in roots)
+        for root in roots:
+            try:
+                turns.append(_turn(tree, root))
+            except ValueError as exc:  # pydantic's ValidationError: content no message can hold
+                detail = str(exc).splitlines()
+                raise DataError(
+                    f"the turn at span {root.where} [{root.span_id}] cannot be read: "
+                    f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
+                    "report the instrumentation that wrote it"
+                ) from None
     turns.sort(key=lambda t: (t.start, t.trace_id))
     return turns, empty
 
