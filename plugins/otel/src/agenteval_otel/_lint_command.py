@@ -45,8 +45,8 @@ def lint_trace(file: Path) -> None:
         for number, turn in enumerate(session, start=1):
             if not turn.findings:
                 continue
-            user = visible(turn.user_text[:60]) or "(no user text)"
-            click.echo(f"trace {turn.trace_id}, session {visible(session_id)}, turn {number} ({user!r})")
+            user = repr(visible(turn.user_text[:60])) if turn.user_text else "no user text"
+            click.echo(f"trace {turn.trace_id}, session {visible(session_id)}, turn {number} ({user})")
             for finding in turn.findings:
                 click.echo(f"  {finding.code}: {visible(finding.message)}")
                 count += 1

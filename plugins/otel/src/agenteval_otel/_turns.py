@@ -221,7 +221,7 @@ class _Builder:
         return self.root_agent or "agent"
 
     def find(self, code: str, span: Span, what: str) -> None:
-        self.findings.append(Finding(code, f"{what} of span {span.where} [{span.span_id}]"))
+        self.findings.append(Finding(code, f"span {span.where} [{span.span_id}]: {what}"))
 
     def inference(self, span: Span, attrs: dict[str, Any]) -> None:
         """One model call: ``span`` and the attributes of its nested inference spans."""
