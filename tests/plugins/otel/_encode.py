@@ -50,10 +50,15 @@ def encode_span(span: Span, *, base64_ids: bool, plain: bool, json_strings: bool
 
 def encode(spans: list[Span], *, shape: str, **options: bool) -> str:
     """``shape``: ``request`` (one export request), ``legacy`` (instrumentationLibrarySpans),
+    ``tempo-batches`` / ``tempo-trace`` (Tempo's API answers),
     ``jsonl-spans`` (one span per line) or ``jsonl-requests`` (one request per line)."""
     items = [encode_span(span, **options) for span in spans]
     if shape == "request":
         return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": items}]}]})
+    if shape == "tempo-batches":
+        return json.dumps({"batches": [{"scopeSpans": [{"spans": items}]}]})
+    if shape == "tempo-trace":
+        return json.dumps({"trace": {"batches": [{"instrumentationLibrarySpans": [{"spans": items}]}]}})
     if shape == "legacy":
         return json.dumps({"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": items}]}]})
     if shape == "jsonl-spans":

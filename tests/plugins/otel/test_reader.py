@@ -119,7 +119,9 @@ BASELINE = {path.name: _turn_dump(read_spans(path)) for path in (ADK_TRACE, OPEN
 @given(
     which=st.sampled_from([ADK_TRACE, OPENAI_TRACE]),
     order=st.randoms(use_true_random=False),
-    shape=st.sampled_from(["request", "legacy", "jsonl-spans", "jsonl-requests"]),
+    shape=st.sampled_from(
+        ["request", "legacy", "jsonl-spans", "jsonl-requests", "tempo-batches", "tempo-trace"]
+    ),
     base64_ids=st.booleans(),
     plain=st.booleans(),
     json_strings=st.booleans(),

@@ -1,7 +1,9 @@
 """Reading OTLP/JSON trace files into plain spans.
 
 Accepted: an ``ExportTraceServiceRequest`` (``resourceSpans[].scopeSpans[].spans[]``, or the
-legacy ``instrumentationLibrarySpans``), and JSONL with one request or one span per line.
+legacy ``instrumentationLibrarySpans``), Tempo's API answers (``batches`` instead of
+``resourceSpans``, and the ``{"trace": ...}`` wrapper), and JSONL with one request or one span
+per line.
 Attributes are flattened from ``AnyValue`` (``intValue`` is a string in JSON; arrays and
 key-value lists become lists and objects) or taken as they are when already plain; ids are
 hex (the OTLP/JSON spec) or base64 (some exporters), normalised to lowercase hex; attributes
@@ -38,7 +40,8 @@ JSON_ATTRIBUTES = frozenset(
         "gcp.vertex.agent.llm_response",
     }
 )
-_REQUEST_KEYS = ("resourceSpans", "resource_spans")
+#: An export request's list of resources; Tempo's API calls it ``batches``.
+_REQUEST_KEYS = ("resourceSpans", "resource_spans", "batches")
 _SCOPE_KEYS = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans")
 _SPAN_KEYS = {"traceId", "trace_id", "spanId", "span_id"}
 
@@ -69,6 +72,10 @@ def sniff(head: bytes) -> bool:
     keys = leading_keys(head)
     if keys[:1] and keys[0] in _REQUEST_KEYS:
         return True
+    if keys[:1] == ("trace",):  # Tempo's {"trace": {"batches" | "resourceSpans": [...]}}
+        start = head.find(b"{", head.find(b'"trace"'))
+        inner = leading_keys(head[start:]) if start >= 0 else ()
+        return bool(inner) and inner[0] in _REQUEST_KEYS
     first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
     try:
         line = json.loads(first)
@@ -102,6 +109,8 @@ def read_spans(path: Path) -> list[Span]:
                 source=where,
             ) from None
         return list(_jsonl(lines, where))
+    if isinstance(document, dict) and isinstance(document.get("trace"), dict) and len(document) == 1:
+        document = document["trace"]  # Tempo's wrapper
     if isinstance(document, dict) and any(k in document for k in _REQUEST_KEYS):
         return list(_request(document, "", where))
     if isinstance(document, dict) and _is_span(document):
