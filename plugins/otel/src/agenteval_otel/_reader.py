@@ -115,5 +115,7 @@ class OtelReader(FormatReader):
             for case_id, ids in matched.items()
         ]
         return EvalSet(
-            eval_set_id=path.name, name="actual invocations read from a trace", eval_cases=cases_out
+            eval_set_id="otel_trace",
+            name=f"actual invocations read from the trace {path.name}",
+            eval_cases=cases_out,
         )
