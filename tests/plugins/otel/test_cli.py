@@ -127,3 +127,20 @@ def test_the_distribution_registers_the_format_and_the_command():
 
     assert PluginFinder(KINDS["agenteval.formats"]).load_one("otel") is OtelReader
     assert "lint-trace" in PluginFinder(KINDS["agenteval.commands"]).names()
+
+
+def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):
+    doc = json.loads((FIXTURES / "adk_v2.otlp.json").read_text())
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        span["name"] = span["name"] + "\x1b[2J"
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.conversation.id":
+                attribute["value"] = {"stringValue": "s\x1b[31mred"}
+            if attribute["key"] == "gen_ai.tool.call.result":
+                attribute["value"] = {"stringValue": "<elided>"}
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc))
+    result = runner.invoke(main, ["lint-trace", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "\x1b" not in result.output and "tool_result_absent" not in result.output
+    assert "content_elided" in result.output
