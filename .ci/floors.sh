@@ -6,7 +6,7 @@
 #   bash .ci/floors.sh            (CI calls it from .ci/run; about 3 minutes once uv's cache is warm)
 #
 # Two installs, because google-adk's own floors lift pydantic and click above the engine's:
-#   core: engine, builtin, llm-judges, the pytest plugin and the viewer, so the engine's own floors
+#   core: engine, builtin, llm-judges, the pytest plugin, the viewer and otel, so the engine's own floors
 #         (pydantic, click, rich, stevedore, python-dotenv) are what gets tested;
 #   adk:  every distribution, google-adk and the Vertex SDK included.
 set -euo pipefail
@@ -39,8 +39,9 @@ install_at_floors() {  # venv, then the distributions' folders
     | tr -s ' ' | paste -sd ',' | sed 's/,/, /g'
 }
 
-echo "== floors (core): engine, builtin, llm-judges, pytest plugin, viewer"
-install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/pytest ./plugins/viewer
+echo "== floors (core): engine, builtin, llm-judges, pytest plugin, viewer, otel"
+install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/pytest ./plugins/viewer \
+  ./plugins/otel
 "$work/core/bin/python" -m pytest -q -p no:cacheprovider \
   tests/engine/loading tests/engine/models tests/engine/reporting \
   tests/engine/test_resolve.py tests/engine/test_evaluator.py \
@@ -49,7 +50,8 @@ install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges .
   tests/plugins/builtin/test_http_agent.py \
   tests/plugins/llm_judges/providers/test_gemini.py tests/plugins/llm_judges/providers/test_openai_compat.py \
   tests/plugins/pytest/test_outcomes.py tests/plugins/pytest/test_report.py \
-  tests/plugins/viewer/test_bundle.py tests/plugins/viewer/test_report.py tests/plugins/viewer/test_server.py
+  tests/plugins/viewer/test_bundle.py tests/plugins/viewer/test_report.py tests/plugins/viewer/test_server.py \
+  tests/plugins/otel
 
 echo "== floors (adk): every distribution, google-adk and the Vertex SDK included"
 install_at_floors "$work/adk" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/vertex_safety \

@@ -18,6 +18,7 @@ DISTRIBUTIONS = [
     ROOT / "plugins" / "adk",
     ROOT / "plugins" / "pytest",
     ROOT / "plugins" / "viewer",
+    ROOT / "plugins" / "otel",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 
@@ -69,6 +70,7 @@ def test_pip_and_uv_dev_tools_agree():
         (ROOT / "plugins" / "adk", "agenteval_adk"),
         (ROOT / "plugins" / "vertex_safety", "agenteval_vertex_safety"),
         (ROOT / "plugins" / "viewer", "agenteval_viewer"),
+        (ROOT / "plugins" / "otel", "agenteval_otel"),
     ],
     ids=lambda v: v if isinstance(v, str) else v.name,
 )

@@ -22,6 +22,7 @@ PLUGIN_PACKAGES = {
     "agenteval_vertex_safety",
     "agenteval_adk",
     "agenteval_viewer",
+    "agenteval_otel",
     "pytest_agenteval",
 }
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 from agenteval._plugins import KINDS, PluginFinder, install_hint, known_plugins
-from agenteval._registry import AGENTS_GROUP, JUDGE_MODELS_GROUP, USER_SIMULATORS_GROUP, ProviderRegistry
+from agenteval._registry import (
+    AGENTS_GROUP,
+    FORMATS_GROUP,
+    JUDGE_MODELS_GROUP,
+    USER_SIMULATORS_GROUP,
+    ProviderRegistry,
+)
 from agenteval.agents import Agent
 from agenteval.errors import CriterionLoadError, PluginLoadError
 
@@ -21,6 +27,7 @@ def test_one_row_per_extension_point():
         "reporter",
         "command",
         "custom metric runner",
+        "data format",
     }
     assert CriterionLoadError is PluginLoadError
 
@@ -31,6 +38,7 @@ def test_one_row_per_extension_point():
         (AGENTS_GROUP, "adk", "agenteval-adk (pip install -e ./plugins/adk)"),
         (JUDGE_MODELS_GROUP, "gemini", "agenteval-llm-judges"),
         (USER_SIMULATORS_GROUP, "llm_backed", "agenteval-llm-judges"),
+        (FORMATS_GROUP, "otel", "agenteval-otel (pip install -e ./plugins/otel)"),
     ],
 )
 def test_a_known_plugin_that_is_not_installed_names_its_distribution(group, name, fragment):

@@ -57,7 +57,8 @@ async def evaluate_async(
     Args:
         eval_sets: one or more ``EvalSet`` objects or eval-file paths (any ADK format).
         actual: the actual invocations: an ``EvalSet`` (or its path) whose cases carry the
-            same ``eval_id`` s, or a mapping ``eval_id -> [Invocation, ...]``.
+            same ``eval_id`` s, the path of a file in an installed data format (e.g. an
+            OpenTelemetry trace with agenteval-otel), or a mapping ``eval_id -> [Invocation, ...]``.
         criteria: ``None`` for ADK's defaults; a mapping like a config's ``criteria``
             (``{"response_match_score": 0.7, "tool_trajectory_avg_score": {"threshold": 1,
             "match_type": "IN_ORDER"}}``); a list of names or ``Criterion`` objects; or an

@@ -44,6 +44,7 @@ _FROM = {
     "vertex_safety": "agenteval-vertex-safety (pip install -e ./plugins/vertex_safety)",
     "adk": "agenteval-adk (pip install -e ./plugins/adk)",
     "viewer": "agenteval-viewer (pip install -e ./plugins/viewer)",
+    "otel": "agenteval-otel (pip install -e ./plugins/otel)",
 }
 _HINTS: dict[str, dict[str, str]] = {
     "criterion": {
@@ -84,8 +85,9 @@ _HINTS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("junit", "markdown", "github"), _FROM["builtin"]),
         "html": _FROM["viewer"],
     },
-    "command": dict.fromkeys(("view", "report"), _FROM["viewer"]),
+    "command": {**dict.fromkeys(("view", "report"), _FROM["viewer"]), "lint-trace": _FROM["otel"]},
     "custom metric runner": {"adk": _FROM["adk"]},
+    "data format": {"otel": _FROM["otel"]},
 }
 #: ADK 2.13 names with no agenteval plugin (yet): said so instead of "not installed".
 _NOT_PROVIDED = {
@@ -184,6 +186,12 @@ KINDS: dict[str, PluginKind] = {
         # ``(function, *, name, path, spec, param_keys) -> Evaluator class``; see
         # ``agenteval._local_criteria``.
         PluginKind("custom metric runner", "agenteval.custom_metric_runners", _callable_check),
+        # Readers of recorded files in formats other than ADK's (``--actual TRACE.json``).
+        PluginKind(
+            "data format",
+            "agenteval.formats",
+            _subclass_check("agenteval.loading._formats:FormatReader", "agenteval.loading.FormatReader"),
+        ),
     )
 }
 

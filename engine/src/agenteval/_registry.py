@@ -20,6 +20,7 @@ from .results import PluginInfo
 __all__ = [
     "AGENTS_GROUP",
     "CRITERIA_GROUP",
+    "FORMATS_GROUP",
     "JUDGE_MODELS_GROUP",
     "USER_SIMULATORS_GROUP",
     "CriterionRef",
@@ -33,6 +34,7 @@ CRITERIA_GROUP = "agenteval.criteria"
 JUDGE_MODELS_GROUP = "agenteval.judge_models"
 AGENTS_GROUP = "agenteval.agents"
 USER_SIMULATORS_GROUP = "agenteval.user_simulators"
+FORMATS_GROUP = "agenteval.formats"
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 

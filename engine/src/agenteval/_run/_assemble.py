@@ -48,6 +48,8 @@ class RunRequest:
     paths: tuple[str, ...] = ()
     eval_sets: tuple[Union[EvalSet, str, Path], ...] = ()
     actual: tuple[Union[str, Path], ...] = ()
+    #: The data format of every ``actual`` file (``--format-in``); ``None``: by content.
+    format_in: Optional[str] = None
     actual_turns: Any = None
     agent: Union[str, Agent, None] = None
     agent_type: Optional[str] = None
@@ -152,6 +154,7 @@ def assemble(
             num_runs=options.num_runs,
             efficiency=request.efficiency,
             run_budget=options.run_budget,
+            format_in=request.format_in,
         )
         settings = merge_settings(options, plan.statistics, runs_agent=agent is not None)
     if judge is not None:
@@ -224,6 +227,8 @@ def run_command(request: RunRequest) -> list[str]:
     argv = ["agenteval", "run", *request.paths]
     for path in request.actual:
         argv += ["--actual", str(path)]
+    if request.format_in is not None:
+        argv += ["--format-in", request.format_in]
     if request.agent is not None:
         argv += ["--agent", request.agent]
     if request.agent_type is not None:

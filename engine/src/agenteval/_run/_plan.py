@@ -36,6 +36,7 @@ from ..loading import (
 from ..loading._env import load_env_files
 from ..loading._eval_files import AGENT_ERROR_KEY, check_unique_ids
 from ..loading._eval_set_warnings import eval_set_warnings
+from ..loading._formats import FormatReader, choose_format, read_in_format
 from ..loading._statistics import StatisticsConfig
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
@@ -232,6 +233,8 @@ class RecordedActuals:
         self.files: list[InputFile] = []
         self.warnings: list[str] = []
         self._described: list[str] = []
+        #: ``--actual`` files in another data format, read once the selected cases are known.
+        self.in_format: list[tuple[Path, type[FormatReader]]] = []
 
     def add_file(self, path: Path) -> None:
         loaded = self.eval_files.read(path)
@@ -242,6 +245,17 @@ class RecordedActuals:
         for case in loaded.eval_set.eval_cases:
             _outcome_of(case, str(loaded.source))  # a scenario is an error now, not mid-run
             self._by_id.setdefault(case.eval_id, []).append((set_id, _InFile(Path(path), case.eval_id)))
+
+    def add_in_format(self, path: Path, reader: type[FormatReader], cases: Sequence[EvalCase]) -> None:
+        """A file in another data format (``agenteval.formats``), read now for ``cases``; its
+        turns are held in memory."""
+        eval_set, digest, warnings = read_in_format(reader, path, cases)
+        self.warnings.extend(warnings)
+        self.files.append(InputFile(path=str(path), sha256=digest))
+        self._described.append(str(path))
+        for case in eval_set.eval_cases:
+            outcome = _outcome_of(case, str(path))
+            self._by_id.setdefault(case.eval_id, []).append((eval_set.eval_set_id, outcome))
 
     def add_run(self, run: RecordedRun) -> None:
         self.files.append(InputFile(path=str(run.folder)))
@@ -436,17 +450,38 @@ class _Problems:
 
 
 def _read_actual_sources(
-    paths: Sequence[Union[str, Path]], problems: _Problems, files: EvalFiles
+    paths: Sequence[Union[str, Path]], problems: _Problems, files: EvalFiles, format_in: Optional[str] = None
 ) -> RecordedActuals:
+    """The ``--actual`` sources: run folders and ADK files now; files in another data format
+    wait in ``in_format`` until the selected cases are known (``_read_in_format``)."""
     actuals = RecordedActuals(files)
     for raw in paths:
         path = Path(raw)
         with problems.collect():
             if path.is_dir():
                 actuals.add_run(RecordedRun.open(path))
-            else:
+                continue
+            reader = choose_format(path, format_in)
+            if reader is None:
                 actuals.add_file(path)
+            else:
+                actuals.in_format.append((path, reader))
     return actuals
+
+
+def _read_in_format(actuals: RecordedActuals, sets: Sequence[PlannedSet]) -> list[str]:
+    """Read the ``--actual`` files in another data format for the selected cases of ``sets``;
+    their readers' warnings."""
+    if not actuals.in_format:
+        return []
+    before = len(actuals.warnings)
+    cases = list({case.eval_id: case for planned in sets for case in planned.cases}.values())
+    problems = _Problems()
+    for path, reader in actuals.in_format:
+        with problems.collect():
+            actuals.add_in_format(path, reader, cases)
+    problems.raise_any()
+    return actuals.warnings[before:]
 
 
 def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str) -> tuple[str, ...]:
@@ -480,6 +515,7 @@ def plan_paths(
     num_runs: Union[int, str, None] = 1,
     efficiency: bool = False,
     run_budget: Optional[int] = None,
+    format_in: Optional[str] = None,
 ) -> Plan:
     """Plan a run from command-line style inputs (see ``agenteval run --help``).
 
@@ -489,7 +525,8 @@ def plan_paths(
     ``num_runs`` ``"auto"`` (with ``agent``) gives each case runs look by look
     (``AUTO_LOOKS``), at most ``run_budget`` agent runs in all. ``None`` for either: the
     configs' ``statistics`` block decides (its ``num_runs`` only when the agent runs), else
-    one run.
+    one run. ``format_in`` names the data format of every ``--actual`` file (default: each
+    file's content decides, ``agenteval.loading._formats``).
     """
     _check_runs(num_runs, run_budget, agent)
     warnings: list[str] = []
@@ -498,7 +535,7 @@ def plan_paths(
     shared = config if config is not None else load_config(config_path) if config_path else None
     problems = _Problems()
     files = EvalFiles()
-    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems, files)
+    actuals = None if agent is not None else _read_actual_sources(actual_paths, problems, files, format_in)
     if actuals is not None:
         warnings.extend(actuals.warnings)
     configs: dict[Optional[Path], Optional[EvalConfig]] = {}
@@ -561,6 +598,7 @@ def plan_paths(
         )
     recorded: Mapping[tuple[int, str], Sequence[Outcome]] = {}
     if actuals is not None:
+        warnings.extend(_read_in_format(actuals, sets))
         refs = {}
         for planned in sets:
             for case_id in planned.case_ids:
@@ -730,7 +768,8 @@ def plan_eval_sets(
     judge: Optional[JudgeService],
 ) -> Plan:
     """Plan the embedding API's ``evaluate``: eval sets (objects or paths), actual turns
-    (an ``EvalSet``, its path, or a mapping ``eval_id -> [Invocation]``)."""
+    (an ``EvalSet``, its path or a file in another data format, or a mapping
+    ``eval_id -> [Invocation]``)."""
     warnings: list[str] = []
     loaded: list[LoadedEvalSet] = []
     for item in eval_sets:
@@ -741,7 +780,7 @@ def plan_eval_sets(
             loaded.append(read_eval_file(Path(item)))
             warnings.extend(loaded[-1].warnings)
     config = as_config(criteria)
-    actual_map = _actual_map(actual)
+    actual_map = _actual_map(actual, [c for item in loaded for c in item.eval_set.eval_cases], warnings)
     criteria_source = LocalCriteria(registry)
     chosen = criteria_for(config, None, criteria_source)
     resolved = resolve_criteria([(c, "criteria") for c in chosen], criteria_source, warnings)  # type: ignore[arg-type]
@@ -770,9 +809,17 @@ def plan_eval_sets(
     )
 
 
-def _actual_map(actual: Any) -> Mapping[str, Outcome]:
+def _actual_map(actual: Any, cases: Sequence[EvalCase], warnings: list[str]) -> Mapping[str, Outcome]:
+    """The actual turns by case id: an ``EvalSet``, a file of it (or in another data format,
+    read for ``cases``), or a mapping as given."""
     if isinstance(actual, (str, Path)):
-        actual = read_eval_file(Path(actual)).eval_set
+        path = Path(actual)
+        reader = choose_format(path)
+        if reader is None:
+            actual = read_eval_file(path).eval_set
+        else:
+            actual, _, found = read_in_format(reader, path, cases)
+            warnings.extend(found)
     if isinstance(actual, EvalSet):
         scenarios = [
             c.eval_id

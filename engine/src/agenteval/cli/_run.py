@@ -51,8 +51,16 @@ class _NumRuns(click.ParamType):
     type=click.Path(path_type=Path),
     help=(
         "The agent's actual invocations: an eval set file whose cases carry the same eval_ids, "
-        "or a run folder recorded earlier. Repeatable (each one is a run)."
+        "a run folder recorded earlier, or a file in an installed data format (e.g. OpenTelemetry "
+        "traces with agenteval-otel). Repeatable (each one is a run)."
     ),
+)
+@click.option(
+    "--format-in",
+    "format_in",
+    metavar="NAME",
+    default=None,
+    help="The data format of the --actual files (adk, or an installed one, e.g. otel); default: by content.",
 )
 @click.option(
     "--criteria",
@@ -264,6 +272,7 @@ class _NumRuns(click.ParamType):
 def run(
     paths: tuple[str, ...],
     actual: tuple[Path, ...],
+    format_in: Optional[str],
     criteria: Optional[str],
     config: Optional[Path],
     output_format: str,
@@ -318,6 +327,8 @@ def run(
         raise_errors = True
     if bool(actual) == bool(agent_target):
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
+    if format_in is not None and not actual:
+        raise click.UsageError("--format-in names the data format of the --actual files; it needs --actual")
     if save_actual is not None and not agent_target:
         raise click.UsageError("--save-actual records what --agent produced; it needs --agent")
     if num_runs is not None and num_runs != 1 and not agent_target:
@@ -337,6 +348,7 @@ def run(
     request = RunRequest(
         paths=tuple(paths),
         actual=tuple(actual),
+        format_in=format_in,
         agent=agent_target,
         agent_type=agent_type,
         criteria_names=_criteria(criteria),

@@ -9,18 +9,22 @@ from ._config import (
     with_efficiency,
 )
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
+from ._formats import ADK_FORMAT, FormatReader, leading_keys
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
+    "ADK_FORMAT",
     "CONFIG_FILE_NAME",
     "DEFAULT_CRITERIA",
     "EFFICIENCY_CRITERIA",
     "EvalConfig",
     "EvalTarget",
+    "FormatReader",
     "LoadedEvalSet",
     "config_from_data",
     "eval_set_from_data",
     "expand_targets",
+    "leading_keys",
     "load_config",
     "load_eval_set",
     "read_eval_file",

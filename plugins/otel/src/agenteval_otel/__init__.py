@@ -1,0 +1,14 @@
+"""agenteval from OpenTelemetry traces.
+
+* the ``otel`` data format (``agenteval.formats``): ``agenteval run EVALSET --actual
+  TRACE.json`` reads OTLP/JSON GenAI and ADK spans as the agent's actual turns;
+* ``agenteval lint-trace FILE`` (``agenteval.commands``): what a trace lacks for scoring.
+
+See ``docs/traces.md``.
+"""
+
+from ._reader import OtelReader
+
+__all__ = ["OtelReader", "__version__"]
+
+__version__ = "0.1.0"

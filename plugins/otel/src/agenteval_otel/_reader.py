@@ -1,0 +1,121 @@
+"""The ``otel`` data format: an OTLP/JSON trace file as the actual turns of eval cases.
+
+Sessions are matched to the run's selected cases by the first rule that applies:
+
+1. a span of the session carries ``agenteval.case_id`` equal to the case's ``eval_id``;
+2. the session id (``gen_ai.conversation.id``, or ADK's ``gcp.vertex.agent.session_id``)
+   equals the ``eval_id``;
+3. the session's first user text equals the case's first user message (its first
+   invocation's ``user_content``, or a scenario's ``starting_prompt``), spaces trimmed.
+
+Sessions that match no selected case are ignored (one file may hold many apps' sessions);
+a selected case with no session, or with two, is a ``DataError`` listing them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Optional
+
+from agenteval.errors import DataError
+from agenteval.loading import FormatReader
+from agenteval.models import EvalCase, EvalSet
+
+from ._otlp import read_spans, sniff
+from ._turns import CAPTURE_SETTING, Turn, turns_of
+
+__all__ = ["OtelReader", "sessions_of"]
+
+
+def sessions_of(turns: Sequence[Turn]) -> dict[str, list[Turn]]:
+    """The turns of each session, by session id, each in start-time order."""
+    sessions: dict[str, list[Turn]] = defaultdict(list)
+    for turn in turns:
+        sessions[turn.session_id].append(turn)
+    return dict(sessions)
+
+
+def _first_message(case: EvalCase) -> Optional[str]:
+    if case.conversation:
+        return case.conversation[0].user_content.text().strip()
+    scenario = case.conversation_scenario
+    return scenario.starting_prompt.strip() if scenario is not None else None
+
+
+def _match(sessions: dict[str, list[Turn]], cases: Sequence[EvalCase]) -> dict[str, list[str]]:
+    """The sessions of each case id (see the module docstring)."""
+    ids = {case.eval_id for case in cases}
+    by_text: dict[str, list[str]] = defaultdict(list)
+    for case in cases:
+        text = _first_message(case)
+        if text:
+            by_text[text].append(case.eval_id)
+    matched: dict[str, list[str]] = defaultdict(list)
+    for session_id, turns in sessions.items():
+        case_id = next((t.case_id for t in turns if t.case_id), None)
+        if case_id is not None:
+            if case_id in ids:
+                matched[case_id].append(session_id)
+        elif session_id in ids:
+            matched[session_id].append(session_id)
+        else:
+            for eval_id in by_text.get(turns[0].user_text.strip(), ()):
+                matched[eval_id].append(session_id)
+    return matched
+
+
+class OtelReader(FormatReader):
+    """OpenTelemetry traces (OTLP/JSON, OTLP JSONL) of GenAI and ADK spans."""
+
+    description: ClassVar[str] = "OpenTelemetry traces: OTLP/JSON or JSONL, GenAI and ADK spans"
+
+    @classmethod
+    def claims(cls, head: bytes) -> bool:
+        return sniff(head)
+
+    def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+        where = str(path)
+        turns, _ = turns_of(read_spans(path))
+        sessions = sessions_of(turns)
+        matched = _match(sessions, cases)
+        missing = [case.eval_id for case in cases if case.eval_id not in matched]
+        if missing:
+            found = ", ".join(sorted(sessions)[:10]) or "(none)"
+            raise DataError(
+                f"no session in this trace for case(s) {', '.join(map(repr, missing))}. A session matches "
+                "a case when one of its spans has agenteval.case_id = the eval_id, else when its session id "
+                "(gen_ai.conversation.id) is the eval_id, else when its first user message is the case's. "
+                f"Sessions found: {found}. Fix: set agenteval.case_id on the agent's spans, or select "
+                "only the cases this trace holds (FILE:CASE_ID); user text is recorded only with "
+                f"{CAPTURE_SETTING}",
+                source=where,
+            )
+        twice = {case_id: ids for case_id, ids in matched.items() if len(ids) > 1}
+        if twice:
+            detail = "; ".join(f"{case_id!r}: {', '.join(ids)}" for case_id, ids in sorted(twice.items()))
+            raise DataError(
+                f"more than one session matches a case ({detail}). One --actual file is one run: give each "
+                "run's trace its own file, or set agenteval.case_id on the spans",
+                source=where,
+            )
+        for case_id, ids in sorted(matched.items()):
+            for number, turn in enumerate(sessions[ids[0]], start=1):
+                self.warnings.extend(
+                    f"case {case_id!r} turn {number}: {f.code}: {f.message}" for f in turn.findings
+                )
+        if self.warnings:
+            self.warnings.append(
+                "criteria that need what is missing score the turn without it; record it with "
+                f"{CAPTURE_SETTING}"
+            )
+        cases_out = [
+            EvalCase(eval_id=case_id, conversation=[t.invocation for t in sessions[ids[0]]])
+            for case_id, ids in matched.items()
+        ]
+        return EvalSet(
+            eval_set_id="otel_trace",
+            name=f"actual invocations read from the trace {path.name}",
+            eval_cases=cases_out,
+        )

@@ -1,0 +1,492 @@
+"""Spans → turns: each turn an ``Invocation`` as ADK's own recording gives it, with what
+the trace lacks (lint findings).
+
+* **Turn roots**, per trace, first rule that finds any: ADK v2 ``invoke_workflow`` spans
+  that are not nested; ADK v1 ``invocation`` spans; the outermost ``invoke_agent`` spans;
+  root spans whose subtree has inference spans. Turns are ordered by start time.
+* **Session**: ``gen_ai.conversation.id`` (else ``gcp.vertex.agent.session_id``) of the
+  turn's spans; without either, the trace is the session. **Case id**: ``agenteval.case_id``.
+* **Events**, walking the turn in start-time order: an inference span (operation ``chat``,
+  ``generate_content``, ``text_completion``, or a ``gen_ai.request.model`` on a span that
+  is not an agent, workflow or tool span) gives one event authored by the nearest
+  ``invoke_agent``'s ``gen_ai.agent.name``, holding its output's text and tool calls, with
+  its token usage (as Gemini ``usage_metadata``) and model; an ``execute_tool`` span gives
+  a ``function_response`` event (and first the call itself, when no output carried it),
+  joined to its call by ``gen_ai.tool.call.id`` (else by tool name, in order). Nested
+  inference spans are one model call (ADK schema 1's ``call_llm`` around
+  ``generate_content``), whose ``llm_request`` / ``llm_response`` JSON and
+  ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` stand in for the GenAI attributes.
+* **User content**: the last user message (with text) of the turn's first inference input.
+  **Final response**: the last text output of the turn's root agent (the outermost
+  ``invoke_agent``; any agent when there is none); its event keeps no content unless it
+  also calls tools, as in ADK's recording.
+* **Times**: ``creation_timestamp`` the turn's start (seconds), ``duration`` its length,
+  ``model_duration`` the union of the inference spans' intervals, ``tool_duration`` the
+  union of the tool spans' intervals outside model time.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from agenteval.errors import DataError
+from agenteval.models import (
+    Content,
+    FunctionCall,
+    FunctionResponse,
+    Invocation,
+    InvocationEvent,
+    InvocationEvents,
+    Part,
+)
+
+from ._otlp import Span
+
+__all__ = ["CAPTURE_SETTING", "ELIDED", "Finding", "Turn", "turns_of"]
+
+ELIDED = "<elided>"
+#: The setting an agent must turn on for message content on spans.
+CAPTURE_SETTING = (
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT) in the agent's "
+    "environment (ADK's legacy spans: ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)"
+)
+_INFERENCE_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
+_NOT_INFERENCE = frozenset({"invoke_agent", "invoke_workflow", "execute_tool", "create_agent", "embeddings"})
+_NO_CALL_ID = "<not specified>"
+#: ``gen_ai.usage.*`` → the Gemini usage keys ADK's token metric reads.
+_USAGE = {
+    "gen_ai.usage.input_tokens": "prompt_token_count",
+    "gen_ai.usage.output_tokens": "candidates_token_count",
+    "gen_ai.usage.reasoning.output_tokens": "thoughts_token_count",
+    "gen_ai.usage.cache_read.input_tokens": "cached_content_token_count",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a trace lacks: a code (``content_elided``...), the span, and the fix."""
+
+    code: str
+    message: str
+
+
+@dataclass
+class Turn:
+    """One turn found in a trace, with its session, case id and findings."""
+
+    trace_id: str
+    session_id: str
+    case_id: Optional[str]
+    start: int
+    invocation: Invocation
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def user_text(self) -> str:
+        return self.invocation.user_content.text()
+
+
+class _Tree:
+    """The spans of one trace, as a tree ordered by start time (ties by span id)."""
+
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self.by_id = {span.span_id: span for span in spans}
+        self.children: dict[Optional[str], list[Span]] = defaultdict(list)
+        for span in sorted(spans, key=lambda s: (s.start, s.span_id)):
+            parent = span.parent_id if span.parent_id in self.by_id else None
+            self.children[parent].append(span)
+
+    def walk(self, span: Span) -> Iterable[Span]:
+        """``span`` and its descendants, depth first in start order (each once: a damaged
+        file's parent cycle cannot loop)."""
+        stack, seen = [span], set()
+        while stack:
+            current = stack.pop()
+            if current.span_id in seen:
+                continue
+            seen.add(current.span_id)
+            yield current
+            stack.extend(reversed(self.children.get(current.span_id, ())))
+
+    def ancestors(self, span: Span) -> Iterable[Span]:
+        seen = {span.span_id}
+        parent = self.by_id.get(span.parent_id) if span.parent_id else None
+        while parent is not None and parent.span_id not in seen:
+            seen.add(parent.span_id)
+            yield parent
+            parent = self.by_id.get(parent.parent_id) if parent.parent_id else None
+
+
+def is_inference(span: Span) -> bool:
+    op = span.operation
+    if op in _INFERENCE_OPERATIONS:
+        return True
+    if op in _NOT_INFERENCE:
+        return False
+    return "gen_ai.request.model" in span.attributes or span.name == "call_llm"
+
+
+def _roots(tree: _Tree) -> list[Span]:
+    spans = sorted(tree.by_id.values(), key=lambda s: (s.start, s.span_id))
+
+    def outermost(matches: list[Span], same: Any) -> list[Span]:
+        return [s for s in matches if not any(same(a) for a in tree.ancestors(s))]
+
+    workflows = [
+        s
+        for s in spans
+        if s.operation == "invoke_workflow" and not s.attributes.get("gen_ai.workflow.nested")
+    ]
+    if workflows:
+        return outermost(workflows, lambda a: a.operation == "invoke_workflow")
+    invocations = [s for s in spans if s.name == "invocation"]
+    if invocations:
+        return outermost(invocations, lambda a: a.name == "invocation")
+    agents = [s for s in spans if s.operation == "invoke_agent"]
+    if agents:
+        return outermost(agents, lambda a: a.operation == "invoke_agent")
+    return [s for s in tree.children.get(None, ()) if any(is_inference(d) for d in tree.walk(s))]
+
+
+def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding]]]:
+    """The turns of every trace in ``spans`` (by start time), and the findings of traces
+    that hold no turn (``(trace_id, finding)``)."""
+    by_trace: dict[str, list[Span]] = defaultdict(list)
+    for span in spans:
+        by_trace[span.trace_id].append(span)
+    turns: list[Turn] = []
+    empty: list[tuple[str, Finding]] = []
+    for trace_id in sorted(by_trace):
+        tree = _Tree(by_trace[trace_id])
+        roots = _roots(tree)
+        if not roots:
+            empty.append(
+                (
+                    trace_id,
+                    Finding(
+                        "unknown_schema",
+                        f"trace {trace_id}: no span of ADK (invoke_workflow, invocation) or the "
+                        "GenAI conventions (invoke_agent, chat, generate_content, gen_ai.request.model); "
+                        "nothing to read as a turn",
+                    ),
+                )
+            )
+            continue
+        for root in roots:
+            try:
+                turns.append(_turn(tree, root))
+            except ValueError as exc:  # pydantic's ValidationError: content no message can hold
+                detail = str(exc).splitlines()
+                raise DataError(
+                    f"the turn at span {root.where} [{root.span_id}] cannot be read: "
+                    f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
+                    "report the instrumentation that wrote it"
+                ) from None
+    turns.sort(key=lambda t: (t.start, t.trace_id))
+    return turns, empty
+
+
+def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
+    for key in keys:
+        for span in spans:
+            value = span.attributes.get(key)
+            if value not in (None, ""):
+                return str(value)
+    return None
+
+
+class _Builder:
+    """The events of one turn, built span by span."""
+
+    def __init__(self, tree: _Tree, root: Span) -> None:
+        self.tree = tree
+        self.root = root
+        self.events: list[InvocationEvent] = []
+        self.findings: list[Finding] = []
+        self.unanswered: list[FunctionCall] = []
+        self.user: Optional[Content] = None
+        self.final: Optional[tuple[int, Content]] = None  # (event index, text content)
+        agents = [s for s in tree.walk(root) if s.operation == "invoke_agent"]
+        self.root_agent = _agent_name(agents[0]) if agents else None
+
+    def author(self, span: Span) -> str:
+        for candidate in (span, *self.tree.ancestors(span)):
+            if candidate.operation == "invoke_agent" or "gen_ai.agent.name" in candidate.attributes:
+                name = _agent_name(candidate)
+                if name:
+                    return name
+        return self.root_agent or "agent"
+
+    def find(self, code: str, span: Span, what: str) -> None:
+        self.findings.append(Finding(code, f"span {span.where} [{span.span_id}]: {what}"))
+
+    def inference(self, span: Span, attrs: dict[str, Any]) -> None:
+        """One model call: ``span`` and the attributes of its nested inference spans."""
+        if self.user is None:
+            self.user = _user_of(attrs)
+        output = attrs.get("gen_ai.output.messages")
+        legacy = attrs.get("gcp.vertex.agent.llm_response")  # ADK schema 1: the LlmResponse as JSON
+        parts: list[Part] = []
+        if output is None and isinstance(legacy, dict):
+            content = legacy.get("content") or {}
+            parts = [Part.model_validate(p) for p in content.get("parts") or ()]
+        elif output is None:
+            self.find("content_absent", span, "no gen_ai.output.messages: the model's output is not recorded")
+        elif output == ELIDED or not isinstance(output, list):
+            self.find("content_elided", span, "gen_ai.output.messages is <elided>")
+        else:
+            parts = [part for message in output if isinstance(message, dict) for part in _parts(message)]
+        self.unanswered.extend(part.function_call for part in parts if part.function_call is not None)
+        author = self.author(span)
+        content = Content(role="model", parts=parts) if parts else None
+        event = InvocationEvent(
+            author=author,
+            content=content,
+            usage_metadata=_usage(attrs) or _legacy_usage(legacy),
+            model_version=attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model"),
+        )
+        self.events.append(event)
+        texts = [p for p in parts if p.text and not p.thought]
+        if texts and (self.root_agent is None or author == self.root_agent):
+            self.final = (len(self.events) - 1, Content(role="model", parts=texts))
+
+    def tool(self, span: Span) -> None:
+        attrs = span.attributes
+        name = str(attrs.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip() or "tool")
+        call_id = attrs.get("gen_ai.tool.call.id")
+        call_id = str(call_id) if call_id not in (None, "", _NO_CALL_ID) else None
+        args = _first_present(attrs, "gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
+        result = _first_present(attrs, "gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
+        if args is None:
+            self.find("tool_arguments_absent", span, f"tool {name!r}: no gen_ai.tool.call.arguments")
+        elif args == ELIDED:
+            self.find("content_elided", span, f"tool {name!r}: its arguments are <elided>")
+        if result is None:
+            self.find("tool_result_absent", span, f"tool {name!r}: no gen_ai.tool.call.result")
+        elif result == ELIDED:
+            self.find("content_elided", span, f"tool {name!r}: its result is <elided>")
+        call = self._claim(call_id, name)
+        author = self.author(span)
+        if call is None:
+            call = FunctionCall(id=call_id, name=name, args=_object(args))
+            self.events.append(
+                InvocationEvent(
+                    author=author, content=Content(role="model", parts=[Part(function_call=call)])
+                )
+            )
+        response = FunctionResponse(id=call.id or call_id, name=name, response=_object(result))
+        self.events.append(
+            InvocationEvent(
+                author=author, content=Content(role="user", parts=[Part(function_response=response)])
+            )
+        )
+
+    def _claim(self, call_id: Optional[str], name: str) -> Optional[FunctionCall]:
+        """The recorded call this tool span answers, taken off the unanswered list."""
+        for index, call in enumerate(self.unanswered):
+            by_id = call_id is not None and call.id is not None
+            if (call.id == call_id) if by_id else (call.name == name):
+                return self.unanswered.pop(index)
+        return None
+
+    def invocation(self) -> tuple[Invocation, list[Finding]]:
+        events = list(self.events)
+        final = None
+        if self.final is not None:
+            index, final = self.final
+            event = events[index]
+            calls = [p for p in event.content.parts or () if p.function_call] if event.content else []
+            events[index] = event.model_copy(
+                update={"content": Content(role="model", parts=calls) if calls else None}
+            )
+        else:
+            self.findings.append(
+                Finding("no_final_text", f"the turn at span {self.root.where} has no final text")
+            )
+        for call in self.unanswered:
+            self.findings.append(
+                Finding(
+                    "unpaired_call",
+                    f"the tool call {call.name!r} (id {call.id}) of the turn at span {self.root.where} has "
+                    "no execute_tool span: its response is not recorded",
+                )
+            )
+        if self.user is None:
+            self.findings.append(
+                Finding("no_user_content", f"the turn at span {self.root.where} records no user message")
+            )
+        spans = list(self.tree.walk(self.root))
+        model = _union([(s.start, s.end) for s in spans if is_inference(s)])
+        tools = _union([(s.start, s.end) for s in spans if s.operation == "execute_tool"])
+        invocation = Invocation(
+            invocation_id=_first_attribute(spans, "gcp.vertex.agent.invocation_id") or self.root.span_id,
+            user_content=self.user or Content(role="user", parts=[Part(text="")]),
+            final_response=final,
+            intermediate_data=InvocationEvents(invocation_events=events),
+            creation_timestamp=self.root.start / 1e9,
+            duration=(self.root.end - self.root.start) / 1e9,
+            model_duration=_length(model) / 1e9 if model else None,
+            tool_duration=_length(_minus(tools, model)) / 1e9 if tools else None,
+        )
+        return invocation, self.findings
+
+
+def _turn(tree: _Tree, root: Span) -> Turn:
+    builder = _Builder(tree, root)
+    for span in tree.walk(root):
+        if span.operation == "execute_tool":
+            builder.tool(span)
+        elif is_inference(span) and not any(is_inference(a) for a in tree.ancestors(span)):
+            merged: dict[str, Any] = {}  # ADK schema 1: call_llm wraps generate_content
+            for inner in tree.walk(span):
+                if is_inference(inner):
+                    for key, value in inner.attributes.items():
+                        merged.setdefault(key, value)
+            builder.inference(span, merged)
+    invocation, findings = builder.invocation()
+    spans = list(tree.walk(root))
+    session = _first_attribute(spans, "gen_ai.conversation.id", "gcp.vertex.agent.session_id")
+    return Turn(
+        trace_id=root.trace_id,
+        session_id=session or root.trace_id,
+        case_id=_first_attribute(spans, "agenteval.case_id"),
+        start=root.start,
+        invocation=invocation,
+        findings=findings,
+    )
+
+
+def _user_of(attrs: dict[str, Any]) -> Optional[Content]:
+    """The last user message with text of a model call's input (GenAI messages, else ADK
+    schema 1's ``llm_request`` contents)."""
+    messages = attrs.get("gen_ai.input.messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "user":
+                texts = [p for p in _parts(message) if p.text]
+                if texts:
+                    return Content(role="user", parts=texts)
+        return None
+    request = attrs.get("gcp.vertex.agent.llm_request")
+    contents = request.get("contents") if isinstance(request, dict) else None
+    for content in reversed(contents if isinstance(contents, list) else []):
+        if isinstance(content, dict) and content.get("role") == "user":
+            texts = [
+                Part(text=p["text"])
+                for p in content.get("parts") or ()
+                if isinstance(p, dict) and p.get("text")
+            ]
+            if texts:
+                return Content(role="user", parts=texts)
+    return None
+
+
+def _legacy_usage(response: Any) -> Optional[dict[str, int]]:
+    usage = response.get("usage_metadata") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    counts = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return counts or None
+
+
+def _agent_name(span: Span) -> Optional[str]:
+    name = span.attributes.get("gen_ai.agent.name")
+    if name:
+        return str(name)
+    rest = span.name.removeprefix("invoke_agent").strip()
+    return rest or None
+
+
+def _parts(message: dict[str, Any]) -> list[Part]:
+    """A GenAI message's parts as ADK parts (text, reasoning, tool calls and responses)."""
+    found = []
+    for part in message.get("parts") or ():
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text" and isinstance(part.get("content"), str):
+            found.append(Part(text=part["content"]))
+        elif kind == "reasoning" and isinstance(part.get("content"), str):
+            found.append(Part(text=part["content"], thought=True))
+        elif kind == "tool_call" and part.get("name"):
+            found.append(
+                Part(
+                    function_call=FunctionCall(
+                        id=part.get("id"), name=str(part["name"]), args=_object(part.get("arguments"))
+                    )
+                )
+            )
+        elif kind == "tool_call_response":
+            found.append(
+                Part(
+                    function_response=FunctionResponse(
+                        id=part.get("id"), response=_object(part.get("response", part.get("result")))
+                    )
+                )
+            )
+    return found
+
+
+def _object(value: Any) -> Optional[dict[str, Any]]:
+    """A tool's arguments or result as ADK holds them: an object (else ``{"result": value}``)."""
+    if value is None or value == ELIDED:
+        return None
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def _first_present(attrs: dict[str, Any], *keys: str) -> Any:
+    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
+
+
+def _usage(attrs: dict[str, Any]) -> Optional[dict[str, int]]:
+    usage = {
+        gemini: int(attrs[key]) for key, gemini in _USAGE.items() if isinstance(attrs.get(key), (int, float))
+    }
+    if not usage:
+        return None
+    total = sum(
+        usage.get(k, 0) for k in ("prompt_token_count", "candidates_token_count", "thoughts_token_count")
+    )
+    return {**usage, "total_token_count": total}
+
+
+def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _minus(intervals: list[tuple[int, int]], cut: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``intervals`` outside ``cut``; both sorted and disjoint (``_union``)."""
+    left = []
+    first = 0
+    for start, end in intervals:
+        while first < len(cut) and cut[first][1] <= start:
+            first += 1
+        position, index = start, first
+        while index < len(cut) and cut[index][0] < end:
+            if cut[index][0] > position:
+                left.append((position, cut[index][0]))
+            position = max(position, cut[index][1])
+            index += 1
+        if position < end:
+            left.append((position, end))
+    return left
+
+
+def _length(intervals: list[tuple[int, int]]) -> int:
+    return sum(end - start for start, end in intervals)

@@ -1,0 +1,218 @@
+"""Data formats (``agenteval.formats``): a file's format is chosen by its content, ADK's eval
+sets stay built in (no plugin imported for them), ``--format-in`` overrides, a file no
+format claims is refused with the installed formats, and a reader's failure is one clear
+``DataError``, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from agenteval._api import run_sync
+from agenteval._plugins import KINDS, PluginFinder
+from agenteval._registry import FORMATS_GROUP, Registry
+from agenteval._run import EvalRun, plan_paths
+from agenteval.cli import main
+from agenteval.errors import DataError, PluginLoadError
+from agenteval.judging import JudgeService
+from agenteval.loading import FormatReader, leading_keys
+from agenteval.loading import _formats as formats
+from agenteval.models import EvalCase, EvalSet
+from agenteval.results import Status
+from agenteval.testing import make_case, make_invocation
+from click.testing import CliRunner
+
+
+class Lines(FormatReader):
+    """A toy format: ``{"lines": [{"case": ID, "user": TEXT, "answer": TEXT}]}``."""
+
+    description = "toy lines"
+
+    @classmethod
+    def claims(cls, head: bytes) -> bool:
+        return leading_keys(head)[:1] == ("lines",)
+
+    def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+        rows = json.loads(path.read_text())["lines"]
+        wanted = {case.eval_id for case in cases}
+        self.warnings.append("a toy warning")
+        return EvalSet(
+            eval_set_id="lines",
+            eval_cases=[
+                make_case([make_invocation(r["user"], r["answer"])], eval_id=r["case"])
+                for r in rows
+                if r["case"] in wanted
+            ],
+        )
+
+
+class NeverAsked(FormatReader):
+    @classmethod
+    def claims(cls, head: bytes) -> bool:
+        raise AssertionError("an ADK file must not reach the format readers")
+
+    def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+        raise AssertionError
+
+
+class Broken(Lines):
+    def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+        raise KeyError("lines")
+
+
+def _finder(**readers: type) -> PluginFinder:
+    return PluginFinder(KINDS[FORMATS_GROUP], readers)
+
+
+def _file(tmp_path: Path, name: str, content: str) -> Path:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("head", "keys"),
+    [
+        (b'{"a": 1, "b": {"c": [1, 2]}, "d": "x"}', ("a", "b", "d")),
+        (b'\xef\xbb\xbf  {"resourceSpans": [{"resource": {"attr', ("resourceSpans",)),
+        (b'{"eval_cases": [], "eval_set_id"', ("eval_cases", "eval_set_id")),
+        (b'{"a\\"b": 1}', ('a"b',)),
+        (b"[1, 2]", ()),
+        (b"not json", ()),
+        (b"", ()),
+        (b"{", ()),
+    ],
+)
+def test_leading_keys_reads_the_top_level_keys_as_far_as_the_head_goes(head, keys):
+    assert leading_keys(head) == keys
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"eval_set_id": "s", "eval_cases": []}',
+        '{"_comment": "ADK ignores unknown top-level keys", "eval_set_id": "s", "eval_cases": []}',
+        "[]",
+        '[{"query": "hi"}]',
+    ],
+)
+def test_an_adk_file_is_read_as_adk_without_asking_any_reader(tmp_path, content):
+    path = _file(tmp_path, "a.json", content)
+    assert formats.choose_format(path, finder=_finder(never=NeverAsked)) is None
+
+
+def test_a_file_a_reader_claims_goes_to_that_reader(tmp_path):
+    path = _file(tmp_path, "t.json", '{"lines": []}')
+    assert formats.choose_format(path, finder=_finder(lines=Lines)) is Lines
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"eval_cases": [], "eval_set_id": "s"}', '{"name": "x"}', '{"note": 1, "eval_cases": [', "{oops", ""],
+)
+def test_an_unclaimed_file_that_looks_like_an_eval_set_or_cannot_be_sniffed_stays_adk(tmp_path, content):
+    # ADK's loader then explains what is wrong with it, as before.
+    path = _file(tmp_path, "a.json", content)
+    assert formats.choose_format(path, finder=_finder(lines=Lines)) is None
+
+
+def test_a_file_no_format_claims_is_refused_with_the_installed_formats(tmp_path):
+    path = _file(tmp_path, "trace.json", '{"resourceSpans": []}')
+    with pytest.raises(DataError) as info:
+        formats.choose_format(path, finder=_finder(lines=Lines))
+    message = str(info.value)
+    assert message.startswith(f"{path}: not an ADK eval set (its top-level keys are 'resourceSpans')")
+    assert "Installed formats: adk (built in: ADK eval sets), lines." in message
+    assert "--format-in NAME" in message and "agenteval-otel" in message
+
+
+def test_format_in_overrides_the_content(tmp_path):
+    path = _file(tmp_path, "a.json", '{"eval_set_id": "s", "eval_cases": []}')
+    assert formats.choose_format(path, "lines", finder=_finder(lines=Lines)) is Lines
+    assert formats.choose_format(tmp_path / "x.json", "adk", finder=_finder(lines=Lines)) is None
+    with pytest.raises(
+        PluginLoadError, match=r"--format-in 'nope' is not an installed data format; installed: adk"
+    ):
+        formats.choose_format(path, "nope", finder=_finder(lines=Lines))
+
+
+def test_a_reader_that_breaks_is_one_data_error_naming_it_and_the_file(tmp_path):
+    path = _file(tmp_path, "t.json", '{"lines": []}')
+    with pytest.raises(DataError) as info:
+        formats.read_in_format(Broken, path, [])
+    assert str(info.value).startswith(f"{path}: the data format reader Broken (")
+    assert "KeyError: 'lines'" in str(info.value)
+
+
+def test_a_reader_s_data_error_gets_the_file_as_its_source(tmp_path):
+    class Refuses(Lines):
+        def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+            raise DataError("line 3: not a span")
+
+    path = _file(tmp_path, "t.json", '{"lines": []}')
+    with pytest.raises(DataError, match=rf"^{path}: line 3: not a span$"):
+        formats.read_in_format(Refuses, path, [])
+
+
+def _project(tmp_path: Path) -> tuple[Path, Path]:
+    expected = tmp_path / "e.evalset.json"
+    eval_set = EvalSet(
+        eval_set_id="e",
+        eval_cases=[make_case([make_invocation(f"q{i}", f"answer {i}")], eval_id=f"c{i}") for i in (1, 2)],
+    )
+    expected.write_text(eval_set.model_dump_json(), encoding="utf-8")
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.8}}))
+    rows = [
+        {"case": "c1", "user": "q1", "answer": "answer 1"},
+        {"case": "c2", "user": "q2", "answer": "no idea"},
+        {"case": "other", "user": "q", "answer": "ignored"},
+    ]
+    return expected, _file(tmp_path, "actual.lines.json", json.dumps({"lines": rows}))
+
+
+def test_a_run_scores_an_actual_file_in_another_format_given_the_selected_cases(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
+    expected, actual = _project(tmp_path)
+    plan = plan_paths([str(expected)], [actual], registry=Registry(), judge=JudgeService())
+    assert [f.path for f in plan.actual_files] == [str(actual)] and plan.actual_files[0].sha256
+    assert any(w == f"{actual}: a toy warning" for w in plan.warnings)
+    result = run_sync(EvalRun(plan).execute())
+    assert {c.eval_id: c.status for c in result.cases()} == {"c1": Status.PASSED, "c2": Status.FAILED}
+
+
+def test_the_cli_runs_with_format_in_and_refuses_it_without_actual(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
+    expected, actual = _project(tmp_path)
+    runner = CliRunner()
+    ok = runner.invoke(
+        main, ["run", str(expected), "--actual", str(actual), "--format-in", "lines", "--no-record"]
+    )
+    assert ok.exit_code == 1, ok.output  # c2 fails
+    assert "1 passed · 1 failed" in ok.output
+    bad = runner.invoke(
+        main, ["run", str(expected), "--actual", str(actual), "--format-in", "nope", "--no-record"]
+    )
+    assert bad.exit_code == 2 and "'nope' is not an installed data format" in bad.output
+    assert "Traceback" not in bad.output
+    alone = runner.invoke(main, ["run", str(expected), "--agent", "x.py:f", "--format-in", "lines"])
+    assert alone.exit_code == 2 and "--format-in names the data format of the --actual files" in alone.output
+
+
+def test_run_command_spells_format_in():
+    from agenteval._run._assemble import RunRequest, run_command
+
+    argv = run_command(RunRequest(paths=("e.json",), actual=("t.json",), format_in="otel"))
+    assert (
+        argv[:6] == ["agenteval", "run", "e.json", "--actual", "t.json", "--format-in"] and argv[6] == "otel"
+    )
+
+
+def test_evaluate_takes_a_file_in_another_format_as_actual(tmp_path, monkeypatch):
+    import agenteval
+
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
+    expected, actual = _project(tmp_path)
+    result = agenteval.evaluate(expected, actual, {"response_match_score": 0.8})
+    assert {c.eval_id: c.status for c in result.cases()} == {"c1": Status.PASSED, "c2": Status.FAILED}

@@ -1,0 +1,146 @@
+"""``agenteval run EVALSET --actual TRACE`` scores a trace as ADK's own recording of the
+same runs scores, and ``agenteval lint-trace`` says what a trace lacks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agenteval.cli import main
+from click.testing import CliRunner
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EVALSET = FIXTURES / "travel.evalset.json"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def _scores(runner: CliRunner, *args: str) -> dict[tuple[str, str], tuple]:
+    result = runner.invoke(main, ["run", *args, "--format", "json", "--no-record"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    return {
+        (case["eval_id"], r["criterion"]): (
+            r["score"],
+            r["status"],
+            [p["score"] for p in r["per_invocation"]],
+        )
+        for case in doc["eval_sets"][0]["cases"]
+        for r in case["criteria"]
+    }
+
+
+def test_a_trace_scores_as_adk_s_own_recording_of_the_same_runs_criterion_by_criterion(runner):
+    from_trace = _scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.otlp.json"))
+    from_adk = _scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.actual.json"))
+    assert from_trace == from_adk
+    criteria = {criterion for _, criterion in from_trace}
+    assert {
+        "tool_trajectory_avg_score",
+        "response_match_score",
+        "token_usage_v1",
+        "inference_call_count_v1",
+    } <= criteria
+    assert from_trace[("flight_then_currency", "inference_call_count_v1")][0] == 2.0
+
+
+def test_format_in_otel_and_a_non_adk_trace(runner):
+    target = f"{EVALSET}:weather_paris"
+    scores = _scores(
+        runner, target, "--actual", str(FIXTURES / "openai_agents.otlp.json"), "--format-in", "otel"
+    )
+    # IN_ORDER: the handoff (transfer_to_weather) is an extra call, which that match allows.
+    assert scores[("weather_paris", "tool_trajectory_avg_score")][:2] == (1.0, "PASSED")
+    assert scores[("weather_paris", "tool_call_count_v1")][0] == 2.0
+    assert scores[("weather_paris", "inference_call_count_v1")][0] == 4.0
+    assert scores[("weather_paris", "response_match_score")][1] == "PASSED"
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.77])
+def test_a_truncated_trace_exits_2_with_the_file_and_the_reason(runner, tmp_path, cut):
+    text = (FIXTURES / "adk_v2.otlp.json").read_text()
+    path = tmp_path / "trace.json"
+    path.write_text(text[: int(len(text) * cut)])
+    result = runner.invoke(main, ["run", str(EVALSET), "--actual", str(path), "--no-record"])
+    assert result.exit_code == 2, result.output
+    assert f"error: {path}: not valid JSON" in result.output and "cut off or damaged" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_selected_case_missing_from_the_trace_exits_2_listing_it(runner):
+    trace = FIXTURES / "openai_agents.otlp.json"
+    result = runner.invoke(main, ["run", str(EVALSET), "--actual", str(trace), "--no-record"])
+    assert result.exit_code == 2
+    assert "no session in this trace for case(s) 'flight_then_currency'" in result.output
+
+
+def test_lint_trace_of_a_complete_trace(runner):
+    result = runner.invoke(main, ["lint-trace", str(FIXTURES / "adk_v2.otlp.json")])
+    assert result.exit_code == 0, result.output
+    assert "4 trace(s), 3 session(s), 4 turn(s)" in result.output and "nothing lacking" in result.output
+
+
+def test_lint_trace_names_each_finding_and_the_setting_to_turn_on(runner, tmp_path):
+    doc = json.loads((FIXTURES / "openai_agents.otlp.json").read_text())
+    spans = doc["resourceSpans"][0]["instrumentationLibrarySpans"][0]["spans"]
+    for span in spans:
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.output.messages":
+                attribute["value"] = {"stringValue": "<elided>"}
+        span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.tool.call.result"]
+    spans.append(
+        {
+            "traceId": "1" * 32,
+            "spanId": "2" * 16,
+            "name": "GET /health",
+            "startTimeUnixNano": "1",
+            "attributes": [],
+        }
+    )
+    path = tmp_path / "elided.json"
+    path.write_text(json.dumps(doc))
+    result = runner.invoke(main, ["lint-trace", str(path)])
+    assert result.exit_code == 1, result.output
+    out = result.output
+    for code in ("content_elided", "tool_result_absent", "no_final_text", "unknown_schema"):
+        assert f"  {code}: " in out
+    assert (
+        "execute_tool get_weather" in out
+        and "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY" in out
+    )
+
+
+def test_lint_trace_of_a_damaged_file_exits_2(runner, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"resourceSpans": [')
+    result = runner.invoke(main, ["lint-trace", str(path)])
+    assert result.exit_code == 2 and f"error: {path}: not valid JSON" in result.output
+
+
+def test_the_distribution_registers_the_format_and_the_command():
+    from agenteval._plugins import KINDS, PluginFinder
+    from agenteval_otel import OtelReader
+
+    assert PluginFinder(KINDS["agenteval.formats"]).load_one("otel") is OtelReader
+    assert "lint-trace" in PluginFinder(KINDS["agenteval.commands"]).names()
+
+
+def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):
+    doc = json.loads((FIXTURES / "adk_v2.otlp.json").read_text())
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        span["name"] = span["name"] + "\x1b[2J"
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.conversation.id":
+                attribute["value"] = {"stringValue": "s\x1b[31mred"}
+            if attribute["key"] == "gen_ai.tool.call.result":
+                attribute["value"] = {"stringValue": "<elided>"}
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc))
+    result = runner.invoke(main, ["lint-trace", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "\x1b" not in result.output and "tool_result_absent" not in result.output
+    assert "content_elided" in result.output
