@@ -71,7 +71,7 @@ def test_bad_initial_session(runner, tmp_path):
 
 def _adk_migrates(old, new) -> str | None:
     """None when ADK migrates ``old``, else its error message (skipped without google-adk)."""
-    AgentEvaluator = pytest.importorskip("google.adk.evaluation.agent_evaluator").AgentEvaluator  # noqa: N806
+    AgentEvaluator = pytest.importorskip("google.adk.evaluation.agent_evaluator").AgentEvaluator
 
     try:
         AgentEvaluator.migrate_eval_data_to_new_schema(str(old), str(new))

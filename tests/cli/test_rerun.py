@@ -23,7 +23,7 @@ def _agenteval(args: list[str]) -> subprocess.CompletedProcess:
     return done
 
 
-def _recorded(runs: Path, *paths: str):  # noqa: ANN202 - a RecordedRun
+def _recorded(runs: Path, *paths: str):
     _agenteval(["run", *paths, "--actual", ACTUAL, "--runs-dir", str(runs), "-q"])
     [run] = list_runs(runs)
     return run

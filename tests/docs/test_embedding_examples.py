@@ -28,7 +28,7 @@ def test_every_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     namespace: dict = {"__name__": "embedding_examples"}
     for index, block in enumerate(_blocks()):
         before = {k for k in namespace if k.startswith("test_")}
-        exec(compile(block, f"{DOC.name}[python block {index}]", "exec"), namespace)  # noqa: S102
+        exec(compile(block, f"{DOC.name}[python block {index}]", "exec"), namespace)
         for name in sorted({k for k in namespace if k.startswith("test_")} - before):
             namespace[name]()
     printed = capsys.readouterr().out

@@ -74,7 +74,7 @@ def _params_model(fn: Callable[..., Any]) -> type[Params]:
     """The function's keyword-only parameters as a ``Params`` model."""
     try:
         hints = typing.get_type_hints(fn)
-    except Exception:  # an annotation that cannot be resolved: accept any value
+    except Exception:  # noqa: BLE001 - an annotation that cannot be resolved: accept any value
         hints = {}
     fields: dict[str, Any] = {}
     for parameter in inspect.signature(fn).parameters.values():

@@ -131,7 +131,7 @@ def _import_module(module: str, config_dir: Optional[Path]) -> Any:
                 "or fix the dotted path"
             ) from None
         raise _ImportProblem(_describe_exception(exc)) from None
-    except (Exception, SystemExit) as exc:  # the module raised while being imported
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the module raised while being imported
         raise _ImportProblem(_describe_exception(exc)) from None
 
 
@@ -151,7 +151,7 @@ def _import_file(path: Path) -> Any:
     sys.modules[name] = module  # dataclasses and pickling look the module up
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the file raised while being run
         del sys.modules[name]
         raise _ImportProblem(_describe_exception(exc)) from None
     _FILE_MODULES[path] = module

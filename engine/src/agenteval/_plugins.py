@@ -391,7 +391,7 @@ class _FreshNamedManager(NamedExtensionManager):
         self._fresh_entry_points = entry_points
         super().__init__(**kwargs)
 
-    def list_entry_points(self) -> list[importlib.metadata.EntryPoint]:  # noqa: D102 - stevedore hook
+    def list_entry_points(self) -> list[importlib.metadata.EntryPoint]:
         return self._fresh_entry_points
 
     def _load_one_plugin(self, ep: importlib.metadata.EntryPoint, *args: Any, **kwargs: Any) -> Any:

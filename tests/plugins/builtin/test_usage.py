@@ -43,7 +43,7 @@ def test_openai_usage_becomes_geminis_usage_metadata_reasoning_moved_out():
 
 
 def test_openai_usage_reads_as_adk_reads_the_same_metadata():
-    AdkTokenUsage = pytest.importorskip("google.adk.telemetry._token_usage").TokenUsage  # noqa: N806
+    AdkTokenUsage = pytest.importorskip("google.adk.telemetry._token_usage").TokenUsage
     from google.genai import types
 
     adk = AdkTokenUsage.from_usage_metadata(
@@ -180,7 +180,7 @@ def _openai_usages(draw):
 @settings(max_examples=100, deadline=None)
 @given(_openai_usages())
 def test_any_openai_usage_keeps_its_input_and_output_through_adks_reader(usage):
-    AdkTokenUsage = pytest.importorskip("google.adk.telemetry._token_usage").TokenUsage  # noqa: N806
+    AdkTokenUsage = pytest.importorskip("google.adk.telemetry._token_usage").TokenUsage
     from google.genai import types
 
     adk = AdkTokenUsage.from_usage_metadata(

@@ -23,13 +23,13 @@ def _criteria_imported_once() -> None:
     extension modules (numpy's, under rouge_score) cannot be imported twice in a process:
     import the engine and the built-in criteria and agents once, out here."""
     import agenteval._api  # noqa: F401
-    import agenteval_builtin.partial_trajectory  # noqa: F401
-    import agenteval_builtin.python_agent  # noqa: F401
-    import agenteval_builtin.response_match  # noqa: F401
-    import agenteval_builtin.tool_call_count  # noqa: F401
+    import agenteval_builtin.partial_trajectory
+    import agenteval_builtin.python_agent
+    import agenteval_builtin.response_match
+    import agenteval_builtin.tool_call_count
     import agenteval_builtin.trajectory  # noqa: F401
     import numpy  # noqa: F401  - intervals over repeated runs
-    import scipy.special  # noqa: F401  - how many runs would settle an INCONCLUSIVE verdict
+    import scipy.special
     import scipy.stats  # noqa: F401  - BCa from 20 runs or cases
 
 

@@ -1,4 +1,3 @@
-# ruff: noqa: E501
 """The authoring API of ``agenteval view --allow-write`` over a real server: the guard on
 every route, eval-set files, chats with agents (a crash and a timeout shown in the chat),
 runs recorded like the CLI's, and promoting actual turns to expected."""

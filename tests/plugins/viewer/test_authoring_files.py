@@ -194,7 +194,7 @@ def test_a_new_eval_set_is_written_as_adk_writes_it(files: EvalSetFiles, tmp_pat
     assert out.written
     text = (tmp_path / "fresh.evalset.json").read_text()
     assert text.startswith(
-        '{\n  "eval_set_id": "fresh",\n  "name": "Fresh",\n  "eval_cases": [\n    {\n      "eval_id": "hello",'  # noqa: E501
+        '{\n  "eval_set_id": "fresh",\n  "name": "Fresh",\n  "eval_cases": [\n    {\n      "eval_id": "hello",'
     )
     with pytest.raises(EditRefused, match="already exists"):
         files.save(0, "fresh.evalset.json", None, [], preview=True, new_set={"eval_set_id": "fresh"})

@@ -83,7 +83,7 @@ def test_a_stop_while_a_disk_cache_write_is_being_started_never_joins_an_unstart
             def stop() -> None:
                 try:
                     store.flush(5.0)
-                except BaseException as exc:  # noqa: BLE001 - the test reports it
+                except BaseException as exc:
                     problems.append(exc)
 
             stopper = threading.Thread(target=stop)

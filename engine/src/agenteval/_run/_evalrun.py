@@ -287,7 +287,7 @@ class EvalRun:
                     runs[run_index] = record
         return runs
 
-    async def _work(
+    async def _work(  # noqa: C901, PLR0915 - four nested steps (one unit, start, extend, the plan walk); to be split
         self, book: _Book, resumed: dict[tuple[int, str], list[int]], preparation: Preparation
     ) -> None:
         limit = asyncio.Semaphore(self.concurrency)

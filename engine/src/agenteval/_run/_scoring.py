@@ -79,7 +79,7 @@ class Preparation:
             for evaluator in unique:
                 try:
                     evaluator.prepare()  # type: ignore[attr-defined]
-                except Exception as exc:  # failing is data: that criterion's results say why
+                except Exception as exc:  # noqa: BLE001 - failing is data: that criterion's results say why
                     failed[id(evaluator)] = exc
             self._future.set_result(failed)
 

@@ -91,7 +91,7 @@ class _Router(io.TextIOBase):
     @property
     def stream(self) -> TextIO:
         if getattr(self._stream, "closed", False):  # the agent closed the real stream
-            self._stream = open(os.dup(self._fd), "w", encoding="utf-8", errors="replace", closefd=True)  # noqa: SIM115
+            self._stream = open(os.dup(self._fd), "w", encoding="utf-8", errors="replace", closefd=True)
         return self._stream
 
     def write(self, text: str) -> int:
@@ -189,7 +189,7 @@ def capturing() -> Iterator[Capture]:
 def _over_copy(stream: TextIO, line_buffered: bool) -> TextIO:
     """A text stream like ``stream`` over a copy of its file descriptor."""
     copy = os.dup(stream.fileno())
-    return open(  # noqa: SIM115 - it replaces sys.stdout / sys.stderr until put back
+    return open(
         copy,
         "w",
         encoding=getattr(stream, "encoding", None) or "utf-8",

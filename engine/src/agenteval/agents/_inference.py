@@ -174,7 +174,7 @@ async def _guarded(awaitable: Awaitable[T]) -> T:
         raise
     except Exception:
         raise
-    except BaseException as exc:  # SystemExit, KeyboardInterrupt or custom, raised by the agent
+    except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt or custom, raised by the agent
         raise AgentBaseException(exc) from None
 
 
@@ -390,7 +390,7 @@ async def _run_case(
         return stop.failure
     except AgentCrashed as exc:  # an isolated worker process died
         return AgentFailure(f"turn {len(turns) + 1}: {exc}", "agent_crashed")
-    except Exception as exc:  # the agent's crash is this case's result; the run goes on
+    except Exception as exc:  # noqa: BLE001 - the agent's crash is this case's result; the run goes on
         msg = f"turn {len(turns) + 1}: the agent raised {_raised(exc)}"
         return AgentFailure(msg, "agent_error", _trace(exc))
     finally:

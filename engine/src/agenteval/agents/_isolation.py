@@ -73,7 +73,7 @@ class _Worker:
 
     def __init__(self, spec: str, target: str) -> None:
         ours, theirs = socket.socketpair()
-        self.output = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the worker
+        self.output = tempfile.TemporaryFile()
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "agenteval.agents._worker", str(theirs.fileno())],

@@ -29,7 +29,7 @@ _COMMANDS_GROUP = "agenteval.commands"
 class _CommandGroup(click.Group):
     """The built-in subcommands, then those installed plugins add (never replacing one)."""
 
-    def _finder(self):  # noqa: ANN202 - a PluginFinder, imported lazily
+    def _finder(self):
         from .._plugins import KINDS, PluginFinder
 
         if getattr(self, "_plugin_finder", None) is None:

@@ -118,7 +118,7 @@ def compare(
     sys.exit(exit_code)
 
 
-def _table(report, console) -> None:  # noqa: ANN001
+def _table(report, console) -> None:
     from rich.text import Text
 
     from .._terminal import visible

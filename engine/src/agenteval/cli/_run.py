@@ -31,7 +31,7 @@ class _NumRuns(click.ParamType):
 
     name = "N|auto"
 
-    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+    def convert(self, value, param, ctx):
         if isinstance(value, int) or value == "auto":
             return value
         text = str(value).strip().lower()
@@ -422,7 +422,7 @@ def _adk_history(plan: Plan, folder: Optional[Path]) -> Optional[Path]:
     return app[0] / ".adk" / "eval_history" if app is not None else None
 
 
-def _exit_if_inconclusive(result) -> None:  # noqa: ANN001 - a RunResult
+def _exit_if_inconclusive(result) -> None:
     """``--fail-on-inconclusive``: exit 3 when some tri-state verdict is INCONCLUSIVE (the
     per-eval-set counts of the summary say how many)."""
     found = result.summary.inconclusive()
@@ -472,7 +472,7 @@ def _writable_file(path: Optional[Path], option: str) -> Optional[Path]:
     return path
 
 
-def _judge_counters(judge: JudgeService):  # noqa: ANN202 - a callable for the progress display
+def _judge_counters(judge: JudgeService):
     def counters() -> dict[str, int]:
         activity = judge.activity()
         found = {}

@@ -152,7 +152,7 @@ def choose_format(
             reader: type[FormatReader] = loaded.obj
             try:
                 claimed = reader.claims(head)
-            except Exception as exc:  # a reader's bug must not hide the other formats
+            except Exception as exc:  # noqa: BLE001 - a reader's bug must not hide the other formats
                 raise PluginLoadError(
                     f"the data format {loaded.ref.display} failed while looking at {path}: "
                     f"{type(exc).__name__}: {exc}; report it to the maintainers of {loaded.ref.distribution}"
@@ -187,7 +187,7 @@ def read_in_format(
         raise
     except OSError as exc:
         raise DataError(f"cannot read the file: {exc.strerror or exc}", source=where) from None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a reader's bug is a data error naming it
         raise DataError(
             f"the data format reader {reader.__name__} ({reader.__module__}) failed on this file: "
             f"{type(exc).__name__}: {exc}; report it to the reader's maintainers",

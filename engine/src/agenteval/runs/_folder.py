@@ -104,8 +104,8 @@ class RunWriter:
             runs_dir.mkdir(parents=True, exist_ok=True)
             folder.mkdir()  # exclusive: never two runs in one folder
             lock = _lock(folder)
-            results = open(folder / RESULTS, "ab")  # noqa: SIM115
-            index = open(folder / INDEX, "ab")  # noqa: SIM115
+            results = open(folder / RESULTS, "ab")
+            index = open(folder / INDEX, "ab")
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
         manifest.index_version = INDEX_VERSION
@@ -128,8 +128,8 @@ class RunWriter:
             _drop_partial_line(path)
             _drop_partial_line(folder / INDEX)
             _revalidate_index(folder)
-            results = open(path, "ab")  # noqa: SIM115
-            index = open(folder / INDEX, "ab")  # noqa: SIM115
+            results = open(path, "ab")
+            index = open(folder / INDEX, "ab")
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
         manifest.index_version = INDEX_VERSION  # every line left matches its record
@@ -228,7 +228,7 @@ def writer_alive(folder: Path) -> Optional[bool]:
 
 def _lock(folder: Path) -> Optional[IO[str]]:
     """An exclusive, non-blocking lock on the folder (POSIX); released when the process ends."""
-    handle = open(folder / _LOCK, "a", encoding="utf-8")  # noqa: SIM115
+    handle = open(folder / _LOCK, "a", encoding="utf-8")
     try:
         import fcntl
     except ImportError:  # Windows: no advisory locks; one folder per run still holds

@@ -103,7 +103,7 @@ class _AgentLoop:
             if tasks:
                 loop.run_until_complete(asyncio.wait(tasks, timeout=WIND_DOWN_SECONDS))
             loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), WIND_DOWN_SECONDS))
-        except BaseException:  # noqa: BLE001, S110 - an agent's call that will not end is left to the exit
+        except BaseException:  # noqa: BLE001 - an agent's call that will not end is left to the exit
             pass
         for task in tasks:
             if not task.done():

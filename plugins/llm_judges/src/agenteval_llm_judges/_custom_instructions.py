@@ -105,5 +105,5 @@ def render_template(
                 persona=_view(persona),
             )
         )
-    except Exception as exc:  # a sandbox refusal, an undefined name, a failing filter...
+    except Exception as exc:  # noqa: BLE001 - a sandbox refusal, an undefined name, a failing filter...
         raise TemplateProblem(f"could not be rendered: {type(exc).__name__}: {exc}") from None

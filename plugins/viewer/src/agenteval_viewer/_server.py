@@ -185,10 +185,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ methods
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._handle(head=False)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._handle(head=True)
 
     def _read_only(self) -> None:
@@ -204,7 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._read_only
         raise AttributeError(name)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # no access log; errors are logged where they happen
 
     # ------------------------------------------------------------------ responses

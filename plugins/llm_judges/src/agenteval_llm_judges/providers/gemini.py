@@ -173,7 +173,7 @@ class GeminiJudge(JudgeModel):
             response = await client.aio.models.generate_content(
                 model=self.model, contents=request.prompt, config=config
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any SDK failure is classified as a judge-call error
             failure = self._call_error(exc)
             release(exc)  # the failed body goes now, not at the next full collection
         if failure is not None:

@@ -106,7 +106,7 @@ class LiteLLMJudge(JudgeModel):
         failure = None
         try:
             response = await litellm.acompletion(**kwargs)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any SDK failure is classified as a judge-call error
             failure = self._call_error(exc)
             release(exc)
         if failure is not None:

@@ -149,7 +149,7 @@ class OpenAICompatibleJudge(JudgeModel):
             failure: Optional[JudgeCallError] = None
             try:
                 response = await client.chat.completions.create(**kwargs)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any SDK failure is classified as a judge-call error
                 if position + 1 < len(modes) and _refuses_response_format(exc):
                     release(exc)
                     continue
