@@ -96,7 +96,7 @@ def case_briefs(run: RecordedRun) -> Optional[Iterator[CaseBrief]]:
 def _in_plan_order(run: RecordedRun) -> Iterator[CaseBrief]:
     rows: list[Optional[CaseBrief]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
     for brief in run.case_briefs():  # a later brief of a case replaces an earlier one
-        rows[brief.row] = brief._replace(user="", reply="", rubric_texts={})
+        rows[brief.row] = CaseBrief._make((*brief[:6], "", "", {}))  # the previews left out
     for brief in rows:
         assert brief is not None  # case_briefs covers every planned case
         yield brief
