@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 from ..models import Invocation
-from ..results import AgentRunRecord, CaseResult, PluginInfo, RunResult
-from ..runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun
+from ..results import AgentRunRecord, CaseResult, PluginInfo, RunResult, Status
+from ..runs import CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseView", "case_briefs", "case_view", "case_views"]
+__all__ = ["CaseView", "Listed", "case_briefs", "case_view", "case_views"]
 
 
 @dataclass(frozen=True)
@@ -89,23 +89,34 @@ def case_view(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool
     return _view(run, entry, case_id, [run.record((entry.index, case_id, 1))], pending)
 
 
-def case_briefs(run: RecordedRun) -> Optional[Iterator[CaseBrief]]:
+class Listed(NamedTuple):
+    """What the table decides on for a case before it reads it (from its ``CaseBrief``)."""
+
+    entry: EvalSetEntry
+    case_id: str
+    status: Status
+    inconclusive: int
+    unreached: bool
+
+
+def case_briefs(run: RecordedRun) -> Optional[Iterator[Listed]]:
     """Every planned case of a run of one run per case, in plan order, from the run's
-    case briefs (``RecordedRun.case_briefs``: its index, no record read; the previews left
-    out); ``None`` for a run of several runs per case, whose cases are combined from their
-    records."""
+    case briefs (``RecordedRun.case_briefs``: its index, no record read); ``None`` for a run
+    of several runs per case, whose cases are combined from their records."""
     if run.manifest.num_runs != 1:
         return None
     return _in_plan_order(run)
 
 
-def _in_plan_order(run: RecordedRun) -> Iterator[CaseBrief]:
-    rows: list[Optional[CaseBrief]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
+def _in_plan_order(run: RecordedRun) -> Iterator[Listed]:
+    # Plain tuples of what the table needs, not the briefs: 100k briefs kept alive would
+    # cost memory and slow every garbage collection down while they are read.
+    rows: list[Optional[tuple]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
     for brief in run.case_briefs():  # a later brief of a case replaces an earlier one
-        rows[brief.row] = brief._replace(user="", reply="", rubric_texts={})
-    for brief in rows:
-        assert brief is not None  # case_briefs covers every planned case
-        yield brief
+        rows[brief.row] = (brief.entry, brief.case_id, brief.status, brief.inconclusive, brief.unreached)
+    for row in rows:
+        assert row is not None  # case_briefs covers every planned case
+        yield Listed(*row)
 
 
 def _declares_trajectory(plugin: PluginInfo) -> bool:
