@@ -118,4 +118,3 @@ def test_set_verdict_flag_offers_every_rule_and_wins_over_the_block(tmp_path):
         [folder] = list(runs.iterdir())
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         assert manifest["set_verdict"] == expected
-        assert (manifest["argv"][-1] if extra else "") == (extra[-1] if extra else "")

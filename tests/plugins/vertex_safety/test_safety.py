@@ -120,7 +120,7 @@ def test_per_metric_error_is_not_evaluated(vertex_safety_env):
 def test_403_is_final_with_a_hint(vertex_safety_env):
     vertex_safety_env.script(EvalReply(status=403))
     result = result_of(run())
-    assert result.reason_code == "judge_error"
+    assert result.reason_code == "judge_auth"  # one set of codes: 401/403 are auth failures
     assert "enable the Vertex AI API" in result.per_invocation[0].reason
     assert len(vertex_safety_env.requests) == 1
 
