@@ -10,7 +10,7 @@ does). ``agenteval.evaluate*`` cover the common case and call the same pieces.
 * ``resolve_agent(target, agent_type=None)``: the adapter for an ``--agent`` target;
 * ``plan_paths(paths, actual, *, registry, judge, criteria_names, config_path, agent, ...)``:
   load and check everything before any work (``agenteval.ConfigError`` / ``DataError`` /
-  ``PluginLoadError`` name the problem; nothing has run);
+  ``agenteval.errors.PluginLoadError`` name the problem; nothing has run);
 * ``open_run(plan, *, runs_dir, resume=None, **options)``: the ``EvalRun`` that owns the
   stages, recording into a new run folder of ``runs_dir`` (``None``: none);
 * ``EvalRun.execute()`` (a coroutine): acquire → score → record every case × run, returning
