@@ -13,11 +13,11 @@ def varying(named):
     agent = (named.path / "agent.py").read_text(encoding="utf-8")
     varied = agent.replace(
         '"text": "It is sunny in Paris today.",',
-        '"text": "It is sunny in Paris today."'
-        ' + (" Really." if LOG.read_text().count("weather") % 2 else ""),',
+        '"text": "It is sunny in Paris today." + (" Really." if next(_WEATHER_CALLS) % 2 else ""),',
     )
     assert varied != agent
-    named.write("agent.py", varied)
+    # A counter in the module the runs share, not the call log: runs at once read the same log.
+    named.write("agent.py", "import itertools\n_WEATHER_CALLS = itertools.count()\n" + varied)
     return named
 
 
