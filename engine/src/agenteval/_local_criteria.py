@@ -269,6 +269,9 @@ class LocalCriteria:
         from .loading._custom_metrics import parse_custom_metric
 
         spec = parse_custom_metric(name, raw, where)
+        problem = spec.problem_for_use()
+        if problem:
+            raise ConfigError(f"custom_metrics.{name}.{problem}", source=where)
         dotted = spec.function_path
         finder = PluginFinder(KINDS[_RUNNERS_GROUP])
         if _ADK_RUNNER not in finder.names():

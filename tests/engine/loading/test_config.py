@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from agenteval import Criterion
 from agenteval.errors import ConfigError
-from agenteval.loading import DEFAULT_CRITERIA, EvalConfig, config_from_data, load_config
+from agenteval.loading import DEFAULT_CRITERIA, EFFICIENCY_CRITERIA, EvalConfig, config_from_data, load_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,10 +141,35 @@ def test_huge_python_int_threshold_from_the_embedding_api():
     assert "criteria.a: the threshold must be a finite number" in str(info.value)
 
 
-def test_missing_criteria(tmp_path):
-    message = config_error(tmp_path, {"thresholds": {"a": 1}})
-    assert "'criteria' is missing" in message
-    assert '{"criteria": {"response_match_score": 0.8}}' in message
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"criteria": {}}, "'criteria' is empty"),
+        ({}, "'criteria' is missing"),
+        ({"userSimulatorConfig": {"type": "llm_backed"}}, "'criteria' is missing"),
+        ({"live_model_config": {"timeout_seconds": 60}}, "'criteria' is missing"),
+    ],
+    ids=["empty-criteria", "empty-config", "simulator-only", "live-model-only"],
+)
+def test_no_criteria_means_the_efficiency_metrics_alone_as_in_adk(tmp_path, data, said):
+    """ADK 2.13 defaults ``criteria`` to {} and appends its efficiency metrics to every run."""
+    config = load_config(write(tmp_path, data))
+    assert [c.name for c in config.criteria] == list(EFFICIENCY_CRITERIA)
+    assert all(c.threshold is None and not c.params for c in config.criteria)
+    [warning] = [w for w in config.warnings if "nothing gates" in w]
+    assert said in warning
+    assert "nothing gates this run" in warning
+    assert '{"criteria": {"response_match_score": 0.8}}' in warning
+    adk_config = pytest.importorskip("google.adk.evaluation.eval_config")
+    adk_metrics = adk_config.get_eval_metrics_from_config(adk_config.EvalConfig.model_validate(data))
+    assert [m.metric_name for m in adk_metrics] == [c.name for c in config.criteria]
+
+
+def test_a_misspelt_criteria_key_warns_twice(tmp_path):
+    config = load_config(write(tmp_path, {"thresholds": {"a": 1}}))
+    assert [c.name for c in config.criteria] == list(EFFICIENCY_CRITERIA)
+    assert any("unknown top-level key 'thresholds'" in w for w in config.warnings)
+    assert any("'criteria' is missing" in w for w in config.warnings)
 
 
 @pytest.mark.parametrize("criteria", [[], ["response_match_score"], "response_match_score", 0.8, None])
@@ -159,13 +184,6 @@ def test_non_object_criteria(tmp_path, criteria):
 def test_non_object_config(tmp_path, data, kind):
     message = config_error(tmp_path, data)
     assert f'a config is a JSON object {{"criteria": {{...}}}}, got a JSON {kind}' in message
-
-
-def test_an_empty_criteria_object_is_an_error(tmp_path):
-    # Nothing would be evaluated: every case NOT_EVALUATED with no reason.
-    message = config_error(tmp_path, {"criteria": {}})
-    assert "criteria: the object is empty, so nothing would be evaluated" in message
-    assert "name at least one" in message
 
 
 def test_unknown_top_level_keys_warn(tmp_path):

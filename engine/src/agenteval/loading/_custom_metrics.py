@@ -5,8 +5,10 @@
 a module, a dot, the function's name); ``metric_info`` is optional, and when given needs
 ``metric_name`` (replaced by the entry's key, as ADK does) and ``metric_value_info``; a
 missing ``metric_info`` means the interval [0, 1]. Both snake_case and camelCase keys are
-accepted, as in ADK. Problems are ``ConfigError``s with JSON paths
-(``custom_metrics.my_metric.code_config.name``), found at load, before any work.
+accepted, as in ADK. What ADK's model refuses is a ``ConfigError`` at load, with its JSON
+path (``custom_metrics.my_metric.code_config``); what ADK finds only when a run uses the
+metric (a name that is not a dotted path, an interval upside down) is found when a run
+names it (``CustomMetric.problem_for_use``), still before any work.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ConfigError
 from ..models._base import AdkModel, AdkModelIgnoreExtra
@@ -30,18 +32,6 @@ class CodeConfig(BaseModel):
 
     name: str
 
-    @field_validator("name")
-    @classmethod
-    def _dotted(cls, value: str) -> str:
-        module, _, function = value.rpartition(".")
-        parts = module.split(".") if module else []
-        if not parts or not all(p.isidentifier() for p in [*parts, function]):
-            raise ValueError(
-                f"{value!r} is not a dotted path to a function; write package.module.function "
-                "(a module importable from the project, a dot, then the function's name)"
-            )
-        return value
-
 
 class Interval(AdkModel):
     """The metric's value range."""
@@ -50,14 +40,6 @@ class Interval(AdkModel):
     max_value: float
     open_at_min: bool = False
     open_at_max: bool = False
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Interval:
-        if not (math.isfinite(self.min_value) and math.isfinite(self.max_value)):
-            raise ValueError("the interval's min_value and max_value must be finite numbers")
-        if self.min_value > self.max_value:
-            raise ValueError(f"min_value {self.min_value:g} is greater than max_value {self.max_value:g}")
-        return self
 
 
 class MetricValueInfo(AdkModel):
@@ -89,6 +71,32 @@ class CustomMetric(AdkModelIgnoreExtra):
         """The score range: the interval given, else [0, 1] (ADK's default)."""
         interval = self.metric_info.metric_value_info.interval if self.metric_info else None
         return (interval.min_value, interval.max_value) if interval else (0.0, 1.0)
+
+    def problem_for_use(self) -> Optional[str]:
+        """Why this entry cannot run, with the fix (``None`` when it can): a
+        ``code_config.name`` that is not ``module.function``, or a range that is not one.
+
+        ADK 2.13 loads such an entry and fails only when a run names the metric; agenteval
+        asks at the same point, before any work, and says what to write instead.
+        """
+        value = self.code_config.name
+        module, _, function = value.rpartition(".")
+        parts = module.split(".") if module else []
+        if not parts or not all(p.isidentifier() for p in [*parts, function]):
+            return (
+                f"code_config.name: {value!r} is not a dotted path to a function; write "
+                "package.module.function (a module importable from the project, a dot, then the "
+                "function's name)"
+            )
+        low, high = self.bounds
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return "metric_info.metric_value_info.interval: min_value and max_value must be finite numbers"
+        if low > high:
+            return (
+                f"metric_info.metric_value_info.interval: min_value {low:g} is greater than "
+                f"max_value {high:g}; swap them"
+            )
+        return None
 
 
 def parse_custom_metric(name: str, raw: Any, where: str) -> CustomMetric:
