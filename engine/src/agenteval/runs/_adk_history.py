@@ -5,7 +5,9 @@ One ``<app>_<eval_set_id>_<unix time>.evalset_result.json`` per eval set, in ADK
 ``EvalSetResult`` shape exactly (snake_case, statuses as ADK's integers, ``indent=2``).
 ADK's metric results forbid extra keys, so what ADK has no field for stays in agenteval's own
 run folder: ERRORED is written as NOT_EVALUATED (ADK has no ERRORED) and reason codes,
-judge samples and errors are left out.
+judge samples and errors are left out. ``details`` holds what ADK's own results hold there:
+``token_usage_v1``'s and ``invocation_duration_v1``'s breakdowns (``DurationDetails``: total,
+model, tool and framework seconds) and a rubric criterion's rubric scores.
 """
 
 from __future__ import annotations
@@ -37,12 +39,61 @@ def _invocation(invocation: Invocation) -> dict[str, Any]:
     return invocation.model_dump(mode="json", exclude_unset=True, by_alias=False)
 
 
-def _metric(result: CriterionResult, score: Optional[float], status: Status) -> dict[str, Any]:
+#: The efficiency metrics whose breakdown ADK 2.13 keeps in ``details``: criterion name ->
+#: (``EvalMetricResultDetails`` field, the breakdown's keys).
+_BREAKDOWNS = {
+    "token_usage_v1": (
+        "token_usage_details",
+        (
+            "total_tokens",
+            "input_tokens",
+            "prompt_tokens",
+            "cached_tokens",
+            "tool_use_tokens",
+            "output_tokens",
+            "candidates_tokens",
+            "reasoning_tokens",
+        ),
+    ),
+    "invocation_duration_v1": (
+        "duration_details",
+        ("total_seconds", "model_seconds", "tool_seconds", "framework_seconds"),
+    ),
+}
+
+
+def _details(criterion: str, details: dict[str, Any]) -> dict[str, Any]:
+    """ADK's ``EvalMetricResultDetails`` for a result's ``details`` (every field, ``None``
+    where it has nothing, as ADK writes it): the token or duration breakdown of the two
+    efficiency metrics, and a rubric criterion's rubric scores (per invocation
+    ``rubrics``, per case ``rubric_scores``)."""
+    written: dict[str, Any] = {"rubric_scores": None, "token_usage_details": None, "duration_details": None}
+    field_keys = _BREAKDOWNS.get(criterion)
+    if field_keys is not None:
+        field, keys = field_keys
+        if any(key in details for key in keys):
+            written[field] = {key: details.get(key) for key in keys}
+        return written
+    rubrics = details.get("rubrics") or details.get("rubric_scores")
+    if isinstance(rubrics, list):
+        scores = [
+            {"rubric_id": str(r["rubric_id"]), "rationale": r.get("rationale"), "score": r.get("score")}
+            for r in rubrics
+            if isinstance(r, dict) and "rubric_id" in r
+        ]
+        written["rubric_scores"] = scores or None
+    return written
+
+
+def _metric(
+    result: CriterionResult, score: Optional[float], status: Status, details: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "metric_name": result.criterion,
         "threshold": result.threshold,
         "score": score,
         "eval_status": ADK_STATUS[status],
+        "details": _details(result.criterion, details),
     }
 
 
@@ -58,7 +109,7 @@ def _case(
             for run in result.runs or [result]:
                 item = next((p for p in run.per_invocation if p.index == index), None)
                 if item is not None:
-                    results.append(_metric(result, item.score, item.status))
+                    results.append(_metric(result, item.score, item.status, item.details))
                     break
         per_invocation.append(
             {
@@ -73,7 +124,7 @@ def _case(
         "eval_id": record.case_id,
         "final_eval_status": ADK_STATUS[status],
         "eval_metric_results": None,
-        "overall_eval_metric_results": [_metric(r, r.score, r.status) for r in criteria],
+        "overall_eval_metric_results": [_metric(r, r.score, r.status, r.details) for r in criteria],
         "eval_metric_result_per_invocation": per_invocation,
         "session_id": f"agenteval-{record.run_id}-{record.case_id}",
         "session_details": None,
