@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import agenteval
@@ -59,7 +60,7 @@ def test_a_failed_trajectory_criterion_shows_why_it_lost_points(tmp_path, criter
     differs = next(r for r in body if r[0].startswith("≠ differs"))
     assert len(differs) == 4  # no cell split by untrusted text
     assert "limit" in differs[3] and code("5") in differs[3] and code("10") in differs[3]
-    assert "by " + code("exact") in differs[3]
+    assert "[" + code("exact") + "]" in differs[3]
     missing = next(r for r in body if r[0] == "− missing")
     assert "mail" in missing[1] and missing[2] == ""
     if name != "tool_parameter_match":  # it ignores actual calls it did not pair
@@ -90,3 +91,46 @@ def test_no_diff_for_a_criterion_that_does_not_declare_it_or_for_an_old_run(tmp_
     manifest.write_text(json.dumps(data), encoding="utf-8")
     text = render_markdown(RecordedRun.open(run.folder))
     assert "trajectory diff" not in text and "**shop/c1** FAILED" in text
+
+
+class _Cells(HTMLParser):
+    """The text of each table row's cells, and every element name seen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.tags: set[str] = set()
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_the_table_renders_as_a_table_with_untrusted_text_as_text(tmp_path):
+    """Rendered by a CommonMark parser with GFM tables (markdown-it-py, which rich brings):
+    four cells a row, no element made from a tool name, the name shown as it is."""
+    from markdown_it import MarkdownIt
+
+    text = render_markdown(_run(tmp_path, {"tool_trajectory_match_v2": 0.9}))
+    page = _Cells()
+    page.feed(MarkdownIt("commonmark").enable("table").render(text))
+    rows = page.rows[page.rows.index(["", "expected", "actual", "what differs"]) :]
+    assert len(rows) == 4 and all(len(r) == 4 for r in rows)
+    assert not page.tags & {"script", "em", "img", "a"}
+    [extra] = [r for r in rows if r[0] == "+ extra"]
+    assert extra[2] == '#2 find|`x` <script>alert(1)</script> *em* \\|(q="a|b`c")'
+    [pair] = [r for r in rows if r[0].startswith("≠ differs")]
+    assert pair[3] == "limit: expected 5, got 10 [exact]" and pair[0] == "≠ differs, similarity 0"

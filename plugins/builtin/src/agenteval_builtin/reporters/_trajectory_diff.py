@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Optional
 
-from agenteval.reporting import ArgDiff, TrajectoryRow, rows_from_details
+from agenteval.reporting import TrajectoryRow, diff_text, rows_from_details
 from agenteval.results import CriterionResult, Status
 
 from ._common import clip, code
@@ -73,22 +73,11 @@ def _call(name: str, args: Optional[dict[str, Any]], index: Optional[int], turn:
     return f"{where} {code(clip(f'{name}({shown})', 2 * _VALUE_CHARS))}"
 
 
-def _diff(diff: ArgDiff) -> str:
-    key = code(diff.key)
-    if diff.kind == "missing":
-        return f"{key} missing (expected {code(_value(diff.expected))})"
-    if diff.kind == "extra":
-        return f"{key} not expected (got {code(_value(diff.actual))})"
-    verb = "accepted" if diff.kind == "equivalent" else "expected"
-    by = f" by {code(diff.matcher)}" if diff.matcher else ""
-    return f"{key}: {verb} {code(_value(diff.expected))}, got {code(_value(diff.actual))}{by}"
-
-
 def _row(row: TrajectoryRow) -> str:
     op = _OP[row.op]
     if row.similarity is not None and row.op in ("match", "args_differ"):
-        op += f" {row.similarity:.3g}"
+        op += f", similarity {row.similarity:.3g}"
     expected = _call(row.name, row.expected_args, row.expected_index, row.expected_turn)
     actual = _call(row.name, row.actual_args, row.actual_index, row.actual_turn)
-    differs = "<br>".join(_diff(d) for d in row.arg_diffs) if row.arg_diffs else ""
+    differs = "<br>".join(diff_text(d, lambda v: code(_value(v)), code) for d in row.arg_diffs)
     return "| " + " | ".join([op, expected, actual, differs]) + " |"
