@@ -632,7 +632,7 @@
     var rows = props.rows || [];
     if (!rows.length) { return html`<p class="muted">no tool calls on either side</p>`; }
     var SIGN = { match: "✓ match", missing: "✗ missing", extra: "+ extra", args_differ: "≠ args differ" };
-    return html`<table class=${"trajectory" + (props.scored ? " scored" : "")} data-testid=${props.testid || "trajectory"}><thead><tr><th></th><th>expected</th><th>actual</th><th>argument differences</th></tr></thead>
+    return html`<table class="trajectory" data-testid=${props.testid || "trajectory"}><thead><tr><th></th><th>expected</th><th>actual</th><th>argument differences</th></tr></thead>
       <tbody>${rows.map(function (r) {
         var scored = r.similarity !== undefined && r.similarity !== null && (r.op === "match" || r.op === "args_differ");
         return html`<tr class=${"op-" + r.op} data-testid=${props.rowid || "traj-row"} data-op=${r.op} data-name=${r.name}>
@@ -649,7 +649,7 @@
       return html`<div class="traj-diff" data-testid="traj-diff" data-criterion=${a.criterion}>
         <h4>why <span class="crit-name">${a.criterion}</span> lost points</h4>
         <div class="traj-diff-head"><${Chip} status=${a.status} /> <span>score ${fmt(a.score, 3)}</span></div>
-        <${Trajectory} rows=${a.rows} scored=${true} testid="traj-diff-table" rowid="traj-diff-row" /></div>`;
+        <${Trajectory} rows=${a.rows} testid="traj-diff-table" rowid="traj-diff-row" /></div>`;
     });
   }
 
