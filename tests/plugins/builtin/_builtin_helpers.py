@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -17,6 +18,7 @@ from agenteval.models import (
     InvocationEvents,
     Part,
 )
+from hypothesis import strategies as st
 
 _NO_ARGS = object()
 
@@ -101,3 +103,32 @@ def score_one(
     result = run(cls, [inv(actual_calls)], [inv(expected_calls)], **params)
     assert result.value is not None
     return result.value
+
+
+#: Argument values whose equality is easy to get wrong (``1 == 1.0 == True``, ``"1" != 1``,
+#: ``None != {}``, list order kept, dict order ignored): the property tests draw from them.
+ARG_VALUES = [
+    None,
+    {},
+    {"k": 1},
+    {"k": 1.0},
+    {"k": True},
+    {"k": "1"},
+    {"k": 2},
+    {"k": [1, 2]},
+    {"k": [2, 1]},
+    {"k": {"x": 1, "y": 2}},
+    {"k": {"y": 2.0, "x": True}},
+    {"k": None},
+    {"j": 1},
+    {"j": 1, "k": 1},
+]
+#: Lists of up to 6 calls of tools ``a``, ``b``, ``c`` with arguments from ``ARG_VALUES``.
+calls_st = st.lists(
+    st.builds(
+        lambda name, args: FunctionCall(name=name, args=copy.deepcopy(args)),
+        st.sampled_from(["a", "b", "c"]),
+        st.sampled_from(ARG_VALUES),
+    ),
+    max_size=6,
+)

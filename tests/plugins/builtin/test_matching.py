@@ -9,40 +9,16 @@ multiset containment of keys.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from typing import Any
 
 from agenteval.models import FunctionCall
 from agenteval_builtin._matching import MatchType, calls_equal, match_trajectory, pair_calls
 from agenteval_builtin.trajectory import ToolTrajectoryAvgScore
-from agenteval_builtin_test_helpers import inv, run
+from agenteval_builtin_test_helpers import calls_st, inv, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-ARG_VALUES = [
-    None,
-    {},
-    {"k": 1},
-    {"k": 1.0},
-    {"k": True},
-    {"k": "1"},
-    {"k": 2},
-    {"k": [1, 2]},
-    {"k": [2, 1]},
-    {"k": {"x": 1, "y": 2}},
-    {"k": {"y": 2.0, "x": True}},
-    {"k": None},
-    {"j": 1},
-]
-calls_st = st.lists(
-    st.builds(
-        lambda name, args: FunctionCall(name=name, args=copy.deepcopy(args)),
-        st.sampled_from(["a", "b", "c"]),
-        st.sampled_from(ARG_VALUES),
-    ),
-    max_size=6,
-)
 FAST = settings(max_examples=100, deadline=None)
 
 

@@ -255,3 +255,36 @@ def test_docs_examples():
         "1 of 2 expected calls not found: convert(value=21) (#2); closest is actual call #3 "
         "convert(value='21'), arguments differ: value: expected 21 (int), got '21' (str)"
     )
+
+
+# -- why an invocation failed: its aligned rows in the details ---------------------------
+
+
+def _alignment(actual, expected, **params):
+    result = run(T, [inv(actual)], [inv(expected)], **params)
+    return result.per_invocation[0].details.get("alignment")
+
+
+def test_a_passing_invocation_carries_no_alignment():
+    assert _alignment([A, X, B], [A, B], match_type="IN_ORDER") is None
+
+
+@pytest.mark.parametrize("match_type", ["EXACT", "IN_ORDER", "ANY_ORDER"])
+def test_a_failed_invocation_carries_its_alignment_with_the_argument_that_differs(match_type):
+    actual = [call("search", {"q": "Paris", "limit": 10}), X]
+    expected = [call("search", {"q": "Paris", "limit": 5}), call("mail", {})]
+    rows = _alignment(actual, expected, match_type=match_type)
+    by_op = {row["op"]: row for row in rows}
+    assert set(by_op) == {"args_differ", "missing", "extra"}
+    diff = by_op["args_differ"]["arg_diffs"]
+    assert diff == [
+        {"key": "limit", "kind": "changed", "expected": 5, "actual": 10, "matcher": "exact", "score": 0.0}
+    ]
+    assert by_op["missing"]["name"] == "mail" and by_op["extra"]["name"] == "x"
+
+
+def test_any_order_alignment_pairs_swapped_calls_and_ignore_args_names_only():
+    rows = _alignment([B, A], [A, B, X], match_type="ANY_ORDER")
+    assert [(r["op"], r["name"]) for r in rows] == [("match", "a"), ("match", "b"), ("missing", "x")]
+    rows = _alignment([call("a", {"k": 9})], [call("a", {"k": 1}), B], ignore_args=True)
+    assert [(r["op"], r["arg_diffs"]) for r in rows] == [("match", []), ("missing", [])]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import math
@@ -10,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agenteval.models import FunctionCall, Invocation
+from agenteval.models import Invocation
 from agenteval_builtin._assignment import max_weight_matching
 from agenteval_builtin._field_matchers import FieldMatch
 from agenteval_builtin.trajectory import ToolTrajectoryAvgScore
 from agenteval_builtin.trajectory_v2 import ToolTrajectoryMatchV2
-from agenteval_builtin_test_helpers import call, context, inv, run
+from agenteval_builtin_test_helpers import call, calls_st, context, inv, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -324,25 +323,6 @@ def test_langchain_greedy_counter_example_passes_with_the_optimal_alignment():
 
 # -- properties -------------------------------------------------------------------------
 
-ARG_VALUES = [
-    None,
-    {},
-    {"k": 1},
-    {"k": 1.0},
-    {"k": True},
-    {"k": "1"},
-    {"k": 2},
-    {"k": [1, 2]},
-    {"j": 1, "k": 1},
-]
-calls_st = st.lists(
-    st.builds(
-        lambda name, args: FunctionCall(name=name, args=copy.deepcopy(args)),
-        st.sampled_from(["a", "b", "c"]),
-        st.sampled_from(ARG_VALUES),
-    ),
-    max_size=6,
-)
 ARGS_ST = st.sampled_from(
     [
         {"mode": "exact"},

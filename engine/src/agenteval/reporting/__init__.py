@@ -19,6 +19,7 @@ __all__ = [
     "TrajectoryRow",
     "align_trajectory",
     "case_views",
+    "diff_text",
     "json_chunks",
     "render_json",
     "render_table",
@@ -45,6 +46,7 @@ _MODULES = {
     "ArgDiff": "._alignment",
     "rows_from_details": "._alignment",
     "row_text": "._alignment",
+    "diff_text": "._alignment",
 }
 
 
@@ -56,7 +58,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory, row_text, rows_from_details
+    from ._alignment import ArgDiff, TrajectoryRow, align_trajectory, diff_text, row_text, rows_from_details
     from ._cases import CaseView, case_views
     from ._contract import ReportContext, Reporter
     from ._json import json_chunks, render_json, write_json

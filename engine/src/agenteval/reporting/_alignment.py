@@ -24,11 +24,11 @@ len(actual)) time and memory.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory", "row_text", "rows_from_details"]
+__all__ = ["ArgDiff", "TrajectoryRow", "align_trajectory", "diff_text", "row_text", "rows_from_details"]
 
 _SWAP = {"missing": "extra", "extra": "missing", "match": "match", "args_differ": "args_differ"}
 _OPS = frozenset(_SWAP)
@@ -171,14 +171,18 @@ def _shown(value: Any) -> str:
     return text if len(text) <= _VALUE_LIMIT else text[: _VALUE_LIMIT - 1] + "…"
 
 
-def _diff_text(diff: ArgDiff) -> str:
+def diff_text(diff: ArgDiff, value: Callable[[Any], str] = _shown, text: Callable[[str], str] = str) -> str:
+    """One argument difference in words (``limit: expected 5, got 10 [exact]``); ``value``
+    writes a value (default: JSON, cut to 60 characters), ``text`` the key and the matcher
+    (default: as they are; a report makes them safe for its format through these two)."""
+    key = text(diff.key)
     if diff.kind == "missing":
-        return f"{diff.key} missing (expected {_shown(diff.expected)})"
+        return f"{key} missing (expected {value(diff.expected)})"
     if diff.kind == "extra":
-        return f"{diff.key} not expected ({_shown(diff.actual)})"
+        return f"{key} not expected ({value(diff.actual)})"
     verb = "accepted" if diff.kind == "equivalent" else "expected"
-    by = f" [{diff.matcher}]" if diff.matcher else ""
-    return f"{diff.key}: {verb} {_shown(diff.expected)}, got {_shown(diff.actual)}{by}"
+    by = f" [{text(diff.matcher)}]" if diff.matcher else ""
+    return f"{key}: {verb} {value(diff.expected)}, got {value(diff.actual)}{by}"
 
 
 def row_text(row: TrajectoryRow) -> str:
@@ -199,7 +203,7 @@ def row_text(row: TrajectoryRow) -> str:
     elif row.similarity is not None and row.similarity < 1.0:
         text += f" · {row.similarity:.3g}"
     if row.arg_diffs:
-        text += " · " + "; ".join(_diff_text(d) for d in row.arg_diffs)
+        text += " · " + "; ".join(diff_text(d) for d in row.arg_diffs)
     return text
 
 

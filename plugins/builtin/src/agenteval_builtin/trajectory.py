@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 from agenteval import Params as ParamsBase
@@ -10,6 +10,9 @@ from pydantic import Field, field_validator
 
 from ._matching import MatchType, match_trajectory, parse_match_type
 from ._summary import summarise
+
+if TYPE_CHECKING:
+    from .trajectory_v2 import ToolTrajectoryMatchV2
 
 __all__ = ["MatchType", "ToolTrajectoryAvgScore"]
 
@@ -35,7 +38,9 @@ class ToolTrajectoryAvgScore(Evaluator):
     ``reason`` (failed invocations only): the first mismatch position or the missing
     expected call(s), with a hint (same tool called with other arguments, called out of
     order, called too few times, never called). ``details``: ``actual_calls``,
-    ``expected_calls``.
+    ``expected_calls`` and, for a failed invocation, ``alignment``: trajectory rows
+    (``agenteval.reporting.TrajectoryRow`` JSON, as ``tool_trajectory_match_v2`` in its
+    binary setting aligns them: pairs, ``missing`` and ``extra`` calls, arguments that differ).
     """
 
     info = EvaluatorInfo(
@@ -61,17 +66,34 @@ class ToolTrajectoryAvgScore(Evaluator):
 
     params: Params
 
+    def _explainer(self) -> ToolTrajectoryMatchV2:
+        """``tool_trajectory_match_v2`` in the setting that gives this criterion's scores."""
+        from .trajectory_v2 import ToolTrajectoryMatchV2  # imported on the first failure only
+
+        p = self.params
+        return ToolTrajectoryMatchV2(
+            ToolTrajectoryMatchV2.Params(
+                match_type=p.match_type.value,
+                score="binary",
+                empty="adk",
+                args={"mode": "ignore" if p.ignore_args else "exact"},
+            )
+        )
+
     def evaluate(self, ctx: EvaluationContext) -> Score:
         match_type, ignore_args = self.params.match_type, self.params.ignore_args
         scores = []
+        explainer: Optional[ToolTrajectoryMatchV2] = None
         for got, want in ctx.pairs():
             actual, expected = got.tool_calls(), want.tool_calls()
             result = match_trajectory(match_type, actual, expected, ignore_args=ignore_args)
+            details: dict[str, Any] = {"actual_calls": len(actual), "expected_calls": len(expected)}
+            if not result.passed:  # why it failed, row by row (built for failures only)
+                explainer = explainer or self._explainer()
+                rows = explainer.alignment_of(actual, expected)
+                if rows is not None:
+                    details["alignment"] = rows
             scores.append(
-                InvocationScore(
-                    score=1.0 if result.passed else 0.0,
-                    reason=result.reason,
-                    details={"actual_calls": len(actual), "expected_calls": len(expected)},
-                )
+                InvocationScore(score=1.0 if result.passed else 0.0, reason=result.reason, details=details)
             )
         return summarise(scores, ctx.threshold, match_type=match_type.value, ignore_args=ignore_args)

@@ -165,6 +165,18 @@ class ToolTrajectoryMatchV2(Evaluator):
             )
         return summarise(scores, ctx.threshold, **echo)
 
+    def alignment_of(
+        self, actual: Sequence[FunctionCall], expected: Sequence[FunctionCall]
+    ) -> Optional[list[dict[str, Any]]]:
+        """The trajectory rows (JSON) of one invocation's calls, ``None`` when every call
+        matched an identical one (what ``details["alignment"]`` holds)."""
+        outcome = self._match(
+            [_Call(i, 0, c) for i, c in enumerate(actual) if c.name not in self._ignored],
+            [_Call(i, 0, c) for i, c in enumerate(expected) if c.name not in self._ignored],
+            with_turns=False,
+        )
+        return outcome.details.get("alignment")
+
     # -- one alignment ------------------------------------------------------------------
 
     def _calls(self, invocation: Invocation, turn: int) -> list[_Call]:

@@ -642,8 +642,40 @@ def _criterion(result: CriterionResult, entry: Any) -> dict[str, Any]:
     }
 
 
+def _criterion_rows(result: CriterionResult, turn: Optional[int]) -> Optional[dict[str, Any]]:
+    """The aligned trajectory ``result`` recorded (in its first run) for invocation ``turn``,
+    or for the whole case when ``turn`` is ``None`` (a criterion that aligned the whole
+    conversation at once): ``{criterion, status, score, rows}``; ``None`` when it recorded none."""
+    from agenteval.reporting import rows_from_details
+
+    first = result.runs[0] if result.runs else result
+    if turn is None:
+        item: Any = None if first.per_invocation else first
+    else:
+        item = next((i for i in first.per_invocation if i.index == turn), None)
+    rows = rows_from_details(item.details) if item is not None else None
+    if not rows:
+        return None
+    return {
+        "criterion": result.criterion,
+        "status": item.status.value,
+        "score": _round(item.score),
+        "rows": [row.to_json() for row in rows],
+    }
+
+
+def _alignments(case: CaseResult, diffed: frozenset[str], turn: Optional[int]) -> list[dict[str, Any]]:
+    """``_criterion_rows`` of each criterion whose info declares ``shows_trajectory``."""
+    found = (_criterion_rows(r, turn) for r in case.criteria if r.criterion in diffed)
+    return [a for a in found if a is not None]
+
+
 def _turns(
-    expected: list[Invocation], actual: list[Invocation], case: CaseResult, texts: dict[str, str]
+    expected: list[Invocation],
+    actual: list[Invocation],
+    case: CaseResult,
+    texts: dict[str, str],
+    diffed: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     from agenteval.reporting import align_trajectory
 
@@ -667,6 +699,7 @@ def _turns(
                     row.to_json() for row in align_trajectory(_tool_calls(want), _tool_calls(got))
                 ],
                 "criteria": verdicts,
+                "alignments": _alignments(case, diffed, index),
             }
         )
     return turns
@@ -690,6 +723,7 @@ def _detail(
     expected, actual = _first_invocations(records)
     texts = _rubric_texts(entry, expected)
     entries = {c.name: c for c in entry.criteria}
+    diffed = frozenset(c.name for c in entry.criteria if c.shows_trajectory)
     errors = []
     runs = []
     for run_index, record in enumerate(records, start=1):
@@ -752,7 +786,8 @@ def _detail(
         "num_runs": run.manifest.num_runs,
         "scenario": first is not None and first.expected is None,
         "criteria": [_criterion(r, entries.get(r.criterion)) for r in case.criteria],
-        "turns": _turns(expected, actual, case, texts),
+        "turns": _turns(expected, actual, case, texts, diffed),
+        "alignments": _alignments(case, diffed, None),
         "errors": errors,
         "output": runs[0].get("output", "") if runs else "",
         "runs": runs,

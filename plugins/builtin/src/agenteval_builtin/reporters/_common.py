@@ -3,6 +3,8 @@ not pass and bounded text."""
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Optional
@@ -10,7 +12,11 @@ from typing import Optional
 from agenteval.results import CaseResult, CriterionResult, Status
 from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseView", "clip", "cases_of", "first_problem", "status_counts"]
+__all__ = ["CaseView", "cases_of", "cell", "clip", "code", "first_problem", "status_counts"]
+
+_PUNCTUATION = frozenset(string.punctuation)
+_UNSPANNABLE = re.compile(r"[`\\|]|^ | $")
+_MARKUP = re.compile(r"[`*\[\]~]|(?<!\w)_|_(?!\w)")
 
 
 @dataclass(frozen=True)
@@ -57,3 +63,22 @@ def status_counts(run: RecordedRun) -> dict[Status, int]:
     for view in cases_of(run):
         counts[view.result.status] += 1
     return counts
+
+
+def cell(text: object) -> str:
+    """Text safe inside a Markdown table cell: no pipes, line breaks or HTML, and no code
+    span, emphasis or link made of its backticks, asterisks, brackets, tildes or
+    word-boundary underscores (``case_2`` stays as it is)."""
+    value = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(_MARKUP.sub(r"\\\g<0>", value).split())
+
+
+def code(text: object) -> str:
+    """``text`` as inline code that is safe anywhere in Markdown, a table cell included: a
+    code span when it holds no backtick, backslash or pipe; else an HTML ``<code>`` element
+    whose punctuation is written as character references (a code span cannot hold a
+    backslash before a pipe inside a table, nor show its own fence)."""
+    value = " ".join(str(text).split())
+    if not _UNSPANNABLE.search(value) and value.strip():
+        return f"`{value}`"
+    return "<code>" + "".join(f"&#{ord(c)};" if c in _PUNCTUATION else c for c in value) + "</code>"

@@ -1,6 +1,12 @@
 """``markdown``: ``report.md``, a page a person reads: the verdict, counts by status, each
 criterion's mean and pass count, the failing cases with their first reason, and the command
-that reruns them. Bounded whatever the run's size (the first ``FAILURES`` failing cases)."""
+that reruns them. Bounded whatever the run's size (the first ``FAILURES`` failing cases).
+
+Under a failing case, each failed criterion whose info declares ``shows_trajectory`` and that
+recorded an aligned trajectory (``details["alignment"]``) gets a trajectory diff table for
+its first failed invocation: matched pairs with their similarity, missing and extra calls,
+the arguments that differ (expected vs actual) and the matcher that decided. A run recorded
+before criteria declared ``shows_trajectory`` shows no table, as before."""
 
 from __future__ import annotations
 
@@ -12,7 +18,8 @@ from agenteval.reporting import ReportContext, Reporter
 from agenteval.results import Status
 from agenteval.runs import RecordedRun
 
-from ._common import cases_of, clip, first_problem
+from ._common import CaseView, cases_of, cell, clip, code, first_problem
+from ._trajectory_diff import diff_tables
 
 __all__ = ["MarkdownReporter", "render_markdown"]
 
@@ -24,12 +31,6 @@ _BADGE = {
     Status.NOT_EVALUATED: "⚠️ NOT EVALUATED",
     Status.INFORMATIONAL: "ℹ️ INFORMATIONAL",
 }
-
-
-def _cell(text: object) -> str:
-    """Text safe inside a Markdown table cell (no pipes, no line breaks, no HTML)."""
-    value = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    return " ".join(value.split())
 
 
 def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Optional[int] = None) -> str:
@@ -65,14 +66,15 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     ]
     for name, item in criteria.items():
         mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
-        lines.append(f"| `{_cell(name)}` | {mean} | {_passed(item)} |")
+        lines.append(f"| {code(name)} | {mean} | {_passed(item)} |")
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         for view in failing[:failures]:
             problem = first_problem(view.result)
-            why = f"`{_cell(problem.criterion)}`: {_cell(clip(problem.reason, 200))}" if problem else ""
-            name = f"{_cell(view.entry.eval_set_id)}/{_cell(view.result.eval_id)}"
+            why = f"{code(problem.criterion)}: {cell(clip(problem.reason, 200))}" if problem else ""
+            name = f"{cell(view.entry.eval_set_id)}/{cell(view.result.eval_id)}"
             lines.append(f"- **{name}** {view.result.status.value} — {why}")
+            lines += _trajectory_diffs(view)
         if len(failing) > failures:
             lines.append(f"- … and {len(failing) - failures} more (`agenteval runs show {run.run_id}`)")
         command = rerun_command(run, [(v.entry, v.result.eval_id) for v in failing[:failures]])
@@ -82,6 +84,13 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     if limit is not None and len(text) > limit:
         text = text[: limit - 40] + "\n\n… (cut to fit)\n"
     return text
+
+
+def _trajectory_diffs(view: CaseView) -> list[str]:
+    """The diff tables of the case's failed trajectory criteria, indented under its item."""
+    declared = {c.name for c in view.entry.criteria if c.shows_trajectory}
+    failed = [r for r in view.result.criteria if r.status is Status.FAILED and r.criterion in declared]
+    return ["  " + line if line else "" for line in diff_tables(failed)]
 
 
 def _passed(item: dict[str, float]) -> str:

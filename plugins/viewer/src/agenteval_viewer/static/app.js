@@ -606,20 +606,51 @@
     return html`<code class="mono">${JSON.stringify(props.value)}</code>`;
   }
 
+  var DIFF_KIND = { changed: "differs", missing: "missing", extra: "not expected", equivalent: "accepted" };
+
+  /* One argument that differs: its key, what was expected and what the agent gave, and the
+     matcher that decided (criteria that compare arguments key by key name it). */
+  function ArgDiff(props) {
+    var d = props.diff;
+    return html`<div class=${"argdiff kind-" + d.kind} data-testid="argdiff" data-key=${d.key} data-kind=${d.kind}>
+      <span class="mono key">${d.key}</span>${" "}<span class="kind">${DIFF_KIND[d.kind] || d.kind}:</span>
+      ${d.kind === "extra" ? null : html`${" "}<span class="side">expected</span>${" "}<del data-testid="argdiff-expected"><${Json} value=${d.expected} /></del>`}
+      ${d.kind === "extra" || d.kind === "missing" ? null : html`${" "}<span class="side">→</span>`}
+      ${d.kind === "missing" ? null : html`${" "}<span class="side">actual</span>${" "}<ins data-testid="argdiff-actual"><${Json} value=${d.actual} /></ins>`}
+      ${d.matcher ? html`${" "}<span class="side">by</span>${" "}<span class="matcher" data-testid="argdiff-matcher" title="the matcher that decided">${d.matcher}</span>${d.score !== undefined && d.score !== null && d.score > 0 && d.score < 1 ? html`${" "}<span class="side">${"(" + fmt(d.score, 3) + ")"}</span>` : null}` : null}</div>`;
+  }
+
+  function Call(props) {
+    var r = props.row, index = r[props.side + "_index"], turn = r[props.side + "_turn"];
+    if (index === null || index === undefined) { return null; }
+    return html`<span class="where">#${index + 1}${turn !== null && turn !== undefined ? ", turn " + (turn + 1) : ""}</span>${" "}<b>${r.name}</b>${" "}<${Json} value=${r[props.side + "_args"]} />`;
+  }
+
+  /* The aligned trajectory: the engine's (by tool name, every turn), or a criterion's own rows
+     (``alignments``), which add each pair's similarity and the matcher of each argument. */
   function Trajectory(props) {
     var rows = props.rows || [];
     if (!rows.length) { return html`<p class="muted">no tool calls on either side</p>`; }
     var SIGN = { match: "✓ match", missing: "✗ missing", extra: "+ extra", args_differ: "≠ args differ" };
-    return html`<table class="trajectory" data-testid="trajectory"><thead><tr><th></th><th>expected</th><th>actual</th><th>argument differences</th></tr></thead>
+    return html`<table class="trajectory" data-testid=${props.testid || "trajectory"}><thead><tr><th></th><th>expected</th><th>actual</th><th>argument differences</th></tr></thead>
       <tbody>${rows.map(function (r) {
-        return html`<tr class=${"op-" + r.op} data-testid="traj-row" data-op=${r.op} data-name=${r.name}>
-          <td class="op">${SIGN[r.op] || r.op}</td>
-          <td>${r.expected_index === null ? "" : html`<b>${r.name}</b> <${Json} value=${r.expected_args} />`}</td>
-          <td>${r.actual_index === null ? "" : html`<b>${r.name}</b> <${Json} value=${r.actual_args} />`}</td>
-          <td>${(r.arg_diffs || []).map(function (d) {
-            return html`<div class="argdiff"><span class="mono">${d.key}</span> ${d.kind}: <del><${Json} value=${d.expected} /></del> → <ins><${Json} value=${d.actual} /></ins></div>`;
-          })}</td></tr>`;
+        var scored = r.similarity !== undefined && r.similarity !== null && (r.op === "match" || r.op === "args_differ");
+        return html`<tr class=${"op-" + r.op} data-testid=${props.rowid || "traj-row"} data-op=${r.op} data-name=${r.name}>
+          <td class="op">${SIGN[r.op] || r.op}${scored ? html`<div class="sim" title="the pair's similarity, in [0, 1]">similarity <span data-testid="similarity">${fmt(r.similarity, 3)}</span></div>` : null}</td>
+          <td><${Call} row=${r} side="expected" /></td>
+          <td><${Call} row=${r} side="actual" /></td>
+          <td>${(r.arg_diffs || []).map(function (d) { return html`<${ArgDiff} diff=${d} />`; })}</td></tr>`;
       })}</tbody></table>`;
+  }
+
+  /* Why a criterion that declares ``shows_trajectory`` lost points: its own aligned rows. */
+  function TrajectoryDiffs(props) {
+    return (props.alignments || []).map(function (a) {
+      return html`<div class="traj-diff" data-testid="traj-diff" data-criterion=${a.criterion}>
+        <h4>why <span class="crit-name">${a.criterion}</span> lost points</h4>
+        <div class="traj-diff-head"><${Chip} status=${a.status} /> <span>score ${fmt(a.score, 3)}</span></div>
+        <${Trajectory} rows=${a.rows} testid="traj-diff-table" rowid="traj-diff-row" /></div>`;
+    });
   }
 
   function JudgePanel(props) {
@@ -662,6 +693,7 @@
         ${t.actual.intermediate.map(function (p) { return html`<p><b>${p[0]}</b>: ${p[1]}</p>`; })}</details>` : null}
       <h4>trajectory</h4>
       <${Trajectory} rows=${t.trajectory} />
+      <${TrajectoryDiffs} alignments=${t.alignments} />
       ${t.criteria.length ? html`<h4>criteria on this turn</h4>${t.criteria.map(function (v) { return html`<${JudgePanel} verdict=${v} />`; })}` : null}
     </section>`;
   }
@@ -700,6 +732,7 @@
           })}</tbody></table>
         </${Section}>
         ${d.turns.map(function (t) { return html`<${Turn} turn=${t} key=${t.index} />`; })}
+        ${d.alignments && d.alignments.length ? html`<${Section} title="Trajectory over the conversation"><${TrajectoryDiffs} alignments=${d.alignments} /></${Section}>` : null}
         ${d.runs.length > 1 ? html`<${Section} title="Runs"><table class="runs"><thead><tr><th>run</th><th>status</th><th>reason</th><th>final responses</th></tr></thead>
           <tbody>${d.runs.map(function (r) {
             return html`<tr><td>${r.run}</td><td>${r.recorded ? html`<${Chip} status=${r.status} />` : "not recorded"}</td><td>${r.reason || ""}</td>
