@@ -1,15 +1,25 @@
-"""``RecordedRun.result_summary``: a complete run's own ``summary.json`` when it covers every
-record, else the summary recomputed from the records; both the same."""
+"""``RecordedRun.result_summary``: a finished run's own sealed ``summary.json`` when it covers
+the records as they are, else the summary recomputed from the records; both the same."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Optional
 
 import agenteval
+import pytest
+from agenteval._resolve import resolve_criteria
+from agenteval._run import Plan, PlannedSet, as_config, run_sync
+from agenteval._run._plan import criterion_entry
+from agenteval._run._session import open_run
+from agenteval.agents import Agent, AgentSession
+from agenteval.models import EvalSet
 from agenteval.results import Status
-from agenteval.runs import RecordedRun, SummaryDocument, list_runs
+from agenteval.runs import RecordedRun, RunState, SummaryDocument, list_runs
+from agenteval.testing import make_case, make_invocation, registry_for
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
 
@@ -77,3 +87,85 @@ def test_a_summary_of_other_records_or_without_a_seal_is_recomputed(tmp_path):
         doctored.model_copy(update={"sha256": None}).dump(), encoding="utf-8"
     )  # an older engine's
     assert RecordedRun.open(run.folder).result_summary() == written.summary
+
+
+# -- interrupted and multi-run runs: their sealed summary is what the records give -------------
+
+
+class _Reply(agenteval.Evaluator):
+    """1.0 when the reply starts with "1", else 0.0 (a slow criterion: a run can be stopped)."""
+
+    info = agenteval.EvaluatorInfo(description="The reply starts with 1.")
+
+    async def evaluate(self, ctx):
+        await asyncio.sleep(0.002)
+        return agenteval.Score(value=1.0 if ctx.actual[-1].final_text().startswith("1") else 0.0)
+
+
+class _VaryingAgent(Agent):
+    """Case ``c<i>``'s k-th run answers "1" when bit k % 3 of i % 8 is set, then k spaces (no
+    two runs of a case alike), so cases pass and fail."""
+
+    def __init__(self) -> None:
+        super().__init__("varying")
+        self.calls: dict[str, int] = {}
+
+    async def session(self, case):
+        k = self.calls.get(case.eval_id, 0)
+        self.calls[case.eval_id] = k + 1
+        return _Session(("1" if (int(case.eval_id[1:]) % 8) >> (k % 3) & 1 else "0") + " " * k)
+
+
+class _Session(AgentSession):
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    async def turn(self, user_content):
+        return make_invocation("q", self.reply).model_copy(update={"user_content": user_content})
+
+
+def _plan(num_runs: int, cases: int = 30) -> Plan:
+    registry = registry_for(reply=_Reply)
+    eval_set = EvalSet(
+        eval_set_id="s",
+        eval_cases=[make_case([make_invocation("q", "1")], eval_id=f"c{i}") for i in range(cases)],
+    )
+    config = as_config({"reply": {"threshold": 0.6}})
+    resolved = resolve_criteria([(c, "criteria") for c in config.criteria], registry, [])
+    planned = PlannedSet.of(
+        0, eval_set, eval_set.eval_cases, resolved, [criterion_entry(r) for r in resolved]
+    )
+    return Plan(sets=(planned,), agent=_VaryingAgent(), agent_target="varying", num_runs=num_runs)
+
+
+def _recorded(plan: Plan, runs: Path, stop_after: Optional[int] = None) -> RecordedRun:
+    run = open_run(plan, runs_dir=runs, argv=["test"], agent_concurrency=2)
+
+    async def go():
+        task = asyncio.ensure_future(run.execute())
+        if stop_after is not None:
+            while sum(plan.agent.calls.values()) < stop_after:
+                await asyncio.sleep(0.002)
+            run.interrupt("SIGINT")
+        return await task
+
+    run_sync(go())
+    [recorded] = list_runs(runs)
+    return recorded
+
+
+@pytest.mark.parametrize(
+    ("num_runs", "stop_after", "state"),
+    [(3, None, RunState.COMPLETE), (1, 12, RunState.INTERRUPTED), (3, 40, RunState.INTERRUPTED)],
+    ids=["3-runs", "interrupted", "3-runs-interrupted"],
+)
+def test_an_interrupted_or_multi_run_runs_sealed_summary_is_what_the_records_give(
+    tmp_path, monkeypatch, num_runs, stop_after, state
+):
+    run = _recorded(_plan(num_runs), tmp_path / "runs", stop_after)
+    assert run.manifest.state is state
+    recomputed = run._summary(run.case_results())
+    assert len({c.status for _, c in run.case_results()}) > 1  # not all alike
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("the records were read"))  # noqa: E731
+    monkeypatch.setattr(RecordedRun, "case_results", never)
+    assert RecordedRun.open(run.folder).result_summary() == recomputed

@@ -351,29 +351,28 @@ class RecordedRun:
         ]
 
     def result_summary(self) -> RunSummary:
-        """The run's summary recomputed from its records by the run's own rules, reading one
-        case at a time; judge activity from ``summary.json`` when the run wrote it. A
-        complete run of one run per case whose ``summary.json`` was written after its last
-        record and counts every planned case, all of them recorded, is that summary (what
-        the recomputation gives, without reading every record) when its seal checks and
-        ``results.jsonl`` and ``index.jsonl`` are still the sizes it records."""
+        """The run's summary: its ``summary.json`` when that is the summary of the records as
+        they are now (see ``_summary_is_current``: what the recomputation gives, without
+        reading a record), else recomputed from the records by the run's own rules, one case
+        at a time, with judge activity from ``summary.json`` when the run wrote it."""
         written = self.summary()
         if written is not None and self._summary_is_current(written):
             return written.summary
         return self._summary(self.case_results())
 
     def _summary_is_current(self, written: SummaryDocument) -> bool:
-        """Whether ``written`` is the summary of the records as they are now (see
-        ``result_summary``)."""
+        """Whether ``written`` is the summary of the records as they are now: the run has
+        finished (complete, interrupted or failed, however many runs per case), the summary
+        was written by this run at its end over every planned case, sealed (it checks), after
+        the last record, and ``results.jsonl`` and ``index.jsonl`` are still the sizes it
+        records (a ``--resume`` or a hand edit since makes it stale)."""
         manifest = self.manifest
         planned = sum(len(entry.case_ids) for entry in manifest.eval_sets)
         if not (
             written.run_id == self.run_id
-            and written.state is RunState.COMPLETE
-            and manifest.state is RunState.COMPLETE
-            and manifest.num_runs == 1
-            and manifest.num_runs_policy == "fixed"
-            and written.cases_planned == written.cases_recorded == planned
+            and manifest.state is not RunState.RUNNING
+            and written.state is manifest.state
+            and written.cases_planned == planned
         ):
             return False
         if written.sha256 is None:
