@@ -60,6 +60,39 @@ def test_format_in_otel_and_a_non_adk_trace(runner):
     assert scores[("weather_paris", "response_match_score")][1] == "PASSED"
 
 
+def _elided(tmp_path: Path, *keys: str) -> Path:
+    doc = json.loads((FIXTURES / "adk_v2.otlp.json").read_text())
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for attribute in span["attributes"]:
+            if attribute["key"] in keys:
+                attribute["value"] = {"stringValue": "<elided>"}
+    path = tmp_path / "elided.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_criterion_whose_inputs_the_trace_lacks_is_not_evaluated_naming_the_finding(runner, tmp_path):
+    trace = _elided(tmp_path, "gen_ai.tool.call.arguments")
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(trace))
+    status, code, reason = scores["tool_trajectory_avg_score"]
+    assert (status, code) == ("NOT_EVALUATED", "tool_arguments_elided")
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY" in reason and "turn 1" in reason
+    assert scores["response_match_score"][0] == "PASSED"  # it reads the final text, which is there
+    assert scores["token_usage_v1"][0] == "INFORMATIONAL"
+
+    trace = _elided(tmp_path, "gen_ai.output.messages")
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(trace))
+    assert scores["response_match_score"][:2] == ("NOT_EVALUATED", "content_elided")
+    assert scores["inference_call_count_v1"][0] == "INFORMATIONAL"
+
+
+def _reasons(runner: CliRunner, *args: str) -> dict[str, tuple]:
+    result = runner.invoke(main, ["run", *args, "--format", "json", "--no-record"])
+    assert result.exit_code in (0, 1), result.output
+    [case] = json.loads(result.stdout)["eval_sets"][0]["cases"]
+    return {r["criterion"]: (r["status"], r["reason_code"], r["reason"]) for r in case["criteria"]}
+
+
 @pytest.mark.parametrize("cut", [0.3, 0.77])
 def test_a_truncated_trace_exits_2_with_the_file_and_the_reason(runner, tmp_path, cut):
     text = (FIXTURES / "adk_v2.otlp.json").read_text()
@@ -143,4 +176,4 @@ def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):
     result = runner.invoke(main, ["lint-trace", str(path)])
     assert result.exit_code == 1, result.output
     assert "\x1b" not in result.output and "tool_result_absent" not in result.output
-    assert "content_elided" in result.output
+    assert "tool_result_elided" in result.output

@@ -107,8 +107,8 @@ class OtelReader(FormatReader):
                 )
         if self.warnings:
             self.warnings.append(
-                "criteria that need what is missing score the turn without it; record it with "
-                f"{CAPTURE_SETTING}"
+                "criteria that read what a turn lacks are NOT_EVALUATED for its case (reason code: the "
+                f"finding's); record it with {CAPTURE_SETTING}"
             )
         cases_out = [
             EvalCase(eval_id=case_id, conversation=[t.invocation for t in sessions[ids[0]]])

@@ -40,6 +40,7 @@ from agenteval.models import (
     Invocation,
     InvocationEvent,
     InvocationEvents,
+    MissingInput,
     Part,
 )
 
@@ -65,12 +66,36 @@ _USAGE = {
 }
 
 
+#: The setting that makes a tool span record what its call received and returned.
+_TOOL_SPANS = (
+    "execute_tool spans for every tool call (instrument the agent's tool execution), with " + CAPTURE_SETTING
+)
+#: Per finding code: the invocation inputs it leaves unknown, and the setting that records them.
+#: An output that is not recorded hides both the final text and any tool call it held.
+_LACKS = {
+    "content_absent": (("final_response", "tool_calls"), CAPTURE_SETTING),
+    "content_elided": (("final_response", "tool_calls"), CAPTURE_SETTING),
+    "tool_arguments_absent": (("tool_calls",), CAPTURE_SETTING),
+    "tool_arguments_elided": (("tool_calls",), CAPTURE_SETTING),
+    "tool_result_absent": (("tool_results",), CAPTURE_SETTING),
+    "tool_result_elided": (("tool_results",), CAPTURE_SETTING),
+    "unpaired_call": (("tool_results",), _TOOL_SPANS),
+    "no_final_text": (("final_response",), CAPTURE_SETTING),
+    "no_user_content": (("user_content",), CAPTURE_SETTING),
+}
+
+
 @dataclass(frozen=True)
 class Finding:
     """Something a trace lacks: a code (``content_elided``...), the span, and the fix."""
 
     code: str
     message: str
+
+    def missing(self) -> tuple[MissingInput, ...]:
+        """The invocation inputs this finding leaves unknown (``()`` for a trace-level one)."""
+        inputs, fix = _LACKS.get(self.code, ((), ""))
+        return tuple(MissingInput(name, self.code, self.message, fix) for name in inputs)
 
 
 @dataclass
@@ -263,11 +288,11 @@ class _Builder:
         if args is None:
             self.find("tool_arguments_absent", span, f"tool {name!r}: no gen_ai.tool.call.arguments")
         elif args == ELIDED:
-            self.find("content_elided", span, f"tool {name!r}: its arguments are <elided>")
+            self.find("tool_arguments_elided", span, f"tool {name!r}: its arguments are <elided>")
         if result is None:
             self.find("tool_result_absent", span, f"tool {name!r}: no gen_ai.tool.call.result")
         elif result == ELIDED:
-            self.find("content_elided", span, f"tool {name!r}: its result is <elided>")
+            self.find("tool_result_elided", span, f"tool {name!r}: its result is <elided>")
         call = self._claim(call_id, name)
         author = self.author(span)
         if call is None:
@@ -331,6 +356,7 @@ class _Builder:
             model_duration=_length(model) / 1e9 if model else None,
             tool_duration=_length(_minus(tools, model)) / 1e9 if tools else None,
         )
+        invocation.mark_missing(tuple(m for finding in self.findings for m in finding.missing()))
         return invocation, self.findings
 
 
