@@ -177,3 +177,11 @@ def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):
     assert result.exit_code == 1, result.output
     assert "\x1b" not in result.output and "tool_result_absent" not in result.output
     assert "tool_result_elided" in result.output
+
+
+@pytest.mark.parametrize("trace", ["langgraph.jaeger.json", "event_only.otlp.json"])
+def test_a_jaeger_export_and_an_event_only_trace_with_its_logs_score_and_lint_clean(runner, trace):
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(FIXTURES / trace))
+    assert scores["tool_trajectory_avg_score"][0] == scores["response_match_score"][0] == "PASSED"
+    result = runner.invoke(main, ["lint-trace", str(FIXTURES / trace)])
+    assert result.exit_code == 0 and "nothing lacking" in result.output, result.output

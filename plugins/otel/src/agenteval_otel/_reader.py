@@ -67,9 +67,9 @@ def _match(sessions: dict[str, list[Turn]], cases: Sequence[EvalCase]) -> dict[s
 
 
 class OtelReader(FormatReader):
-    """OpenTelemetry traces (OTLP/JSON, OTLP JSONL) of GenAI and ADK spans."""
+    """OpenTelemetry traces (OTLP/JSON, OTLP JSONL, Tempo, Jaeger; OTLP logs) of GenAI and ADK spans."""
 
-    description: ClassVar[str] = "OpenTelemetry traces: OTLP/JSON or JSONL, GenAI and ADK spans"
+    description: ClassVar[str] = "OpenTelemetry traces (OTLP/JSON or JSONL, Tempo, Jaeger) of GenAI agents"
 
     @classmethod
     def claims(cls, head: bytes) -> bool:

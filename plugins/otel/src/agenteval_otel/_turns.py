@@ -44,15 +44,15 @@ from agenteval.models import (
     Part,
 )
 
-from ._otlp import Span
+from ._span import ELIDED, Span
 
-__all__ = ["CAPTURE_SETTING", "ELIDED", "Finding", "Turn", "turns_of"]
+__all__ = ["CAPTURE_SETTING", "Finding", "Turn", "turns_of"]
 
-ELIDED = "<elided>"
 #: The setting an agent must turn on for message content on spans.
 CAPTURE_SETTING = (
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT) in the agent's "
-    "environment (ADK's legacy spans: ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)"
+    "environment (with EVENT_ONLY, export its logs too, as NAME.logs.json beside the trace; ADK's "
+    "legacy spans: ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)"
 )
 _INFERENCE_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 _NOT_INFERENCE = frozenset({"invoke_agent", "invoke_workflow", "execute_tool", "create_agent", "embeddings"})
