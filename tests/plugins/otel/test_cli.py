@@ -159,7 +159,8 @@ def test_the_distribution_registers_the_format_and_the_command():
     from agenteval_otel import OtelReader
 
     assert PluginFinder(KINDS["agenteval.formats"]).load_one("otel") is OtelReader
-    assert "lint-trace" in PluginFinder(KINDS["agenteval.commands"]).names()
+    assert {"lint-trace", "import-trace"} <= set(PluginFinder(KINDS["agenteval.commands"]).names())
+    assert "otel" in PluginFinder(KINDS["agenteval.reporters"]).names()
 
 
 def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):

@@ -108,6 +108,8 @@ class Turn:
     start: int
     invocation: Invocation
     findings: list[Finding] = field(default_factory=list)
+    #: The turn's root span (what an evaluation of the turn is parented to).
+    span_id: str = ""
 
     @property
     def user_text(self) -> str:
@@ -382,6 +384,7 @@ def _turn(tree: _Tree, root: Span) -> Turn:
         start=root.start,
         invocation=invocation,
         findings=findings,
+        span_id=root.span_id,
     )
 
 
