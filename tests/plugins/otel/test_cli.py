@@ -10,33 +10,15 @@ import pytest
 from agenteval.cli import main
 from click.testing import CliRunner
 
+from tests.plugins.otel._cli import run_scores
+
 FIXTURES = Path(__file__).parent / "fixtures"
 EVALSET = FIXTURES / "travel.evalset.json"
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    return CliRunner()
-
-
-def _scores(runner: CliRunner, *args: str) -> dict[tuple[str, str], tuple]:
-    result = runner.invoke(main, ["run", *args, "--format", "json", "--no-record"])
-    assert result.exit_code == 0, result.output
-    doc = json.loads(result.stdout)
-    return {
-        (case["eval_id"], r["criterion"]): (
-            r["score"],
-            r["status"],
-            [p["score"] for p in r["per_invocation"]],
-        )
-        for case in doc["eval_sets"][0]["cases"]
-        for r in case["criteria"]
-    }
-
-
 def test_a_trace_scores_as_adk_s_own_recording_of_the_same_runs_criterion_by_criterion(runner):
-    from_trace = _scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.otlp.json"))
-    from_adk = _scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.actual.json"))
+    from_trace = run_scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.otlp.json"))
+    from_adk = run_scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.actual.json"))
     assert from_trace == from_adk
     criteria = {criterion for _, criterion in from_trace}
     assert {
@@ -50,7 +32,7 @@ def test_a_trace_scores_as_adk_s_own_recording_of_the_same_runs_criterion_by_cri
 
 def test_format_in_otel_and_a_non_adk_trace(runner):
     target = f"{EVALSET}:weather_paris"
-    scores = _scores(
+    scores = run_scores(
         runner, target, "--actual", str(FIXTURES / "openai_agents.otlp.json"), "--format-in", "otel"
     )
     # IN_ORDER: the handoff (transfer_to_weather) is an extra call, which that match allows.

@@ -10,30 +10,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from agenteval.cli import main
 from agenteval.loading import load_eval_set
 from click.testing import CliRunner
+
+from tests.plugins.otel._cli import run_scores
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EVALSET = FIXTURES / "travel.evalset.json"
 ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
 CONFIG = FIXTURES / "test_config.json"
-
-
-@pytest.fixture
-def runner() -> CliRunner:
-    return CliRunner()
-
-
-def _scores(runner: CliRunner, *args: str) -> dict[tuple[str, str], tuple]:
-    result = runner.invoke(main, ["run", *args, "--format", "json", "--no-record"])
-    assert result.exit_code == 0, result.output
-    return {
-        (case["eval_id"], r["criterion"]): (r["score"], r["status"])
-        for case in json.loads(result.stdout)["eval_sets"][0]["cases"]
-        for r in case["criteria"]
-    }
 
 
 def test_imported_as_actual_it_scores_exactly_as_the_trace(runner, tmp_path):
@@ -46,8 +32,8 @@ def test_imported_as_actual_it_scores_exactly_as_the_trace(runner, tmp_path):
     loaded = load_eval_set(out)
     assert loaded.eval_set_id == "recorded"
     assert {c.eval_id for c in loaded.eval_cases} == {"weather_paris", "flight_then_currency"}
-    from_file = _scores(runner, str(EVALSET), "--actual", str(out))
-    assert from_file == _scores(runner, str(EVALSET), "--actual", str(ADK_TRACE))
+    from_file = run_scores(runner, str(EVALSET), "--actual", str(out))
+    assert from_file == run_scores(runner, str(EVALSET), "--actual", str(ADK_TRACE))
 
 
 def test_imported_as_expected_a_later_recording_scores_full_marks_against_it(runner, tmp_path):
@@ -64,9 +50,9 @@ def test_imported_as_expected_a_later_recording_scores_full_marks_against_it(run
         ("get_weather", {"city": "Paris", "day": "tomorrow"})
     ]
     # the same runs recorded another way (OTLP spans with their content in logs)
-    scores = _scores(runner, str(out), "--actual", str(FIXTURES / "event_only.otlp.json"))
+    scores = run_scores(runner, str(out), "--actual", str(FIXTURES / "event_only.otlp.json"))
     gated = {k: v for k, v in scores.items() if v[1] != "INFORMATIONAL"}
-    assert gated and all(status == "PASSED" and score == 1.0 for score, status in gated.values())
+    assert gated and all(status == "PASSED" and score == 1.0 for score, status, _ in gated.values())
 
 
 def test_the_printed_command_runs(tmp_path):
