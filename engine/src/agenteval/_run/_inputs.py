@@ -23,7 +23,7 @@ __all__ = ["missing_input_result"]
 _SAID = {
     "user_content": "the user's message",
     "final_response": "the final response",
-    "tool_calls": "the tool calls' arguments",
+    "tool_calls": "the tool calls (names and arguments)",
     "tool_results": "the tool results",
 }
 
