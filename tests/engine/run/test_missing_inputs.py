@@ -74,3 +74,15 @@ def test_reads_accepts_only_the_named_inputs():
     assert set(INVOCATION_INPUTS) == {"user_content", "final_response", "tool_calls", "tool_results"}
     with pytest.raises(ValidationError):
         EvaluatorInfo(description="x", reads=frozenset({"final_text"}))
+
+
+def test_a_run_record_keeps_what_its_turns_lack_so_re_scoring_it_is_not_silent():
+    from agenteval.results import AgentRunRecord
+
+    record = AgentRunRecord(run=1, invocations=[_turn(), _turn("tool_results")])
+    assert record.missing_inputs == {
+        1: [MissingInput("tool_results", "tool_results_gone", "span 'chat' [01]: not recorded", FIX)]
+    }
+    again = AgentRunRecord.model_validate_json(record.model_dump_json())
+    assert [t.missing_inputs() for t in again.invocations] == [t.missing_inputs() for t in record.invocations]
+    assert AgentRunRecord(run=1, invocations=[_turn()]).missing_inputs == {}

@@ -168,3 +168,15 @@ def test_a_jaeger_export_and_an_event_only_trace_with_its_logs_score_and_lint_cl
     assert scores["tool_trajectory_avg_score"][0] == scores["response_match_score"][0] == "PASSED"
     result = runner.invoke(main, ["lint-trace", str(FIXTURES / trace)])
     assert result.exit_code == 0 and "nothing lacking" in result.output, result.output
+
+
+def test_re_scoring_the_run_folder_of_a_trace_that_lacks_content_is_not_evaluated_again(runner, tmp_path):
+    trace = _elided(tmp_path, "gen_ai.tool.call.arguments")
+    runs = tmp_path / "runs"
+    first = runner.invoke(
+        main, ["run", f"{EVALSET}:weather_paris", "--actual", str(trace), "--runs-dir", str(runs), "-q"]
+    )
+    assert first.exit_code == 1, first.output
+    [folder] = [p for p in runs.iterdir() if p.is_dir()]
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(folder))
+    assert scores["tool_trajectory_avg_score"][:2] == ("NOT_EVALUATED", "tool_arguments_elided")
