@@ -17,8 +17,9 @@ folder; and, when ``OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`` (used as is) or
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` (``/v1/logs`` appended) is set, POSTed there as OTLP/HTTP JSON
 with the headers of ``OTEL_EXPORTER_OTLP_LOGS_HEADERS`` / ``OTEL_EXPORTER_OTLP_HEADERS`` and
 the timeout of ``OTEL_EXPORTER_OTLP_LOGS_TIMEOUT`` / ``OTEL_EXPORTER_OTLP_TIMEOUT``
-(milliseconds, default 10 s). A failed delivery is a warning on the report's stream (the file
-stays); a protocol other than ``http/json`` is refused before anything is sent.
+(milliseconds, default 10 s). A failed delivery, a protocol other than ``http/json`` or an
+endpoint that is not an http(s) URL is a warning on the report's stream and nothing is sent:
+the file stays, and the run's own report and exit code are not lost to its reporter.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from agenteval.errors import ConfigError
 from agenteval.reporting import ReportContext, Reporter
 from agenteval.results import CriterionResult, Status
 
@@ -55,11 +55,15 @@ class OtelReporter(Reporter):
     )
 
     def write(self, context: ReportContext) -> list[Path]:
-        endpoint = _endpoint(context.environ)
         request = export_request(context)
         target = context.folder / FILE_NAME
         body = json.dumps(request, ensure_ascii=False)
         target.write_text(body + "\n", encoding="utf-8")
+        try:
+            endpoint = _endpoint(context.environ)
+        except ValueError as exc:
+            context.stream.write(f"warning: the verdicts were not sent: {exc}; they are in {target}\n")
+            return [target]
         if endpoint is not None:
             _post(endpoint, body.encode("utf-8"), context)
         return [target]
@@ -201,13 +205,12 @@ def _endpoint(environ: Mapping[str, str]) -> Optional[str]:
     if endpoint is None:
         return None
     if protocol not in (None, "http/json"):
-        raise ConfigError(
-            f"OTEL_EXPORTER_OTLP_PROTOCOL is {protocol!r}; --report otel sends OTLP/HTTP JSON only. Fix: set "
-            "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL=http/json (the collector's OTLP/HTTP receiver accepts it), or "
-            "unset the endpoint and ship the written agenteval.otel.json"
+        raise ValueError(
+            f"OTEL_EXPORTER_OTLP_PROTOCOL is {protocol!r} and --report otel sends OTLP/HTTP JSON only. "
+            "Fix: set OTEL_EXPORTER_OTLP_LOGS_PROTOCOL=http/json (the Collector accepts it over OTLP/HTTP)"
         )
     if urllib.parse.urlsplit(endpoint).scheme not in ("http", "https"):
-        raise ConfigError(
+        raise ValueError(
             f"the OTLP endpoint {endpoint!r} is not an http(s) URL. Fix: e.g. http://localhost:4318"
         )
     return endpoint
