@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 from agenteval.errors import DataError
 from agenteval.loading import FormatReader
@@ -74,6 +74,12 @@ class OtelReader(FormatReader):
     @classmethod
     def claims(cls, head: bytes) -> bool:
         return sniff(head)
+
+    def timeline(self, path: Path, invocation_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Each turn's spans as a waterfall (``_timeline``)."""
+        from ._timeline import timeline_of
+
+        return timeline_of(read_spans(path), invocation_ids)
 
     def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         where = str(path)

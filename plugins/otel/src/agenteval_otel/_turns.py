@@ -46,7 +46,7 @@ from agenteval.models import (
 
 from ._span import ELIDED, Span
 
-__all__ = ["CAPTURE_SETTING", "Finding", "Turn", "turns_of"]
+__all__ = ["CAPTURE_SETTING", "Finding", "Tree", "Turn", "turns_of"]
 
 #: The setting an agent must turn on for message content on spans.
 CAPTURE_SETTING = (
@@ -116,7 +116,7 @@ class Turn:
         return self.invocation.user_content.text()
 
 
-class _Tree:
+class Tree:
     """The spans of one trace, as a tree ordered by start time (ties by span id)."""
 
     def __init__(self, spans: Sequence[Span]) -> None:
@@ -156,7 +156,7 @@ def is_inference(span: Span) -> bool:
     return "gen_ai.request.model" in span.attributes or span.name == "call_llm"
 
 
-def _roots(tree: _Tree) -> list[Span]:
+def _roots(tree: Tree) -> list[Span]:
     spans = sorted(tree.by_id.values(), key=lambda s: (s.start, s.span_id))
 
     def outermost(matches: list[Span], same: Any) -> list[Span]:
@@ -187,7 +187,7 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        tree = _Tree(by_trace[trace_id])
+        tree = Tree(by_trace[trace_id])
         roots = _roots(tree)
         if not roots:
             empty.append(
@@ -228,7 +228,7 @@ def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
 class _Builder:
     """The events of one turn, built span by span."""
 
-    def __init__(self, tree: _Tree, root: Span) -> None:
+    def __init__(self, tree: Tree, root: Span) -> None:
         self.tree = tree
         self.root = root
         self.events: list[InvocationEvent] = []
@@ -362,7 +362,7 @@ class _Builder:
         return invocation, self.findings
 
 
-def _turn(tree: _Tree, root: Span) -> Turn:
+def _turn(tree: Tree, root: Span) -> Turn:
     builder = _Builder(tree, root)
     for span in tree.walk(root):
         if span.operation == "execute_tool":
