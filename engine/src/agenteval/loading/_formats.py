@@ -14,6 +14,7 @@ as before; else ``DataError`` listing the installed formats. ``--format-in NAME`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from abc import ABC, abstractmethod
@@ -215,9 +216,19 @@ def read_timeline(
     ``path``; ``None`` when the file is gone, changed since (its ``sha256`` differs), in ADK's
     format or a format with no timeline, or cannot be read: a viewer shows nothing then."""
     try:
-        if sha256 is not None and hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
+        reader = choose_format(path)  # reads the file's head only: an ADK file costs no more
+        if reader is None:
             return None
-        reader = choose_format(path)
-        return None if reader is None else reader().timeline(path, invocation_ids)
+        if sha256 is not None:
+            stat = path.stat()
+            if _digest(str(path), stat.st_mtime_ns, stat.st_size) != sha256:
+                return None
+        return reader().timeline(path, invocation_ids)
     except (AgentEvalError, OSError):
         return None
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    """A file's sha256, computed once while it is unchanged (a viewer asks case by case)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

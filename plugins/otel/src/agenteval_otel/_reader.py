@@ -14,6 +14,7 @@ a selected case with no session, or with two, is a ``DataError`` listing them.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from agenteval.errors import DataError
 from agenteval.loading import FormatReader
 from agenteval.models import EvalCase, EvalSet
 
-from ._otlp import read_spans, sniff
+from ._otlp import Span, read_spans, sniff
 from ._turns import CAPTURE_SETTING, Turn, turns_of
 
 __all__ = ["OtelReader", "sessions_of"]
@@ -66,6 +67,13 @@ def _match(sessions: dict[str, list[Turn]], cases: Sequence[EvalCase]) -> dict[s
     return matched
 
 
+@functools.lru_cache(maxsize=2)
+def _spans_of(path: str, mtime_ns: int, size: int) -> list[Span]:
+    """The spans of a file, read once while it is unchanged (a viewer asks for one case's
+    turns at a time)."""
+    return read_spans(Path(path))
+
+
 class OtelReader(FormatReader):
     """OpenTelemetry traces (OTLP/JSON, OTLP JSONL, Tempo, Jaeger; OTLP logs) of GenAI and ADK spans."""
 
@@ -79,7 +87,8 @@ class OtelReader(FormatReader):
         """Each turn's spans as a waterfall (``_timeline``)."""
         from ._timeline import timeline_of
 
-        return timeline_of(read_spans(path), invocation_ids)
+        stat = path.stat()
+        return timeline_of(_spans_of(str(path), stat.st_mtime_ns, stat.st_size), invocation_ids)
 
     def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         where = str(path)
