@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from .models import EvalCase, Invocation
+from .models import EvalCase, Invocation, InvocationInput
 
 __all__ = [
     "EvaluationContext",
@@ -74,6 +74,11 @@ class EvaluatorInfo(BaseModel):
             expected and actual tool calls as its evidence (and, when its per-invocation
             ``details["alignment"]`` holds trajectory rows, that aligned trajectory) instead
             of the final responses.
+        reads: the parts of each actual invocation its score depends on (``user_content``,
+            ``final_response``, ``tool_calls``, ``tool_results``); ``None``, the default, is
+            all of them, and ``frozenset()`` none (timings, token counts). When a recorded
+            turn lacks one of them (a trace without message content), the engine reports
+            NOT_EVALUATED with the finding's reason code instead of calling it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -88,6 +93,7 @@ class EvaluatorInfo(BaseModel):
     requires_judge: bool = False
     informational: bool = False
     shows_trajectory: bool = False
+    reads: Optional[frozenset[InvocationInput]] = None
 
 
 class EvaluationContext(BaseModel):

@@ -21,9 +21,9 @@ from __future__ import annotations
 import enum
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-from .models import Invocation
+from .models import Invocation, MissingInput
 
 __all__ = [
     "AgentRunRecord",
@@ -198,6 +198,23 @@ class AgentRunRecord(_Record):
     output: str = ""
     #: What a timed-out agent call left running (threads or processes), by name.
     left_behind: list[str] = Field(default_factory=list)
+    #: Per turn index, what the recording of that turn lacks (``Invocation.missing_inputs``,
+    #: e.g. a trace without content): kept so that re-scoring this run (``--actual RUN``)
+    #: is NOT_EVALUATED where this one was, never a silent score.
+    missing_inputs: dict[int, list[MissingInput]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _keep_missing_inputs(self) -> AgentRunRecord:
+        """Taken from the turns when the record is made; given back to them when it is read."""
+        if self.missing_inputs:
+            for index, missing in self.missing_inputs.items():
+                if 0 <= index < len(self.invocations):
+                    self.invocations[index].mark_missing(tuple(missing))
+            return self
+        found = {i: list(t.missing_inputs()) for i, t in enumerate(self.invocations) if t.missing_inputs()}
+        if found:
+            object.__setattr__(self, "missing_inputs", found)  # the record is frozen once made
+        return self
 
 
 class CaseResult(_Record):

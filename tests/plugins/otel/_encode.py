@@ -1,6 +1,7 @@
 """Writing spans back as OTLP/JSON in each of the shapes the reader accepts (for the
 property tests: the same spans in any order, with ids in hex or base64, attributes as
-``AnyValue`` or plain, as one request, per-scope legacy wrappers or JSONL)."""
+``AnyValue`` or plain, as one request, per-scope legacy wrappers, JSONL or Jaeger's JSON), and
+with the content moved to OTLP log records (``EVENT_ONLY`` capture)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from typing import Any
 
 from agenteval_otel._otlp import Span
+from agenteval_otel._span import JSON_ATTRIBUTES
 
 
 def any_value(value: Any) -> dict[str, Any]:
@@ -48,10 +50,71 @@ def encode_span(span: Span, *, base64_ids: bool, plain: bool, json_strings: bool
     return item
 
 
+def jaeger_span(span: Span) -> dict[str, Any]:
+    """A span as Jaeger writes it: hex ids without their leading zeros, microseconds, typed tags."""
+
+    def tag(key: str, value: Any) -> dict[str, Any]:
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value)  # Jaeger's tags hold no structures
+        kind = {bool: "bool", int: "int64", float: "float64"}.get(type(value), "string")
+        return {"key": key, "type": kind, "value": value}
+
+    item: dict[str, Any] = {
+        "traceID": span.trace_id.lstrip("0") or "0",
+        "spanID": span.span_id.lstrip("0") or "0",
+        "operationName": span.name,
+        "startTime": span.start // 1000,
+        "duration": (span.end - span.start) // 1000,
+        "tags": [tag(k, v) for k, v in span.attributes.items()],
+        "logs": [],
+        "processID": "p1",
+        "references": [],
+    }
+    if span.parent_id:
+        item["references"] = [{"refType": "CHILD_OF", "traceID": item["traceID"], "spanID": span.parent_id}]
+    return item
+
+
+def split_logs(spans: list[Span], *, elide: bool) -> tuple[list[Span], str]:
+    """The spans without their content (``<elided>`` or absent) and an OTLP logs request
+    holding it, one record per span, as ``EVENT_ONLY`` capture records it."""
+    bare, records = [], []
+    for span in spans:
+        content = {k: v for k, v in span.attributes.items() if k in JSON_ATTRIBUTES}
+        rest = {k: v for k, v in span.attributes.items() if k not in JSON_ATTRIBUTES}
+        if elide:
+            rest.update(dict.fromkeys(content, "<elided>"))
+        bare.append(Span(span.trace_id, span.span_id, span.parent_id, span.name, span.start, span.end, rest))
+        if content:
+            records.append(
+                {
+                    "timeUnixNano": str(span.end),
+                    "traceId": span.trace_id,
+                    "spanId": span.span_id,
+                    "eventName": "gen_ai.client.inference.operation.details",
+                    "attributes": [
+                        {"key": k, "value": any_value(json.dumps(v) if isinstance(v, (dict, list)) else v)}
+                        for k, v in content.items()
+                    ],
+                }
+            )
+    return bare, json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": records}]}]})
+
+
 def encode(spans: list[Span], *, shape: str, **options: bool) -> str:
     """``shape``: ``request`` (one export request), ``legacy`` (instrumentationLibrarySpans),
-    ``tempo-batches`` / ``tempo-trace`` (Tempo's API answers),
+    ``tempo-batches`` / ``tempo-trace`` (Tempo's API answers), ``jaeger``,
     ``jsonl-spans`` (one span per line) or ``jsonl-requests`` (one request per line)."""
+    if shape == "jaeger":
+        traces: dict[str, list[dict[str, Any]]] = {}
+        for span in spans:
+            item = jaeger_span(span)
+            traces.setdefault(item["traceID"], []).append(item)
+        data = [
+            {"traceID": t, "spans": items, "processes": {"p1": {"serviceName": "agent", "tags": []}}}
+            for t, items in traces.items()
+        ]
+        return json.dumps({"data": data, "total": 0, "limit": 0, "offset": 0, "errors": None})
     items = [encode_span(span, **options) for span in spans]
     if shape == "request":
         return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": items}]}]})

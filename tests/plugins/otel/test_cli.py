@@ -10,33 +10,15 @@ import pytest
 from agenteval.cli import main
 from click.testing import CliRunner
 
+from tests.plugins.otel._cli import run_scores
+
 FIXTURES = Path(__file__).parent / "fixtures"
 EVALSET = FIXTURES / "travel.evalset.json"
 
 
-@pytest.fixture
-def runner() -> CliRunner:
-    return CliRunner()
-
-
-def _scores(runner: CliRunner, *args: str) -> dict[tuple[str, str], tuple]:
-    result = runner.invoke(main, ["run", *args, "--format", "json", "--no-record"])
-    assert result.exit_code == 0, result.output
-    doc = json.loads(result.stdout)
-    return {
-        (case["eval_id"], r["criterion"]): (
-            r["score"],
-            r["status"],
-            [p["score"] for p in r["per_invocation"]],
-        )
-        for case in doc["eval_sets"][0]["cases"]
-        for r in case["criteria"]
-    }
-
-
 def test_a_trace_scores_as_adk_s_own_recording_of_the_same_runs_criterion_by_criterion(runner):
-    from_trace = _scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.otlp.json"))
-    from_adk = _scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.actual.json"))
+    from_trace = run_scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.otlp.json"))
+    from_adk = run_scores(runner, str(EVALSET), "--actual", str(FIXTURES / "adk_v2.actual.json"))
     assert from_trace == from_adk
     criteria = {criterion for _, criterion in from_trace}
     assert {
@@ -50,7 +32,7 @@ def test_a_trace_scores_as_adk_s_own_recording_of_the_same_runs_criterion_by_cri
 
 def test_format_in_otel_and_a_non_adk_trace(runner):
     target = f"{EVALSET}:weather_paris"
-    scores = _scores(
+    scores = run_scores(
         runner, target, "--actual", str(FIXTURES / "openai_agents.otlp.json"), "--format-in", "otel"
     )
     # IN_ORDER: the handoff (transfer_to_weather) is an extra call, which that match allows.
@@ -58,6 +40,39 @@ def test_format_in_otel_and_a_non_adk_trace(runner):
     assert scores[("weather_paris", "tool_call_count_v1")][0] == 2.0
     assert scores[("weather_paris", "inference_call_count_v1")][0] == 4.0
     assert scores[("weather_paris", "response_match_score")][1] == "PASSED"
+
+
+def _elided(tmp_path: Path, *keys: str) -> Path:
+    doc = json.loads((FIXTURES / "adk_v2.otlp.json").read_text())
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for attribute in span["attributes"]:
+            if attribute["key"] in keys:
+                attribute["value"] = {"stringValue": "<elided>"}
+    path = tmp_path / "elided.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_criterion_whose_inputs_the_trace_lacks_is_not_evaluated_naming_the_finding(runner, tmp_path):
+    trace = _elided(tmp_path, "gen_ai.tool.call.arguments")
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(trace))
+    status, code, reason = scores["tool_trajectory_avg_score"]
+    assert (status, code) == ("NOT_EVALUATED", "tool_arguments_elided")
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY" in reason and "turn 1" in reason
+    assert scores["response_match_score"][0] == "PASSED"  # it reads the final text, which is there
+    assert scores["token_usage_v1"][0] == "INFORMATIONAL"
+
+    trace = _elided(tmp_path, "gen_ai.output.messages")
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(trace))
+    assert scores["response_match_score"][:2] == ("NOT_EVALUATED", "content_elided")
+    assert scores["inference_call_count_v1"][0] == "INFORMATIONAL"
+
+
+def _reasons(runner: CliRunner, *args: str) -> dict[str, tuple]:
+    result = runner.invoke(main, ["run", *args, "--format", "json", "--no-record"])
+    assert result.exit_code in (0, 1), result.output
+    [case] = json.loads(result.stdout)["eval_sets"][0]["cases"]
+    return {r["criterion"]: (r["status"], r["reason_code"], r["reason"]) for r in case["criteria"]}
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.77])
@@ -126,7 +141,8 @@ def test_the_distribution_registers_the_format_and_the_command():
     from agenteval_otel import OtelReader
 
     assert PluginFinder(KINDS["agenteval.formats"]).load_one("otel") is OtelReader
-    assert "lint-trace" in PluginFinder(KINDS["agenteval.commands"]).names()
+    assert {"lint-trace", "import-trace"} <= set(PluginFinder(KINDS["agenteval.commands"]).names())
+    assert "otel" in PluginFinder(KINDS["agenteval.reporters"]).names()
 
 
 def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):
@@ -143,4 +159,24 @@ def test_lint_trace_escapes_the_trace_s_text(runner, tmp_path):
     result = runner.invoke(main, ["lint-trace", str(path)])
     assert result.exit_code == 1, result.output
     assert "\x1b" not in result.output and "tool_result_absent" not in result.output
-    assert "content_elided" in result.output
+    assert "tool_result_elided" in result.output
+
+
+@pytest.mark.parametrize("trace", ["langgraph.jaeger.json", "event_only.otlp.json"])
+def test_a_jaeger_export_and_an_event_only_trace_with_its_logs_score_and_lint_clean(runner, trace):
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(FIXTURES / trace))
+    assert scores["tool_trajectory_avg_score"][0] == scores["response_match_score"][0] == "PASSED"
+    result = runner.invoke(main, ["lint-trace", str(FIXTURES / trace)])
+    assert result.exit_code == 0 and "nothing lacking" in result.output, result.output
+
+
+def test_re_scoring_the_run_folder_of_a_trace_that_lacks_content_is_not_evaluated_again(runner, tmp_path):
+    trace = _elided(tmp_path, "gen_ai.tool.call.arguments")
+    runs = tmp_path / "runs"
+    first = runner.invoke(
+        main, ["run", f"{EVALSET}:weather_paris", "--actual", str(trace), "--runs-dir", str(runs), "-q"]
+    )
+    assert first.exit_code == 1, first.output
+    [folder] = [p for p in runs.iterdir() if p.is_dir()]
+    scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(folder))
+    assert scores["tool_trajectory_avg_score"][:2] == ("NOT_EVALUATED", "tool_arguments_elided")

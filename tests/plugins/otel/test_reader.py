@@ -120,7 +120,7 @@ BASELINE = {path.name: _turn_dump(read_spans(path)) for path in (ADK_TRACE, OPEN
     which=st.sampled_from([ADK_TRACE, OPENAI_TRACE]),
     order=st.randoms(use_true_random=False),
     shape=st.sampled_from(
-        ["request", "legacy", "jsonl-spans", "jsonl-requests", "tempo-batches", "tempo-trace"]
+        ["request", "legacy", "jsonl-spans", "jsonl-requests", "tempo-batches", "tempo-trace", "jaeger"]
     ),
     base64_ids=st.booleans(),
     plain=st.booleans(),

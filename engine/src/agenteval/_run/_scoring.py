@@ -24,6 +24,7 @@ from ..judging import JudgeService
 from ..models import EvalCase, Invocation
 from ..results import CriterionResult, ErrorInfo, InvocationResult, Status
 from ..runs import CriterionEntry
+from ._inputs import missing_input_result
 
 __all__ = ["Preparation", "context_for", "score_run"]
 
@@ -176,6 +177,8 @@ async def _score_one(
     point: bool,
 ) -> CriterionResult:
     blocked = _precondition(case, actual, resolved, entry)
+    if blocked is None:
+        blocked = missing_input_result(actual, resolved.info, entry)
     if blocked is not None:
         return blocked
     ctx = context_for(case, actual, resolved, judge, scope)

@@ -9,7 +9,7 @@ from ._config import (
     with_efficiency,
 )
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
-from ._formats import ADK_FORMAT, FormatReader, leading_keys
+from ._formats import ADK_FORMAT, FormatReader, leading_keys, read_timeline
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
@@ -28,5 +28,6 @@ __all__ = [
     "load_config",
     "load_eval_set",
     "read_eval_file",
+    "read_timeline",
     "with_efficiency",
 ]

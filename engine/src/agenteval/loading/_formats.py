@@ -14,12 +14,13 @@ as before; else ``DataError`` listing the installed formats. ``--format-in NAME`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 from ..errors import AgentEvalError, DataError, PluginLoadError
 from ..models import EvalCase, EvalSet
@@ -33,6 +34,7 @@ __all__ = [
     "choose_format",
     "leading_keys",
     "read_in_format",
+    "read_timeline",
 ]
 
 #: The built-in format's name (``--format-in adk``).
@@ -70,6 +72,12 @@ class FormatReader(ABC):
     @abstractmethod
     def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         """The agent's turns recorded in ``path``, as cases of the given ``cases``' ids."""
+
+    def timeline(self, path: Path, invocation_ids: Sequence[str]) -> Optional[list[dict[str, Any]]]:
+        """What happened inside each turn (its spans), for the viewer's waterfall: one
+        ``{"invocation_id", "spans": [{"name", "depth", "start_ms", "duration_ms", ...}]}``
+        per given id the file holds; ``None`` (the default) for a format with no timeline."""
+        return None
 
 
 def leading_keys(head: bytes) -> tuple[str, ...]:
@@ -199,3 +207,28 @@ def read_in_format(
             source=where,
         )
     return eval_set, digest, [f"{where}: {w}" for w in getattr(instance, "warnings", ())]
+
+
+def read_timeline(
+    path: Path, invocation_ids: Sequence[str], sha256: Optional[str] = None
+) -> Optional[list[dict[str, Any]]]:
+    """The timeline (``FormatReader.timeline``) of the turns ``invocation_ids`` recorded in
+    ``path``; ``None`` when the file is gone, changed since (its ``sha256`` differs), in ADK's
+    format or a format with no timeline, or cannot be read: a viewer shows nothing then."""
+    try:
+        reader = choose_format(path)  # reads the file's head only: an ADK file costs no more
+        if reader is None:
+            return None
+        if sha256 is not None:
+            stat = path.stat()
+            if _digest(str(path), stat.st_mtime_ns, stat.st_size) != sha256:
+                return None
+        return reader().timeline(path, invocation_ids)
+    except (AgentEvalError, OSError):
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    """A file's sha256, computed once while it is unchanged (a viewer asks case by case)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

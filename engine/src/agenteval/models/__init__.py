@@ -20,9 +20,11 @@ from ._invocation import (
     InvocationEvent,
     InvocationEvents,
 )
+from ._missing import INVOCATION_INPUTS, InvocationInput, MissingInput
 from ._rubric import Rubric, RubricContent
 
 __all__ = [
+    "INVOCATION_INPUTS",
     "AgentDetails",
     "AppDetails",
     "Content",
@@ -35,6 +37,8 @@ __all__ = [
     "Invocation",
     "InvocationEvent",
     "InvocationEvents",
+    "InvocationInput",
+    "MissingInput",
     "Part",
     "Rubric",
     "RubricContent",

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic import Discriminator, Field, PrivateAttr, Tag, field_validator
 
 from ._base import AdkModel, AdkModelIgnoreExtra
 from ._checks import check_unique_rubric_ids
 from ._content import Content, FunctionCall, FunctionResponse, Part
+from ._missing import MissingInput
 from ._rubric import Rubric
 
 __all__ = [
@@ -97,12 +98,22 @@ class Invocation(AdkModel):
     tool_duration: Optional[float] = None
     rubrics: Optional[list[Rubric]] = None
     app_details: Optional[AppDetails] = None
+    #: What the recording of this turn lacks (never read from or written to a file).
+    _missing_inputs: tuple[MissingInput, ...] = PrivateAttr(default=())
 
     @field_validator("rubrics")
     @classmethod
     def _unique_rubrics(cls, value: Optional[list[Rubric]]) -> Optional[list[Rubric]]:
         check_unique_rubric_ids(rubric.rubric_id for rubric in value or ())
         return value
+
+    def missing_inputs(self) -> tuple[MissingInput, ...]:
+        """What the recording of this turn lacks (``()`` for a complete turn)."""
+        return self._missing_inputs
+
+    def mark_missing(self, missing: tuple[MissingInput, ...]) -> None:
+        """Record what this turn lacks (a reader of lossy recordings calls it)."""
+        self._missing_inputs = tuple(missing)
 
     def final_text(self) -> str:
         """The final response's text (parts joined with newlines); ``""`` if none."""

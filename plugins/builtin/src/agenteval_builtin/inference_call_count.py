@@ -32,6 +32,7 @@ class InferenceCallCount(Evaluator):
         higher_is_better=False,
         default_threshold=None,
         informational=True,
+        reads=frozenset(),
     )
 
     def evaluate(self, ctx: EvaluationContext) -> Score:

@@ -53,6 +53,7 @@ class InvocationDuration(Evaluator):
         higher_is_better=False,
         default_threshold=None,
         informational=True,
+        reads=frozenset(),
     )
 
     def evaluate(self, ctx: EvaluationContext) -> Score:

@@ -100,6 +100,7 @@ class TrajectoryPrecision(_PartialCredit):
         default_threshold=1.0,
         requires_expected=True,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     _score_invocation = staticmethod(_precision)
@@ -125,6 +126,7 @@ class TrajectoryRecall(_PartialCredit):
         default_threshold=1.0,
         requires_expected=True,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     _score_invocation = staticmethod(_recall)
@@ -146,6 +148,7 @@ class TrajectorySingleToolUse(Evaluator):
         description="1.0 when the agent called the tool named by tool_name at least once.",
         default_threshold=1.0,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     class Params(ParamsBase):

@@ -53,6 +53,7 @@ class ResponseMatchScore(Evaluator):
         description="ROUGE-1 F-measure of the final response against the expected one (as ADK).",
         default_threshold=0.8,
         requires_expected=True,
+        reads=frozenset({"final_response"}),
     )
 
     def prepare(self) -> None:

@@ -39,6 +39,7 @@ class TokenUsage(Evaluator):
         higher_is_better=False,
         default_threshold=None,
         informational=True,
+        reads=frozenset(),
     )
 
     def evaluate(self, ctx: EvaluationContext) -> Score:

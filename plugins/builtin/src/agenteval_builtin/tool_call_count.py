@@ -26,6 +26,7 @@ class ToolCallCount(Evaluator):
         default_threshold=None,
         informational=True,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     def evaluate(self, ctx: EvaluationContext) -> Score:

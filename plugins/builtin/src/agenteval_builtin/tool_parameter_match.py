@@ -58,6 +58,7 @@ class ToolParameterMatch(Evaluator):
         default_threshold=1.0,
         requires_expected=True,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     def evaluate(self, ctx: EvaluationContext) -> Score:

@@ -48,6 +48,7 @@ class ToolTrajectoryAvgScore(Evaluator):
         default_threshold=1.0,
         requires_expected=True,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     class Params(ParamsBase):

@@ -95,6 +95,7 @@ class ToolTrajectoryMatchV2(Evaluator):
         default_threshold=1.0,
         requires_expected=True,
         shows_trajectory=True,
+        reads=frozenset({"tool_calls"}),
     )
 
     class Params(ParamsBase):

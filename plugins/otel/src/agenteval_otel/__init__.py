@@ -1,7 +1,8 @@
 """agenteval from OpenTelemetry traces.
 
 * the ``otel`` data format (``agenteval.formats``): ``agenteval run EVALSET --actual
-  TRACE.json`` reads OTLP/JSON GenAI and ADK spans as the agent's actual turns;
+  TRACE.json`` reads OTLP/JSON (or JSONL, Tempo, Jaeger) GenAI and ADK spans, with OTLP log
+  records beside them, as the agent's actual turns;
 * ``agenteval lint-trace FILE`` (``agenteval.commands``): what a trace lacks for scoring.
 
 See ``docs/traces.md``.

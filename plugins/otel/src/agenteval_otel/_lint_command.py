@@ -19,7 +19,7 @@ __all__ = ["lint_trace"]
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @reports_errors
 def lint_trace(file: Path) -> None:
-    """Say what an OpenTelemetry trace file (OTLP/JSON or JSONL) lacks for scoring.
+    """Say what an OpenTelemetry trace file (OTLP/JSON or JSONL, Tempo, Jaeger) lacks for scoring.
 
     Per trace and turn: elided or absent message content, tool spans without arguments or
     results, turns with no final text or no user message, traces of an unknown schema; with

@@ -1,9 +1,11 @@
-"""Reading OTLP/JSON trace files into plain spans.
+"""Reading trace files into plain spans.
 
 Accepted: an ``ExportTraceServiceRequest`` (``resourceSpans[].scopeSpans[].spans[]``, or the
 legacy ``instrumentationLibrarySpans``), Tempo's API answers (``batches`` instead of
-``resourceSpans``, and the ``{"trace": ...}`` wrapper), and JSONL with one request or one span
-per line.
+``resourceSpans``, and the ``{"trace": ...}`` wrapper), Jaeger's JSON (``data``, see
+``_jaeger``), and JSONL with one request or one span per line. OTLP log requests
+(``resourceLogs``) in the file, or in the logs file beside it (``NAME.logs.EXT``), give their
+content to the spans they name (``_logs``): what ``EVENT_ONLY`` capture records.
 Attributes are flattened from ``AnyValue`` (``intValue`` is a string in JSON; arrays and
 key-value lists become lists and objects) or taken as they are when already plain; ids are
 hex (the OTLP/JSON spec) or base64 (some exporters), normalised to lowercase hex; attributes
@@ -13,65 +15,36 @@ they are not JSON (``<elided>``). A damaged file is a ``DataError`` naming the l
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from agenteval.errors import DataError
 
-__all__ = ["Span", "read_spans", "sniff"]
+from ._jaeger import is_jaeger, jaeger_spans
+from ._logs import LOG_KEYS, log_records, merge_logs
+from ._span import Span, attributes_of, content_from_events, hex_id, list_at
 
-#: Attributes whose value is JSON, parsed when a string holds it.
-JSON_ATTRIBUTES = frozenset(
-    {
-        "gen_ai.input.messages",
-        "gen_ai.output.messages",
-        "gen_ai.system_instructions",
-        "gen_ai.tool.definitions",
-        "gen_ai.tool.call.arguments",
-        "gen_ai.tool.call.result",
-        "gcp.vertex.agent.tool_call_args",
-        "gcp.vertex.agent.tool_response",
-        "gcp.vertex.agent.llm_request",
-        "gcp.vertex.agent.llm_response",
-    }
-)
+__all__ = ["Span", "logs_beside", "read_spans", "sniff"]
+
 #: An export request's list of resources; Tempo's API calls it ``batches``.
 _REQUEST_KEYS = ("resourceSpans", "resource_spans", "batches")
 _SCOPE_KEYS = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans")
 _SPAN_KEYS = {"traceId", "trace_id", "spanId", "span_id"}
 
 
-@dataclass
-class Span:
-    """One span, flattened: lowercase hex ids, times in nanoseconds, plain attributes."""
-
-    trace_id: str
-    span_id: str
-    parent_id: Optional[str]
-    name: str
-    start: int
-    end: int
-    attributes: dict[str, Any] = field(default_factory=dict)
-    #: Where the span is in the file (``line 3``, ``resourceSpans[0].scopeSpans[1].spans[4]``).
-    where: str = ""
-
-    @property
-    def operation(self) -> str:
-        return str(self.attributes.get("gen_ai.operation.name") or "")
-
-
 def sniff(head: bytes) -> bool:
-    """Whether a file starting with ``head`` is OTLP/JSON or OTLP JSONL."""
+    """Whether a file starting with ``head`` is a trace file this reader reads (by its first keys)."""
     from agenteval.loading import leading_keys
 
     keys = leading_keys(head)
-    if keys[:1] and keys[0] in _REQUEST_KEYS:
+    if keys[:1] and keys[0] in (*_REQUEST_KEYS, *LOG_KEYS):
         return True
+    if keys[:1] == ("data",):  # Jaeger's {"data": [{"traceID": ..., "spans": [...]}]}
+        start = head.find(b"{", head.find(b'"data"'))
+        inner = leading_keys(head[start:]) if start >= 0 else ()
+        return bool({"traceID", "spans"}.intersection(inner))
     if keys[:1] == ("trace",):  # Tempo's {"trace": {"batches" | "resourceSpans": [...]}}
         start = head.find(b"{", head.find(b'"trace"'))
         inner = leading_keys(head[start:]) if start >= 0 else ()
@@ -81,7 +54,7 @@ def sniff(head: bytes) -> bool:
         line = json.loads(first)
     except ValueError:
         return bool(keys[:1]) and keys[0] in _SPAN_KEYS  # a long first line, cut off
-    return isinstance(line, dict) and (any(k in line for k in _REQUEST_KEYS) or _is_span(line))
+    return isinstance(line, dict) and (any(k in line for k in (*_REQUEST_KEYS, *LOG_KEYS)) or _is_span(line))
 
 
 def _is_span(item: dict[str, Any]) -> bool:
@@ -89,7 +62,29 @@ def _is_span(item: dict[str, Any]) -> bool:
 
 
 def read_spans(path: Path) -> list[Span]:
-    """Every span of the file at ``path`` (see the module docstring)."""
+    """Every span of the file at ``path`` (see the module docstring), with the content of the
+    log records in it or in its logs file beside it (``logs_beside``)."""
+    spans: list[Span] = []
+    records: list[dict[str, Any]] = []
+    _read(path, spans, records, logs_only=False)
+    beside = logs_beside(path)
+    if beside is not None:
+        _read(beside, spans, records, logs_only=True)
+    if records:
+        merge_logs(spans, records, str(path))
+    return spans
+
+
+def logs_beside(path: Path) -> Optional[Path]:
+    """The OTLP logs file read with the spans file ``path``: ``NAME.logs.EXT`` beside
+    ``NAME.EXT`` (``trace.json`` → ``trace.logs.json``), when it exists."""
+    suffix = path.suffix
+    stem = path.name[: -len(suffix)] if suffix else path.name
+    candidate = path.with_name(f"{stem}.logs{suffix}")
+    return candidate if candidate.is_file() and candidate != path else None
+
+
+def _read(path: Path, spans: list[Span], records: list[dict[str, Any]], *, logs_only: bool) -> None:
     where = str(path)
     raw = path.read_bytes()
     try:
@@ -108,17 +103,33 @@ def read_spans(path: Path) -> list[Span]:
                 "trace again (the file looks cut off or damaged)",
                 source=where,
             ) from None
-        return list(_jsonl(lines, where))
+        for item in _jsonl(lines, where, records):
+            spans.append(item)
+        return
     if isinstance(document, dict) and isinstance(document.get("trace"), dict) and len(document) == 1:
         document = document["trace"]  # Tempo's wrapper
+    if isinstance(document, dict) and any(k in document for k in LOG_KEYS):
+        records.extend(log_records(document, "", where))
+        if not any(k in document for k in _REQUEST_KEYS):
+            return
+    elif logs_only:
+        raise DataError(
+            f"read as the OTLP logs beside {path.name.replace('.logs', '')}, but it holds no "
+            "'resourceLogs'. Fix: rename it, or export the agent's logs there",
+            source=where,
+        )
     if isinstance(document, dict) and any(k in document for k in _REQUEST_KEYS):
-        return list(_request(document, "", where))
-    if isinstance(document, dict) and _is_span(document):
-        return [_span(document, "the span", where)]
-    raise DataError(
-        "not an OTLP/JSON trace: expected an object with 'resourceSpans', or one span or request per line",
-        source=where,
-    )
+        spans.extend(_request(document, "", where))
+    elif is_jaeger(document):
+        spans.extend(jaeger_spans(document, where))
+    elif isinstance(document, dict) and _is_span(document):
+        spans.append(_span(document, "the span", where))
+    else:
+        raise DataError(
+            "not a trace: expected OTLP/JSON ('resourceSpans'), Tempo ('batches'), Jaeger ('data'), or "
+            "one span or request per line",
+            source=where,
+        )
 
 
 def _is_jsonl(lines: list[str]) -> bool:
@@ -132,7 +143,7 @@ def _is_jsonl(lines: list[str]) -> bool:
         return False
 
 
-def _jsonl(lines: list[str], where: str) -> Iterator[Span]:
+def _jsonl(lines: list[str], where: str, records: list[dict[str, Any]]) -> Iterator[Span]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -144,7 +155,9 @@ def _jsonl(lines: list[str], where: str) -> Iterator[Span]:
                 "OTLP JSONL file is one span or one export request; the file looks cut off or damaged",
                 source=where,
             ) from None
-        if isinstance(item, dict) and any(k in item for k in _REQUEST_KEYS):
+        if isinstance(item, dict) and any(k in item for k in LOG_KEYS):
+            records.extend(log_records(item, f"line {number}: ", where))
+        elif isinstance(item, dict) and any(k in item for k in _REQUEST_KEYS):
             yield from _request(item, f"line {number}: ", where)
         elif isinstance(item, dict):
             yield _span(item, f"line {number}: span", where)
@@ -152,27 +165,19 @@ def _jsonl(lines: list[str], where: str) -> Iterator[Span]:
             raise DataError(f"line {number}: expected a span or an export request object", source=where)
 
 
-def _list(value: Any, path: str, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise DataError(f"{path}: expected a list", source=where)
-    return value
-
-
 def _request(document: dict[str, Any], prefix: str, where: str) -> Iterator[Span]:
     key = next(k for k in _REQUEST_KEYS if k in document)
-    for r, resource in enumerate(_list(document[key], f"{prefix}{key}", where)):
+    for r, resource in enumerate(list_at(document[key], f"{prefix}{key}", where)):
         if not isinstance(resource, dict):
             raise DataError(f"{prefix}{key}[{r}]: expected an object", source=where)
         for scope_key in _SCOPE_KEYS:
             for s, scope in enumerate(
-                _list(resource.get(scope_key), f"{prefix}{key}[{r}].{scope_key}", where)
+                list_at(resource.get(scope_key), f"{prefix}{key}[{r}].{scope_key}", where)
             ):
                 base = f"{prefix}{key}[{r}].{scope_key}[{s}].spans"
                 if not isinstance(scope, dict):
                     raise DataError(f"{base[:-6]}: expected an object", source=where)
-                for i, span in enumerate(_list(scope.get("spans"), base, where)):
+                for i, span in enumerate(list_at(scope.get("spans"), base, where)):
                     yield _span(span, f"{base}[{i}]", where)
 
 
@@ -183,18 +188,14 @@ def _get(item: dict[str, Any], camel: str, snake: str) -> Any:
 def _span(item: Any, at: str, where: str) -> Span:
     if not isinstance(item, dict):
         raise DataError(f"{at}: expected a span object", source=where)
-    trace_id = _id(_get(item, "traceId", "trace_id"), 16, f"{at}.traceId", where)
-    span_id = _id(_get(item, "spanId", "span_id"), 8, f"{at}.spanId", where)
+    trace_id = hex_id(_get(item, "traceId", "trace_id"), 16, f"{at}.traceId", where)
+    span_id = hex_id(_get(item, "spanId", "span_id"), 8, f"{at}.spanId", where)
     parent = _get(item, "parentSpanId", "parent_span_id")
-    parent_id = _id(parent, 8, f"{at}.parentSpanId", where) if parent else None
+    parent_id = hex_id(parent, 8, f"{at}.parentSpanId", where) if parent else None
     start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), f"{at}.startTimeUnixNano", where)
     end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), f"{at}.endTimeUnixNano", where)
     attributes = attributes_of(item.get("attributes"), f"{at}.attributes", where)
-    for e, event in enumerate(item.get("events") or ()):  # content some exporters put in span events
-        if isinstance(event, dict):
-            for key, value in attributes_of(event.get("attributes"), f"{at}.events[{e}]", where).items():
-                if key in JSON_ATTRIBUTES:
-                    attributes.setdefault(key, value)
+    content_from_events(attributes, item.get("events") or (), at, where)  # some exporters put content there
     name = item.get("name")
     return Span(
         trace_id=trace_id,
@@ -208,31 +209,6 @@ def _span(item: Any, at: str, where: str) -> Span:
     )
 
 
-def _id(value: Any, size: int, at: str, where: str) -> str:
-    """An id of ``size`` bytes as lowercase hex, from hex or base64."""
-    if not isinstance(value, str) or not value:
-        raise DataError(f"{at}: expected {_bytes(size)} id (hex or base64), got {value!r}", source=where)
-    if len(value) == 2 * size:
-        try:
-            bytes.fromhex(value)
-            return value.lower()
-        except ValueError:
-            pass
-    try:
-        decoded = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        decoded = b""
-    if len(decoded) != size:
-        raise DataError(
-            f"{at}: {value!r} is not {_bytes(size)} id ({2 * size} hex digits, or base64)", source=where
-        )
-    return decoded.hex()
-
-
-def _bytes(size: int) -> str:
-    return f"an {size}-byte" if size == 8 else f"a {size}-byte"
-
-
 def _time(value: Any, at: str, where: str) -> int:
     if value is None:
         return 0
@@ -240,58 +216,3 @@ def _time(value: Any, at: str, where: str) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise DataError(f"{at}: expected a time in nanoseconds, got {value!r}", source=where) from None
-
-
-def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
-    """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object."""
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        pairs = list(value.items())
-    elif isinstance(value, list):
-        pairs = []
-        for i, entry in enumerate(value):
-            if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
-                raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
-            pairs.append((entry["key"], any_value(entry.get("value"))))
-    else:
-        raise DataError(f"{at}: expected a list of key-value pairs", source=where)
-    flat = {}
-    for key, item in pairs:
-        if key in JSON_ATTRIBUTES and isinstance(item, str):
-            try:
-                item = json.loads(item)
-            except ValueError:
-                pass  # "<elided>" and other plain text stay text
-        flat[key] = item
-    return flat
-
-
-def any_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as a plain value (a plain value is returned as it is)."""
-    if not isinstance(value, dict):
-        return value
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return value["intValue"]
-    if "doubleValue" in value:
-        return float(value["doubleValue"])
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "arrayValue" in value:
-        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or ()]
-    if "kvlistValue" in value:
-        return {
-            kv.get("key"): any_value(kv.get("value"))
-            for kv in (value["kvlistValue"] or {}).get("values") or ()
-            if isinstance(kv, dict)
-        }
-    if "bytesValue" in value:
-        return value["bytesValue"]
-    if not value:
-        return None
-    return value

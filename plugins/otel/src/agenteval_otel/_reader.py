@@ -14,16 +14,17 @@ a selected case with no session, or with two, is a ``DataError`` listing them.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 from agenteval.errors import DataError
 from agenteval.loading import FormatReader
 from agenteval.models import EvalCase, EvalSet
 
-from ._otlp import read_spans, sniff
+from ._otlp import Span, read_spans, sniff
 from ._turns import CAPTURE_SETTING, Turn, turns_of
 
 __all__ = ["OtelReader", "sessions_of"]
@@ -66,14 +67,28 @@ def _match(sessions: dict[str, list[Turn]], cases: Sequence[EvalCase]) -> dict[s
     return matched
 
 
-class OtelReader(FormatReader):
-    """OpenTelemetry traces (OTLP/JSON, OTLP JSONL) of GenAI and ADK spans."""
+@functools.lru_cache(maxsize=2)
+def _spans_of(path: str, mtime_ns: int, size: int) -> list[Span]:
+    """The spans of a file, read once while it is unchanged (a viewer asks for one case's
+    turns at a time)."""
+    return read_spans(Path(path))
 
-    description: ClassVar[str] = "OpenTelemetry traces: OTLP/JSON or JSONL, GenAI and ADK spans"
+
+class OtelReader(FormatReader):
+    """OpenTelemetry traces (OTLP/JSON, OTLP JSONL, Tempo, Jaeger; OTLP logs) of GenAI and ADK spans."""
+
+    description: ClassVar[str] = "OpenTelemetry traces (OTLP/JSON or JSONL, Tempo, Jaeger) of GenAI agents"
 
     @classmethod
     def claims(cls, head: bytes) -> bool:
         return sniff(head)
+
+    def timeline(self, path: Path, invocation_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Each turn's spans as a waterfall (``_timeline``)."""
+        from ._timeline import timeline_of
+
+        stat = path.stat()
+        return timeline_of(_spans_of(str(path), stat.st_mtime_ns, stat.st_size), invocation_ids)
 
     def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         where = str(path)
@@ -107,8 +122,8 @@ class OtelReader(FormatReader):
                 )
         if self.warnings:
             self.warnings.append(
-                "criteria that need what is missing score the turn without it; record it with "
-                f"{CAPTURE_SETTING}"
+                "criteria that read what a turn lacks are NOT_EVALUATED for its case (reason code: the "
+                f"finding's); record it with {CAPTURE_SETTING}"
             )
         cases_out = [
             EvalCase(eval_id=case_id, conversation=[t.invocation for t in sessions[ids[0]]])

@@ -40,18 +40,19 @@ from agenteval.models import (
     Invocation,
     InvocationEvent,
     InvocationEvents,
+    MissingInput,
     Part,
 )
 
-from ._otlp import Span
+from ._span import ELIDED, Span
 
-__all__ = ["CAPTURE_SETTING", "ELIDED", "Finding", "Turn", "turns_of"]
+__all__ = ["CAPTURE_SETTING", "Finding", "Tree", "Turn", "turns_of"]
 
-ELIDED = "<elided>"
 #: The setting an agent must turn on for message content on spans.
 CAPTURE_SETTING = (
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or SPAN_AND_EVENT) in the agent's "
-    "environment (ADK's legacy spans: ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)"
+    "environment (with EVENT_ONLY, export its logs too, as NAME.logs.json beside the trace; ADK's "
+    "legacy spans: ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)"
 )
 _INFERENCE_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 _NOT_INFERENCE = frozenset({"invoke_agent", "invoke_workflow", "execute_tool", "create_agent", "embeddings"})
@@ -65,12 +66,36 @@ _USAGE = {
 }
 
 
+#: The setting that makes a tool span record what its call received and returned.
+_TOOL_SPANS = (
+    "execute_tool spans for every tool call (instrument the agent's tool execution), with " + CAPTURE_SETTING
+)
+#: Per finding code: the invocation inputs it leaves unknown, and the setting that records them.
+#: An output that is not recorded hides both the final text and any tool call it held.
+_LACKS = {
+    "content_absent": (("final_response", "tool_calls"), CAPTURE_SETTING),
+    "content_elided": (("final_response", "tool_calls"), CAPTURE_SETTING),
+    "tool_arguments_absent": (("tool_calls",), CAPTURE_SETTING),
+    "tool_arguments_elided": (("tool_calls",), CAPTURE_SETTING),
+    "tool_result_absent": (("tool_results",), CAPTURE_SETTING),
+    "tool_result_elided": (("tool_results",), CAPTURE_SETTING),
+    "unpaired_call": (("tool_results",), _TOOL_SPANS),
+    "no_final_text": (("final_response",), CAPTURE_SETTING),
+    "no_user_content": (("user_content",), CAPTURE_SETTING),
+}
+
+
 @dataclass(frozen=True)
 class Finding:
     """Something a trace lacks: a code (``content_elided``...), the span, and the fix."""
 
     code: str
     message: str
+
+    def missing(self) -> tuple[MissingInput, ...]:
+        """The invocation inputs this finding leaves unknown (``()`` for a trace-level one)."""
+        inputs, fix = _LACKS.get(self.code, ((), ""))
+        return tuple(MissingInput(name, self.code, self.message, fix) for name in inputs)
 
 
 @dataclass
@@ -83,13 +108,15 @@ class Turn:
     start: int
     invocation: Invocation
     findings: list[Finding] = field(default_factory=list)
+    #: The turn's root span (what an evaluation of the turn is parented to).
+    span_id: str = ""
 
     @property
     def user_text(self) -> str:
         return self.invocation.user_content.text()
 
 
-class _Tree:
+class Tree:
     """The spans of one trace, as a tree ordered by start time (ties by span id)."""
 
     def __init__(self, spans: Sequence[Span]) -> None:
@@ -129,7 +156,7 @@ def is_inference(span: Span) -> bool:
     return "gen_ai.request.model" in span.attributes or span.name == "call_llm"
 
 
-def _roots(tree: _Tree) -> list[Span]:
+def _roots(tree: Tree) -> list[Span]:
     spans = sorted(tree.by_id.values(), key=lambda s: (s.start, s.span_id))
 
     def outermost(matches: list[Span], same: Any) -> list[Span]:
@@ -160,7 +187,7 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        tree = _Tree(by_trace[trace_id])
+        tree = Tree(by_trace[trace_id])
         roots = _roots(tree)
         if not roots:
             empty.append(
@@ -201,7 +228,7 @@ def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
 class _Builder:
     """The events of one turn, built span by span."""
 
-    def __init__(self, tree: _Tree, root: Span) -> None:
+    def __init__(self, tree: Tree, root: Span) -> None:
         self.tree = tree
         self.root = root
         self.events: list[InvocationEvent] = []
@@ -263,11 +290,11 @@ class _Builder:
         if args is None:
             self.find("tool_arguments_absent", span, f"tool {name!r}: no gen_ai.tool.call.arguments")
         elif args == ELIDED:
-            self.find("content_elided", span, f"tool {name!r}: its arguments are <elided>")
+            self.find("tool_arguments_elided", span, f"tool {name!r}: its arguments are <elided>")
         if result is None:
             self.find("tool_result_absent", span, f"tool {name!r}: no gen_ai.tool.call.result")
         elif result == ELIDED:
-            self.find("content_elided", span, f"tool {name!r}: its result is <elided>")
+            self.find("tool_result_elided", span, f"tool {name!r}: its result is <elided>")
         call = self._claim(call_id, name)
         author = self.author(span)
         if call is None:
@@ -331,10 +358,11 @@ class _Builder:
             model_duration=_length(model) / 1e9 if model else None,
             tool_duration=_length(_minus(tools, model)) / 1e9 if tools else None,
         )
+        invocation.mark_missing(tuple(m for finding in self.findings for m in finding.missing()))
         return invocation, self.findings
 
 
-def _turn(tree: _Tree, root: Span) -> Turn:
+def _turn(tree: Tree, root: Span) -> Turn:
     builder = _Builder(tree, root)
     for span in tree.walk(root):
         if span.operation == "execute_tool":
@@ -356,6 +384,7 @@ def _turn(tree: _Tree, root: Span) -> Turn:
         start=root.start,
         invocation=invocation,
         findings=findings,
+        span_id=root.span_id,
     )
 
 

@@ -21,6 +21,7 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Optional
 
 from agenteval.cli import rerun_command
@@ -786,13 +787,35 @@ def _detail(
         "num_runs": run.manifest.num_runs,
         "scenario": first is not None and first.expected is None,
         "criteria": [_criterion(r, entries.get(r.criterion)) for r in case.criteria],
-        "turns": _turns(expected, actual, case, texts, diffed),
+        "turns": _with_spans(_turns(expected, actual, case, texts, diffed), run, actual, first),
         "alignments": _alignments(case, diffed, None),
         "errors": errors,
         "output": runs[0].get("output", "") if runs else "",
         "runs": runs,
         "rerun": rerun_command(run, [(entry, case_id)]),
     }
+
+
+def _with_spans(
+    turns: list[dict[str, Any]], run: RecordedRun, actual: list[Invocation], first: Optional[CaseRecord]
+) -> list[dict[str, Any]]:
+    """Each turn recorded from a trace gets its spans (``"spans"``: the waterfall rows of
+    ``agenteval.loading.read_timeline``), read from the run's ``--actual`` file when it is
+    still the one the run read."""
+    if first is None or first.origin != "recorded" or not actual or not run.manifest.actual_files:
+        return turns
+    from agenteval.loading import read_timeline
+
+    ids = [invocation.invocation_id for invocation in actual]
+    for source in run.manifest.actual_files:
+        found = read_timeline(Path(source.path), ids, source.sha256)
+        if found:
+            by_id = {turn["invocation_id"]: turn for turn in found}
+            for turn, invocation in zip(turns, actual, strict=False):  # turns may outnumber them
+                if invocation.invocation_id in by_id:
+                    turn["spans"] = by_id[invocation.invocation_id]
+            break
+    return turns
 
 
 def detail_chunks(

@@ -675,6 +675,29 @@
     </div>`;
   }
 
+  /* A trace-recorded turn's spans: one row per span, indented by depth, its bar placed on the
+     turn's time axis, with the tool's arguments and result and the model's tokens under it. */
+  function Waterfall(props) {
+    var w = props.timeline;
+    var total = w.duration_ms > 0 ? w.duration_ms : 1;
+    function ms(v) { return v >= 1000 ? fmt(v / 1000, 2) + " s" : fmt(v, 1) + " ms"; }
+    return html`<div class="waterfall" data-testid="waterfall" aria-label="spans of this turn">
+      ${w.spans.map(function (r) {
+        var left = Math.min(100, 100 * r.start_ms / total);
+        var width = Math.max(0.5, Math.min(100 - left, 100 * r.duration_ms / total));
+        var attrs = Object.keys(r.attributes || {});
+        return html`<div class=${"span-row op-" + (r.operation || "other")} data-testid="span-row" data-name=${r.name}>
+          <div class="span-name" style=${"padding-left:" + (4 + 14 * Math.min(r.depth, 12)) + "px"} title=${r.name}>${r.name}</div>
+          <div class="span-track"><div class="span-bar" style=${"left:" + left + "%;width:" + width + "%"}></div></div>
+          <div class="span-ms">${ms(r.duration_ms)}</div>
+          ${attrs.length ? html`<div class="span-attrs" style=${"padding-left:" + (4 + 14 * Math.min(r.depth, 12)) + "px"}>${attrs.map(function (k) {
+            return html`<div><span class="muted">${k}</span> <code class="mono">${r.attributes[k]}</code></div>`;
+          })}</div>` : null}
+        </div>`;
+      })}
+    </div>`;
+  }
+
   function Turn(props) {
     var t = props.turn;
     var exp = t.expected ? t.expected.final_response : null;
@@ -694,6 +717,7 @@
       <h4>trajectory</h4>
       <${Trajectory} rows=${t.trajectory} />
       <${TrajectoryDiffs} alignments=${t.alignments} />
+      ${t.spans ? html`<h4>spans (from the trace)</h4><${Waterfall} timeline=${t.spans} />` : null}
       ${t.criteria.length ? html`<h4>criteria on this turn</h4>${t.criteria.map(function (v) { return html`<${JudgePanel} verdict=${v} />`; })}` : null}
     </section>`;
   }

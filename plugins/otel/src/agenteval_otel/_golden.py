@@ -1,0 +1,116 @@
+"""A recorded trace as an ADK eval set: every session one case (``agenteval import-trace``).
+
+* The case id is the session's ``agenteval.case_id``, else its session id; given the eval
+  set's ``cases``, sessions are matched to them by ``--actual``'s rule instead (see
+  ``_reader``) and only the matched ones are written.
+* **Actual** (the default): the turns exactly as ``--actual TRACE`` reads them, so the file
+  scores as the trace does.
+* **Expected** (``as_expected``): a golden reference for later runs: each turn's user message,
+  final response and intermediate data in ADK's hand-written form (``tool_uses``,
+  ``tool_responses``, ``intermediate_responses``), without the run's measurements (times,
+  token usage, model versions).
+
+A trace whose turns lack content cannot give a faithful file (an ADK file has no place to say
+what is missing, so a later score would be silent): it is a ``DataError`` listing the
+findings and the setting to turn on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+from agenteval.errors import DataError
+from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
+
+from ._otlp import read_spans
+from ._reader import OtelReader, sessions_of
+from ._turns import CAPTURE_SETTING, turns_of
+
+__all__ = ["eval_set_from_trace"]
+
+_SHOWN = 10
+
+
+def eval_set_from_trace(
+    path: Path, eval_set_id: str, *, as_expected: bool, cases: Optional[Sequence[EvalCase]] = None
+) -> EvalSet:
+    """The eval set of the trace at ``path`` (see the module docstring)."""
+    if cases is not None:
+        reader = OtelReader()
+        matched = reader.read_actual(path, cases)
+        _refuse(path, reader.warnings[:-1])  # the last warning is the summary, not a finding
+        sessions = [(case.eval_id, case.conversation or []) for case in matched.eval_cases]
+    else:
+        sessions = _sessions(path)
+    conversations = [
+        EvalCase(eval_id=case_id, conversation=[_expected(t) if as_expected else t for t in turns])
+        for case_id, turns in sessions
+    ]
+    kind = "expected (golden)" if as_expected else "actual"
+    return EvalSet(
+        eval_set_id=eval_set_id,
+        name=f"{kind} invocations imported from the trace {path.name}",
+        eval_cases=conversations,
+    )
+
+
+def _refuse(path: Path, problems: Sequence[str]) -> None:
+    if problems:
+        shown = "\n  ".join(problems[:_SHOWN]) + (
+            f"\n  ... and {len(problems) - _SHOWN} more" * (len(problems) > _SHOWN)
+        )
+        raise DataError(
+            f"the trace lacks what an eval set must hold (`agenteval lint-trace {path}` lists it all):\n  "
+            f"{shown}\nFix: record the agent again with {CAPTURE_SETTING}",
+            source=str(path),
+        )
+
+
+def _sessions(path: Path) -> list[tuple[str, list[Invocation]]]:
+    """Every session of the trace as ``(case id, turns)``."""
+    turns, empty = turns_of(read_spans(path))
+    problems = [f"trace {trace_id}: {f.code}" for trace_id, f in empty]
+    _refuse(
+        path, problems + [f"session {t.session_id}: {f.code}: {f.message}" for t in turns for f in t.findings]
+    )
+    if not turns:
+        raise DataError("the trace holds no turn of an agent; nothing to import", source=str(path))
+    found = []
+    seen: dict[str, str] = {}
+    for session_id, session in sessions_of(turns).items():
+        case_id = next((t.case_id for t in session if t.case_id), None) or session_id
+        if case_id in seen:
+            raise DataError(
+                f"sessions {seen[case_id]!r} and {session_id!r} both carry agenteval.case_id {case_id!r}; "
+                "one eval set holds a case once. Fix: import each run's trace on its own",
+                source=str(path),
+            )
+        seen[case_id] = session_id
+        found.append((case_id, [t.invocation for t in session]))
+    return found
+
+
+def _expected(turn: Invocation) -> Invocation:
+    """A recorded turn as a reference: what the agent said and called, none of the run's measurements."""
+    texts = []
+    events = getattr(turn.intermediate_data, "invocation_events", ())
+    for event in events:
+        parts = (
+            [Part(text=p.text) for p in (event.content.parts or ()) if p.text and not p.thought]
+            if event.content
+            else []
+        )
+        if parts:
+            texts.append((event.author, parts))
+    data = IntermediateData(
+        tool_uses=turn.tool_calls(), tool_responses=turn.tool_responses(), intermediate_responses=texts
+    )
+    return Invocation(
+        invocation_id=turn.invocation_id,
+        user_content=turn.user_content,
+        final_response=turn.final_response,
+        intermediate_data=data,
+        creation_timestamp=turn.creation_timestamp,
+    )

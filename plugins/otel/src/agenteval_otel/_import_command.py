@@ -1,0 +1,77 @@
+"""``agenteval import-trace FILE -o NAME.evalset.json [--as-expected]``: a recorded trace as an
+ADK eval set (record once, score later runs against it).
+
+Module-level imports stay light (click only): ``agenteval --help`` lists this command.
+Exit codes: 0 written, 2 a file that cannot be read or a trace that lacks content.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Optional
+
+import click
+from agenteval.cli import reports_errors
+
+__all__ = ["import_trace"]
+
+
+@click.command(name="import-trace")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The eval set to write (NAME.evalset.json); its eval_set_id is NAME.",
+)
+@click.option(
+    "--as-expected",
+    is_flag=True,
+    help="Write the turns as the expected (golden) conversation of each case, without the run's "
+    "times and token counts; default: as actual invocations, which --actual reads as the trace.",
+)
+@click.option(
+    "--cases",
+    "cases_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="An eval set whose cases the sessions are matched to, by --actual's rule (agenteval.case_id, "
+    "session id, first user message); only matched sessions are written, under those cases' ids.",
+)
+@reports_errors
+def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Optional[Path]) -> None:
+    """Write an OpenTelemetry trace file's sessions as an ADK eval set, one case per session.
+
+    The case id is the session's agenteval.case_id attribute, else its session id (or, with
+    --cases, the id of the case the session matches). A trace whose turns lack content (see
+    `agenteval lint-trace`) is refused: exit 2.
+    """
+    from agenteval._terminal import visible
+
+    from ._golden import eval_set_from_trace
+
+    cases = None
+    if cases_file is not None:
+        from agenteval.loading import load_eval_set
+
+        cases = load_eval_set(cases_file).eval_cases
+    eval_set = eval_set_from_trace(file, _set_id(output), as_expected=as_expected, cases=cases)
+    output.write_text(eval_set.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
+    ids = ", ".join(case.eval_id for case in eval_set.eval_cases)
+    click.echo(f"wrote {visible(str(output))}: {len(eval_set.eval_cases)} case(s) ({visible(ids)})")
+    if as_expected:
+        later = f"agenteval run {shlex.quote(str(output))} --actual LATER_TRACE.json"
+        click.echo(f"score a later recording against it: {visible(later)}")
+    else:
+        click.echo(f"score it: {visible(f'agenteval run EVALSET --actual {shlex.quote(str(output))}')}")
+
+
+def _set_id(output: Path) -> str:
+    name = output.name
+    for ending in (".evalset.json", ".json"):
+        if name.endswith(ending):
+            name = name[: -len(ending)]
+            break
+    return re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "imported_trace"

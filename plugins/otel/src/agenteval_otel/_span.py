@@ -1,0 +1,172 @@
+"""One span, flattened from any of the files the reader accepts, and the attribute rules they share.
+
+Attributes are flattened from ``AnyValue`` (``intValue`` is a string in JSON; arrays and
+key-value lists become lists and objects) or taken as they are when already plain;
+attributes that hold JSON text (messages, tool arguments and results) are parsed, and kept
+as text when they are not JSON (``<elided>``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from agenteval.errors import DataError
+
+__all__ = [
+    "ELIDED",
+    "JSON_ATTRIBUTES",
+    "Span",
+    "any_value",
+    "attributes_of",
+    "content_from_events",
+    "hex_id",
+    "list_at",
+]
+
+#: What an instrumentation writes in place of content it does not record.
+ELIDED = "<elided>"
+#: Attributes whose value is JSON, parsed when a string holds it.
+JSON_ATTRIBUTES = frozenset(
+    {
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.tool.definitions",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gcp.vertex.agent.tool_call_args",
+        "gcp.vertex.agent.tool_response",
+        "gcp.vertex.agent.llm_request",
+        "gcp.vertex.agent.llm_response",
+    }
+)
+
+
+@dataclass
+class Span:
+    """One span, flattened: lowercase hex ids, times in nanoseconds, plain attributes."""
+
+    trace_id: str
+    span_id: str
+    parent_id: Optional[str]
+    name: str
+    start: int
+    end: int
+    attributes: dict[str, Any] = field(default_factory=dict)
+    #: Where the span is in the file (``line 3``, ``resourceSpans[0].scopeSpans[1].spans[4]``).
+    where: str = ""
+
+    @property
+    def operation(self) -> str:
+        return str(self.attributes.get("gen_ai.operation.name") or "")
+
+
+def content_from_events(
+    attributes: dict[str, Any], events: Iterable[Any], at: str, where: str, *, replace: bool = False
+) -> None:
+    """Take the content attributes (``JSON_ATTRIBUTES``) of span events or log records into
+    ``attributes``: where the span has none (or, with ``replace``, only ``<elided>``)."""
+    for e, event in enumerate(events):
+        if not isinstance(event, dict):
+            continue
+        found = attributes_of(event.get("attributes"), f"{at}.events[{e}]", where)
+        body = any_value(event.get("body"))
+        if isinstance(body, dict):
+            found = {**attributes_of(body, f"{at}.events[{e}].body", where), **found}
+        for key, value in found.items():
+            if key in JSON_ATTRIBUTES and value not in (None, ELIDED):
+                if key not in attributes or (replace and attributes[key] == ELIDED):
+                    attributes[key] = value
+
+
+def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
+    """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        pairs = []
+        for i, entry in enumerate(value):
+            if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+                raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
+            pairs.append((entry["key"], any_value(entry.get("value"))))
+    else:
+        raise DataError(f"{at}: expected a list of key-value pairs", source=where)
+    flat = {}
+    for key, item in pairs:
+        if key in JSON_ATTRIBUTES and isinstance(item, str):
+            try:
+                item = json.loads(item)
+            except ValueError:
+                pass  # "<elided>" and other plain text stay text
+        flat[key] = item
+    return flat
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` as a plain value (a plain value is returned as it is)."""
+    if not isinstance(value, dict):
+        return value
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        try:
+            return int(value["intValue"])
+        except (TypeError, ValueError):
+            return value["intValue"]
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or ()]
+    if "kvlistValue" in value:
+        return {
+            kv.get("key"): any_value(kv.get("value"))
+            for kv in (value["kvlistValue"] or {}).get("values") or ()
+            if isinstance(kv, dict)
+        }
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    if not value:
+        return None
+    return value
+
+
+def hex_id(value: Any, size: int, at: str, where: str) -> str:
+    """An id of ``size`` bytes as lowercase hex, from hex or base64."""
+    if not isinstance(value, str) or not value:
+        raise DataError(f"{at}: expected {_id_size(size)} id (hex or base64), got {value!r}", source=where)
+    if len(value) == 2 * size:
+        try:
+            bytes.fromhex(value)
+            return value.lower()
+        except ValueError:
+            pass
+    try:
+        decoded = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        decoded = b""
+    if len(decoded) != size:
+        raise DataError(
+            f"{at}: {value!r} is not {_id_size(size)} id ({2 * size} hex digits, or base64)", source=where
+        )
+    return decoded.hex()
+
+
+def _id_size(size: int) -> str:
+    return f"an {size}-byte" if size == 8 else f"a {size}-byte"
+
+
+def list_at(value: Any, path: str, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise DataError(f"{path}: expected a list", source=where)
+    return value

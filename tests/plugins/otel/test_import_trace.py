@@ -1,0 +1,93 @@
+"""``agenteval import-trace``: a recorded trace written as an ADK eval set that agenteval's
+loader reads; as actual invocations it scores as the trace does, as expected ones a later
+recording of the same runs scores full marks against it; a trace that lacks content is refused."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from agenteval.cli import main
+from agenteval.loading import load_eval_set
+from click.testing import CliRunner
+
+from tests.plugins.otel._cli import run_scores
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EVALSET = FIXTURES / "travel.evalset.json"
+ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
+CONFIG = FIXTURES / "test_config.json"
+
+
+def test_imported_as_actual_it_scores_exactly_as_the_trace(runner, tmp_path):
+    out = tmp_path / "recorded.evalset.json"
+    result = runner.invoke(main, ["import-trace", str(ADK_TRACE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert {c.eval_id for c in load_eval_set(out).eval_cases} == {"s-weather", "s-flight", "s-other-app"}
+    result = runner.invoke(main, ["import-trace", str(ADK_TRACE), "-o", str(out), "--cases", str(EVALSET)])
+    assert result.exit_code == 0, result.output
+    loaded = load_eval_set(out)
+    assert loaded.eval_set_id == "recorded"
+    assert {c.eval_id for c in loaded.eval_cases} == {"weather_paris", "flight_then_currency"}
+    from_file = run_scores(runner, str(EVALSET), "--actual", str(out))
+    assert from_file == run_scores(runner, str(EVALSET), "--actual", str(ADK_TRACE))
+
+
+def test_imported_as_expected_a_later_recording_scores_full_marks_against_it(runner, tmp_path):
+    out = tmp_path / "golden.evalset.json"
+    (tmp_path / "test_config.json").write_text(CONFIG.read_text())
+    result = runner.invoke(
+        main, ["import-trace", str(FIXTURES / "langgraph.jaeger.json"), "-o", str(out), "--as-expected"]
+    )
+    assert result.exit_code == 0, result.output
+    [case] = load_eval_set(out).eval_cases
+    [turn] = case.conversation
+    assert case.eval_id == "weather_paris" and turn.duration is None
+    assert [(c.name, c.args) for c in turn.intermediate_data.tool_uses] == [
+        ("get_weather", {"city": "Paris", "day": "tomorrow"})
+    ]
+    # the same runs recorded another way (OTLP spans with their content in logs)
+    scores = run_scores(runner, str(out), "--actual", str(FIXTURES / "event_only.otlp.json"))
+    gated = {k: v for k, v in scores.items() if v[1] != "INFORMATIONAL"}
+    assert gated and all(status == "PASSED" and score == 1.0 for score, status, _ in gated.values())
+
+
+def test_the_printed_command_runs(tmp_path):
+    out = tmp_path / "golden set.evalset.json"
+    result = CliRunner().invoke(
+        main, ["import-trace", str(FIXTURES / "langgraph.jaeger.json"), "-o", str(out), "--as-expected"]
+    )
+    line = next(ln for ln in result.output.splitlines() if ln.startswith("score a later recording"))
+    command = line.split(": ", 1)[1].replace(
+        "LATER_TRACE.json", shlex.quote(str(FIXTURES / "event_only.otlp.json"))
+    )
+    argv = shlex.split(command)
+    assert argv[:2] == ["agenteval", "run"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agenteval", *argv[1:], "--no-record"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_trace_that_lacks_content_is_refused_with_the_findings(runner, tmp_path):
+    doc = json.loads(ADK_TRACE.read_text())
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.tool.call.result":
+                attribute["value"] = {"stringValue": "<elided>"}
+    trace = tmp_path / "elided.json"
+    trace.write_text(json.dumps(doc))
+    out = tmp_path / "x.evalset.json"
+    result = runner.invoke(main, ["import-trace", str(trace), "-o", str(out), "--as-expected"])
+    assert result.exit_code == 2 and not out.exists()
+    assert (
+        "tool_result_elided" in result.output
+        and "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in result.output
+    )
+    assert "Traceback" not in result.output
