@@ -22,6 +22,10 @@ PARAMS: dict[str, dict] = {
     "final_response_match_v2": {"judge_model_options": {"num_samples": 1}},
     "rubric_based_final_response_quality_v1": {"judge_model_options": {"num_samples": 1}, "rubrics": RUBRICS},
     "rubric_based_tool_use_quality_v1": {"judge_model_options": {"num_samples": 1}, "rubrics": RUBRICS},
+    "rubric_based_multi_turn_trajectory_quality_v1": {
+        "judge_model_options": {"num_samples": 1},
+        "rubrics": RUBRICS,
+    },
     "hallucinations_v1": {"judge_model_options": {"num_samples": 1}},
     "per_turn_user_simulator_quality_v1": {"judge_model_options": {"num_samples": 1}},
 }
