@@ -41,6 +41,15 @@ BUILTIN = {
     "trajectory_single_tool_use",
 }
 
+#: The criteria scored by the Vertex AI evaluation service (plugins/vertex_safety).
+VERTEX = {
+    "safety_v1",
+    "response_evaluation_score",
+    "multi_turn_task_success_v1",
+    "multi_turn_trajectory_quality_v1",
+    "multi_turn_tool_use_quality_v1",
+}
+
 INSTALLED = Registry().names()
 
 
@@ -69,7 +78,7 @@ def test_installed_criterion_keeps_the_contract(name, request):
         # every request with an instance of the request's own JSON schema.
         from agenteval.judging import JudgeService
 
-        if name == "safety_v1":
+        if name in VERTEX:
             # The Vertex AI evaluation service, faked (tests/fixtures/fake_vertex_eval.py).
             monkeypatch = request.getfixturevalue("monkeypatch")
             request.getfixturevalue("clean_judge_env")
