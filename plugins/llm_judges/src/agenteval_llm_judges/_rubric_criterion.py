@@ -42,7 +42,7 @@ from ._judge import (
 )
 from ._parsing import Unparseable, entries, label, require, text_field
 from ._pivotal import Judged, score_pivotal, single_sample
-from ._render import encode
+from ._render import encode, nonce_for, render
 from ._rubrics import RubricSet, merge_rubrics, rubric_text
 from ._voting import JudgeSampling, mean
 
@@ -172,6 +172,16 @@ class RubricCriterion(JudgeCriterion):
     ) -> tuple[str, str]:
         """The prompts for ``got`` (a criterion that needs the whole case overrides this)."""
         return self.build_prompt(got, want, rubrics)
+
+    def render_prompts(self, untrusted: dict[str, Any], rubrics: Sequence[Rubric]) -> tuple[str, str]:
+        """The system instruction and the prompt (``TEMPLATES``) with ``untrusted`` in data
+        blocks and the rubrics as the trusted properties."""
+        system_template, prompt_template = self.TEMPLATES
+        properties = properties_block(rubrics)
+        nonce = nonce_for({**untrusted, "properties": properties}, self.PROMPT_VERSION)
+        system = render(system_template, untrusted={}, nonce=nonce)
+        prompt = render(prompt_template, untrusted=untrusted, trusted={"properties": properties}, nonce=nonce)
+        return system, prompt
 
     def not_judged(self, ctx: EvaluationContext, index: int) -> Optional[InvocationScore]:
         """The NOT_EVALUATED score of an invocation this criterion does not judge, else

@@ -13,8 +13,7 @@ from ._context import all_instructions, tool_declarations
 from ._dialogue import dialogue, merged_app_details
 from ._judge import not_scored
 from ._prompts import rubric_multi_turn_trajectory as prompts
-from ._render import nonce_for, render
-from ._rubric_criterion import RubricCriterion, RubricParams, properties_block
+from ._rubric_criterion import RubricCriterion, RubricParams
 
 __all__ = ["PROMPT_VERSION", "RubricMultiTurnTrajectoryQuality"]
 
@@ -74,8 +73,4 @@ class RubricMultiTurnTrajectoryQuality(RubricCriterion):
             "agent_tools": tool_declarations(app),
             "conversation": "\n".join(dialogue(ctx.actual)),
         }
-        properties = properties_block(rubrics)
-        nonce = nonce_for({**untrusted, "properties": properties}, PROMPT_VERSION)
-        system = render(prompts.SYSTEM, untrusted={}, nonce=nonce)
-        prompt = render(prompts.PROMPT, untrusted=untrusted, trusted={"properties": properties}, nonce=nonce)
-        return system, prompt
+        return self.render_prompts(untrusted, rubrics)

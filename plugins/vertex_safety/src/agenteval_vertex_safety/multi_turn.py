@@ -28,6 +28,11 @@ class _MultiTurnVertexCriterion(VertexCriterion):
 
     SCORE_LABEL = "score"
 
+    class Params(VertexParams):
+        """ADK's metric takes only a threshold; these are agenteval's additions."""
+
+    params: Params
+
     def planned_judge_calls(self, ctx: EvaluationContext) -> int:
         return 1 if ctx.actual else 0
 
@@ -80,11 +85,6 @@ class MultiTurnTaskSuccess(_MultiTurnVertexCriterion):
         "Vertex AI evaluation service: did the conversation accomplish the user's task (rubric metric)."
     )
 
-    class Params(VertexParams):
-        """ADK's metric takes only a threshold; these are agenteval's additions."""
-
-    params: Params
-
 
 class MultiTurnTrajectoryQuality(_MultiTurnVertexCriterion):
     __doc__ = "How good was the agent's path through the conversation? " + (
@@ -93,11 +93,6 @@ class MultiTurnTrajectoryQuality(_MultiTurnVertexCriterion):
     METRIC = "multi_turn_trajectory_quality_v1"
     info = _info("Vertex AI evaluation service: quality of the agent's trajectory over the conversation.")
 
-    class Params(VertexParams):
-        """ADK's metric takes only a threshold; these are agenteval's additions."""
-
-    params: Params
-
 
 class MultiTurnToolUseQuality(_MultiTurnVertexCriterion):
     __doc__ = "How well did the agent use its tools over the conversation? " + (
@@ -105,8 +100,3 @@ class MultiTurnToolUseQuality(_MultiTurnVertexCriterion):
     )
     METRIC = "multi_turn_tool_use_quality_v1"
     info = _info("Vertex AI evaluation service: quality of the agent's tool use over the conversation.")
-
-    class Params(VertexParams):
-        """ADK's metric takes only a threshold; these are agenteval's additions."""
-
-    params: Params
