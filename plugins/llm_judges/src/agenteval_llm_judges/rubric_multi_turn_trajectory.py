@@ -50,10 +50,8 @@ class RubricMultiTurnTrajectoryQuality(RubricCriterion):
         shows_trajectory=True,
     )
 
-    class Params(RubricParams):
-        """ADK's ``RubricsBasedCriterion`` keys."""
-
-    params: Params
+    Params = RubricParams
+    params: RubricParams
 
     def not_judged(self, ctx: EvaluationContext, index: int) -> Optional[InvocationScore]:
         if index == len(ctx.actual) - 1:
