@@ -127,14 +127,15 @@ def test_unknown_criterion_exit_2_lists_installed(runner, example):
     assert "Traceback" not in result.output
 
 
-def test_adk_criterion_not_installed_is_explained(runner, example):
-    # safety_v1 is installed in the dev venv now (plugins/vertex_safety); its "not installed"
-    # message (with the pip command) is checked with an in-memory registry in
-    # tests/engine/test_registry.py.
+def test_adk_vertex_criterion_without_a_project_stops_before_any_call(runner, example, monkeypatch):
+    # Every ADK 2.13 criterion is installed in the dev venv; a Vertex one without a Google
+    # Cloud project stops in preflight with the setup to do.
+    for name in ("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "AGENTEVAL_VERTEX_EVAL_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
     result = _run(runner, example, "--criteria", "multi_turn_task_success_v1")
-    assert result.exit_code == 2
-    assert "'multi_turn_task_success_v1' is an ADK 2.13 criterion, but it is not installed" in result.output
-    assert "no agenteval plugin yet" in result.output
+    assert result.exit_code == 2, result.output
+    assert "GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION are not set" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_param_typo_is_an_error_with_suggestion(runner, example, tmp_path):

@@ -22,6 +22,10 @@ PARAMS: dict[str, dict] = {
     "final_response_match_v2": {"judge_model_options": {"num_samples": 1}},
     "rubric_based_final_response_quality_v1": {"judge_model_options": {"num_samples": 1}, "rubrics": RUBRICS},
     "rubric_based_tool_use_quality_v1": {"judge_model_options": {"num_samples": 1}, "rubrics": RUBRICS},
+    "rubric_based_multi_turn_trajectory_quality_v1": {
+        "judge_model_options": {"num_samples": 1},
+        "rubrics": RUBRICS,
+    },
     "hallucinations_v1": {"judge_model_options": {"num_samples": 1}},
     "per_turn_user_simulator_quality_v1": {"judge_model_options": {"num_samples": 1}},
 }
@@ -35,6 +39,15 @@ BUILTIN = {
     "trajectory_precision",
     "trajectory_recall",
     "trajectory_single_tool_use",
+}
+
+#: The criteria scored by the Vertex AI evaluation service (plugins/vertex_safety).
+VERTEX = {
+    "safety_v1",
+    "response_evaluation_score",
+    "multi_turn_task_success_v1",
+    "multi_turn_trajectory_quality_v1",
+    "multi_turn_tool_use_quality_v1",
 }
 
 INSTALLED = Registry().names()
@@ -65,7 +78,7 @@ def test_installed_criterion_keeps_the_contract(name, request):
         # every request with an instance of the request's own JSON schema.
         from agenteval.judging import JudgeService
 
-        if name == "safety_v1":
+        if name in VERTEX:
             # The Vertex AI evaluation service, faked (tests/fixtures/fake_vertex_eval.py).
             monkeypatch = request.getfixturevalue("monkeypatch")
             request.getfixturevalue("clean_judge_env")

@@ -55,7 +55,7 @@ out["run"] = [result.summary.status.value, result.eval_sets[0].cases[0].criteria
 out["modules_after_run"] = fakes()
 
 for key in ["fake_broken", "fake_missing_dep_attr", "fake_not_evaluator", "fake_abstract", "fake_no_info",
-            "fake_bad_params", "fake_dup", "fake_god", "multi_turn_task_success_v1", "fake_assert",
+            "fake_bad_params", "fake_dup", "fake_god", "fake_assert",
             "fake_raises", "fake_exit", "fake_nameless"]:
     out[key] = attempt([key])
 out["several"] = attempt(["fake_good", "fake_broken", "fake_nope", "fake_dup"])
@@ -271,14 +271,6 @@ def test_unknown_name_with_a_suggestion(findings):
     assert "installed criteria: " in message and "pip install" in message
 
 
-def test_adk_criterion_not_yet_provided(findings):
-    # safety_v1 is installed in the dev venv (plugins/vertex_safety); its message, with the
-    # pip command, is checked in test_adk_names_not_provided_in_memory.
-    message = error_of(findings, "multi_turn_task_success_v1")
-    assert "'multi_turn_task_success_v1' is an ADK 2.13 criterion, but it is not installed" in message
-    assert "no agenteval plugin yet" in message
-
-
 @pytest.mark.parametrize(
     ("key", "fragments"),
     [
@@ -361,6 +353,11 @@ def test_from_classes_checks_the_classes(obj, fragment):
         ("safety_v1", "agenteval-vertex-safety (pip install -e ./plugins/vertex_safety)"),
         ("final_response_match_v2", "agenteval-llm-judges (pip install -e ./plugins/llm_judges)"),
         ("hallucinations_v1", "is not installed: it comes from agenteval-llm-judges"),
+        ("rubric_based_multi_turn_trajectory_quality_v1", "it comes from agenteval-llm-judges"),
+        ("response_evaluation_score", "it comes from agenteval-vertex-safety"),
+        ("multi_turn_task_success_v1", "it comes from agenteval-vertex-safety"),
+        ("multi_turn_trajectory_quality_v1", "it comes from agenteval-vertex-safety"),
+        ("multi_turn_tool_use_quality_v1", "it comes from agenteval-vertex-safety"),
     ],
 )
 def test_adk_names_not_provided_in_memory(name, fragment):

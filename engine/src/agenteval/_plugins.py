@@ -67,12 +67,22 @@ _HINTS: dict[str, dict[str, str]] = {
                 "final_response_match_v2",
                 "rubric_based_final_response_quality_v1",
                 "rubric_based_tool_use_quality_v1",
+                "rubric_based_multi_turn_trajectory_quality_v1",
                 "hallucinations_v1",
                 "per_turn_user_simulator_quality_v1",
             ),
             _FROM["llm_judges"],
         ),
-        "safety_v1": _FROM["vertex_safety"],
+        **dict.fromkeys(
+            (
+                "safety_v1",
+                "response_evaluation_score",
+                "multi_turn_task_success_v1",
+                "multi_turn_trajectory_quality_v1",
+                "multi_turn_tool_use_quality_v1",
+            ),
+            _FROM["vertex_safety"],
+        ),
     },
     "agent adapter": {"adk": _FROM["adk"], "python": _FROM["builtin"], "http": _FROM["builtin"]},
     "judge model provider": {
@@ -89,18 +99,6 @@ _HINTS: dict[str, dict[str, str]] = {
     "custom metric runner": {"adk": _FROM["adk"]},
     "data format": {"otel": _FROM["otel"]},
 }
-#: ADK 2.13 names with no agenteval plugin (yet): said so instead of "not installed".
-_NOT_PROVIDED = {
-    "criterion": {
-        "response_evaluation_score": "no agenteval plugin (Vertex coherence, not planned)",
-        "rubric_based_multi_turn_trajectory_quality_v1": "no agenteval plugin yet",
-        "multi_turn_task_success_v1": "no agenteval plugin yet",
-        "multi_turn_trajectory_quality_v1": "no agenteval plugin yet",
-        "multi_turn_tool_use_quality_v1": "no agenteval plugin yet",
-    }
-}
-
-
 def known_plugins(kind: str) -> dict[str, str]:
     """Every plugin of ``kind`` that agenteval's own distributions provide, with its hint."""
     return dict(_HINTS.get(kind, {}))
@@ -295,12 +293,6 @@ class PluginFinder:
         hint = self.kind.hint(name)
         if hint:
             return f"{name!r} is not installed: it comes from {hint}. Installed {plural}: {installed}"
-        missing = _NOT_PROVIDED.get(self.kind.name, {}).get(name)
-        if missing:
-            return (
-                f"{name!r} is an ADK 2.13 {self.kind.name}, but it is not installed: there is {missing}. "
-                f"Installed {plural}: {installed}"
-            )
         guess = suggest(name, self.names())
         did_you_mean = f"did you mean {guess!r}? " if guess else ""
         return (

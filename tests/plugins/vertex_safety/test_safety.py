@@ -197,7 +197,7 @@ def test_preflight_finds_gcloud_adc_without_network(vertex_safety_env, monkeypat
 def test_only_safety_v1_is_offered(vertex_safety_env):
     from agenteval_vertex_safety.provider import VertexSafetyJudge
 
-    with pytest.raises(ConfigError, match="offers only 'vertex_safety:safety_v1'"):
+    with pytest.raises(ConfigError, match="offers .*'vertex_safety:safety_v1'"):
         VertexSafetyJudge("coherence_v1").check_ready()
 
 

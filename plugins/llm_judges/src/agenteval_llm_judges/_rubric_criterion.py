@@ -42,7 +42,7 @@ from ._judge import (
 )
 from ._parsing import Unparseable, entries, label, require, text_field
 from ._pivotal import Judged, score_pivotal, single_sample
-from ._render import encode
+from ._render import encode, nonce_for, render
 from ._rubrics import RubricSet, merge_rubrics, rubric_text
 from ._voting import JudgeSampling, mean
 
@@ -167,6 +167,27 @@ class RubricCriterion(JudgeCriterion):
     ) -> tuple[str, str]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def prompt_for(
+        self, ctx: EvaluationContext, got: Invocation, want: Optional[Invocation], rubrics: Sequence[Rubric]
+    ) -> tuple[str, str]:
+        """The prompts for ``got`` (a criterion that needs the whole case overrides this)."""
+        return self.build_prompt(got, want, rubrics)
+
+    def render_prompts(self, untrusted: dict[str, Any], rubrics: Sequence[Rubric]) -> tuple[str, str]:
+        """The system instruction and the prompt (``TEMPLATES``) with ``untrusted`` in data
+        blocks and the rubrics as the trusted properties."""
+        system_template, prompt_template = self.TEMPLATES
+        properties = properties_block(rubrics)
+        nonce = nonce_for({**untrusted, "properties": properties}, self.PROMPT_VERSION)
+        system = render(system_template, untrusted={}, nonce=nonce)
+        prompt = render(prompt_template, untrusted=untrusted, trusted={"properties": properties}, nonce=nonce)
+        return system, prompt
+
+    def not_judged(self, ctx: EvaluationContext, index: int) -> Optional[InvocationScore]:
+        """The NOT_EVALUATED score of an invocation this criterion does not judge, else
+        ``None`` (every invocation is judged by default)."""
+        return None
+
     # -- which rubrics apply ---------------------------------------------------------
     def rubric_sets(self, ctx: EvaluationContext) -> list[RubricSet]:
         """The rubrics of each actual invocation (criterion + case + expected invocation)."""
@@ -200,7 +221,9 @@ class RubricCriterion(JudgeCriterion):
         self.adopt_run(ctx)
         if self._misaligned(ctx):
             return 0
-        return sum(1 for s in self.rubric_sets(ctx) if s.problem is None) * self.samples_per_question
+        sets = self.rubric_sets(ctx)
+        judged = [s for i, s in enumerate(sets) if s.problem is None and self.not_judged(ctx, i) is None]
+        return len(judged) * self.samples_per_question
 
     # -- evaluation --------------------------------------------------------------------
     async def evaluate(self, ctx: EvaluationContext) -> Score:
@@ -215,14 +238,14 @@ class RubricCriterion(JudgeCriterion):
         expected = list(ctx.expected) if ctx.expected is not None else []
         aligned = len(expected) == len(ctx.actual)
         sets = self.rubric_sets(ctx)
+        skipped = [self.not_judged(ctx, i) for i in range(len(ctx.actual))]
         items = [
-            self._invocation(ctx, got, expected[i] if aligned else None, sets[i])
+            skipped[i] or self._invocation(ctx, got, expected[i] if aligned else None, sets[i])
             for i, got in enumerate(ctx.actual)
         ]
         # The case score is the mean over every rubric verdict: an invocation weighs its rubrics.
-        scores = await score_pivotal(
-            items, ctx.threshold, enabled=self.sampling.pivotal, weights=[len(s.ids()) for s in sets]
-        )
+        weights = [0 if skipped[i] else len(s.ids()) for i, s in enumerate(sets)]
+        scores = await score_pivotal(items, ctx.threshold, enabled=self.sampling.pivotal, weights=weights)
         pooled: list[float] = []
         by_rubric: dict[str, list[float]] = {}
         for item in scores:
@@ -254,7 +277,7 @@ class RubricCriterion(JudgeCriterion):
         if rubrics.problem is not None:
             return not_scored(rubrics.problem.code, rubrics.problem.reason, **extra)
         ids = rubrics.ids()
-        system, prompt = self.build_prompt(got, want, rubrics.rubrics)
+        system, prompt = self.prompt_for(ctx, got, want, rubrics.rubrics)
         request = self.request(system, prompt, rubric_schema(ids))
         sampling, num_samples = self.sampling, self.options.num_samples
 

@@ -20,8 +20,7 @@ from ._context import (
     user_text,
 )
 from ._prompts import rubric_final_response as prompts
-from ._render import nonce_for, render
-from ._rubric_criterion import RubricCriterion, RubricParams, properties_block
+from ._rubric_criterion import RubricCriterion, RubricParams
 
 __all__ = ["PROMPT_VERSION", "RubricFinalResponseQuality"]
 
@@ -85,8 +84,4 @@ class RubricFinalResponseQuality(RubricCriterion):
             "grounding_metadata": grounding_metadata(got),
             "final_answer": response_text(got, self.params.include_intermediate_responses_in_final),
         }
-        properties = properties_block(rubrics)
-        nonce = nonce_for({**untrusted, "properties": properties}, PROMPT_VERSION)
-        system = render(prompts.SYSTEM, untrusted={}, nonce=nonce)
-        prompt = render(prompts.PROMPT, untrusted=untrusted, trusted={"properties": properties}, nonce=nonce)
-        return system, prompt
+        return self.render_prompts(untrusted, rubrics)

@@ -11,8 +11,7 @@ from agenteval.models import Invocation, Rubric
 
 from ._context import app_details, tool_declarations, tool_steps, user_text
 from ._prompts import rubric_tool_use as prompts
-from ._render import nonce_for, render
-from ._rubric_criterion import RubricCriterion, RubricParams, properties_block
+from ._rubric_criterion import RubricCriterion, RubricParams
 
 __all__ = ["PROMPT_VERSION", "RubricToolUseQuality"]
 
@@ -66,8 +65,4 @@ class RubricToolUseQuality(RubricCriterion):
             "user_prompt": user_text(got),
             "response_steps": tool_steps(got),
         }
-        properties = properties_block(rubrics)
-        nonce = nonce_for({**untrusted, "properties": properties}, PROMPT_VERSION)
-        system = render(prompts.SYSTEM, untrusted={}, nonce=nonce)
-        prompt = render(prompts.PROMPT, untrusted=untrusted, trusted={"properties": properties}, nonce=nonce)
-        return system, prompt
+        return self.render_prompts(untrusted, rubrics)

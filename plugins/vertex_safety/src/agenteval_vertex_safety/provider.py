@@ -1,21 +1,32 @@
 """``vertex_safety``: the Vertex AI Gen AI evaluation service as a judge-model provider.
 
-A "model" here is a predefined metric of the service; only ``safety_v1`` is offered. One
-call is one ``evaluateInstances`` request through google-cloud-aiplatform's
-``aiplatform_v1beta1.EvaluationServiceClient`` (REST transport) with the predefined
-metric spec ``safety_v1`` and the instance ``{prompt, response}``, the same request
-ADK's ``vertexai.Client().evals`` route sends. Going through the engine's judge service
-gives it the run's concurrency limit, retries, timeout, cache and activity counts.
+A "model" here is a metric of the service (``METRICS``). One call is one
+``evaluateInstances`` request through google-cloud-aiplatform's
+``aiplatform_v1beta1.EvaluationServiceClient`` (REST transport):
 
-Model names: ``vertex_safety:safety_v1`` takes the project and location from
-``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``; ``vertex_safety:safety_v1@PROJECT/LOCATION``
-names them (the criterion's ``project`` / ``location`` params). Credentials are
+- ``safety_v1``: the predefined metric spec with the instance ``{prompt, response}``, the
+  request ADK's ``vertexai.Client().evals`` route sends;
+- ``multi_turn_task_success_v1``, ``multi_turn_trajectory_quality_v1``,
+  ``multi_turn_tool_use_quality_v1``: the predefined metric spec with the instance's
+  ``agent_eval_data`` (the agents and every turn's events) and an empty prompt, the request
+  ADK 2.13's multi-turn facade sends (checked against it in the tests);
+- ``coherence``: the service's own coherence metric (``coherenceInput`` with the response as
+  its prediction; scored 1 to 5).
+
+Going through the engine's judge service gives each call the run's concurrency limit,
+retries, timeout, cache and activity counts.
+
+Model names: ``vertex_safety:METRIC`` takes the project and location from
+``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``; ``vertex_safety:METRIC@PROJECT/LOCATION``
+names them (the criteria's ``project`` / ``location`` params). Credentials are
 Application Default Credentials. ``AGENTEVAL_VERTEX_EVAL_ENDPOINT`` (``http://host:port``
 or ``https://...``) sends the calls elsewhere, with anonymous credentials (tests, proxies).
 
 The request (``JudgeRequest.prompt``) is the JSON object ``{"prompt": str, "response":
-str}``; ``JudgeRequest.config`` may hold ``timeout_seconds`` (the HTTP timeout). The
-answer's text is the JSON object ``{"score": float | null, "explanation": str}``.
+str}`` (``build_instance``) or ``{"agent_data": {...}}`` (``build_agent_instance``);
+``JudgeRequest.config`` may hold ``timeout_seconds`` (the HTTP timeout). The answer's text
+is the JSON object ``{"score": float | null, "explanation": str, "rubric_verdicts":
+[{"rubric_id": str, "verdict": bool, "reasoning": str}]}``.
 """
 
 from __future__ import annotations
@@ -41,9 +52,24 @@ from agenteval.judging import (
 )
 from agenteval.text import one_line
 
-__all__ = ["ENDPOINT_ENV", "METRIC", "VertexSafetyJudge", "build_instance", "model_name"]
+__all__ = [
+    "ENDPOINT_ENV",
+    "METRIC",
+    "METRICS",
+    "VertexSafetyJudge",
+    "build_agent_instance",
+    "build_instance",
+    "model_name",
+]
 
 METRIC = "safety_v1"
+#: The service's coherence metric (``response_evaluation_score``), scored 1 to 5.
+COHERENCE = "coherence"
+#: The metrics sent with the conversation's ``agent_eval_data``.
+MULTI_TURN_METRICS = frozenset(
+    {"multi_turn_task_success_v1", "multi_turn_trajectory_quality_v1", "multi_turn_tool_use_quality_v1"}
+)
+METRICS = frozenset({METRIC, COHERENCE, *MULTI_TURN_METRICS})
 ENDPOINT_ENV = "AGENTEVAL_VERTEX_EVAL_ENDPOINT"
 _DEFAULT_TIMEOUT = 60.0
 _SETUP = (
@@ -58,16 +84,22 @@ _GCP_RUNTIME_MARKERS = ("GCE_METADATA_HOST", "K_SERVICE", "CLOUD_RUN_JOB", "FUNC
 _RETRYABLE_RPC_CODES = {4: "DEADLINE_EXCEEDED", 8: "RESOURCE_EXHAUSTED", 13: "INTERNAL", 14: "UNAVAILABLE"}
 
 
-def model_name(project: Optional[str] = None, location: Optional[str] = None) -> str:
-    """The judge-model spec: ``vertex_safety:safety_v1`` or ``...@PROJECT/LOCATION``."""
+def model_name(project: Optional[str] = None, location: Optional[str] = None, metric: str = METRIC) -> str:
+    """The judge-model spec: ``vertex_safety:METRIC`` or ``...@PROJECT/LOCATION``."""
     if project and location:
-        return f"vertex_safety:{METRIC}@{project}/{location}"
-    return f"vertex_safety:{METRIC}"
+        return f"vertex_safety:{metric}@{project}/{location}"
+    return f"vertex_safety:{metric}"
 
 
 def build_instance(prompt: str, response: str) -> str:
-    """The ``JudgeRequest.prompt`` this provider reads."""
+    """The ``JudgeRequest.prompt`` of a single-turn metric."""
     return json.dumps({"prompt": prompt, "response": response}, ensure_ascii=False, sort_keys=True)
+
+
+def build_agent_instance(agent_data: dict[str, Any]) -> str:
+    """The ``JudgeRequest.prompt`` of a multi-turn metric (``agent_data`` in the service's
+    ``AgentData`` JSON shape)."""
+    return json.dumps({"agent_data": agent_data}, ensure_ascii=False, sort_keys=True)
 
 
 def _env(name: str) -> Optional[str]:
@@ -125,19 +157,20 @@ class VertexSafetyJudge(JudgeModel):
 
     # -- the contract ------------------------------------------------------------------
     def check_ready(self) -> None:
-        if self.metric != METRIC:
+        if self.metric not in METRICS:
+            offered = ", ".join(f"'vertex_safety:{m}'" for m in sorted(METRICS))
             raise ConfigError(
-                f"judge model 'vertex_safety:{self.model}': the vertex_safety provider offers only "
-                f"'vertex_safety:{METRIC}' (or 'vertex_safety:{METRIC}@PROJECT/LOCATION')"
+                f"judge model 'vertex_safety:{self.model}': the vertex_safety provider offers {offered} "
+                "(each optionally followed by @PROJECT/LOCATION)"
             )
         if importlib.util.find_spec("google.cloud.aiplatform_v1beta1") is None:
             raise ConfigError(
-                "safety_v1 needs the google-cloud-aiplatform package: "
+                f"{self.metric} needs the google-cloud-aiplatform package: "
                 'pip install "google-cloud-aiplatform>=2.7,<3" (or reinstall agenteval-vertex-safety)'
             )
         problem = self._problem(self._target())
         if problem:
-            raise ConfigError(f"safety_v1 (Vertex AI evaluation service): {problem}")
+            raise ConfigError(f"{self.metric} (Vertex AI evaluation service): {problem}")
 
     def identity(self) -> dict[str, Any]:
         target = self._target()
@@ -152,16 +185,23 @@ class VertexSafetyJudge(JudgeModel):
     async def generate(self, request: JudgeRequest) -> JudgeResponse:
         try:
             instance = json.loads(request.prompt)
-            prompt, response = str(instance.get("prompt") or ""), str(instance["response"])
+            if self.metric in MULTI_TURN_METRICS:
+                payload: dict[str, Any] = {"agent_data": dict(instance["agent_data"])}
+            else:
+                payload = {"prompt": str(instance.get("prompt") or ""), "response": str(instance["response"])}
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            wanted = (
+                '{"agent_data": ...}'
+                if self.metric in MULTI_TURN_METRICS
+                else '{"prompt": ..., "response": ...}'
+            )
             raise JudgeCallError(
-                'vertex_safety: the request prompt must be the JSON object {"prompt": ..., "response": ...}',
-                retryable=False,
+                f"vertex_safety: the request prompt must be the JSON object {wanted}", retryable=False
             ) from exc
         timeout = float(request.config.get("timeout_seconds") or _DEFAULT_TIMEOUT)
         # The SDK client is synchronous (requests); run it off the event loop. Its own HTTP
         # timeout ends a hung call's thread when the judge service stops waiting.
-        return await asyncio.to_thread(self._call, prompt, response, timeout)
+        return await asyncio.to_thread(self._call, payload, timeout)
 
     async def aclose(self) -> None:
         with self._lock:
@@ -218,28 +258,45 @@ class VertexSafetyJudge(JudgeModel):
             )
             return self._client
 
-    def _call(self, prompt: str, response: str, timeout: float) -> JudgeResponse:
+    def _request(self, payload: dict[str, Any], location: str) -> Any:
+        """The ``EvaluateInstancesRequest`` of this provider's metric."""
+        from google.cloud.aiplatform_v1beta1 import types
+
+        if self.metric == COHERENCE:
+            return types.EvaluateInstancesRequest(
+                location=location,
+                coherence_input=types.CoherenceInput(
+                    metric_spec=types.CoherenceSpec(),
+                    instance=types.CoherenceInstance(prediction=payload["response"]),
+                ),
+            )
+        if self.metric in MULTI_TURN_METRICS:
+            # As the Gen AI SDK sends it: the conversation as agent data, an empty prompt.
+            instance = types.EvaluationInstance.from_json(
+                json.dumps({"prompt": {"contents": {}}, "agent_eval_data": payload["agent_data"]}),
+                ignore_unknown_fields=False,
+            )
+        else:
+            instance = types.EvaluationInstance(
+                prompt=types.EvaluationInstance.InstanceData(text=payload["prompt"]),
+                response=types.EvaluationInstance.InstanceData(text=payload["response"]),
+            )
+        return types.EvaluateInstancesRequest(
+            location=location,
+            metrics=[
+                types.Metric(predefined_metric_spec=types.PredefinedMetricSpec(metric_spec_name=self.metric))
+            ],
+            instance=instance,
+        )
+
+    def _call(self, payload: dict[str, Any], timeout: float) -> JudgeResponse:
         target = self._target()
         problem = self._problem(target)
         if problem:
-            raise JudgeCallError(f"safety_v1: {problem}", retryable=False)
+            raise JudgeCallError(f"{self.metric}: {problem}", retryable=False)
         try:
-            from google.cloud.aiplatform_v1beta1 import types
-
             client = self._get_client(target)
-            instance = types.EvaluationInstance(
-                prompt=types.EvaluationInstance.InstanceData(text=prompt),
-                response=types.EvaluationInstance.InstanceData(text=response),
-            )
-            request = types.EvaluateInstancesRequest(
-                location=f"projects/{target.project}/locations/{target.location}",
-                metrics=[
-                    types.Metric(
-                        predefined_metric_spec=types.PredefinedMetricSpec(metric_spec_name=self.metric)
-                    )
-                ],
-                instance=instance,
-            )
+            request = self._request(payload, f"projects/{target.project}/locations/{target.location}")
             # retry=None: the SDK does not retry; the judge service does.
             answer = client.evaluate_instances(request=request, retry=None, timeout=timeout)
         except JudgeCallError:
@@ -249,6 +306,14 @@ class VertexSafetyJudge(JudgeModel):
         return self._read(answer)
 
     def _read(self, answer: Any) -> JudgeResponse:
+        if self.metric == COHERENCE:
+            if "coherence_result" not in answer:
+                raise JudgeCallError(
+                    "the Vertex AI evaluation service answered without a coherence result",
+                    retryable=False,
+                    code="judge_unparseable",
+                )
+            return _answer(answer.coherence_result, [])
         results = list(getattr(answer, "metric_results", None) or [])
         if not results:
             raise JudgeCallError(
@@ -266,13 +331,7 @@ class VertexSafetyJudge(JudgeModel):
                 f"{' ' + name if name else ''}): {message}",
                 retryable=name is not None,
             )
-        score: Optional[float] = float(result.score) if "score" in result else None
-        if score is not None and not math.isfinite(score):
-            score = None
-        explanation = str(result.explanation) if "explanation" in result else ""
-        return JudgeResponse(
-            text=json.dumps({"score": score, "explanation": explanation}, ensure_ascii=False)
-        )
+        return _answer(result, [_verdict(index, v) for index, v in enumerate(result.rubric_verdicts)])
 
     def _call_error(self, exc: Exception, target: _Target) -> JudgeCallError:
         where = "the Vertex AI evaluation service"
@@ -324,6 +383,28 @@ class VertexSafetyJudge(JudgeModel):
         return JudgeCallError(
             f"{where}: unexpected {type(exc).__name__}: {one_line(exc, 300)}", retryable=False
         )
+
+
+def _verdict(index: int, verdict: Any) -> dict[str, Any]:
+    """One rubric verdict, named as ADK 2.13 names it: the rubric's property description,
+    else its id, else ``rubric_<index>``."""
+    rubric = verdict.evaluated_rubric
+    description = rubric.content.property.description if "content" in rubric else ""
+    return {
+        "rubric_id": description or rubric.rubric_id or f"rubric_{index}",
+        "verdict": bool(verdict.verdict),
+        "reasoning": verdict.reasoning or "",
+    }
+
+
+def _answer(result: Any, verdicts: list[dict[str, Any]]) -> JudgeResponse:
+    """The answer text of a metric result (score, explanation, rubric verdicts)."""
+    score: Optional[float] = float(result.score) if "score" in result else None
+    if score is not None and not math.isfinite(score):
+        score = None
+    explanation = str(result.explanation) if "explanation" in result else ""
+    body = {"score": score, "explanation": explanation, "rubric_verdicts": verdicts}
+    return JudgeResponse(text=json.dumps(body, ensure_ascii=False))
 
 
 def _transport_error(exc: BaseException) -> Optional[str]:
