@@ -88,3 +88,15 @@ def test_rubric_scores_are_in_details_and_other_criteria_have_none():
         "token_usage_details": None,
         "duration_details": None,
     }
+
+
+def test_a_vertex_metrics_explanation_is_written_as_adk_writes_it():
+    eval_result = pytest.importorskip("google.adk.evaluation.eval_result")
+    details = {"rubrics": RUBRICS, "explanation": "the user got the booking"}
+    document = _document(_result("multi_turn_task_success_v1", details, Status.PASSED))
+    case = eval_result.EvalSetResult.model_validate(document).eval_case_results[0]
+    scores = case.eval_metric_result_per_invocation[0].eval_metric_results[0].details.rubric_scores
+    assert [(s.rubric_id, s.rationale, s.score) for s in scores] == [
+        ("polite", "says please", 1.0),
+        ("explanation", "the user got the booking", None),
+    ]

@@ -82,6 +82,13 @@ def _details(criterion: str, details: dict[str, Any]) -> dict[str, Any]:
             if isinstance(r, dict) and "rubric_id" in r
         ]
         written["rubric_scores"] = scores or None
+    # ADK's Vertex-backed metrics add the service's explanation and error as two more
+    # entries, with the ids ``explanation`` and ``error`` and no score.
+    for key, rubric_id in (("explanation", "explanation"), ("error_message", "error")):
+        text = details.get(key)
+        if isinstance(text, str) and text:
+            extra = {"rubric_id": rubric_id, "rationale": text, "score": None}
+            written["rubric_scores"] = [*(written["rubric_scores"] or []), extra]
     return written
 
 
