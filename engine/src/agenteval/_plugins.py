@@ -99,6 +99,8 @@ _HINTS: dict[str, dict[str, str]] = {
     "custom metric runner": {"adk": _FROM["adk"]},
     "data format": {"otel": _FROM["otel"]},
 }
+
+
 def known_plugins(kind: str) -> dict[str, str]:
     """Every plugin of ``kind`` that agenteval's own distributions provide, with its hint."""
     return dict(_HINTS.get(kind, {}))

@@ -169,3 +169,32 @@ def test_an_interrupted_or_multi_run_runs_sealed_summary_is_what_the_records_giv
     never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("the records were read"))  # noqa: E731
     monkeypatch.setattr(RecordedRun, "case_results", never)
     assert RecordedRun.open(run.folder).result_summary() == recomputed
+
+
+@pytest.mark.parametrize(("stop_after", "state"), [(None, RunState.COMPLETE), (40, RunState.INTERRUPTED)])
+def test_a_multi_run_runs_briefs_are_what_its_records_give_and_read_no_record(
+    tmp_path, monkeypatch, stop_after, state
+):
+    run = _recorded(_plan(3), tmp_path / "runs", stop_after)
+    assert run.manifest.state is state and (run.folder / "briefs.jsonl").exists()
+    written = list(RecordedRun.open(run.folder).case_briefs())
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    combined = list(RecordedRun.open(run.folder).case_briefs())  # from the records
+    assert written == combined
+    assert len({b.status for b in written}) > 1 and [b.row for b in written] == list(range(30))
+    (tmp_path / "briefs.jsonl").rename(run.folder / "briefs.jsonl")
+    if state is RunState.COMPLETE:  # every case finished: its brief was written
+        never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("a record was read"))  # noqa: E731
+        monkeypatch.setattr(RecordedRun, "_read_at", never)
+    assert list(RecordedRun.open(run.folder).case_briefs()) == written
+
+
+def test_briefs_not_covered_by_the_summary_are_not_read(tmp_path):
+    run = _recorded(_plan(3, cases=8), tmp_path / "runs")
+    path = run.folder / "briefs.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    doctored = json.loads(lines[0])
+    doctored["status"] = "PASSED" if doctored["status"] != "PASSED" else "FAILED"
+    path.write_bytes(json.dumps(doctored).encode() + b"\n" + b"".join(lines[1:]))  # another size
+    briefs = {b.case_id: b.status.value for b in RecordedRun.open(run.folder).case_briefs()}
+    assert briefs[doctored["key"][1]] != doctored["status"]

@@ -58,6 +58,7 @@ from ..runs import (
     utc_now,
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
+from ..runs._briefs import brief_from_result
 from ._plan import Plan, PlannedSet, RecordedTurns
 from ._progress import Progress, SilentProgress
 from ._scoring import Preparation, score_run
@@ -504,6 +505,9 @@ class EvalRun:
         book.done.add(key)
         book.active.pop(key, None)
         book.summary.add(case, state.planned.entry)
+        if self.writer is not None and self.plan.num_runs != 1:
+            records = [state.runs[i] for i in sorted(state.runs)]
+            self.writer.append_brief(brief_from_result(state.planned.entry, 0, case, records))
         if self.keep_results:
             book.finished[key] = case
         if self.adk_history is not None and 1 in state.runs:

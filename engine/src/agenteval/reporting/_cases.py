@@ -84,9 +84,11 @@ def _view(
 
 
 def case_view(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool) -> CaseView:
-    """One case of a run of one run per case, read from its record (what ``case_views``
-    gives for it)."""
-    return _view(run, entry, case_id, [run.record((entry.index, case_id, 1))], pending)
+    """One case of a run read from its records, one per run (what ``case_views`` gives for
+    it)."""
+    if run.manifest.num_runs == 1:
+        return _view(run, entry, case_id, [run.record((entry.index, case_id, 1))], pending)
+    return _view(run, entry, case_id, run.case_runs(entry, case_id), pending)
 
 
 class Listed(NamedTuple):
@@ -99,12 +101,13 @@ class Listed(NamedTuple):
     unreached: bool
 
 
-def case_briefs(run: RecordedRun) -> Optional[Iterator[Listed]]:
-    """Every planned case of a run of one run per case, in plan order, from the run's
-    case briefs (``RecordedRun.case_briefs``: its index, no record read); ``None`` for a run
-    of several runs per case, whose cases are combined from their records."""
+def case_briefs(run: RecordedRun) -> Iterator[Listed]:
+    """Every planned case of a run, in plan order, from the run's case briefs
+    (``RecordedRun.case_briefs``: a run of one run per case from its index, several runs
+    per case from the briefs it wrote as each case finished; no record read when those
+    cover every case)."""
     if run.manifest.num_runs != 1:
-        return None
+        return (Listed(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in run.case_briefs())
     return _in_plan_order(run)
 
 

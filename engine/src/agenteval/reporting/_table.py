@@ -470,7 +470,7 @@ def _listing(
 ) -> Iterator[tuple[int, bool, bool, Callable[[], CaseView]]]:
     """Per case in run order: its INCONCLUSIVE count, whether its status is fine, whether
     the run never scored it, and how to read it. A recorded run of one run per case is
-    decided on from its index (``case_briefs``) and only the cases printed are read."""
+    decided on from its briefs (``case_briefs``) and only the cases printed are read."""
     briefs = case_briefs(source) if isinstance(source, RecordedRun) else None
     if briefs is None:
         for view in case_views(source):

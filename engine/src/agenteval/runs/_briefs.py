@@ -30,6 +30,10 @@ from ._records import CaseRecord, EvalSetEntry
 
 __all__ = ["CaseBrief", "CriterionBrief", "RubricBrief", "not_reached", "rubric_failed"]
 
+#: A run of several runs per case writes each finished case's combined brief here
+#: (``brief_line``), so that readers need not combine every case's runs again.
+BRIEFS = "briefs.jsonl"
+
 _STATUS = {status.value: status for status in Status}
 #: the point verdict of each status (by its value), as a string (``None``: an informational
 #: result has none)
@@ -193,3 +197,62 @@ def brief_from_result(
         user, reply = first["preview"]["user"], first["preview"]["reply"]
         texts = first.get("rubric_texts") or {}
     return CaseBrief(entry, case.eval_id, row, case.status, criteria, bool(present), user, reply, texts)
+
+
+def brief_line(brief: CaseBrief) -> dict[str, Any]:
+    """A case's combined brief as a ``briefs.jsonl`` line (``docs/run-folder.md``): each
+    criterion one array ``[criterion, status, score, reason_code, verdict, rubrics,
+    run_scores]``, as in the index with the run scores added."""
+    line: dict[str, Any] = {
+        "key": [brief.entry.index, brief.case_id],
+        "status": brief.status.value,
+        "criteria": [
+            [
+                c.name,
+                c.status.value,
+                c.score,
+                c.reason_code,
+                c.verdict,
+                [list(r) for r in c.rubrics],
+                list(c.run_scores),
+            ]
+            for c in brief.criteria
+        ],
+        "preview": {"user": brief.user, "reply": brief.reply},
+    }
+    if brief.rubric_texts:
+        line["rubric_texts"] = dict(brief.rubric_texts)
+    return line
+
+
+def brief_from_line(entry: EvalSetEntry, row: int, found: dict[str, Any]) -> CaseBrief:
+    """The brief a ``briefs.jsonl`` line holds (``brief_line``), at ``row`` of the plan."""
+    statuses, make, rubric = _STATUS, CriterionBrief._make, RubricBrief._make
+    criteria = tuple(
+        make(
+            (
+                name,
+                statuses[status],
+                score,
+                reason_code,
+                verdict,
+                tuple(map(rubric, rubrics)) if rubrics else (),
+                tuple(run_scores),
+            )
+        )
+        for name, status, score, reason_code, verdict, rubrics, run_scores in found["criteria"]
+    )
+    preview = found.get("preview") or {}
+    return CaseBrief._make(
+        (
+            entry,
+            found["key"][1],
+            row,
+            statuses[found["status"]],
+            criteria,
+            True,
+            preview.get("user", ""),
+            preview.get("reply", ""),
+            found.get("rubric_texts") or {},
+        )
+    )

@@ -21,6 +21,7 @@ import pydantic_core
 from .._jsonsafe import writable
 from .._secrets import Scrubber
 from ..errors import AgentEvalError, ConfigError
+from ._briefs import BRIEFS, CaseBrief, brief_line
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
 
@@ -86,6 +87,7 @@ class RunWriter:
         self._results = results
         self._index = index
         self._lock = lock
+        self._briefs: Optional[IO[bytes]] = None
         self.records_written = 0
         #: credential values are read once per run (records are bulk text)
         self._scrub = Scrubber()
@@ -128,6 +130,9 @@ class RunWriter:
             _drop_partial_line(path)
             _drop_partial_line(folder / INDEX)
             _revalidate_index(folder)
+            # the briefs of an earlier session are not sealed by the next summary: readers
+            # combine the cases they lack from the records
+            (folder / BRIEFS).unlink(missing_ok=True)
             results = open(path, "ab")
             index = open(folder / INDEX, "ab")
         except OSError as exc:
@@ -147,6 +152,7 @@ class RunWriter:
         sizes = {
             "results_bytes": self._results.tell(),
             "index_bytes": self._index.tell() if self._index is not None else None,
+            "briefs_bytes": self._briefs.tell() if self._briefs is not None else None,
         }
         self._replace(SUMMARY, summary.model_copy(update=sizes).sealed())
 
@@ -169,8 +175,20 @@ class RunWriter:
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
 
+    def append_brief(self, brief: CaseBrief) -> None:
+        """Append a finished case's combined brief to ``briefs.jsonl`` (a run of several
+        runs per case; what readers list without combining the case's runs again)."""
+        line = self._scrub(_json(brief_line(brief))).encode("utf-8", "surrogatepass") + b"\n"
+        try:
+            if self._briefs is None:
+                self._briefs = open(self.folder / BRIEFS, "ab")
+            self._briefs.write(line)
+            self._briefs.flush()
+        except OSError as exc:
+            raise _recording_failed(self.folder, exc) from exc
+
     def close(self) -> None:
-        for handle in (self._results, self._index, self._lock):
+        for handle in (self._results, self._index, self._briefs, self._lock):
             if handle is not None:
                 try:
                     if handle is self._results:

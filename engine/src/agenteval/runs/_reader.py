@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs
 from ..errors import ConfigError
 from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
-from ._briefs import CaseBrief, brief_from_index, brief_from_result
+from ._briefs import BRIEFS, CaseBrief, brief_from_index, brief_from_line, brief_from_result
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
@@ -250,9 +250,7 @@ class RecordedRun:
         manifest = self.manifest
         pending = self.in_progress
         if manifest.num_runs != 1:
-            for row, (entry, case_id, records) in enumerate(self.case_records()):
-                case = self.case_result(entry, case_id, records, pending=pending)
-                yield brief_from_result(entry, row, case, records)
+            yield from self._combined_briefs(pending)
             return
         plan: dict[tuple[int, str], int] = {}
         sets: dict[int, EvalSetEntry] = {}
@@ -279,34 +277,86 @@ class RecordedRun:
                     yield unrecorded._replace(case_id=case_id, row=row)
                 row += 1
 
-    def case_records(self) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
+    def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
+        """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
+        the run's sealed summary covers that file as it is (the briefs the run wrote as each
+        case finished), the others combined from their records."""
+        written: dict[tuple[int, str], dict] = {}
+        summary = self.summary()
+        if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
+            path = self.folder / BRIEFS
+            try:
+                if path.stat().st_size == summary.briefs_bytes:
+                    with open(path, "rb") as handle:
+                        for line in handle:
+                            found = pydantic_core.from_json(line)
+                            written[(found["key"][0], found["key"][1])] = found
+            except (OSError, ValueError):
+                written = {}
+        rows = {}
+        row = 0
+        for entry in self.manifest.eval_sets:
+            for case_id in entry.case_ids:
+                rows[(entry.index, case_id)] = row
+                row += 1
+        missing = {key for key in rows if key not in written}
+        combined = {
+            (entry.index, case_id): brief_from_result(
+                entry,
+                rows[(entry.index, case_id)],
+                self.case_result(entry, case_id, records, pending=pending),
+                records,
+            )
+            for entry, case_id, records in self.case_records(only=missing if written else None)
+        }
+        for entry in self.manifest.eval_sets:
+            for case_id in entry.case_ids:
+                key = (entry.index, case_id)
+                found = written.get(key)
+                yield brief_from_line(entry, rows[key], found) if found is not None else combined[key]
+
+    def case_records(
+        self, only: Optional[set[tuple[int, str]]] = None
+    ) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
         """Each planned case in plan order with its record for every run (``None`` for a
-        run never recorded), read through one open file: one record in memory at a time.
+        run never recorded), read through one open file: one record in memory at a time;
+        ``only``: just these (eval set index, case id) keys.
 
         Under ``--num-runs auto`` a case lists only the runs it needed: all it has when the
         run completed, else up to the look it was in (``auto_runs_needed``), so a run its
         verdict made unnecessary is never taken for an interrupted one."""
-        manifest = self.manifest
-        runs = manifest.num_runs
         index = self._index()
-        path = self.folder / RESULTS
-        auto = manifest.num_runs_policy == "auto"
         with contextlib.ExitStack() as stack:
-            handle = stack.enter_context(open(path, "rb")) if index else None
-            for entry in manifest.eval_sets:
+            handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
+            for entry in self.manifest.eval_sets:
                 for case_id in entry.case_ids:
-                    records: list[Optional[CaseRecord]] = []
-                    for run_index in range(1, runs + 1):
-                        where = index.get((entry.index, case_id, run_index))
-                        if where is None and auto and manifest.state is RunState.COMPLETE:
-                            break
-                        records.append(None if where is None else self._read_at(handle, where))
-                    if auto and manifest.state is not RunState.COMPLETE:
-                        needed = auto_runs_needed(
-                            entry, case_id, records, manifest.looks, manifest.confidence, run_id=self.run_id
-                        )
-                        records = records[:needed]
-                    yield entry, case_id, records
+                    if only is None or (entry.index, case_id) in only:
+                        yield entry, case_id, self._records_of(entry, case_id, index, handle)
+
+    def case_runs(self, entry: EvalSetEntry, case_id: str) -> list[Optional[CaseRecord]]:
+        """One case's records, one per run, by the rules of ``case_records``."""
+        index = self._index()
+        with contextlib.ExitStack() as stack:
+            handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
+            return self._records_of(entry, case_id, index, handle)
+
+    def _records_of(
+        self, entry: EvalSetEntry, case_id: str, index: dict, handle: Optional[IO[bytes]]
+    ) -> list[Optional[CaseRecord]]:
+        manifest = self.manifest
+        auto = manifest.num_runs_policy == "auto"
+        records: list[Optional[CaseRecord]] = []
+        for run_index in range(1, manifest.num_runs + 1):
+            where = index.get((entry.index, case_id, run_index))
+            if where is None and auto and manifest.state is RunState.COMPLETE:
+                break
+            records.append(None if where is None or handle is None else self._read_at(handle, where))
+        if auto and manifest.state is not RunState.COMPLETE:
+            needed = auto_runs_needed(
+                entry, case_id, records, manifest.looks, manifest.confidence, run_id=self.run_id
+            )
+            records = records[:needed]
+        return records
 
     def _read_at(self, handle: IO[bytes], where: tuple[int, int]) -> Optional[CaseRecord]:
         handle.seek(where[0])

@@ -198,6 +198,9 @@ class SummaryDocument(_Doc):
     #: reader takes the summary as the run's only while the records are still those.
     results_bytes: Optional[int] = None
     index_bytes: Optional[int] = None
+    #: the size of ``briefs.jsonl`` (a run of several runs per case: each finished case's
+    #: combined brief) when the summary was written; ``None`` when the run wrote none.
+    briefs_bytes: Optional[int] = None
     #: ``summary_digest`` of the document: a summary changed by anything but its writer
     #: does not check, and is recomputed from the records.
     sha256: Optional[str] = None
