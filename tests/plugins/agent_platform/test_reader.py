@@ -25,6 +25,10 @@ def _prompt(text: str) -> dict:
     return {"role": "user", "parts": [{"text": text}]}
 
 
+def _user_event(text: str) -> dict:
+    return {"author": "user", "content": _prompt(text)}
+
+
 def _answer(text: str) -> dict:
     return {"response": {"role": "model", "parts": [{"text": text}]}}
 
@@ -150,8 +154,11 @@ def test_what_has_no_place_in_adk_is_a_warning_naming_it(tmp_path):
     [
         ({"eval_case_id": "c"}, "eval_cases[0]: has none of 'prompt', 'agent_data' and 'user_scenario'"),
         (
-            {"prompt": _prompt("hi"), "agent_data": {"turns": []}},
-            "eval_cases[0]: has both 'prompt' and 'agent_data'",
+            {
+                "prompt": _prompt("hi"),
+                "agent_data": {"turns": [{"events": [_user_event("a"), _user_event("b")]}]},
+            },
+            "eval_cases[0].agent_data: 2 user turn(s), but the case expects 1",
         ),
         ({"prompt": {"role": "assistant!", "parts": []}}, "eval_cases[0].prompt.role: unknown role"),
         (
@@ -185,3 +192,27 @@ def test_a_table_row_problem_names_its_line(tmp_path):
     path.write_text('{"prompt": "a", "response": "b"}\n{"prompt": "c", "history": "[not json"}\n')
     with pytest.raises(DataError, match="line 2: column 'history': not JSON"):
         read_eval_file(path)
+
+
+def test_a_prompt_case_with_agent_data_takes_its_recorded_run_from_agent_data(tmp_path):
+    """What agents-cli's `eval generate` writes: the prompt shape plus the run as agent_data."""
+    events = [
+        _user_event("Where is order 12?"),
+        {
+            "author": "shop_agent",
+            "content": {"role": "model", "parts": [{"function_call": {"name": "find_order"}}]},
+        },
+        {"author": "shop_agent", "content": {"role": "model", "parts": [{"text": "It ships today."}]}},
+    ]
+    case = {
+        "eval_case_id": "c",
+        "prompt": _prompt("Where is order 12?"),
+        "responses": [_answer("It ships today.")],
+        "agent_data": {"agents": {"shop_agent": {"agent_id": "shop_agent"}}, "turns": [{"events": events}]},
+    }
+    path = _write(tmp_path, [case])
+    (expected,) = read_eval_file(path).eval_set.case("c").conversation
+    assert expected.final_response is None and expected.intermediate_data is None
+    (turn,) = AgentPlatformReader().read_actual(path, []).case("c").conversation
+    assert [c.name for c in turn.tool_calls()] == ["find_order"]
+    assert turn.final_text() == "It ships today."

@@ -6,8 +6,9 @@
   tool calls or responses is its final response, the others its intermediate steps (events
   when they all have an author, else ADK's legacy form, as Google's converter wrote them);
 * ``reference_trajectory`` -> the last turn's expected tool calls;
-* ``agent_data`` -> turns split at each event authored ``user`` (the agent's recorded replies
-  are the actual turns; the expected last reply is ``reference``);
+* ``agent_data`` -> turns split at each event authored ``user``; the agent's events are the
+  recorded (actual) turns, the expected last reply is ``reference``. Beside ``prompt`` (as
+  agents-cli's ``eval generate`` writes it) ``agent_data`` is the recorded run of the same turns;
 * ``responses[0]`` (and ``intermediate_events``) -> the recorded actual last turn;
 * ``session_inputs`` -> ``session_input``; ``user_scenario`` -> ``conversation_scenario``;
   ``rubric_groups`` -> the case's rubrics.
@@ -301,12 +302,6 @@ def read_case(case: Any, index: int, loc: list[Any], where: str) -> ReadCase:
     eval_id = str(case.get("eval_case_id") or f"eval_case_{index}")
     out: dict[str, Any] = {"eval_id": eval_id}
     at = lambda key: [*loc, key]  # noqa: E731
-    if "prompt" in case and "agent_data" in case:
-        raise DataError(
-            f"{_at(loc)}: has both 'prompt' and 'agent_data'; agents-cli reads a case in one shape: keep "
-            "'prompt' (with 'reference' and 'responses') or 'agent_data' (the whole conversation)",
-            source=where,
-        )
     actual: Optional[list[dict[str, Any]]] = None
     if case.get("user_scenario") is not None:
         scenario = case["user_scenario"]
@@ -327,16 +322,6 @@ def read_case(case: Any, index: int, loc: list[Any], where: str) -> ReadCase:
             f"{_at(at('user_scenario'))}: no user persona in the dataset; ADK's default persona "
             "plays the user"
         )
-    elif "agent_data" in case:
-        turns, details = _agent_data(case["agent_data"], at("agent_data"), where, warnings)
-        actual = [dict(t, app_details=details) if details else dict(t) for t in turns]
-        if "final_response" not in turns[-1]:
-            actual = None  # the last user message is not answered yet (agents-cli `eval generate` does)
-        turns[-1].pop("final_response", None)
-        turns[-1].pop("intermediate_data", None)
-        out["conversation"] = [*turns[:-1], _expected(case, turns[-1], loc, where)]
-        if case.get("responses"):
-            warnings.append(f"{_at(at('responses'))}: agent_data holds the recorded turns; not read")
     elif "prompt" in case:
         history = case.get("conversation_history")
         turns = _history(history, at("conversation_history"), where, warnings) if history else []
@@ -345,6 +330,16 @@ def read_case(case: Any, index: int, loc: list[Any], where: str) -> ReadCase:
         )
         out["conversation"] = [*turns, last]
         actual = _recorded(case, turns, last, loc, where, warnings)
+        if "agent_data" in case:  # the recorded run of the prompt, as agents-cli's `eval generate` adds it
+            actual = _agent_run(case, out["conversation"], actual, loc, where, warnings)
+    elif "agent_data" in case:
+        turns, _ = _agent_data(case["agent_data"], at("agent_data"), where, [])
+        expected = [
+            {k: v for k, v in t.items() if k not in ("final_response", "intermediate_data")} for t in turns
+        ]
+        out["conversation"] = [*turns[:-1], _expected(case, expected[-1], loc, where)]
+        responses = _recorded(case, [], expected[-1], loc, where, [])
+        actual = _agent_run(case, out["conversation"], responses, loc, where, warnings)
     else:
         raise DataError(
             f"{_at(loc)}: has none of 'prompt', 'agent_data' and 'user_scenario'; a case needs one",
@@ -377,6 +372,30 @@ def read_case(case: Any, index: int, loc: list[Any], where: str) -> ReadCase:
             f"{_at(loc)} ({eval_id}): " + describe_validation_error(exc, EvalCase), source=where
         ) from None
     return ReadCase(expected, recorded, warnings)
+
+
+def _agent_run(
+    case: dict[str, Any],
+    expected: list[dict[str, Any]],
+    responses: Optional[list[dict[str, Any]]],
+    loc: list[Any],
+    where: str,
+    warnings: list[str],
+) -> Optional[list[dict[str, Any]]]:
+    """The recorded turns of ``agent_data`` (one per expected turn), the last one's final
+    response taken from ``responses[0]`` when given; ``None`` when the last user message is
+    not answered yet (agents-cli's `eval generate` answers it)."""
+    turns, details = _agent_data(case["agent_data"], [*loc, "agent_data"], where, warnings)
+    if len(turns) != len(expected):
+        raise DataError(
+            f"{_at([*loc, 'agent_data'])}: {len(turns)} user turn(s), but the case expects {len(expected)} "
+            "('prompt' after its 'conversation_history'); give agent_data the same user messages",
+            source=where,
+        )
+    recorded = [dict(t, app_details=details) if details else dict(t) for t in turns]
+    if responses:
+        recorded[-1]["final_response"] = responses[-1]["final_response"]
+    return recorded if "final_response" in recorded[-1] else None
 
 
 def _expected(case: dict[str, Any], last: dict[str, Any], loc: list[Any], where: str) -> dict[str, Any]:
