@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ __all__ = [
 ADK_FORMAT = "adk"
 #: How much of a file a reader sees to decide whether it claims it.
 HEAD_BYTES = 64 * 1024
+_STARTS_AS_EVAL_SET = re.compile(rb'^(\xef\xbb\xbf)?\s*(\[|\{\s*"eval_set_id"\s*:)')
 _EVAL_SET_KEYS = frozenset({"eval_set_id", "name", "description", "eval_cases", "creation_timestamp"})
 
 
@@ -237,8 +239,9 @@ def eval_set_in_format(path: Path, head: bytes) -> Optional[tuple[EvalSet, str, 
     """The eval set of ``path`` (whose first bytes are ``head``) read by the installed format
     that claims it, with the format's name and the reader's warnings; ``None`` when the file
     is ADK's (or no format that holds eval cases claims it)."""
-    keys = leading_keys(head)
-    if _is_adk(head, keys):
+    if _STARTS_AS_EVAL_SET.match(head):  # ADK's own files: nothing parsed, no plugin looked up
+        return None
+    if _is_adk(head, leading_keys(head)):
         return None
     for name, loaded in _eval_formats().items():
         if _claims(loaded, head, path):
