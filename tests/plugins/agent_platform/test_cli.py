@@ -96,3 +96,17 @@ def test_export_to_an_unknown_format_exits_2_naming_the_writers(tmp_path):
     done = CliRunner().invoke(main, ["export", str(WEATHER), "--to", "nope", "-o", str(tmp_path)])
     assert done.exit_code == 2
     assert "'nope'" in done.output and "agent-platform" in done.output
+
+
+def test_export_of_a_turn_time_no_dataset_can_hold_exits_2_naming_it(tmp_path):
+    source = tmp_path / "far.evalset.json"
+    turn = {"user_content": {"parts": [{"text": "hi"}]}, "creation_timestamp": 1e300}
+    last = {"user_content": {"parts": [{"text": "bye"}]}}
+    source.write_text(
+        json.dumps({"eval_set_id": "far", "eval_cases": [{"eval_id": "c", "conversation": [turn, last]}]})
+    )
+    done = CliRunner().invoke(
+        main, ["export", str(source), "--to", "agent-platform", "-o", str(tmp_path / "o")]
+    )
+    assert done.exit_code == 2
+    assert f"{source}: eval_cases[0].conversation[0].creation_timestamp: 1e+300 is not a time" in done.output

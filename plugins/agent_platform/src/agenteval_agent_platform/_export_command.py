@@ -59,7 +59,10 @@ def export(file: Path, target: str, folder: Path) -> None:
                     f"--to {target!r} is not a format agenteval writes; choose one of: {choices}"
                 )
             writer = finder.load_one(target)()
-            written = writer.write(loaded.eval_set, folder)
+            try:
+                written = writer.write(loaded.eval_set, folder)
+            except DataError as exc:  # what the format cannot hold, at a JSON path of FILE
+                raise DataError(exc.message, source=exc.source or str(file)) from None
             warnings += writer.warnings
     except OSError as exc:
         raise DataError(f"cannot write: {exc.strerror or exc}", source=str(folder)) from None

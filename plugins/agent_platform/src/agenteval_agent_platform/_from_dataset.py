@@ -29,28 +29,12 @@ from agenteval.models import Content, EvalCase, Invocation
 from agenteval.models._rubric import RUBRIC_TYPES
 from pydantic import ValidationError
 
-from ._to_dataset import DEFAULT_RUBRIC_GROUP
+from ._to_dataset import DEFAULT_RUBRIC_GROUP, EVAL_CASE_FIELDS
 
 __all__ = ["CASE_KEYS", "ReadCase", "read_case"]
 
 #: The case keys this reader maps (``EvalCase`` fields and the converter's extra fields).
-CASE_KEYS = frozenset(
-    {
-        "eval_case_id",
-        "prompt",
-        "responses",
-        "reference",
-        "system_instruction",
-        "conversation_history",
-        "rubric_groups",
-        "intermediate_events",
-        "agent_info",
-        "agent_data",
-        "user_scenario",
-        "reference_trajectory",
-        "session_inputs",
-    }
-)
+CASE_KEYS = frozenset({*EVAL_CASE_FIELDS, "reference_trajectory", "session_inputs"})
 #: Read, but with no place in an ADK eval set.
 _NOT_IN_ADK = {
     "system_instruction": "ADK eval sets have no system instruction (the agent's own applies)",

@@ -146,10 +146,14 @@ def _events(data: Optional[dict[str, Any]], where: str) -> list[tuple[Optional[s
     return steps
 
 
-def _timestamp(value: Any) -> Optional[str]:
+def _timestamp(value: Any, where: str) -> Optional[str]:
+    """A turn's time as the SDK writes a message's (``None`` for 0, as it does)."""
     if not value:
         return None
-    moment = datetime.datetime.fromtimestamp(value, tz=datetime.timezone.utc)
+    try:
+        moment = datetime.datetime.fromtimestamp(value, tz=datetime.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        raise DataError(f"{where}: {value!r} is not a time a dataset can hold (seconds since 1970)") from None
     return _TIME.dump_python(moment, mode="json")
 
 
@@ -160,7 +164,9 @@ def _history(turn: dict[str, Any], index: int, where: str) -> list[dict[str, Any
             {
                 "turn_id": turn_id,
                 "content": content_json(turn["user_content"], f"{where}.user_content", "user"),
-                "creation_timestamp": _timestamp(turn.get("creation_timestamp")),
+                "creation_timestamp": _timestamp(
+                    turn.get("creation_timestamp"), f"{where}.creation_timestamp"
+                ),
                 "author": "user",
             },
             (),
@@ -203,7 +209,7 @@ def _lost(case: dict[str, Any], model: EvalCase) -> list[str]:
         rubrics += turn.get("rubrics") or () if last else ()
         dropped = ["duration", "model_duration", "tool_duration", "app_details"]
         dropped += ["invocation_id", "creation_timestamp"] if last else ["rubrics"]
-        lost += [f"{at}.{key}" for key in dropped if turn.get(key) not in (None, "", 0, 0.0)]
+        lost += [f"{at}.{key}" for key in dropped if turn.get(key)]
         events = (turn.get("intermediate_data") or {}).get("invocation_events") or []
         for e, event in enumerate(events):
             extra = [k for k in event if k not in ("author", "content")]
