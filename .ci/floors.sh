@@ -6,8 +6,8 @@
 #   bash .ci/floors.sh            (CI calls it from .ci/run; about 3 minutes once uv's cache is warm)
 #
 # Two installs, because google-adk's own floors lift pydantic and click above the engine's:
-#   core: engine, builtin, llm-judges, the pytest plugin, the viewer and otel, so the engine's own floors
-#         (pydantic, click, rich, stevedore, python-dotenv) are what gets tested;
+#   core: engine, builtin, llm-judges, the pytest plugin, the viewer, otel and agent-platform, so the
+#         engine's own floors (pydantic, click, rich, stevedore, python-dotenv) are what gets tested;
 #   adk:  every distribution, google-adk and the Vertex SDK included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,9 +39,9 @@ install_at_floors() {  # venv, then the distributions' folders
     | tr -s ' ' | paste -sd ',' | sed 's/,/, /g'
 }
 
-echo "== floors (core): engine, builtin, llm-judges, pytest plugin, viewer, otel"
+echo "== floors (core): engine, builtin, llm-judges, pytest plugin, viewer, otel, agent-platform"
 install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/pytest ./plugins/viewer \
-  ./plugins/otel
+  ./plugins/otel ./plugins/agent_platform
 "$work/core/bin/python" -m pytest -q -p no:cacheprovider \
   tests/engine/loading tests/engine/models tests/engine/reporting \
   tests/engine/test_resolve.py tests/engine/test_evaluator.py \
@@ -51,11 +51,13 @@ install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges .
   tests/plugins/llm_judges/providers/test_gemini.py tests/plugins/llm_judges/providers/test_openai_compat.py \
   tests/plugins/pytest/test_outcomes.py tests/plugins/pytest/test_report.py \
   tests/plugins/viewer/test_bundle.py tests/plugins/viewer/test_report.py tests/plugins/viewer/test_server.py \
-  tests/plugins/otel
+  tests/plugins/otel tests/plugins/agent_platform/test_reader.py tests/plugins/agent_platform/test_cli.py \
+  tests/plugins/agent_platform/test_roundtrip.py
 
 echo "== floors (adk): every distribution, google-adk and the Vertex SDK included"
 install_at_floors "$work/adk" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/vertex_safety \
-  ./plugins/adk ./plugins/pytest
+  ./plugins/adk ./plugins/pytest ./plugins/agent_platform
 "$work/adk/bin/python" -m pytest -q -p no:cacheprovider \
   tests/plugins/adk/test_loading.py tests/plugins/adk/test_sessions.py tests/plugins/adk/test_parity.py \
-  tests/plugins/adk/test_claims.py tests/plugins/vertex_safety/test_safety.py tests/engine/loading/test_config.py
+  tests/plugins/adk/test_claims.py tests/plugins/vertex_safety/test_safety.py tests/engine/loading/test_config.py \
+  tests/plugins/agent_platform/test_parity.py

@@ -19,6 +19,7 @@ DISTRIBUTIONS = [
     ROOT / "plugins" / "pytest",
     ROOT / "plugins" / "viewer",
     ROOT / "plugins" / "otel",
+    ROOT / "plugins" / "agent_platform",
     ROOT / "docs" / "examples" / "agenteval-example-criterion",
 ]
 
@@ -71,6 +72,7 @@ def test_pip_and_uv_dev_tools_agree():
         (ROOT / "plugins" / "vertex_safety", "agenteval_vertex_safety"),
         (ROOT / "plugins" / "viewer", "agenteval_viewer"),
         (ROOT / "plugins" / "otel", "agenteval_otel"),
+        (ROOT / "plugins" / "agent_platform", "agenteval_agent_platform"),
     ],
     ids=lambda v: v if isinstance(v, str) else v.name,
 )

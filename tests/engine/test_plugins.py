@@ -7,6 +7,7 @@ import pytest
 from agenteval._plugins import KINDS, PluginFinder, install_hint, known_plugins
 from agenteval._registry import (
     AGENTS_GROUP,
+    FORMAT_WRITERS_GROUP,
     FORMATS_GROUP,
     JUDGE_MODELS_GROUP,
     USER_SIMULATORS_GROUP,
@@ -28,6 +29,7 @@ def test_one_row_per_extension_point():
         "command",
         "custom metric runner",
         "data format",
+        "data format writer",
     }
     assert CriterionLoadError is PluginLoadError
 
@@ -39,6 +41,12 @@ def test_one_row_per_extension_point():
         (JUDGE_MODELS_GROUP, "gemini", "agenteval-llm-judges"),
         (USER_SIMULATORS_GROUP, "llm_backed", "agenteval-llm-judges"),
         (FORMATS_GROUP, "otel", "agenteval-otel (pip install -e ./plugins/otel)"),
+        (
+            FORMATS_GROUP,
+            "agent-platform",
+            "agenteval-agent-platform (pip install -e ./plugins/agent_platform)",
+        ),
+        (FORMAT_WRITERS_GROUP, "agent-platform", "agenteval-agent-platform"),
     ],
 )
 def test_a_known_plugin_that_is_not_installed_names_its_distribution(group, name, fragment):

@@ -45,6 +45,7 @@ _FROM = {
     "adk": "agenteval-adk (pip install -e ./plugins/adk)",
     "viewer": "agenteval-viewer (pip install -e ./plugins/viewer)",
     "otel": "agenteval-otel (pip install -e ./plugins/otel)",
+    "agent_platform": "agenteval-agent-platform (pip install -e ./plugins/agent_platform)",
 }
 _HINTS: dict[str, dict[str, str]] = {
     "criterion": {
@@ -95,9 +96,14 @@ _HINTS: dict[str, dict[str, str]] = {
         **dict.fromkeys(("junit", "markdown", "github"), _FROM["builtin"]),
         "html": _FROM["viewer"],
     },
-    "command": {**dict.fromkeys(("view", "report"), _FROM["viewer"]), "lint-trace": _FROM["otel"]},
+    "command": {
+        **dict.fromkeys(("view", "report"), _FROM["viewer"]),
+        "lint-trace": _FROM["otel"],
+        "export": _FROM["agent_platform"],
+    },
     "custom metric runner": {"adk": _FROM["adk"]},
-    "data format": {"otel": _FROM["otel"]},
+    "data format": {"otel": _FROM["otel"], "agent-platform": _FROM["agent_platform"]},
+    "data format writer": {"agent-platform": _FROM["agent_platform"]},
 }
 
 
@@ -191,6 +197,12 @@ KINDS: dict[str, PluginKind] = {
             "data format",
             "agenteval.formats",
             _subclass_check("agenteval.loading._formats:FormatReader", "agenteval.loading.FormatReader"),
+        ),
+        # Writers of eval sets in formats other than ADK's (``agenteval export --to NAME``).
+        PluginKind(
+            "data format writer",
+            "agenteval.format_writers",
+            _subclass_check("agenteval.loading._formats:FormatWriter", "agenteval.loading.FormatWriter"),
         ),
     )
 }

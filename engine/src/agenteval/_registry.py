@@ -21,6 +21,7 @@ __all__ = [
     "AGENTS_GROUP",
     "CRITERIA_GROUP",
     "FORMATS_GROUP",
+    "FORMAT_WRITERS_GROUP",
     "JUDGE_MODELS_GROUP",
     "USER_SIMULATORS_GROUP",
     "CriterionRef",
@@ -35,6 +36,7 @@ JUDGE_MODELS_GROUP = "agenteval.judge_models"
 AGENTS_GROUP = "agenteval.agents"
 USER_SIMULATORS_GROUP = "agenteval.user_simulators"
 FORMATS_GROUP = "agenteval.formats"
+FORMAT_WRITERS_GROUP = "agenteval.format_writers"
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 

@@ -216,3 +216,71 @@ def test_evaluate_takes_a_file_in_another_format_as_actual(tmp_path, monkeypatch
     expected, actual = _project(tmp_path)
     result = agenteval.evaluate(expected, actual, {"response_match_score": 0.8})
     assert {c.eval_id: c.status for c in result.cases()} == {"c1": Status.PASSED, "c2": Status.FAILED}
+
+
+def test_leading_keys_stops_at_a_value_nested_deeper_than_the_parser_goes():
+    assert leading_keys(b'{"a": 1, "b": ' + b"[" * 100_000) == ("a", "b")
+
+
+class Cases(Lines):
+    """The toy format holding eval cases too: ``*-lines.json`` files in a folder search."""
+
+    eval_file_patterns = ("*-lines.json",)
+
+    def read_eval_set(self, path: Path) -> EvalSet:
+        self.warnings.append("read as cases")
+        rows = json.loads(path.read_text())["lines"]
+        return EvalSet(
+            eval_set_id="lines",
+            eval_cases=[
+                make_case([make_invocation(r["user"], r["answer"])], eval_id=r["case"]) for r in rows
+            ],
+        )
+
+
+_LINES = '{"lines": [{"case": "c1", "user": "hi", "answer": "hello"}]}'
+
+
+def test_an_eval_file_in_a_format_that_holds_cases_is_read_through_it(tmp_path, monkeypatch):
+    from agenteval.loading import read_eval_file
+
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Cases))
+    loaded = read_eval_file(_file(tmp_path, "greet-lines.json", _LINES))
+    assert loaded.format == "lines"
+    assert [c.eval_id for c in loaded.eval_set.eval_cases] == ["c1"]
+    assert loaded.warnings == [f"{tmp_path / 'greet-lines.json'}: read as cases"]
+    assert loaded.sha256 is not None
+
+
+def test_a_format_of_recorded_turns_only_is_not_asked_for_eval_cases(tmp_path, monkeypatch):
+    from agenteval.loading import read_eval_file
+
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
+    with pytest.raises(DataError, match="not a valid eval set"):
+        read_eval_file(_file(tmp_path, "greet-lines.json", _LINES))
+
+
+def test_a_folder_search_finds_the_eval_files_of_installed_formats(tmp_path, monkeypatch):
+    from agenteval.loading import expand_targets
+
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Cases))
+    _file(tmp_path, "greet-lines.json", _LINES)
+    _file(tmp_path, "notes.json", "{}")
+    assert [t.path.name for t in expand_targets([str(tmp_path)])] == ["greet-lines.json"]
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
+    with pytest.raises(DataError, match=r"no eval files \(\*\.test\.json, \*\.evalset\.json\)"):
+        expand_targets([str(tmp_path)])
+
+
+def test_a_writer_is_a_plugin_kind_of_its_own():
+    from agenteval._registry import FORMAT_WRITERS_GROUP
+    from agenteval.loading import FormatWriter
+
+    class Half(FormatWriter):
+        pass
+
+    finder = PluginFinder(KINDS[FORMAT_WRITERS_GROUP], {"half": Half, "notone": Lines})
+    with pytest.raises(PluginLoadError) as error:
+        finder.load_many(["half", "notone"])
+    assert "does not implement write" in str(error.value)
+    assert "not a subclass of agenteval.loading.FormatWriter" in str(error.value)

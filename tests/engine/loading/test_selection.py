@@ -103,7 +103,7 @@ def test_folder_without_eval_files(tmp_path):
     (tmp_path / "x.json").write_text("{}", encoding="utf-8")
     with pytest.raises(DataError) as info:
         expand_targets([str(tmp_path)])
-    assert "no *.test.json or *.evalset.json files" in str(info.value)
+    assert "the folder has no eval files (*.test.json, *.evalset.json" in str(info.value)
 
 
 def test_beside_config(tree):

@@ -9,7 +9,7 @@ from ._config import (
     with_efficiency,
 )
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
-from ._formats import ADK_FORMAT, FormatReader, leading_keys, read_timeline
+from ._formats import ADK_FORMAT, FormatReader, FormatWriter, leading_keys, read_timeline
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "EvalConfig",
     "EvalTarget",
     "FormatReader",
+    "FormatWriter",
     "LoadedEvalSet",
     "config_from_data",
     "eval_set_from_data",

@@ -73,9 +73,22 @@ def read_eval_file(
 
     ``checked_sha256``: the file was read and checked before with this content; when it
     is unchanged, the standard parser's pass is skipped (a run reading a file again).
+
+    A file an installed data format claims and holds eval cases in (``agenteval.formats``,
+    e.g. Agent Platform datasets) is read by that format's reader; ``format`` is its name.
     """
     where = str(path)
     read = read_file(path, what="an eval set")
+    if initial_session is None:
+        from ._formats import HEAD_BYTES, eval_set_in_format
+
+        found = eval_set_in_format(path, read.data[:HEAD_BYTES])
+        if found is not None:
+            eval_set, name, warnings = found
+            check_unique_ids(eval_set, where)
+            return LoadedEvalSet(
+                eval_set=eval_set, source=path, format=name, warnings=warnings, sha256=read.sha256
+            )
     loaded = _from_bytes(read, path, where, initial_session, checked=read.sha256 == checked_sha256)
     loaded.sha256 = read.sha256
     return loaded

@@ -10,6 +10,11 @@ with no plugin imported; otherwise each installed reader is asked whether it ``c
 file's first bytes; none does and the file still looks like an eval set (a top-level key of
 one; or no key can be read at all, so that ADK's loader explains the syntax error): ADK's,
 as before; else ``DataError`` listing the installed formats. ``--format-in NAME`` skips the detection.
+
+A format may also hold eval cases (``read_eval_set``; the reader's ``eval_file_patterns`` are
+the file names a folder search finds, beside ``*.test.json`` and ``*.evalset.json``): eval
+files are then read through it wherever ADK's files are (``eval_set_in_format``). Writers are
+the ``agenteval.format_writers`` group: a ``FormatWriter`` turns an eval set into its files.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
@@ -26,12 +32,15 @@ from ..errors import AgentEvalError, DataError, PluginLoadError
 from ..models import EvalCase, EvalSet
 
 if TYPE_CHECKING:
-    from .._plugins import PluginFinder
+    from .._plugins import LoadedPlugin, PluginFinder
 
 __all__ = [
     "ADK_FORMAT",
     "FormatReader",
+    "FormatWriter",
     "choose_format",
+    "eval_file_patterns",
+    "eval_set_in_format",
     "leading_keys",
     "read_in_format",
     "read_timeline",
@@ -41,6 +50,7 @@ __all__ = [
 ADK_FORMAT = "adk"
 #: How much of a file a reader sees to decide whether it claims it.
 HEAD_BYTES = 64 * 1024
+_STARTS_AS_EVAL_SET = re.compile(rb'^(\xef\xbb\xbf)?\s*(\[|\{\s*"eval_set_id"\s*:)')
 _EVAL_SET_KEYS = frozenset({"eval_set_id", "name", "description", "eval_cases", "creation_timestamp"})
 
 
@@ -59,6 +69,9 @@ class FormatReader(ABC):
 
     #: Said in the list of installed formats.
     description: ClassVar[str] = ""
+    #: File-name patterns (``fnmatch``) of this format's eval files that a folder search
+    #: finds, e.g. ``("*-dataset.json",)``; ``()``: the format holds recorded turns only.
+    eval_file_patterns: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         #: What ``read_actual`` found lacking in the file (shown as the run's warnings).
@@ -78,6 +91,33 @@ class FormatReader(ABC):
         ``{"invocation_id", "spans": [{"name", "depth", "start_ms", "duration_ms", ...}]}``
         per given id the file holds; ``None`` (the default) for a format with no timeline."""
         return None
+
+    def read_eval_set(self, path: Path) -> EvalSet:
+        """The eval cases (expected turns) held in ``path``; ``DataError`` for a format
+        that holds recorded turns only (the default)."""
+        raise DataError(
+            f"this file is in the {type(self).__name__} format, which holds recorded turns, not eval "
+            "cases; give it as --actual",
+            source=str(path),
+        )
+
+
+class FormatWriter(ABC):
+    """A data format's writer (``agenteval.format_writers``): an eval set as files of the format.
+
+    ``write`` returns the files it wrote in ``folder``; what the format cannot hold is said in
+    ``warnings`` (never dropped silently); an eval set it cannot write at all is a ``DataError``.
+    """
+
+    #: Said in the list of installed writers.
+    description: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.warnings: list[str] = []
+
+    @abstractmethod
+    def write(self, eval_set: EvalSet, folder: Path) -> list[Path]:
+        """Write ``eval_set`` into ``folder``; the paths written."""
 
 
 def leading_keys(head: bytes) -> tuple[str, ...]:
@@ -103,7 +143,7 @@ def leading_keys(head: bytes) -> tuple[str, ...]:
             return tuple(keys)
         try:
             _, index = decoder.raw_decode(text, _skip_space(text, index + 1))
-        except ValueError:
+        except (ValueError, RecursionError):  # cut off, or nested deeper than the parser goes
             return tuple(keys)
         index = _skip_space(text, index)
         if index >= len(text) or text[index] != ",":
@@ -136,6 +176,22 @@ def _installed(finder: PluginFinder) -> str:
     return ", ".join([f"{ADK_FORMAT} (built in: ADK eval sets)", *finder.names()])
 
 
+def _is_adk(head: bytes, keys: tuple[str, ...]) -> bool:
+    """A file that is ADK's by its shape: a top-level list, or an ``eval_set_id`` key."""
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") or "eval_set_id" in keys
+
+
+def _claims(loaded: LoadedPlugin, head: bytes, path: Path) -> bool:
+    reader: type[FormatReader] = loaded.obj
+    try:
+        return bool(reader.claims(head))
+    except Exception as exc:  # noqa: BLE001 - a reader's bug must not hide the other formats
+        raise PluginLoadError(
+            f"the data format {loaded.ref.display} failed while looking at {path}: "
+            f"{type(exc).__name__}: {exc}; report it to the maintainers of {loaded.ref.distribution}"
+        ) from None
+
+
 def choose_format(
     path: Path, format_in: Optional[str] = None, finder: Optional[PluginFinder] = None
 ) -> Optional[type[FormatReader]]:
@@ -152,21 +208,13 @@ def choose_format(
         return finder.load_one(format_in)
     head = _head(path)
     keys = leading_keys(head)
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") or "eval_set_id" in keys:
+    if _is_adk(head, keys):
         return None
     names = finder.names()
     if names:
         for loaded in finder.load_many(names).values():
-            reader: type[FormatReader] = loaded.obj
-            try:
-                claimed = reader.claims(head)
-            except Exception as exc:  # noqa: BLE001 - a reader's bug must not hide the other formats
-                raise PluginLoadError(
-                    f"the data format {loaded.ref.display} failed while looking at {path}: "
-                    f"{type(exc).__name__}: {exc}; report it to the maintainers of {loaded.ref.distribution}"
-                ) from None
-            if claimed:
-                return reader
+            if _claims(loaded, head, path):
+                return loaded.obj
     if not keys or _EVAL_SET_KEYS.intersection(keys):
         return None
     raise DataError(
@@ -177,18 +225,62 @@ def choose_format(
     )
 
 
+def _eval_formats() -> dict[str, LoadedPlugin]:
+    """The installed formats that hold eval cases (their readers are imported; with no format
+    installed, nothing is)."""
+    finder = _finder()
+    names = finder.names()
+    if not names:
+        return {}
+    return {name: p for name, p in finder.load_many(names).items() if p.obj.eval_file_patterns}
+
+
+def eval_file_patterns() -> tuple[str, ...]:
+    """The file-name patterns of eval files in the installed formats (see ``_eval_formats``)."""
+    patterns: dict[str, None] = {}
+    for loaded in _eval_formats().values():
+        patterns.update(dict.fromkeys(loaded.obj.eval_file_patterns))
+    return tuple(patterns)
+
+
+def eval_set_in_format(path: Path, head: bytes) -> Optional[tuple[EvalSet, str, list[str]]]:
+    """The eval set of ``path`` (whose first bytes are ``head``) read by the installed format
+    that claims it, with the format's name and the reader's warnings; ``None`` when the file
+    is ADK's (or no format that holds eval cases claims it)."""
+    if _STARTS_AS_EVAL_SET.match(head):  # ADK's own files: nothing parsed, no plugin looked up
+        return None
+    if _is_adk(head, leading_keys(head)):
+        return None
+    for name, loaded in _eval_formats().items():
+        if _claims(loaded, head, path):
+            eval_set, warnings = _read_with(loaded.obj, path, lambda reader: reader.read_eval_set(path))
+            return eval_set, name, warnings
+    return None
+
+
 def read_in_format(
     reader: type[FormatReader], path: Path, cases: Sequence[EvalCase]
 ) -> tuple[EvalSet, str, list[str]]:
     """``reader``'s actual turns from ``path`` for ``cases``, with the file's sha256 and the
-    reader's warnings. A
-    reader's own ``DataError`` is kept (with the file as its source); anything else it
-    raises becomes one ``DataError`` naming the reader: never a traceback."""
-    where = str(path)
+    reader's warnings (errors as ``_read_with``)."""
     try:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise DataError(f"cannot read the file: {exc.strerror or exc}", source=str(path)) from None
+    eval_set, warnings = _read_with(reader, path, lambda instance: instance.read_actual(path, cases))
+    return eval_set, digest, warnings
+
+
+def _read_with(
+    reader: type[FormatReader], path: Path, read: Callable[[FormatReader], EvalSet]
+) -> tuple[EvalSet, list[str]]:
+    """``read`` called with a new ``reader`` for ``path``, and its warnings. A reader's own
+    ``DataError`` is kept (with the file as its source); anything else it raises becomes one
+    ``DataError`` naming the reader: never a traceback."""
+    where = str(path)
+    try:
         instance = reader()
-        eval_set = instance.read_actual(path, cases)
+        eval_set = read(instance)
     except AgentEvalError as exc:
         if exc.source is None:
             raise type(exc)(exc.message, source=where) from None
@@ -206,7 +298,7 @@ def read_in_format(
             f"the data format reader {reader.__name__} returned {type(eval_set).__name__}, not an EvalSet",
             source=where,
         )
-    return eval_set, digest, [f"{where}: {w}" for w in getattr(instance, "warnings", ())]
+    return eval_set, [f"{where}: {w}" for w in getattr(instance, "warnings", ())]
 
 
 def read_timeline(

@@ -1,7 +1,8 @@
 """Turning command-line PATH arguments into eval files, case selections and configs.
 
-``PATH`` is a file, a folder (searched recursively for ``*.test.json`` and
-``*.evalset.json``), or ``file.json:case_1,case_2`` (ADK's selection syntax; an unknown
+``PATH`` is a file, a folder (searched recursively for ``*.test.json``,
+``*.evalset.json`` and the eval files of installed data formats, e.g. ``*-dataset.json``), or
+``file.json:case_1,case_2`` (ADK's selection syntax; an unknown
 case id is an error here, where ADK skips it silently). A path the system cannot take (a
 name over 255 bytes) and, in a folder, an eval file whose name holds a line break or
 another control character are errors, never skipped.
@@ -10,6 +11,7 @@ another control character are errors, never skipped.
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
 import re
 from dataclasses import dataclass
@@ -45,15 +47,16 @@ class EvalTarget:
 _SKIPPED_FOLDERS = {"node_modules", "__pycache__", "site-packages", "venv"}
 
 
-def _eval_files_under(folder: Path) -> list[Path]:
-    """Eval files below ``folder``, skipping hidden folders (``.venv``, ``.git``,
-    ``.adk``...) and dependency folders. ``DataError`` for an eval file whose name has a
-    control character (a line break...): no tool or log could name it unambiguously."""
+def _eval_files_under(folder: Path, patterns: tuple[str, ...] = ()) -> list[Path]:
+    """Eval files below ``folder`` (ADK's names, and the installed formats' ``patterns``),
+    skipping hidden folders (``.venv``, ``.git``, ``.adk``...) and dependency folders.
+    ``DataError`` for an eval file whose name has a control character (a line break...): no
+    tool or log could name it unambiguously."""
     found = []
     for root, dirs, files in os.walk(folder, onerror=_raise):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS]
         for name in files:
-            if not _EVAL_FILE.fullmatch(name):
+            if not _EVAL_FILE.fullmatch(name) and not any(fnmatch.fnmatch(name, p) for p in patterns):
                 continue
             if _CONTROL.search(name):
                 msg = (
@@ -124,9 +127,13 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
                 raise DataError(
                     "a case selection (':case_id') applies to a file, not a folder", source=argument
                 )
-            files = _eval_files_under(path)
+            from ._formats import eval_file_patterns
+
+            patterns = eval_file_patterns()
+            files = _eval_files_under(path, patterns)
             if not files:
-                msg = "the folder has no *.test.json or *.evalset.json files; name a file directly"
+                names = ", ".join(("*.test.json", "*.evalset.json", *patterns))
+                msg = f"the folder has no eval files ({names}); name a file directly"
                 raise DataError(msg, source=path_text)
             for file in files:
                 merged[file] = None

@@ -1,0 +1,112 @@
+"""``agenteval run`` on an agents-cli layout and ``agenteval export`` both ways."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from agenteval.cli import main
+from agenteval.loading import read_eval_file
+from agenteval_agent_platform._writer import dataset_json
+from click.testing import CliRunner
+
+HERE = Path(__file__).parent
+DATASET = HERE / "fixtures" / "shop_agent" / "tests" / "eval" / "datasets" / "orders-dataset.json"
+WEATHER = HERE.parents[2] / "examples" / "adk_weather" / "weather.evalset.json"
+
+_AGENT = """
+ANSWERS = {
+    "When does the Lyon shop open on Sunday?": "The Lyon shop opens at 10:00 on Sunday.",
+    "Where is order 7781?": "No idea.",
+}
+
+def respond(message, history):
+    return ANSWERS.get(message, "Return label for order 5521 sent by email.")
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An agents-cli project: ``tests/eval/datasets/orders-dataset.json`` and ``agent.py``."""
+    datasets = tmp_path / "tests" / "eval" / "datasets"
+    datasets.mkdir(parents=True)
+    shutil.copy(DATASET, datasets)
+    (tmp_path / "agent.py").write_text(_AGENT)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _scores(*args: str) -> dict[str, tuple[float, str]]:
+    result = CliRunner().invoke(main, ["run", *args, "--format", "json", "--no-record", "-q"])
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.stdout)
+    return {
+        case["eval_id"]: (r["score"], r["status"])
+        for eval_set in doc["eval_sets"]
+        for case in eval_set["cases"]
+        for r in case["criteria"]
+    }
+
+
+def test_a_folder_of_agents_cli_datasets_runs_with_the_agent(project):
+    scores = _scores(".", "--agent", "agent.py:respond", "--criteria", "response_match_score")
+    assert scores["opening_hours"] == (1.0, "PASSED")
+    assert scores["order_status"][1] == "FAILED"
+
+
+def test_recorded_responses_are_scored_without_running_the_agent(project):
+    dataset = "tests/eval/datasets/orders-dataset.json"
+    scores = _scores(".", "--actual", dataset, "--criteria", "response_match_score")
+    assert scores["opening_hours"] == (1.0, "PASSED")
+    assert set(scores) == {"opening_hours", "order_status", "return_follow_up"}
+
+
+def test_a_bad_dataset_stops_the_run_before_any_work_naming_the_field(project):
+    bad = project / "tests" / "eval" / "datasets" / "bad-dataset.json"
+    bad.write_text(
+        json.dumps({"eval_cases": [{"eval_case_id": "b", "prompt": {"role": "bot", "parts": []}}]})
+    )
+    result = CliRunner().invoke(main, ["run", ".", "--agent", "agent.py:respond", "--no-record"])
+    assert result.exit_code == 2
+    assert "bad-dataset.json" in result.output
+    assert "eval_cases[0].prompt.role: unknown role 'bot'" in result.output
+
+
+def test_export_to_agent_platform_and_back(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "datasets"
+    done = runner.invoke(main, ["export", str(WEATHER), "--to", "agent-platform", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    written = out / "weather-dataset.json"
+    assert written.read_text(encoding="utf-8") == dataset_json(read_eval_file(WEATHER).eval_set, [])
+    assert "warning: eval set 'weather': not in an Agent Platform dataset: name, description" in done.stderr
+    assert f"wrote {written} (3 case(s))" in done.stdout
+    back = tmp_path / "adk"
+    done = runner.invoke(main, ["export", str(written), "--to", "adk", "-o", str(back)])
+    assert done.exit_code == 0, done.output
+    again = read_eval_file(back / "weather.evalset.json").eval_set
+    assert [c.eval_id for c in again.eval_cases] == [
+        c.eval_id for c in read_eval_file(WEATHER).eval_set.eval_cases
+    ]
+
+
+def test_export_to_an_unknown_format_exits_2_naming_the_writers(tmp_path):
+    done = CliRunner().invoke(main, ["export", str(WEATHER), "--to", "nope", "-o", str(tmp_path)])
+    assert done.exit_code == 2
+    assert "'nope'" in done.output and "agent-platform" in done.output
+
+
+def test_export_of_a_turn_time_no_dataset_can_hold_exits_2_naming_it(tmp_path):
+    source = tmp_path / "far.evalset.json"
+    turn = {"user_content": {"parts": [{"text": "hi"}]}, "creation_timestamp": 1e300}
+    last = {"user_content": {"parts": [{"text": "bye"}]}}
+    source.write_text(
+        json.dumps({"eval_set_id": "far", "eval_cases": [{"eval_id": "c", "conversation": [turn, last]}]})
+    )
+    done = CliRunner().invoke(
+        main, ["export", str(source), "--to", "agent-platform", "-o", str(tmp_path / "o")]
+    )
+    assert done.exit_code == 2
+    assert f"{source}: eval_cases[0].conversation[0].creation_timestamp: 1e+300 is not a time" in done.output
