@@ -415,6 +415,12 @@
               <span>mean <b>${fmt(c.mean, 3)}</b>${interval(c.mean_interval)}</span>
               <span>threshold ${fmt(c.threshold)}</span>
             </div>
+            ${(c.eval_sets || []).filter(function (e) { return e.verdict; }).map(function (e) {
+              // the eval set's verdict, the rule that drew it, why, and the error it controls
+              return html`<p class="set-verdict" data-testid="set-verdict">eval set <b>${e.eval_set_id}</b>: <b data-testid="set-verdict-word">${e.verdict}</b>${e.verdict_rule ? html` <span class="muted">(${e.verdict_rule})</span>` : null}
+                ${e.verdict_reason ? html`<span class="set-reason"> ${e.verdict_reason}</span>` : null}
+                ${e.guarantee ? html`<span class="muted guarantee" data-testid="set-guarantee"> ${e.guarantee}</span>` : null}</p>`;
+            })}
             <div class="crit-counts">
               ${MAIN_STATUSES.map(function (status) {
                 var n = (c.counts[status] || 0) - (status === "NOT_EVALUATED" ? pending : 0);
@@ -694,7 +700,8 @@
             return html`<tr data-testid="verdict-row"><td title=${c.distribution + " " + c.version}>${c.name}</td>
               <td><${Chip} status=${c.status} />${v && v.verdict === "INCONCLUSIVE" ? html` <${Chip} status="INCONCLUSIVE" title=${v.reason || "the runs leave the verdict open"} />` : null}</td>
               <td>${fmt(c.score, 3)}</td><td>${fmt(c.threshold)}</td>
-              <td>${overRuns ? html`<span title=${v.reason || ""}>${interval(v.interval).trim()}</span>` : "—"}${v && v.hint ? html`<div class="muted">${v.hint}</div>` : null}</td>
+              <td>${overRuns ? html`<span title=${v.reason || ""}>${interval(v.interval).trim()}</span>` : "—"}${v && v.hint ? html`<div class="muted">${v.hint}</div>` : null}
+                ${v && v.basis !== "single-run" && v.reason ? html`<div class="verdict-basis" data-testid="verdict-basis"><span class="code">${v.basis}</span> ${v.reason}</div>` : null}</td>
               <td>${c.reason || ""}${c.reason_code ? html` <span class="code">${c.reason_code}</span>` : null}
                 ${c.runs.length ? html`<div class="muted">runs: ${c.runs.map(function (r) { return fmt(r.score); }).join(", ")}</div>` : null}</td></tr>`;
           })}</tbody></table>

@@ -1,0 +1,85 @@
+"""The viewer shows what a verdict rests on, readably: under each criterion, every eval set's
+verdict with its rule, why and the error it controls (``guarantee``); in a case's drawer, a
+verdict's basis and reason in words, e.g. ``identical-runs`` for two runs that gave the same
+output (before, the reason was a tooltip and the set verdict's guarantee was not shown)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import agenteval_viewer_server_test_helpers as helpers
+import agenteval_viewer_visibility as visibility
+import pytest
+from agenteval.runs import find_run
+
+pytestmark = pytest.mark.browser
+
+WAIT_MS = 15_000
+
+
+def _record_two_identical_runs(runs: Path, config: Path) -> None:
+    """The travel example scored on the same recording twice: two identical runs."""
+    actual = str(helpers.TRAVEL / "travel.actual.json")
+    args = ["run", str(helpers.TRAVEL / "travel.evalset.json"), "--actual", actual, "--actual", actual]
+    done = subprocess.run(
+        [sys.executable, "-m", "agenteval", *args, "--config", str(config), "--runs-dir", str(runs)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def identical(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("identical")
+    config = folder / "config.json"
+    config.write_text(json.dumps({"criteria": {"response_match_score": 0.3}}))
+    runs = folder / "runs"
+    _record_two_identical_runs(runs, config)
+    return runs
+
+
+def _screenshot(page, name: str) -> None:
+    folder = Path(os.environ.get("AGENTEVAL_SCREENSHOTS") or Path(__file__).with_name("_screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"view_{name}.png"), full_page=True)
+
+
+def test_the_set_verdicts_guarantee_and_a_cases_identical_runs_basis_are_shown(identical, browser_page):
+    from playwright.sync_api import expect
+
+    run = find_run(identical)
+    summary = run.summary()
+    assert summary is not None
+    (stated,) = summary.summary.eval_sets[0].criteria
+    assert stated.guarantee and stated.verdict_reason
+    with helpers.serving(identical) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/run/{run.run_id}")
+        card = page.get_by_test_id("criterion-response_match_score")
+        line = card.get_by_test_id("set-verdict")
+        expect(line).to_be_visible(timeout=WAIT_MS)
+        expect(line).to_contain_text(f"eval set {summary.summary.eval_sets[0].eval_set_id}")
+        expect(line.get_by_test_id("set-verdict-word")).to_have_text(stated.verdict or "")
+        expect(line).to_contain_text(f"({stated.verdict_rule})")
+        expect(line).to_contain_text(stated.verdict_reason or "")
+        expect(line.get_by_test_id("set-guarantee")).to_have_text(stated.guarantee or "")
+        assert visibility.problems(page, "[data-testid=criterion-response_match_score]") == []
+        _screenshot(page, "set_verdict")
+        page.get_by_test_id("grid-row").first.click()
+        drawer = page.get_by_test_id("drawer")
+        expect(drawer).to_be_visible(timeout=WAIT_MS)
+        basis = drawer.get_by_test_id("verdict-basis").first
+        expect(basis).to_be_visible(timeout=WAIT_MS)
+        expect(basis).to_contain_text("identical-runs")
+        shown = drawer.get_by_test_id("drawer-title").inner_text()
+        verdict = next(c for c in run.result().cases() if c.eval_id == shown).criteria[0].verdict
+        assert verdict is not None and verdict.basis == "identical-runs"
+        expect(basis).to_contain_text(verdict.reason)
+        assert visibility.problems(page, "[data-testid=drawer]") == []
+        _screenshot(page, "verdict_basis")
