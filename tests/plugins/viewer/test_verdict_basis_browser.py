@@ -83,3 +83,46 @@ def test_the_set_verdicts_guarantee_and_a_cases_identical_runs_basis_are_shown(i
         expect(basis).to_contain_text(verdict.reason)
         assert visibility.problems(page, "[data-testid=drawer]") == []
         _screenshot(page, "verdict_basis")
+
+
+def test_the_judge_token_budget_and_its_refusals_show_in_the_header(
+    tmp_path, gemini_env, schema_answers, browser_page
+):
+    """A run whose --max-judge-tokens ran out: the header says the tokens used of the budget
+    and how many calls were refused, beside the judge's tokens."""
+    from playwright.sync_api import expect
+
+    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"final_response_match_v2": 0.5}}))
+    runs = tmp_path / "runs"
+    args = [
+        "run",
+        str(helpers.TRAVEL / "travel.evalset.json"),
+        "--actual",
+        str(helpers.TRAVEL / "travel.actual.json"),
+    ]
+    args += ["--config", str(config), "--runs-dir", str(runs), "--no-cache", "--judge-concurrency", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agenteval", *args, "--max-judge-tokens", "40"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "AGENTEVAL_JUDGE_BACKOFF_SECONDS": "0.01"},
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    run = find_run(runs)
+    budget = run.summary().summary.budget
+    assert budget is not None and budget.judge_tokens_refused > 0
+    with helpers.serving(runs) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/run/{run.run_id}")
+        shown = page.get_by_test_id("judge-budget")
+        expect(shown).to_be_visible(timeout=WAIT_MS)
+        expect(shown).to_have_text(
+            f"judge token budget{budget.judge_tokens_used} of 40 used, "
+            f"{budget.judge_tokens_refused} call(s) refused (judge_budget_exhausted)"
+        )
+        expect(page.get_by_test_id("judge-tokens")).to_have_text("30 in / 15 out")
+        assert visibility.problems(page, "header") == []
+        _screenshot(page, "judge_budget")

@@ -369,6 +369,12 @@ def _set_statistics(written: Any) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
+def _budget(written: Any) -> Optional[dict[str, Any]]:
+    """The run's judge budgets and their use (``summary.budget``), when it had any."""
+    budget = getattr(written.summary, "budget", None) if written is not None else None
+    return None if budget is None else budget.model_dump(mode="json")
+
+
 def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, Any]:
     """The run header and the criteria panel (``docs/viewer.md``, "summary")."""
     scanned = scanned or scan(run)
@@ -463,6 +469,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
         "git_commit": manifest.git_commit,
         "judge_models": judge_models,
         "judge": tokens,
+        "budget": _budget(written),
         "status": status,
         "verdict": "RUNNING" if scanned.pending else "PASS" if status == "PASSED" else "FAIL",
         "counts": counts,

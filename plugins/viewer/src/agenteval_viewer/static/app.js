@@ -31,6 +31,22 @@
   // ---------------------------------------------------------------- data sources
 
   // The colour of a verdict badge: PASS / PASSED green, RUNNING blue, anything else red.
+  // The run's judge budgets (--judge-budget calls, --max-judge-tokens tokens): used of the
+  // limit, and the calls refused once one was spent (each a NOT_EVALUATED judge_budget_exhausted).
+  function budgetFacts(budget) {
+    if (!budget) { return null; }
+    var rows = [];
+    if (budget.judge_calls_limit !== null && budget.judge_calls_limit !== undefined) {
+      rows.push(["judge call budget", budget.judge_calls_used + " of " + budget.judge_calls_limit, budget.judge_calls_refused]);
+    }
+    if (budget.judge_tokens_limit !== null && budget.judge_tokens_limit !== undefined) {
+      rows.push(["judge token budget", budget.judge_tokens_used + " of " + budget.judge_tokens_limit, budget.judge_tokens_refused]);
+    }
+    return rows.map(function (r) {
+      return html`<div data-testid="judge-budget"><dt>${r[0]}</dt><dd>${r[1]} used${r[2] ? ", " + r[2] + " call(s) refused (judge_budget_exhausted)" : ""}</dd></div>`;
+    });
+  }
+
   function verdictClass(verdict) {
     if (verdict === "PASS" || verdict === "PASSED") return "passed";
     if (verdict === "RUNNING") return "running";
@@ -355,7 +371,8 @@
         ${s.judge_models && s.judge_models.length ? html`<div><dt>judge</dt><dd>${s.judge_models.join(", ")}</dd></div>` : null}
         <div><dt>duration</dt><dd>${s.duration_s === null ? "—" : fmt(s.duration_s, 1) + " s"}</dd></div>
         ${judge ? html`<div><dt>judge calls</dt><dd>${judge.calls} (cache hits ${judge.cache_hits})</dd></div>` : null}
-        ${judge ? html`<div><dt>tokens</dt><dd>${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        ${judge ? html`<div><dt>judge tokens</dt><dd data-testid="judge-tokens">${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        ${budgetFacts(s.budget)}
         <div><dt>engine</dt><dd>${s.engine_version}</dd></div>
         ${s.git_commit ? html`<div><dt>commit</dt><dd class="mono">${s.git_commit.slice(0, 10)}</dd></div>` : null}
       </dl>
@@ -419,7 +436,7 @@
               // the eval set's verdict, the rule that drew it, why, and the error it controls
               return html`<p class="set-verdict" data-testid="set-verdict">eval set <b>${e.eval_set_id}</b>: <b data-testid="set-verdict-word">${e.verdict}</b>${e.verdict_rule ? html` <span class="muted">(${e.verdict_rule})</span>` : null}
                 ${e.verdict_reason ? html`<span class="set-reason"> ${e.verdict_reason}</span>` : null}
-                ${e.guarantee ? html`<span class="muted guarantee" data-testid="set-guarantee"> ${e.guarantee}</span>` : null}</p>`;
+                ${e.guarantee ? html`<span class="muted"> · guarantee: <span data-testid="set-guarantee">${e.guarantee}</span></span>` : null}</p>`;
             })}
             <div class="crit-counts">
               ${MAIN_STATUSES.map(function (status) {
