@@ -126,3 +126,64 @@ def test_the_judge_token_budget_and_its_refusals_show_in_the_header(
         expect(page.get_by_test_id("judge-tokens")).to_have_text("30 in / 15 out")
         assert visibility.problems(page, "header") == []
         _screenshot(page, "judge_budget")
+
+
+def test_a_criterions_calibration_card_shows_in_its_panel(tmp_path, gemini_env, schema_answers, browser_page):
+    """After ``agenteval calibrate``, the judge criterion's panel says how it agrees with people."""
+    from agenteval.cli import main
+    from click.testing import CliRunner
+    from playwright.sync_api import expect
+
+    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"final_response_match_v2": 0.5}}))
+    runs = tmp_path / "runs"
+    args = [
+        "run",
+        str(helpers.TRAVEL / "travel.evalset.json"),
+        "--actual",
+        str(helpers.TRAVEL / "travel.actual.json"),
+    ]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agenteval",
+            *args,
+            "--config",
+            str(config),
+            "--runs-dir",
+            str(runs),
+            "--no-cache",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps({"eval_id": case, "criterion": "final_response_match_v2", "label": label}) + "\n"
+            for case, label in (
+                ("weather_paris", "pass"),
+                ("flight_then_currency", "pass"),
+                ("hotel_tokyo_ja", "fail"),
+            )
+        )
+    )
+    calibrated = CliRunner().invoke(
+        main, ["calibrate", "latest", "--labels", str(labels), "--runs-dir", str(runs)]
+    )
+    assert calibrated.exit_code == 0, calibrated.output
+    run = find_run(runs)
+    with helpers.serving(runs) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/run/{run.run_id}")
+        line = page.get_by_test_id("criterion-final_response_match_v2").get_by_test_id("calibration")
+        expect(line).to_be_visible(timeout=WAIT_MS)
+        expect(line).to_contain_text("calibrated against 3 human label(s): Cohen's κ 0 [")
+        expect(line).to_contain_text("people passed 66.7%, judge 100.0%, accuracy 66.7% [")
+        expect(line).to_contain_text("judge gemini-2.5-flash")
+        assert visibility.problems(page, "[data-testid=criterion-final_response_match_v2]") == []
+        _screenshot(page, "calibration")

@@ -19,7 +19,7 @@ from ..runs._folder import utc_now
 from ..stats import derive_seed, judge_calibration
 from ._labels import HumanLabel
 
-__all__ = ["CALIBRATION_FILE", "CalibrationCard", "UnmatchedLabel", "calibrate", "write_cards"]
+__all__ = ["CALIBRATION_FILE", "CalibrationCard", "UnmatchedLabel", "calibrate", "read_cards", "write_cards"]
 
 #: Where ``agenteval calibrate`` keeps a run's cards, in its run folder.
 CALIBRATION_FILE = "calibration.json"
@@ -178,16 +178,29 @@ def _judged(
     return "not_judged" if passed is None else (passed, score, details)
 
 
+def read_cards(run: RecordedRun) -> dict[str, CalibrationCard]:
+    """The cards kept in the run folder's ``calibration.json``, by criterion (empty when
+    there is none; a damaged file or card is left out, never raised)."""
+    path = run.folder / CALIBRATION_FILE
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))["cards"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    cards = {}
+    for item in found if isinstance(found, list) else []:
+        try:
+            card = CalibrationCard.model_validate(item)
+        except ValueError:
+            continue
+        cards[card.criterion] = card
+    return cards
+
+
 def write_cards(run: RecordedRun, cards: Sequence[CalibrationCard]) -> Path:
     """Keep ``cards`` in the run folder's ``calibration.json`` (a card replaces the one of
     the same criterion; written atomically); the file's path."""
     path = run.folder / CALIBRATION_FILE
-    kept: dict[str, dict] = {}
-    if path.is_file():
-        try:
-            kept = {card["criterion"]: card for card in json.loads(path.read_text(encoding="utf-8"))["cards"]}
-        except (OSError, ValueError, KeyError, TypeError):
-            kept = {}  # a damaged file is replaced by the new cards
+    kept = {name: card.model_dump(mode="json") for name, card in read_cards(run).items()}
     for card in cards:
         kept[card.criterion] = card.model_dump(mode="json")
     temporary = path.with_name(f".{CALIBRATION_FILE}.{os.getpid()}.tmp")

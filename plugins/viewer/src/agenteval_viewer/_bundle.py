@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Optional
 
+from agenteval.calibration import read_cards
 from agenteval.cli import rerun_command
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
@@ -390,6 +391,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 if model not in judge_models:
                     judge_models.append(model)
     statistics = _set_statistics(written)
+    cards = read_cards(run)
     criteria = []
     for name, agg in scanned.criteria.items():
         entry = entries[name]
@@ -415,6 +417,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 "pass_rate_interval": stats[0]["pass_rate"] if len(stats) == 1 else None,
                 "mean_interval": stats[0]["mean"] if len(stats) == 1 else None,
                 "eval_sets": stats,
+                "calibration": cards[name].model_dump(mode="json") if name in cards else None,
                 "verdicts": agg.verdicts,
                 "histogram": _histogram(agg.scores, entry.min_score, entry.max_score),
                 "not_evaluated": agg.reasons["NOT_EVALUATED"],

@@ -411,6 +411,17 @@
       })}</div>`;
   }
 
+  // The criterion's judge calibration card (agenteval calibrate): its agreement with people.
+  function CalibrationLine(props) {
+    var card = props.card;
+    var kappa = card.kappa === null ? "undefined (one label throughout)"
+      : fmt(card.kappa, 2) + " [" + fmt(card.kappa_interval.low, 2) + ", " + fmt(card.kappa_interval.high, 2) + "]";
+    return html`<p class="set-verdict" data-testid="calibration">calibrated against <b>${card.n}</b> human label(s):
+      Cohen's κ <b>${kappa}</b>, people passed ${pct(card.base_rate)}, judge ${pct(card.judge_rate)},
+      accuracy ${pct(card.accuracy.estimate)}${pctInterval(card.accuracy)}
+      <span class="muted"> · judge ${(card.judge_models || []).join(", ") || "none"}, ${card.criterion_version}</span></p>`;
+  }
+
   function CriteriaPanel(props) {
     var s = props.summary, route = props.route;
     var running = pendingOf(s) > 0;
@@ -432,6 +443,7 @@
               <span>mean <b>${fmt(c.mean, 3)}</b>${interval(c.mean_interval)}</span>
               <span>threshold ${fmt(c.threshold)}</span>
             </div>
+            ${c.calibration ? html`<${CalibrationLine} card=${c.calibration} />` : null}
             ${(c.eval_sets || []).filter(function (e) { return e.verdict; }).map(function (e) {
               // the eval set's verdict, the rule that drew it, why, and the error it controls
               return html`<p class="set-verdict" data-testid="set-verdict">eval set <b>${e.eval_set_id}</b>: <b data-testid="set-verdict-word">${e.verdict}</b>${e.verdict_rule ? html` <span class="muted">(${e.verdict_rule})</span>` : null}
