@@ -134,3 +134,18 @@ def test_a_bad_labels_file_or_no_labelled_criterion_exits_2(runner, recorded, tm
     other = _labels(tmp_path, {"eval_id": "weather_paris", "criterion": "rubric_x", "label": "pass"})
     result = runner.invoke(main, ["calibrate", "latest", "--labels", str(other), "--runs-dir", str(recorded)])
     assert result.exit_code == 2 and "has none of the labelled criteria ('rubric_x')" in result.output
+
+
+def test_the_markdown_report_shows_the_judges_tokens_and_the_card(runner, recorded, tmp_path):
+    from agenteval_builtin.reporters.markdown import render_markdown
+
+    labels = _labels(tmp_path, *LABELS)
+    runner.invoke(main, ["calibrate", "latest", "--labels", str(labels), "--runs-dir", str(recorded)])
+    run = find_run(recorded)
+    text = render_markdown(run)
+    judge = run.summary().summary.judge
+    assert f"- Judge: {judge.calls} call(s), 0 from cache; {judge.input_tokens} input + " in text
+    assert (
+        f"- Calibration of `{JUDGED}` against 3 human label(s): Cohen's κ 0.00 [0.00, 0.00], "
+        "people passed 67%, judge 100%, accuracy 67% (gemini-2.5-flash, agenteval-llm-judges@" in text
+    )

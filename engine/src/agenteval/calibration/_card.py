@@ -69,6 +69,12 @@ class CalibrationCard(BaseModel):
     rank_correlation: Optional[float] = None
     unmatched: list[UnmatchedLabel] = Field(default_factory=list)
 
+    def kappa_text(self) -> str:
+        """``"0.56 [-0.14, 1.00]"``: κ with its interval, or why it is undefined."""
+        if self.kappa is None:
+            return "undefined (one label throughout)"
+        return f"{self.kappa:.2f} [{self.kappa_interval.low:.2f}, {self.kappa_interval.high:.2f}]"
+
     def current_for(self, entry: CriterionEntry, prompt_sha256: Optional[str]) -> Optional[str]:
         """Why the card does not describe ``entry`` (a run's criterion) whose results record
         ``prompt_sha256`` (their ``details``), or ``None`` when it does."""

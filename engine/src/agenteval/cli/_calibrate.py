@@ -99,17 +99,14 @@ def _card_text(card: CalibrationCard) -> str:
     """The card as a few terminal lines (untrusted names escaped)."""
     from .._terminal import visible
 
-    if card.kappa is None:
-        kappa = "undefined (one label throughout)"
-    else:
-        kappa = f"{card.kappa:.2f} [{card.kappa_interval.low:.2f}, {card.kappa_interval.high:.2f}]"
     judges = visible(", ".join(card.judge_models) or "none")
     prompt = visible(card.prompt_sha256 or "-")[:12]
     rank = "" if card.rank_correlation is None else f"; Kendall's tau-b {card.rank_correlation:.2f}"
     lines = [
         f"{visible(card.criterion)} ({visible(card.criterion_version)}; judge {judges}; prompt {prompt})",
         f"  {card.n} labelled verdict(s): people passed {card.base_rate:.0%}, judge {card.judge_rate:.0%}",
-        f"  Cohen's kappa {kappa} ({card.accuracy.level:.0%} interval); accuracy {_interval(card.accuracy)}",
+        f"  Cohen's kappa {card.kappa_text()} ({card.accuracy.level:.0%} interval); "
+        f"accuracy {_interval(card.accuracy)}",
         f"  sensitivity {_interval(card.sensitivity)}; specificity {_interval(card.specificity)}{rank}",
     ]
     if card.unmatched:

@@ -1,6 +1,7 @@
 """``markdown``: ``report.md``, a page a person reads: the verdict, counts by status, each
-criterion's mean and pass count, the failing cases with their first reason, and the command
-that reruns them. Bounded whatever the run's size (the first ``FAILURES`` failing cases)."""
+criterion's mean and pass count, what the judges cost (calls, tokens, budgets) and how they
+agree with people (calibration cards), the failing cases with their first reason, and the
+command that reruns them. Bounded whatever the run's size (the first ``FAILURES`` failing cases)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     for name, item in criteria.items():
         mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
         lines.append(f"| `{_cell(name)}` | {mean} | {_passed(item)} |")
+    lines += _judge_lines(run)
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         for view in failing[:failures]:
@@ -82,6 +84,39 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     if limit is not None and len(text) > limit:
         text = text[: limit - 40] + "\n\n… (cut to fit)\n"
     return text
+
+
+def _judge_lines(run: RecordedRun) -> list[str]:
+    """What the judges cost (calls, tokens as the providers reported them, the budgets) and
+    each calibration card's agreement with people; none when the run had no judge."""
+    from agenteval.calibration import read_cards
+
+    written = run.summary()
+    lines = []
+    judge = written.summary.judge if written is not None else None
+    if judge is not None:
+        lines.append(
+            f"Judge: {judge.calls:,} call(s), {judge.cache_hits:,} from cache; "
+            f"{judge.input_tokens:,} input + {judge.output_tokens:,} output tokens."
+        )
+    budget = written.summary.budget if written is not None else None
+    if budget is not None and budget.judge_tokens_limit is not None:
+        lines.append(
+            f"Judge token budget: {budget.judge_tokens_used:,} of {budget.judge_tokens_limit:,} used"
+            + (
+                f", {budget.judge_tokens_refused:,} call(s) refused (NOT_EVALUATED)."
+                if budget.judge_tokens_refused
+                else "."
+            )
+        )
+    for name, card in read_cards(run).items():
+        accuracy = card.accuracy.estimate or 0.0
+        lines.append(
+            f"Calibration of `{_cell(name)}` against {card.n} human label(s): Cohen's κ {card.kappa_text()}, "
+            f"people passed {card.base_rate:.0%}, judge {card.judge_rate:.0%}, accuracy {accuracy:.0%} "
+            f"({_cell(', '.join(card.judge_models))}, {_cell(card.criterion_version)})."
+        )
+    return ["", *(f"- {line}" for line in lines)] if lines else []
 
 
 def _passed(item: dict[str, float]) -> str:
