@@ -52,6 +52,7 @@ def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
 
+@settings(deadline=None)  # a loaded machine once took more than hypothesis' 200 ms
 @given(options=_options, block=st.one_of(st.none(), _blocks), runs_agent=st.booleans())
 def test_each_key_is_the_option_else_the_block_else_the_default(options, block, runs_agent):
     merged = merge_settings(options, block, runs_agent=runs_agent)
