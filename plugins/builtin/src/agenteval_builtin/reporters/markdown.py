@@ -1,7 +1,6 @@
 """``markdown``: ``report.md``, a page a person reads: the verdict, counts by status, each
-criterion's mean and pass count, what the judges cost (calls, tokens, budgets) and how they
-agree with people (calibration cards), the failing cases with their first reason, and the
-command that reruns them. Bounded whatever the run's size (the first ``FAILURES`` failing cases)."""
+criterion's mean and pass count, the failing cases with their first reason, and the command
+that reruns them. Bounded whatever the run's size (the first ``FAILURES`` failing cases)."""
 
 from __future__ import annotations
 
@@ -67,7 +66,6 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     for name, item in criteria.items():
         mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
         lines.append(f"| `{_cell(name)}` | {mean} | {_passed(item)} |")
-    lines += _judge_lines(run)
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         for view in failing[:failures]:
@@ -80,6 +78,7 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
         command = rerun_command(run, [(v.entry, v.result.eval_id) for v in failing[:failures]])
         if command:
             lines += ["", "Rerun them:", "", "```sh", command, "```"]
+    lines += _judge_lines(run)
     text = "\n".join(lines) + "\n"
     if limit is not None and len(text) > limit:
         text = text[: limit - 40] + "\n\n… (cut to fit)\n"
