@@ -85,6 +85,14 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     return text
 
 
+def _passed(item: dict[str, float]) -> str:
+    """``passed/total``; an informational criterion (ADK's efficiency criteria) is never
+    passed or failed, and says so."""
+    if item["informational"] and not item["passed"] and not item["failed"]:
+        return "informational (not pass/fail)"
+    return f"{int(item['passed'])}/{int(item['total'])}"
+
+
 def _judge_lines(run: RecordedRun) -> list[str]:
     """What the judges cost (calls, tokens as the providers reported them, the budgets) and
     each calibration card's agreement with people; none when the run had no judge."""
@@ -116,14 +124,6 @@ def _judge_lines(run: RecordedRun) -> list[str]:
             f"({_cell(', '.join(card.judge_models))}, {_cell(card.criterion_version)})."
         )
     return ["", *(f"- {line}" for line in lines)] if lines else []
-
-
-def _passed(item: dict[str, float]) -> str:
-    """``passed/total``; an informational criterion (ADK's efficiency criteria) is never
-    passed or failed, and says so."""
-    if item["informational"] and not item["passed"] and not item["failed"]:
-        return "informational (not pass/fail)"
-    return f"{int(item['passed'])}/{int(item['total'])}"
 
 
 def _order(status: Status) -> int:
