@@ -132,3 +132,16 @@ def test_one_call_at_a_time_overshoots_the_token_budget_by_less_than_one_call(li
     assert answered == min(calls, -(-limit // 15))
     assert service.tokens_spent == 15 * answered and service.tokens_spent < limit + 15
     assert service.tokens_refused == calls - answered
+
+
+def test_calls_that_waited_while_the_tokens_ran_out_do_not_start_and_cost_no_call():
+    """Five calls queued behind a limit of one: the first uses the whole token budget, the
+    four that waited are refused when they get their slot, and --judge-budget is charged
+    only for the call that was made."""
+    service = JudgeService(providers=CostlyProviders(), max_tokens=15, budget=10, concurrency=1)
+    outcomes = asyncio.run(_calls(service, 5))
+    assert sum(not isinstance(o, Exception) for o in outcomes) == 1
+    assert all(o.code == "judge_budget_exhausted" for o in outcomes if isinstance(o, JudgeUnavailable))
+    info = service.budget_info()
+    assert info is not None
+    assert (info.judge_calls_used, info.judge_tokens_used, info.judge_tokens_refused) == (1, 15, 4)

@@ -551,6 +551,8 @@ class JudgeService:
                     if endpoint.down is not None:  # taken down while this call waited
                         raise self._fail(str(endpoint.down), endpoint.down.code)
                     if charged and (spent := self._tokens_spent()) is not None:
+                        if self.budget is not None:
+                            self.spent -= 1  # never made: not a call of --judge-budget's
                         raise spent  # the token budget ran out while this call waited
                     response = await self._bounded_call(model, request, options)
                 except JudgeCallError as exc:
