@@ -1,31 +1,30 @@
-"""``--judge-budget`` and ``--judge-sampling`` on the command line, against the fake Gemini
-server: past the budget judge results are NOT_EVALUATED ``judge_budget_exhausted`` (never
-FAILED), counted in the summary; ``--dry-run`` says whether the planned calls fit."""
+"""``--judge-budget``, ``--max-judge-tokens`` and ``--judge-sampling`` on the command line,
+against the fake Gemini server: past a budget judge results are NOT_EVALUATED
+``judge_budget_exhausted`` (never FAILED), counted in the summary and shown; ``--dry-run``
+says whether the planned calls fit."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Optional
 
 from agenteval.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
 
 
-def _run(runner, tmp_path: Path, *extra: str):
+def _args(tmp_path: Path, statistics: Optional[dict] = None) -> list[str]:
     config = tmp_path / "config.json"
-    config.write_text(
-        json.dumps(
-            {
-                "criteria": {
-                    "final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 5}}
-                }
-            }
-        )
-    )
+    criteria = {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 5}}}
+    block = {} if statistics is None else {"statistics": statistics}
+    config.write_text(json.dumps({"criteria": criteria, **block}))
     args = ["run", str(EXAMPLE / "travel.evalset.json"), "--actual", str(EXAMPLE / "travel.actual.json")]
-    args += ["--config", str(config), "--no-cache", "--no-record", "--format", "json", *extra]
-    result = runner.invoke(main, args)
+    return [*args, "--config", str(config), "--no-cache", "--no-record"]
+
+
+def _run(runner, tmp_path: Path, *extra: str, statistics: Optional[dict] = None):
+    result = runner.invoke(main, [*_args(tmp_path, statistics), "--format", "json", *extra])
     return result, (json.loads(result.stdout) if result.stdout.strip().startswith("{") else None)
 
 
@@ -46,6 +45,43 @@ def test_a_spent_budget_gives_not_evaluated_never_failed(runner, judge_server, t
     assert summary["budget"]["judge_calls_limit"] == 4
     assert summary["budget"]["judge_calls_used"] == len(judge_server.requests)
     assert summary["budget"]["judge_calls_refused"] > 0
+
+
+def test_a_spent_token_budget_gives_not_evaluated_counted_and_shown(runner, judge_server, tmp_path):
+    # The fake judge reports 10 input + 5 output tokens a call; one call at a time, the
+    # budget of 40 lets three calls start (45 tokens), then none.
+    args = ("--max-judge-tokens", "40", "--judge-concurrency", "1")
+    result, doc = _run(runner, tmp_path, *args)
+    assert result.exit_code == 1 and len(judge_server.requests) == 3
+    refused = [r for r in _judged(doc) if r["status"] == "NOT_EVALUATED"]
+    assert refused and all(r["reason_code"] == "judge_budget_exhausted" for r in refused)
+    assert "FAILED" not in [r["status"] for r in _judged(doc)]
+    summary = doc["summary"]
+    assert summary["not_evaluated_reasons"]["judge_budget_exhausted"] == len(refused)
+    assert summary["judge"]["input_tokens"] == 30 and summary["judge"]["output_tokens"] == 15
+    budget = summary["budget"]
+    assert (budget["judge_tokens_limit"], budget["judge_tokens_used"]) == (40, 45)
+    assert budget["judge_tokens_refused"] > 0 and budget["judge_calls_limit"] is None
+    # Per criterion and per case: each judged result carries its own calls' tokens.
+    assert sum(r["judge"]["input_tokens"] for r in _judged(doc) if r["judge"]) == 30
+    table = runner.invoke(main, [*_args(tmp_path), "--format", "table", *args])
+    shown = " ".join(table.output.split())  # the terminal wraps at 80 columns
+    assert "judge token budget: 45 of 40 token(s) used;" in shown
+    assert "call(s) refused once it was spent (NOT_EVALUATED judge_budget_exhausted)" in shown
+
+
+def test_a_token_budget_from_the_config_applies_and_a_flag_overrides_it(runner, judge_server, tmp_path):
+    _, doc = _run(runner, tmp_path, statistics={"max_judge_tokens": 0})
+    assert doc["summary"]["budget"]["judge_tokens_limit"] == 0 and judge_server.requests == []
+    _, doc = _run(runner, tmp_path, "--max-judge-tokens", "100000", statistics={"max_judge_tokens": 0})
+    assert doc["summary"]["budget"]["judge_tokens_refused"] == 0 and judge_server.requests
+    result, _ = _run(runner, tmp_path, statistics={"max_judge_tokens": "lots"})
+    assert result.exit_code == 2 and "statistics.max_judge_tokens: expected a whole number" in result.output
+
+
+def test_dry_run_states_the_token_budget(runner, judge_server, tmp_path):
+    result, _ = _run(runner, tmp_path, "--dry-run", "--max-judge-tokens", "5000")
+    assert result.exit_code == 0 and "judge tokens are capped at 5,000 (--max-judge-tokens)" in result.output
 
 
 def test_a_budget_large_enough_changes_nothing(runner, judge_server, tmp_path):

@@ -312,12 +312,17 @@ class EvalSetSummary(_Record):
 
 class BudgetInfo(_Record):
     """What the run's limits allowed and what was used: judge calls against
-    ``--judge-budget`` (``judge_calls_refused``: calls turned away once it was spent, each
-    a NOT_EVALUATED ``judge_budget_exhausted`` question)."""
+    ``--judge-budget`` and judge tokens (input + output, as the providers report them)
+    against ``--max-judge-tokens``. ``*_refused``: calls turned away once that budget was
+    spent, each a NOT_EVALUATED ``judge_budget_exhausted`` question. The token budget is
+    soft: calls already out when it is reached finish, so ``judge_tokens_used`` may pass it."""
 
     judge_calls_limit: Optional[int] = None
     judge_calls_used: int = 0
     judge_calls_refused: int = 0
+    judge_tokens_limit: Optional[int] = None
+    judge_tokens_used: int = 0
+    judge_tokens_refused: int = 0
 
 
 class RunSummary(_Record):

@@ -22,9 +22,10 @@ def test_the_block_is_read_and_is_not_an_unknown_key():
         "judge_budget": 500,
         "fail_on_inconclusive": True,
         "set_verdict": "any-case",
+        "max_judge_tokens": 20000,
     }
     config = config_from_data({"criteria": CRITERIA, "statistics": block})
-    assert config.statistics == StatisticsConfig(0.9, "auto", 60, "pivotal", 500, True, "any-case")
+    assert config.statistics == StatisticsConfig(0.9, "auto", 60, "pivotal", 500, True, "any-case", 20000)
     assert config.warnings == []
 
 
@@ -46,6 +47,7 @@ def test_no_block_and_a_null_block_are_none_and_keys_may_be_left_out():
         ({"num_runs": 2.5}, "statistics.num_runs"),
         ({"judge_sampling": "best"}, 'statistics.judge_sampling: expected one of "majority", "curtailed"'),
         ({"judge_budget": -1}, "statistics.judge_budget: expected a whole number of at least 0"),
+        ({"max_judge_tokens": 1.5}, "statistics.max_judge_tokens: expected a whole number of at least 0"),
         ({"set_verdict": "strict"}, 'statistics.set_verdict: expected one of "holm", "any-case", "mean"'),
         ({"run_budget": 10}, 'statistics.run_budget: caps the runs of "num_runs": "auto"'),
         ({"fail_on_inconclusive": "yes"}, "statistics.fail_on_inconclusive: expected true or false"),

@@ -31,6 +31,7 @@ _blocks = st.builds(
     run_budget=st.one_of(st.none(), st.integers(1, 500)),
     judge_sampling=_sampling,
     judge_budget=_budget,
+    max_judge_tokens=_budget,
     fail_on_inconclusive=_flag,
 )
 #: The statistics keys a caller may set (``None``: not given).
@@ -41,6 +42,7 @@ _STATISTICS_OPTIONS = {
     "statistics": st.booleans(),
     "fail_on_inconclusive": _flag,
     "judge_budget": _budget,
+    "max_judge_tokens": _budget,
     "judge_sampling": _sampling,
 }
 _options = st.builds(RunOptions, **_STATISTICS_OPTIONS)
@@ -50,6 +52,7 @@ def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
 
+@settings(deadline=None)  # a loaded machine once took more than hypothesis' 200 ms
 @given(options=_options, block=st.one_of(st.none(), _blocks), runs_agent=st.booleans())
 def test_each_key_is_the_option_else_the_block_else_the_default(options, block, runs_agent):
     merged = merge_settings(options, block, runs_agent=runs_agent)
@@ -60,6 +63,7 @@ def test_each_key_is_the_option_else_the_block_else_the_default(options, block, 
         _first(options.fail_on_inconclusive, found.fail_on_inconclusive)
     )
     assert merged.judge_budget == _first(options.judge_budget, found.judge_budget)
+    assert merged.max_judge_tokens == _first(options.max_judge_tokens, found.max_judge_tokens)
     assert merged.judge_sampling == _first(options.judge_sampling, found.judge_sampling)
     # The block's runs only when the agent runs (recorded turns bring their own), and its
     # run budget only with its own num_runs; a run budget option completes a block's auto.

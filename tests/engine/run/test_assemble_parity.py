@@ -94,6 +94,7 @@ STATISTICS = {
     "num_runs": 2,
     "judge_sampling": "majority",
     "judge_budget": 1000,
+    "max_judge_tokens": 1_000_000,
     "fail_on_inconclusive": True,
     "set_verdict": "mean",
 }
@@ -305,6 +306,7 @@ def test_the_statistics_block_applies_from_every_caller(judged, tmp_path, monkey
     assert manifest["set_verdict"] == "mean"
     assert manifest["exit_code"] == 3  # everything passed, flip is INCONCLUSIVE: fail_on_inconclusive
     assert summary["budget"]["judge_calls_limit"] == 1000
+    assert summary["budget"]["judge_tokens_limit"] == 1_000_000 and summary["budget"]["judge_tokens_used"] > 0
     flip = next(v for v in verdicts if v[0] == "flip")
     assert any(verdict and verdict["verdict"] == "INCONCLUSIVE" for *_, verdict in flip[2])
 

@@ -122,6 +122,7 @@ def assemble(
         options = dataclasses.replace(
             options,
             judge_budget=_given(options.judge_budget, judge.budget),
+            max_judge_tokens=_given(options.max_judge_tokens, judge.max_tokens),
             judge_sampling=_given(options.judge_sampling, judge.sampling),
         )
     registry = registry or Registry.installed()
@@ -159,6 +160,7 @@ def assemble(
         settings = merge_settings(options, plan.statistics, runs_agent=agent is not None)
     if judge is not None:
         judge.budget = settings.judge_budget
+        judge.max_tokens = settings.max_judge_tokens
         judge.sampling = settings.judge_sampling
     return AssembledRun(request=request, plan=plan, settings=settings, judge=judge)
 
@@ -188,6 +190,7 @@ def _judge_service(options: RunOptions, on_warning: Optional[Callable[[str], Non
         cache=None if options.cache_dir is None else JudgeCache(options.cache_dir),
         on_warning=on_warning,
         budget=options.judge_budget,
+        max_tokens=options.max_judge_tokens,
         sampling=options.judge_sampling,
     )
 
@@ -202,6 +205,7 @@ _FLAGS = (
     ("confidence", "--confidence"),
     ("fail_on_inconclusive", "--fail-on-inconclusive"),
     ("judge_budget", "--judge-budget"),
+    ("max_judge_tokens", "--max-judge-tokens"),
     ("judge_sampling", "--judge-sampling"),
     ("set_verdict", "--set-verdict"),
     ("concurrency", "--concurrency"),

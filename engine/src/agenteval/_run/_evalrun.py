@@ -38,7 +38,6 @@ from ..judging import JudgeService
 from ..models import EvalCase
 from ..results import (
     AgentRunRecord,
-    BudgetInfo,
     CaseResult,
     CriterionResult,
     ErrorInfo,
@@ -587,16 +586,8 @@ class EvalRun:
             judge=judge.activity() if judge is not None else None,
             user_simulator=judge.activity(USER_SIMULATOR_ACTIVITY) if judge is not None else None,
         )
-        if judge is not None and judge.budget is not None:
-            run_summary = run_summary.model_copy(
-                update={
-                    "budget": BudgetInfo(
-                        judge_calls_limit=judge.budget,
-                        judge_calls_used=judge.spent,
-                        judge_calls_refused=judge.refused,
-                    )
-                }
-            )
+        if judge is not None and (budget := judge.budget_info()) is not None:
+            run_summary = run_summary.model_copy(update={"budget": budget})
         eval_sets = [
             EvalSetResult(
                 eval_set_id=s.eval_set_id,

@@ -41,6 +41,9 @@ class RunOptions:
     statistics: bool = True
     fail_on_inconclusive: Optional[bool] = None
     judge_budget: Optional[int] = None
+    #: The most judge tokens (input + output, as the providers report them) the criteria may
+    #: use; a soft budget: once reached no new judge call starts (``--max-judge-tokens``).
+    max_judge_tokens: Optional[int] = None
     judge_sampling: Optional[str] = None
     #: How an eval set's verdict is drawn from its cases: ``holm`` (default), ``any-case``, ``mean``.
     set_verdict: Optional[str] = None
@@ -68,6 +71,7 @@ class RunSettings:
     confidence: Optional[float]
     fail_on_inconclusive: bool
     judge_budget: Optional[int]
+    max_judge_tokens: Optional[int]
     judge_sampling: Optional[str]
     set_verdict: str
 
@@ -92,6 +96,7 @@ def merge_settings(
         confidence=confidence if options.statistics else None,
         fail_on_inconclusive=bool(_first(options.fail_on_inconclusive, block.fail_on_inconclusive, False)),
         judge_budget=_first(options.judge_budget, block.judge_budget),
+        max_judge_tokens=_first(options.max_judge_tokens, block.max_judge_tokens),
         judge_sampling=_first(options.judge_sampling, block.judge_sampling),
         set_verdict=_first(options.set_verdict, block.set_verdict, DEFAULT_SET_VERDICT),
     )

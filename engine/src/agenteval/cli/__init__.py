@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import click
 
+from ._calibrate import calibrate
 from ._compare import compare
 from ._criteria import criteria
 from ._exit import ExitCode, reports_errors
@@ -105,3 +106,4 @@ main.add_command(criteria)
 main.add_command(migrate)
 main.add_command(runs)
 main.add_command(compare)
+main.add_command(calibrate)

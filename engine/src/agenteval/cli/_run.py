@@ -135,6 +135,16 @@ class _NumRuns(click.ParamType):
     default=None,
     help="The most judge calls the run's criteria may make; past it, judge results are NOT_EVALUATED.",
 )
+@click.option(
+    "--max-judge-tokens",
+    metavar="TOKENS",
+    type=click.IntRange(min=0),
+    default=None,
+    help=(
+        "A soft budget of judge tokens (input + output, as the providers report them): once reached, "
+        "no new judge call starts and what is left is NOT_EVALUATED (judge_budget_exhausted)."
+    ),
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
 @click.option(
     "--cache-dir",
@@ -284,6 +294,7 @@ def run(
     judge_sampling: Optional[str],
     set_verdict: Optional[str],
     judge_budget: Optional[int],
+    max_judge_tokens: Optional[int],
     no_cache: bool,
     cache_dir: Path,
     dry_run: bool,
@@ -361,6 +372,7 @@ def run(
             statistics=not no_stats,
             fail_on_inconclusive=fail_on_inconclusive,
             judge_budget=judge_budget,
+            max_judge_tokens=max_judge_tokens,
             judge_sampling=judge_sampling,
             set_verdict=set_verdict,
             concurrency=concurrency,
@@ -536,6 +548,11 @@ def _print_plan(plan: Plan, judge: JudgeService, no_cache: bool) -> None:
         click.echo(
             f"the planned judge calls {fits} the budget of {judge.budget} (--judge-budget)"
             + ("" if total <= judge.budget else "; judge results past it will be NOT_EVALUATED")
+        )
+    if judge.max_tokens is not None:
+        click.echo(
+            f"judge tokens are capped at {judge.max_tokens:,} (--max-judge-tokens); once the tokens the "
+            "providers report reach it, no new judge call starts and what is left is NOT_EVALUATED"
         )
 
 

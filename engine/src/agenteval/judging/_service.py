@@ -18,9 +18,12 @@ runs preflight checks before any work, and wraps each call with, in order:
    checked here on the text);
 5. retries with exponential backoff and full jitter on retryable failures (429, 5xx,
    timeouts, dropped connections), waiting at least as long as a ``Retry-After`` asks;
-6. the run's budget (``budget``, ``--judge-budget``): a criterion's call past it fails at
-   once with ``judge_budget_exhausted`` and costs nothing (cache hits are free; the user
-   simulator's calls are not counted against it, a conversation must not stop midway).
+6. the run's budgets: calls (``budget``, ``--judge-budget``) and tokens (``max_tokens``,
+   ``--max-judge-tokens``, the input and output tokens the providers report). A
+   criterion's call past either fails at once with ``judge_budget_exhausted`` and costs
+   nothing (cache hits are free; the user simulator's calls are not counted against them,
+   a conversation must not stop midway). The token budget is soft: once the tokens
+   reported reach it no new call starts, but calls already out finish and are counted.
 
 A call that still fails raises ``JudgeUnavailable`` to the criterion, which records the
 invocation as NOT_EVALUATED with the reason code (``REASON_CODES``); nothing is cached then.
@@ -44,7 +47,7 @@ from typing import Optional, Union
 from .._registry import ProviderRegistry
 from .._secrets import scrub_secrets
 from ..errors import ConfigError
-from ..results import JudgeActivity
+from ..results import BudgetInfo, JudgeActivity
 from ._adaptive import AdaptiveLimit
 from ._cache import JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable
@@ -214,6 +217,7 @@ class JudgeService:
         on_warning: Optional[Callable[[str], None]] = None,
         budget: Optional[int] = None,
         sampling: Optional[str] = None,
+        max_tokens: Optional[int] = None,
     ) -> None:
         self.concurrency = max(1, concurrency)
         #: The most calls the run's criteria may make (``None``: no limit); a retry is part
@@ -224,6 +228,12 @@ class JudgeService:
         self.sampling = sampling
         self.spent = 0
         self.refused = 0
+        #: The most tokens (input + output, as reported) the run's criteria may use
+        #: (``None``: no limit); ``tokens_spent`` counts them, ``tokens_refused`` the calls
+        #: turned away once they were spent.
+        self.max_tokens = max_tokens
+        self.tokens_spent = 0
+        self.tokens_refused = 0
         self.cache = cache
         self.on_warning = on_warning
         self.warnings: list[str] = []
@@ -364,14 +374,9 @@ class JudgeService:
             if hit is not None:
                 tally.record(hit)
                 return hit
-        if self.budget is not None and criterion != USER_SIMULATOR_ACTIVITY:
-            if self.spent >= self.budget:
-                self.refused += 1
-                tally.failures[_BUDGET] = tally.failures.get(_BUDGET, 0) + 1
-                raise JudgeUnavailable(
-                    f"the run's judge budget of {self.budget} call(s) is spent (--judge-budget)", _BUDGET
-                )
-            self.spent += 1  # charged when started, so concurrent calls never overshoot
+        charged = criterion != USER_SIMULATOR_ACTIVITY
+        if charged:
+            self._charge(tally)
         if self._limit is None:
             self._limit = AdaptiveLimit(self.concurrency)
         cap = None
@@ -380,14 +385,58 @@ class JudgeService:
                 (criterion, options.concurrency), asyncio.Semaphore(options.concurrency)
             )
         try:
-            response = await self._call_with_retries(model, request, options, tally, cap)
+            response = await self._call_with_retries(model, request, options, tally, cap, charged)
         except JudgeUnavailable as exc:
             tally.failures[exc.code] = tally.failures.get(exc.code, 0) + 1
             raise
         tally.record(response)
+        if charged:
+            self.tokens_spent += response.usage.input_tokens + response.usage.output_tokens
         if key is not None and self.cache is not None:
             self.cache.put(key, response)  # never raises: a failing cache only warns
         return response
+
+    def _charge(self, tally: _Tally) -> None:
+        """Charge one call to the run's budgets; ``JudgeUnavailable`` (``judge_budget_exhausted``)
+        when one of them is spent."""
+        if self.budget is not None and self.spent >= self.budget:
+            self.refused += 1
+            tally.failures[_BUDGET] = tally.failures.get(_BUDGET, 0) + 1
+            raise JudgeUnavailable(
+                f"the run's judge budget of {self.budget} call(s) is spent (--judge-budget)", _BUDGET
+            )
+        tokens = self._tokens_spent()
+        if tokens is not None:
+            tally.failures[_BUDGET] = tally.failures.get(_BUDGET, 0) + 1
+            raise tokens
+        if self.budget is not None:
+            self.spent += 1  # charged when started, so concurrent calls never overshoot
+
+    def _tokens_spent(self) -> Optional[JudgeUnavailable]:
+        """The refusal of a call when the token budget is reached (``None``: room left). Asked
+        when a call is charged and again when it gets its slot: a call that waited while
+        others used the budget up does not start."""
+        if self.max_tokens is None or self.tokens_spent < self.max_tokens:
+            return None
+        self.tokens_refused += 1
+        return JudgeUnavailable(
+            f"the run's judge token budget of {self.max_tokens:,} is spent "
+            f"({self.tokens_spent:,} used; --max-judge-tokens)",
+            _BUDGET,
+        )
+
+    def budget_info(self) -> Optional[BudgetInfo]:
+        """The run's judge budgets and their use (``None`` when it has none)."""
+        if self.budget is None and self.max_tokens is None:
+            return None
+        return BudgetInfo(
+            judge_calls_limit=self.budget,
+            judge_calls_used=self.spent,
+            judge_calls_refused=self.refused,
+            judge_tokens_limit=self.max_tokens,
+            judge_tokens_used=self.tokens_spent,
+            judge_tokens_refused=self.tokens_refused,
+        )
 
     def _fail(self, message: str, code: str) -> JudgeUnavailable:
         return JudgeUnavailable(scrub_secrets(message), code)
@@ -405,6 +454,7 @@ class JudgeService:
         options: JudgeOptions,
         tally: _Tally,
         cap: Optional[asyncio.Semaphore],
+        charged: bool,
     ) -> JudgeResponse:
         endpoint = self._endpoint(model)
         attempt = 0
@@ -414,7 +464,7 @@ class JudgeService:
             failure: Optional[JudgeUnavailable] = None
             delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
             try:
-                return await self._one_call(model, endpoint, request, options, cap)
+                return await self._one_call(model, endpoint, request, options, cap, charged)
             except JudgeCallError as exc:
                 status = f"HTTP {exc.status}: " if exc.status else ""
                 if exc.endpoint_down:
@@ -483,6 +533,7 @@ class JudgeService:
         request: JudgeRequest,
         options: JudgeOptions,
         cap: Optional[asyncio.Semaphore],
+        charged: bool,
     ) -> JudgeResponse:
         assert self._limit is not None
         if cap is not None:
@@ -499,6 +550,10 @@ class JudgeService:
                 try:
                     if endpoint.down is not None:  # taken down while this call waited
                         raise self._fail(str(endpoint.down), endpoint.down.code)
+                    if charged and (spent := self._tokens_spent()) is not None:
+                        if self.budget is not None:
+                            self.spent -= 1  # never made: not a call of --judge-budget's
+                        raise spent  # the token budget ran out while this call waited
                     response = await self._bounded_call(model, request, options)
                 except JudgeCallError as exc:
                     if exc.status == 429 or exc.retry_after is not None:
@@ -538,6 +593,7 @@ class JudgeService:
         self._tallies = {}
         self._endpoints = {}
         self.spent = self.refused = 0
+        self.tokens_spent = self.tokens_refused = 0
 
     async def aclose(self) -> None:
         """Close every provider client and the cache, and drop the event-loop-bound

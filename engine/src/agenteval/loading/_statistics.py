@@ -4,6 +4,7 @@ ADK-compatible).
 
     {"statistics": {"confidence": 0.95, "num_runs": "auto", "run_budget": 200,
                     "judge_sampling": "curtailed", "judge_budget": 1000,
+                    "max_judge_tokens": 500000,
                     "fail_on_inconclusive": true, "set_verdict": "holm"}}
 
 Every key is optional; a command-line flag overrides its key. An unknown key or a bad
@@ -30,7 +31,8 @@ class StatisticsConfig:
 
     ``confidence`` in [0.5, 0.999]; ``num_runs`` a whole number ≥ 1 or ``"auto"`` (used
     only when the run runs the agent); ``run_budget`` ≥ 1 (only with ``"auto"``);
-    ``judge_sampling`` one of ``JUDGE_SAMPLING_MODES``; ``judge_budget`` ≥ 0;
+    ``judge_sampling`` one of ``JUDGE_SAMPLING_MODES``; ``judge_budget`` ≥ 0 (calls);
+    ``max_judge_tokens`` ≥ 0 (judge tokens, input + output as reported: a soft budget);
     ``fail_on_inconclusive`` a boolean; ``set_verdict`` one of ``SET_VERDICT_RULES`` (the
     eval sets' verdict rule; ``holm`` when not given)."""
 
@@ -41,6 +43,7 @@ class StatisticsConfig:
     judge_budget: Optional[int] = None
     fail_on_inconclusive: Optional[bool] = None
     set_verdict: Optional[str] = None
+    max_judge_tokens: Optional[int] = None
 
 
 _KEYS = tuple(f.name for f in fields(StatisticsConfig))
@@ -72,7 +75,7 @@ def _check(key: str, value: Any, path: str) -> Any:
         return value
     if key == "run_budget":
         return _whole(value, path, 1)
-    if key == "judge_budget":
+    if key in ("judge_budget", "max_judge_tokens"):
         return _whole(value, path, 0)
     if key in ("judge_sampling", "set_verdict"):
         valid = JUDGE_SAMPLING_MODES if key == "judge_sampling" else SET_VERDICT_RULES

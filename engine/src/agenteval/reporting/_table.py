@@ -563,20 +563,30 @@ def _judge_line(summary: RunSummary) -> Optional[Text]:
     return text
 
 
-def _budget_line(summary: RunSummary) -> Optional[Text]:
+def _budget_lines(summary: RunSummary) -> list[Text]:
+    """The judge budgets (calls, tokens) and their use, one line each."""
     budget = summary.budget
-    if budget is None or budget.judge_calls_limit is None:
-        return None
-    text = Text(
-        f"judge budget: {budget.judge_calls_used:,} of {budget.judge_calls_limit:,} call(s) used", style="dim"
-    )
-    if budget.judge_calls_refused:
-        text.append(
-            f"; {budget.judge_calls_refused:,} refused once it was spent "
-            "(NOT_EVALUATED judge_budget_exhausted)",
-            style="yellow",
+    if budget is None:
+        return []
+    spends = []
+    if budget.judge_calls_limit is not None:
+        used = f"judge budget: {budget.judge_calls_used:,} of {budget.judge_calls_limit:,} call(s) used"
+        spends.append((used, budget.judge_calls_refused, ""))
+    if budget.judge_tokens_limit is not None:
+        used = (
+            f"judge token budget: {budget.judge_tokens_used:,} of {budget.judge_tokens_limit:,} token(s) used"
         )
-    return text
+        spends.append((used, budget.judge_tokens_refused, " call(s)"))
+    lines = []
+    for used, refused, unit in spends:
+        text = Text(used, style="dim")
+        if refused:
+            text.append(
+                f"; {refused:,}{unit} refused once it was spent (NOT_EVALUATED judge_budget_exhausted)",
+                style="yellow",
+            )
+        lines.append(text)
+    return lines
 
 
 def _agreement_lines(summary: RunSummary) -> list[Text]:
@@ -618,7 +628,7 @@ def _footer(console: Console, summary: RunSummary, undecided: int, left_out: int
         console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
     for line in (
         _judge_line(summary),
-        _budget_line(summary),
+        *_budget_lines(summary),
         *_agreement_lines(summary),
         _not_evaluated_line(summary),
     ):

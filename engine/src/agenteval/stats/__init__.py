@@ -13,7 +13,9 @@
   ``two_sample_test``, ``holm``, ``benjamini_hochberg``, ``minimum_detectable_effect``;
 * judge sampling: ``majority_settled``, ``curtailed_majority``, ``sprt``,
   ``sprt_barrier``, their exact operating characteristics, ``judge_agreement``,
-  ``krippendorff_alpha``, ``fleiss_kappa``, ``cohen_kappa``.
+  ``krippendorff_alpha``, ``fleiss_kappa``, ``cohen_kappa``;
+* a judge against human labels: ``judge_calibration`` (``JudgeCalibration``: κ with a
+  BCa interval, accuracy, sensitivity, specificity, base rate, rank correlation).
 
 Every result is a frozen dataclass recording method, level, n and (for resampling) seed.
 numpy and scipy are imported inside the functions that need them, never here.
@@ -22,6 +24,7 @@ docs/statistics.md explains each number.
 
 from __future__ import annotations
 
+from ._calibration import JudgeCalibration, judge_calibration
 from ._compare import (
     CaseChange,
     ChangeStatus,
@@ -74,6 +77,7 @@ __all__ = [
     "CriterionComparison",
     "Interval",
     "JudgeAgreement",
+    "JudgeCalibration",
     "PermutationTest",
     "SampledVote",
     "SetStatistics",
@@ -99,6 +103,7 @@ __all__ = [
     "fleiss_kappa",
     "holm",
     "judge_agreement",
+    "judge_calibration",
     "krippendorff_alpha",
     "majority_settled",
     "manski_interval",

@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
 
+from agenteval.calibration import read_cards
 from agenteval.cli import rerun_command
 from agenteval.models import Invocation
 from agenteval.results import CaseResult, CriterionResult, Status
@@ -358,6 +359,9 @@ def _set_statistics(written: Any) -> dict[str, list[dict[str, Any]]]:
                     "eval_set_id": eval_set.eval_set_id,
                     "n_cases": item.n_cases,
                     "verdict": item.verdict,
+                    "verdict_rule": getattr(item, "verdict_rule", None),
+                    "verdict_reason": getattr(item, "verdict_reason", None),
+                    "guarantee": getattr(item, "guarantee", None),
                     "verdict_counts": dict(item.verdict_counts),
                     "mean": _interval(item.mean),
                     "pass_rate": _interval(item.pass_rate),
@@ -365,6 +369,12 @@ def _set_statistics(written: Any) -> dict[str, list[dict[str, Any]]]:
                 }
             )
     return found
+
+
+def _budget(written: Any) -> Optional[dict[str, Any]]:
+    """The run's judge budgets and their use (``summary.budget``), when it had any."""
+    budget = getattr(written.summary, "budget", None) if written is not None else None
+    return None if budget is None else budget.model_dump(mode="json")
 
 
 def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, Any]:
@@ -382,6 +392,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 if model not in judge_models:
                     judge_models.append(model)
     statistics = _set_statistics(written)
+    cards = read_cards(run)
     criteria = []
     for name, agg in scanned.criteria.items():
         entry = entries[name]
@@ -407,6 +418,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 "pass_rate_interval": stats[0]["pass_rate"] if len(stats) == 1 else None,
                 "mean_interval": stats[0]["mean"] if len(stats) == 1 else None,
                 "eval_sets": stats,
+                "calibration": cards[name].model_dump(mode="json") if name in cards else None,
                 "verdicts": agg.verdicts,
                 "histogram": _histogram(agg.scores, entry.min_score, entry.max_score),
                 "not_evaluated": agg.reasons["NOT_EVALUATED"],
@@ -461,6 +473,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
         "git_commit": manifest.git_commit,
         "judge_models": judge_models,
         "judge": tokens,
+        "budget": _budget(written),
         "status": status,
         "verdict": "RUNNING" if scanned.pending else "PASS" if status == "PASSED" else "FAIL",
         "counts": counts,

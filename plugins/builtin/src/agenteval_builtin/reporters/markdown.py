@@ -80,6 +80,7 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
         command = rerun_command(run, [(v.entry, v.result.eval_id) for v in failing[:failures]])
         if command:
             lines += ["", "Rerun them:", "", "```sh", command, "```"]
+    lines += _judge_lines(run)
     text = "\n".join(lines) + "\n"
     if limit is not None and len(text) > limit:
         text = text[: limit - 40] + "\n\n… (cut to fit)\n"
@@ -99,6 +100,39 @@ def _passed(item: dict[str, float]) -> str:
     if item["informational"] and not item["passed"] and not item["failed"]:
         return "informational (not pass/fail)"
     return f"{int(item['passed'])}/{int(item['total'])}"
+
+
+def _judge_lines(run: RecordedRun) -> list[str]:
+    """What the judges cost (calls, tokens as the providers reported them, the budgets) and
+    each calibration card's agreement with people; none when the run had no judge."""
+    from agenteval.calibration import read_cards
+
+    written = run.summary()
+    lines = []
+    judge = written.summary.judge if written is not None else None
+    if judge is not None:
+        lines.append(
+            f"Judge: {judge.calls:,} call(s), {judge.cache_hits:,} from cache; "
+            f"{judge.input_tokens:,} input + {judge.output_tokens:,} output tokens."
+        )
+    budget = written.summary.budget if written is not None else None
+    if budget is not None and budget.judge_tokens_limit is not None:
+        lines.append(
+            f"Judge token budget: {budget.judge_tokens_used:,} of {budget.judge_tokens_limit:,} used"
+            + (
+                f", {budget.judge_tokens_refused:,} call(s) refused (NOT_EVALUATED)."
+                if budget.judge_tokens_refused
+                else "."
+            )
+        )
+    for name, card in read_cards(run).items():
+        accuracy = card.accuracy.estimate or 0.0
+        lines.append(
+            f"Calibration of {code(name)} against {card.n} human label(s): Cohen's κ {card.kappa_text()}, "
+            f"people passed {card.base_rate:.0%}, judge {card.judge_rate:.0%}, accuracy {accuracy:.0%} "
+            f"({cell(', '.join(card.judge_models))}, {cell(card.criterion_version)})."
+        )
+    return ["", *(f"- {line}" for line in lines)] if lines else []
 
 
 def _order(status: Status) -> int:

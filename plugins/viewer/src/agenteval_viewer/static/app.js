@@ -31,6 +31,22 @@
   // ---------------------------------------------------------------- data sources
 
   // The colour of a verdict badge: PASS / PASSED green, RUNNING blue, anything else red.
+  // The run's judge budgets (--judge-budget calls, --max-judge-tokens tokens): used of the
+  // limit, and the calls refused once one was spent (each a NOT_EVALUATED judge_budget_exhausted).
+  function budgetFacts(budget) {
+    if (!budget) { return null; }
+    var rows = [];
+    if (budget.judge_calls_limit !== null && budget.judge_calls_limit !== undefined) {
+      rows.push(["judge call budget", budget.judge_calls_used + " of " + budget.judge_calls_limit, budget.judge_calls_refused]);
+    }
+    if (budget.judge_tokens_limit !== null && budget.judge_tokens_limit !== undefined) {
+      rows.push(["judge token budget", budget.judge_tokens_used + " of " + budget.judge_tokens_limit, budget.judge_tokens_refused]);
+    }
+    return rows.map(function (r) {
+      return html`<div data-testid="judge-budget"><dt>${r[0]}</dt><dd>${r[1]} used${r[2] ? ", " + r[2] + " call(s) refused (judge_budget_exhausted)" : ""}</dd></div>`;
+    });
+  }
+
   function verdictClass(verdict) {
     if (verdict === "PASS" || verdict === "PASSED") return "passed";
     if (verdict === "RUNNING") return "running";
@@ -355,7 +371,8 @@
         ${s.judge_models && s.judge_models.length ? html`<div><dt>judge</dt><dd>${s.judge_models.join(", ")}</dd></div>` : null}
         <div><dt>duration</dt><dd>${s.duration_s === null ? "—" : fmt(s.duration_s, 1) + " s"}</dd></div>
         ${judge ? html`<div><dt>judge calls</dt><dd>${judge.calls} (cache hits ${judge.cache_hits})</dd></div>` : null}
-        ${judge ? html`<div><dt>tokens</dt><dd>${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        ${judge ? html`<div><dt>judge tokens</dt><dd data-testid="judge-tokens">${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        ${budgetFacts(s.budget)}
         <div><dt>engine</dt><dd>${s.engine_version}</dd></div>
         ${s.git_commit ? html`<div><dt>commit</dt><dd class="mono">${s.git_commit.slice(0, 10)}</dd></div>` : null}
       </dl>
@@ -394,6 +411,17 @@
       })}</div>`;
   }
 
+  // The criterion's judge calibration card (agenteval calibrate): its agreement with people.
+  function CalibrationLine(props) {
+    var card = props.card;
+    var kappa = card.kappa === null ? "undefined (one label throughout)"
+      : fmt(card.kappa, 2) + " [" + fmt(card.kappa_interval.low, 2) + ", " + fmt(card.kappa_interval.high, 2) + "]";
+    return html`<p class="set-verdict" data-testid="calibration">calibrated against <b>${card.n}</b> human label(s):
+      Cohen's κ <b>${kappa}</b>, people passed ${pct(card.base_rate)}, judge ${pct(card.judge_rate)},
+      accuracy ${pct(card.accuracy.estimate)}${pctInterval(card.accuracy)}
+      <span class="muted"> · judge ${(card.judge_models || []).join(", ") || "none"}, ${card.criterion_version}</span></p>`;
+  }
+
   function CriteriaPanel(props) {
     var s = props.summary, route = props.route;
     var running = pendingOf(s) > 0;
@@ -415,6 +443,13 @@
               <span>mean <b>${fmt(c.mean, 3)}</b>${interval(c.mean_interval)}</span>
               <span>threshold ${fmt(c.threshold)}</span>
             </div>
+            ${c.calibration ? html`<${CalibrationLine} card=${c.calibration} />` : null}
+            ${(c.eval_sets || []).filter(function (e) { return e.verdict; }).map(function (e) {
+              // the eval set's verdict, the rule that drew it, why, and the error it controls
+              return html`<p class="set-verdict" data-testid="set-verdict">eval set <b>${e.eval_set_id}</b>: <b data-testid="set-verdict-word">${e.verdict}</b>${e.verdict_rule ? html` <span class="muted">(${e.verdict_rule})</span>` : null}
+                ${e.verdict_reason ? html`<span class="set-reason"> ${e.verdict_reason}</span>` : null}
+                ${e.guarantee ? html`<span class="muted"> · guarantee: <span data-testid="set-guarantee">${e.guarantee}</span></span>` : null}</p>`;
+            })}
             <div class="crit-counts">
               ${MAIN_STATUSES.map(function (status) {
                 var n = (c.counts[status] || 0) - (status === "NOT_EVALUATED" ? pending : 0);
@@ -750,7 +785,8 @@
             return html`<tr data-testid="verdict-row"><td title=${c.distribution + " " + c.version}>${c.name}</td>
               <td><${Chip} status=${c.status} />${v && v.verdict === "INCONCLUSIVE" ? html` <${Chip} status="INCONCLUSIVE" title=${v.reason || "the runs leave the verdict open"} />` : null}</td>
               <td>${fmt(c.score, 3)}</td><td>${fmt(c.threshold)}</td>
-              <td>${overRuns ? html`<span title=${v.reason || ""}>${interval(v.interval).trim()}</span>` : "—"}${v && v.hint ? html`<div class="muted">${v.hint}</div>` : null}</td>
+              <td>${overRuns ? html`<span title=${v.reason || ""}>${interval(v.interval).trim()}</span>` : "—"}${v && v.hint ? html`<div class="muted">${v.hint}</div>` : null}
+                ${v && v.basis !== "single-run" && v.reason ? html`<div class="verdict-basis" data-testid="verdict-basis"><span class="code">${v.basis}</span> ${v.reason}</div>` : null}</td>
               <td>${c.reason || ""}${c.reason_code ? html` <span class="code">${c.reason_code}</span>` : null}
                 ${c.runs.length ? html`<div class="muted">runs: ${c.runs.map(function (r) { return fmt(r.score); }).join(", ")}</div>` : null}</td></tr>`;
           })}</tbody></table>
