@@ -86,7 +86,7 @@ def leading_keys(head: bytes) -> tuple[str, ...]:
         if index >= len(text) or text[index] != '"':
             return tuple(keys)
         try:
-            key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+            key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]  # CPython has it; typeshed leaves it out
         except ValueError:
             return tuple(keys)
         keys.append(key)
@@ -141,7 +141,8 @@ def choose_format(
             raise PluginLoadError(
                 f"--format-in {format_in!r} is not an installed data format; installed: {_installed(finder)}"
             )
-        return finder.load_one(format_in)
+        chosen: type[FormatReader] = finder.load_one(format_in)  # the finder checked the subclass
+        return chosen
     head = _head(path)
     keys = leading_keys(head)
     if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") or "eval_set_id" in keys:
