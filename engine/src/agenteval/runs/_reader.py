@@ -264,10 +264,10 @@ class RecordedRun:
         point = manifest.confidence is not None
         for found in self.index_entries():
             eval_set, case_id, run_index = found["key"]
-            row = plan.get((eval_set, case_id)) if run_index == 1 else None
-            if row is not None:  # else a case the plan does not have
-                seen[row] = 1
-                yield brief_from_index(sets[eval_set], row, found, point)
+            place = plan.get((eval_set, case_id)) if run_index == 1 else None
+            if place is not None:  # else a case the plan does not have
+                seen[place] = 1
+                yield brief_from_index(sets[eval_set], place, found, point)
         row = 0
         for entry in manifest.eval_sets:
             unrecorded: Optional[CaseBrief] = None  # the same for every case of the set
@@ -300,7 +300,10 @@ class RecordedRun:
                         where = index.get((entry.index, case_id, run_index))
                         if where is None and auto and manifest.state is RunState.COMPLETE:
                             break
-                        records.append(None if where is None else self._read_at(handle, where))
+                        # a place in the index means the handle is open
+                        records.append(
+                            None if where is None or handle is None else self._read_at(handle, where)
+                        )
                     if auto and manifest.state is not RunState.COMPLETE:
                         needed = auto_runs_needed(
                             entry, case_id, records, manifest.looks, manifest.confidence, run_id=self.run_id
