@@ -80,7 +80,13 @@ def test_a_package_s_own_version_is_its_distribution_s(folder, module):
     assert found is not None and found.group(1) == _project(folder)["version"]
 
 
-@pytest.mark.parametrize("folder", DISTRIBUTIONS, ids=lambda p: p.name)
+# Every member of the uv workspace too, so that a new plugin is checked as soon as it joins.
+_MEMBERS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]["workspace"]["members"]
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(set(DISTRIBUTIONS) | {ROOT / m for m in _MEMBERS}), ids=lambda p: p.name
+)
 def test_every_package_ships_py_typed(folder):
     # PEP 561: without the marker a type checker ignores the package's annotations, so a plugin
     # author typing against it gets Any.
