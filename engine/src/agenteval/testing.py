@@ -42,7 +42,7 @@ import inspect
 import json
 import traceback
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, NoReturn, Optional, Union
+from typing import Any, NoReturn, Optional, TypeVar, Union
 
 from pydantic import BaseModel
 
@@ -75,6 +75,7 @@ __all__ = [
 ToolCallSpec = Union[tuple[str, Optional[Mapping[str, Any]]], FunctionCall]
 
 _FORMS = ("legacy", "events", None)
+_T = TypeVar("_T")
 
 
 def _function_call(spec: ToolCallSpec) -> FunctionCall:
@@ -343,7 +344,7 @@ def _check_params(cls: type[Evaluator], params: Optional[Mapping[str, Any]]) -> 
         _fail(cls, f"its Params rejected {dict(params or {})!r}: {exc}{hint}")
 
 
-def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+def _run(coro: Coroutine[Any, Any, _T]) -> _T:
     """Run a coroutine to completion, also when called from inside a running loop."""
     try:
         asyncio.get_running_loop()
