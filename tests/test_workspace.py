@@ -1,5 +1,5 @@
 """The workspace's own rules: each distribution owns its version, changelog and a bounded
-range on the engine; pip's and uv's dev-tool lists agree."""
+range on the engine; every package ships py.typed; pip's and uv's dev-tool lists agree."""
 
 from __future__ import annotations
 
@@ -80,3 +80,18 @@ def test_a_package_s_own_version_is_its_distribution_s(folder, module):
     init = next((folder / "src").glob(f"{module}/__init__.py"))
     found = re.search(r'^__version__ = "([^"]+)"', init.read_text(encoding="utf-8"), re.MULTILINE)
     assert found is not None and found.group(1) == _project(folder)["version"]
+
+
+# Every member of the uv workspace too, so that a new plugin is checked as soon as it joins.
+_MEMBERS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]["workspace"]["members"]
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(set(DISTRIBUTIONS) | {ROOT / m for m in _MEMBERS}), ids=lambda p: p.name
+)
+def test_every_package_ships_py_typed(folder):
+    # PEP 561: without the marker a type checker ignores the package's annotations, so a plugin
+    # author typing against it gets Any.
+    hatch = tomllib.loads((folder / "pyproject.toml").read_text())["tool"]["hatch"]
+    for package in hatch["build"]["targets"]["wheel"]["packages"]:
+        assert (folder / package / "py.typed").is_file(), f"{folder.name}: {package}/py.typed is missing"

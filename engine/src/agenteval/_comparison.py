@@ -328,11 +328,11 @@ def compare_sides(
             skipped[name] = "its score range is unbounded"
             continue
         pairs = [(_mean(a.scores[k].get(name, [None])), _mean(b.scores[k].get(name, [None]))) for k in paired]
-        pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
-        if not pairs:
+        both = [(x, y) for x, y in pairs if x is not None and y is not None]
+        if not both:
             skipped[name] = "no paired case has a score on both sides"
             continue
-        scores[name] = ([x for x, _ in pairs], [y for _, y in pairs])
+        scores[name] = ([x for x, _ in both], [y for _, y in both])
         directions[name] = bool(config.get("higher_is_better", True))
         bounds[name] = (float(lo), float(hi))
     comparison = None
@@ -367,7 +367,7 @@ def compare_sides(
             if before is after:
                 continue
             change = changes_by_key.get(key)
-            repeated = change is not None and change.p_value is not None
+            tested = change if change is not None and change.p_value is not None else None
             flips.append(
                 CaseFlip(
                     key[0],
@@ -376,8 +376,8 @@ def compare_sides(
                     before,
                     after,
                     change.delta if change is not None else None,
-                    change.flagged if repeated else None,
-                    change.q_value if repeated else None,
+                    tested.flagged if tested is not None else None,
+                    tested.q_value if tested is not None else None,
                 )
             )
     flips.sort(key=lambda f: (not f.regression, f.eval_set_id, f.case_id, f.criterion))

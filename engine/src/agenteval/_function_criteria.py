@@ -83,7 +83,7 @@ def _params_model(fn: Callable[..., Any]) -> type[Params]:
         default = ... if parameter.default is parameter.empty else parameter.default
         fields[parameter.name] = (hints.get(parameter.name, Any), default)
     name = f"{getattr(fn, '__name__', 'function')}_params"
-    return create_model(name, __base__=Params, **fields)  # type: ignore[call-overload]
+    return create_model(name, __base__=Params, **fields)
 
 
 def _number(value: Any) -> Optional[float]:

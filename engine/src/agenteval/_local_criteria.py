@@ -87,7 +87,8 @@ def _where_raised(exc: BaseException) -> str:
         return f"{exc.filename}:{exc.lineno}{column}: "
     frames = traceback.extract_tb(exc.__traceback__)
     user = [f for f in frames if "importlib" not in f.filename and f.filename != __file__]
-    frame = (user or frames or [None])[-1]
+    innermost = user or frames
+    frame = innermost[-1] if innermost else None
     return f"{frame.filename}:{frame.lineno}: " if frame is not None else ""
 
 
@@ -354,8 +355,9 @@ def _import_reference(reference: str, config_dir: Optional[Path]) -> tuple[Any, 
             "write path/to/file.py:function or package.module:function (a colon, then the function's name)"
         )
     if module_reference.endswith(".py") or "/" in module_reference or "\\" in module_reference:
-        path: Optional[Path] = _resolve_file(module_reference, config_dir)
-        module = _import_file(path)
+        file = _resolve_file(module_reference, config_dir)
+        module = _import_file(file)
+        path: Optional[Path] = file
     else:
         module = _import_module(module_reference, config_dir)
         path = Path(module.__file__).resolve() if getattr(module, "__file__", None) else None

@@ -126,7 +126,8 @@ def _subclass_check(base_path: str, what: str) -> Callable[[Any], Optional[str]]
         if not (inspect.isclass(obj) and issubclass(obj, base)):
             return f"it points at {obj!r}, which is not a subclass of {what}"
         if inspect.isabstract(obj):
-            return f"{obj.__name__} does not implement {', '.join(sorted(obj.__abstractmethods__))}"
+            missing = sorted(getattr(obj, "__abstractmethods__", ()))
+            return f"{obj.__name__} does not implement {', '.join(missing)}"
         return None
 
     return check
@@ -237,8 +238,8 @@ def distribution_of(dist: Optional[importlib.metadata.Distribution]) -> tuple[st
     if dist is None:
         return "<unknown>", "0"
     metadata = dist.metadata
-    name = metadata.get("Name") if metadata is not None else None
-    version = metadata.get("Version") if metadata is not None else None
+    name = metadata["Name"] if metadata is not None and "Name" in metadata else None
+    version = metadata["Version"] if metadata is not None and "Version" in metadata else None
     folder = getattr(dist, "_path", None)
     return name or (str(folder) if folder else "<unknown>"), version or "0"
 
@@ -406,5 +407,5 @@ class _FreshNamedManager(NamedExtensionManager):
         try:
             return super()._load_one_plugin(ep, *args, **kwargs)
         except (AssertionError, SystemExit) as err:
-            self._on_load_failure_callback(self, ep, err)
+            self._on_load_failure_callback(self, ep, err)  # type: ignore[misc]  # _import always passes one
             return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from ._plugins import KINDS, PluginFinder, PluginRef
 from .evaluator import Evaluator, EvaluatorInfo
@@ -133,7 +133,7 @@ class ProviderRegistry(PluginFinder):
     ) -> None:
         super().__init__(KINDS[group], classes)
 
-    def load(self, name: str) -> type:  # type: ignore[override]
+    def load(self, name: str) -> type[Any]:
         """The plugin class named ``name``; ``PluginLoadError`` when unknown or broken."""
         return self.load_one(name)
 

@@ -8,15 +8,15 @@ ignored with a warning, as ADK ignores it (real configs carry keys like ``descri
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
-from ._registry import LoadedCriterion, Registry
+from ._registry import LoadedCriterion
 from .criterion import Criterion
 from .errors import AgentEvalError, ConfigError
 from .evaluator import Evaluator, EvaluatorInfo
@@ -137,9 +137,15 @@ def _name_sources(exc: AgentEvalError, requests: Sequence[tuple[Criterion, str]]
     exc.args = (f"{exc.source}: {exc.message}",)
 
 
+class CriterionSource(Protocol):
+    """Where criteria are loaded from: a ``Registry``, or the planner's ``LocalCriteria``."""
+
+    def load(self, names: Iterable[str]) -> dict[str, LoadedCriterion]: ...
+
+
 def resolve_criteria(
     requests: Sequence[tuple[Criterion, str]],
-    registry: Registry,
+    registry: CriterionSource,
     warnings: list[str],
     cache: Optional[dict[str, Evaluator]] = None,
 ) -> list[ResolvedCriterion]:

@@ -196,8 +196,9 @@ def same_outputs(actuals: Sequence[Optional[AgentRunRecord]]) -> bool:
             for turn in actual.invocations
         ]
 
-    first = content(actuals[0])  # type: ignore[arg-type]
-    return all(content(a) == first for a in actuals[1:])  # type: ignore[arg-type]
+    recorded = [a for a in actuals if a is not None]  # every one, as checked above
+    first = content(recorded[0])
+    return all(content(a) == first for a in recorded[1:])
 
 
 def over_runs(
@@ -518,10 +519,14 @@ def set_criterion_summary(
     low, high = criterion.min_score, criterion.max_score
     mean = None
     case_scores = [math.fsum(r) / len(r) if r else None for r in scored]
-    in_range = low is not None and high is not None and high > low
-    if in_range and all(low <= v <= high for v in case_scores if v is not None):  # type: ignore[operator]
+    if (
+        low is not None
+        and high is not None
+        and high > low
+        and all(low <= v <= high for v in case_scores if v is not None)
+    ):
         seed = derive_seed(run_id, index, criterion.name)
-        mean = _interval_info(manski_interval(case_scores, low, high, level, seed))  # type: ignore[arg-type]
+        mean = _interval_info(manski_interval(case_scores, low, high, level, seed))
     pass_rate = found = None
     if gating:
         passed = sum(1 for unit in ordered if unit[3])
@@ -560,9 +565,9 @@ def _set_verdict(
     return set_verdict(
         [unit[1] for unit in ordered],
         [(unit[2], unit[4]) for unit in ordered],
-        criterion.threshold,  # type: ignore[arg-type]
-        lo=low if bounded else 0.0,  # type: ignore[arg-type]
-        hi=high if bounded else 1.0,  # type: ignore[arg-type]
+        criterion.threshold,  # type: ignore[arg-type]  # called only for a gating criterion: it has one
+        lo=low if bounded and low is not None else 0.0,
+        hi=high if bounded and high is not None else 1.0,
         higher_is_better=criterion.higher_is_better,
         level=level,
         rule=rule if bounded else "any-case",

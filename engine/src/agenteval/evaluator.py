@@ -56,6 +56,11 @@ class Params(BaseModel):
     )
 
 
+# ``Evaluator``'s body has a class attribute named ``Params``; its annotations name the model
+# through this alias (type checkers read ``Params`` there as the attribute).
+_ParamsModel = Params
+
+
 class EvaluatorInfo(BaseModel):
     """What an evaluator declares about itself (shown by ``agenteval criteria``).
 
@@ -247,7 +252,7 @@ class Evaluator(ABC):
     Params: ClassVar[type[Params]] = Params
     info: ClassVar[EvaluatorInfo]
 
-    def __init__(self, params: Optional[Params] = None) -> None:
+    def __init__(self, params: Optional[_ParamsModel] = None) -> None:
         self.params = params if params is not None else type(self).Params()
 
     @abstractmethod

@@ -89,7 +89,7 @@ class PluginInfo(_Record):
     version: str
     entry_point: str
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented spelling; mypy won't type it
     @property
     def id(self) -> str:
         """``distribution@version``."""

@@ -41,8 +41,8 @@ import contextlib
 import inspect
 import json
 import traceback
-from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any, NoReturn, Optional, Union
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, NoReturn, Optional, TypeVar, Union
 
 from pydantic import BaseModel
 
@@ -75,6 +75,7 @@ __all__ = [
 ToolCallSpec = Union[tuple[str, Optional[Mapping[str, Any]]], FunctionCall]
 
 _FORMS = ("legacy", "events", None)
+_T = TypeVar("_T")
 
 
 def _function_call(spec: ToolCallSpec) -> FunctionCall:
@@ -343,12 +344,12 @@ def _check_params(cls: type[Evaluator], params: Optional[Mapping[str, Any]]) -> 
         _fail(cls, f"its Params rejected {dict(params or {})!r}: {exc}{hint}")
 
 
-def _run(coro: Awaitable[Any]) -> Any:
+def _run(coro: Coroutine[Any, Any, _T]) -> _T:
     """Run a coroutine to completion, also when called from inside a running loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)  # type: ignore[arg-type]
+        return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
 

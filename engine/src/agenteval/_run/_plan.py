@@ -88,14 +88,15 @@ def criteria_for(
     config_dir = config.source.resolve().parent if config.source else None
     for criterion in chosen:
         custom = config.custom_metrics.get(criterion.name)
-        local = custom is not None or is_local_reference(criterion.name)
-        if local and not isinstance(registry, LocalCriteria):
+        if custom is None and not is_local_reference(criterion.name):
+            continue
+        if not isinstance(registry, LocalCriteria):
             raise ConfigError(f"criterion {criterion.name!r} is local code, which this caller cannot load")
         if custom is not None:
-            registry.add_custom_metric(criterion.name, custom, criterion.params, config_dir, where)  # type: ignore[union-attr]
-        elif local:
+            registry.add_custom_metric(criterion.name, custom, criterion.params, config_dir, where)
+        else:
             origin = where if config.get(criterion.name) else "--criteria"
-            registry.add_function(criterion.name, config_dir, origin)  # type: ignore[union-attr]
+            registry.add_function(criterion.name, config_dir, origin)
     return chosen
 
 
@@ -310,6 +311,7 @@ class RecordedTurns(Mapping[tuple[int, str], Sequence[Outcome]]):
         self._actuals = actuals
 
     def _outcome(self, ref: Union[Outcome, _InFile]) -> Outcome:
+        # without recorded actuals no ref is in a file
         return self._actuals.outcome(ref) if self._actuals is not None else ref  # type: ignore[return-value]
 
     def __getitem__(self, key: tuple[int, str]) -> Sequence[Outcome]:
@@ -390,7 +392,7 @@ class Plan:
 
     def fingerprint(self) -> str:
         """A hash of everything that decides a case's result; ``--resume`` compares it."""
-        material = {
+        material: dict[str, Any] = {
             "sets": [
                 {
                     "id": s.eval_set_id,
@@ -542,6 +544,7 @@ def plan_paths(
     criteria_source = LocalCriteria(registry)
     staged = []
     requests: list[tuple[Criterion, str]] = []
+    set_config: Optional[EvalConfig]
     for target in targets:
         with problems.collect():
             loaded = files.read(target.path)
@@ -622,7 +625,7 @@ def plan_paths(
         actual_files=tuple(actuals.files) if actuals is not None else (),
         agent=agent,
         agent_target=agent_target,
-        num_runs=num_runs,  # type: ignore[arg-type]
+        num_runs=num_runs,  # type: ignore[arg-type]  # an int by now: "auto" became looks[-1]
         warnings=tuple(dict.fromkeys(warnings)),
         files=files,
         looks=looks,
@@ -726,7 +729,7 @@ def _resolve_each(
         group = requests[start : start + count]
         start += count
         with problems.collect():
-            done = resolve_criteria(group, source, warnings, cache=evaluators)  # type: ignore[arg-type]
+            done = resolve_criteria(group, source, warnings, cache=evaluators)
             for item, (_, where) in zip(done, group, strict=True):
                 for spec in item.evaluator.judge_models() if item.info.requires_judge else ():
                     if spec not in checked:
@@ -783,14 +786,14 @@ def plan_eval_sets(
     actual_map = _actual_map(actual, [c for item in loaded for c in item.eval_set.eval_cases], warnings)
     criteria_source = LocalCriteria(registry)
     chosen = criteria_for(config, None, criteria_source)
-    resolved = resolve_criteria([(c, "criteria") for c in chosen], criteria_source, warnings)  # type: ignore[arg-type]
+    resolved = resolve_criteria([(c, "criteria") for c in chosen], criteria_source, warnings)
     if judge is not None:
         preflight_judges(resolved, judge)
     entries = tuple(criterion_entry(c) for c in resolved)
     sets = []
     recorded: dict[tuple[int, str], Sequence[Outcome]] = {}
-    for index, item in enumerate(loaded):
-        cases = tuple(item.eval_set.eval_cases)
+    for index, loaded_set in enumerate(loaded):
+        cases = tuple(loaded_set.eval_set.eval_cases)
         missing = [c.eval_id for c in cases if c.eval_id not in actual_map]
         if missing:
             raise DataError(f"no actual invocations for case(s) {', '.join(map(repr, missing))}")
@@ -798,7 +801,13 @@ def plan_eval_sets(
             recorded[(index, case.eval_id)] = [actual_map[case.eval_id]]
         sets.append(
             PlannedSet.of(
-                index, item.eval_set, cases, resolved, entries, source=item.source, sha256=item.sha256
+                index,
+                loaded_set.eval_set,
+                cases,
+                resolved,
+                entries,
+                source=loaded_set.source,
+                sha256=loaded_set.sha256,
             )
         )
     return Plan(

@@ -13,13 +13,13 @@ import threading
 import time
 import traceback
 from collections.abc import Sequence
-from typing import Optional
+from typing import Optional, Union
 
 from .._contracts import score_problem
 from .._resolve import ResolvedCriterion
 from .._verdicts import base_fields, not_evaluated, point_verdict, status_for
 from ..agents import AgentFailure
-from ..evaluator import EvaluationContext, Score
+from ..evaluator import EvaluationContext, Evaluator, Score
 from ..judging import JudgeService
 from ..models import EvalCase, Invocation
 from ..results import CriterionResult, ErrorInfo, InvocationResult, Status
@@ -71,7 +71,7 @@ class Preparation:
     """Every evaluator's ``prepare()`` (costly setup), once each, in a background thread
     started when the run starts, so that it overlaps with the agent's first turns."""
 
-    def __init__(self, evaluators: Sequence[object]) -> None:
+    def __init__(self, evaluators: Sequence[Evaluator]) -> None:
         self._future: concurrent.futures.Future = concurrent.futures.Future()
         unique = list({id(e): e for e in evaluators}.values())
 
@@ -79,7 +79,7 @@ class Preparation:
             failed: dict[int, BaseException] = {}
             for evaluator in unique:
                 try:
-                    evaluator.prepare()  # type: ignore[attr-defined]
+                    evaluator.prepare()
                 except Exception as exc:  # noqa: BLE001 - failing is data: that criterion's results say why
                     failed[id(evaluator)] = exc
             self._future.set_result(failed)
@@ -210,7 +210,7 @@ async def _score_one(
 
 async def score_run(
     case: EvalCase,
-    outcome: object,
+    outcome: Union[Sequence[Invocation], AgentFailure, None],
     criteria: Sequence[tuple[ResolvedCriterion, CriterionEntry]],
     *,
     limit: asyncio.Semaphore,

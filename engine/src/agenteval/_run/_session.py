@@ -97,8 +97,10 @@ def describe_changes(old: Manifest, new: Manifest) -> list[str]:
             f"the agent: {(old.agent or {}).get('target')!r} -> {(new.agent or {}).get('target')!r}"
         )
     if old.num_runs != new.num_runs or old.num_runs_policy != new.num_runs_policy:
-        before, after = (m.num_runs_policy if m.num_runs_policy == "auto" else m.num_runs for m in (old, new))
-        changes.append(f"runs per case: {before} -> {after}")
+        runs_before, runs_after = (
+            m.num_runs_policy if m.num_runs_policy == "auto" else m.num_runs for m in (old, new)
+        )
+        changes.append(f"runs per case: {runs_before} -> {runs_after}")
     if old.run_budget != new.run_budget:
         changes.append(f"--run-budget: {old.run_budget} -> {new.run_budget}")
     old_sets = {(s.path or s.eval_set_id): s for s in old.eval_sets}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, TypeVar, Union
+from typing import Optional, TypeVar, Union, overload
 
 from ..judging._cache import DEFAULT_CACHE_DIR
 from ..judging._service import DEFAULT_JUDGE_CONCURRENCY
@@ -102,6 +102,10 @@ def merge_settings(
     )
 
 
+@overload
+def _first(first: Optional[T], second: Optional[T], default: T, /) -> T: ...
+@overload
+def _first(*values: Optional[T]) -> Optional[T]: ...
 def _first(*values: Optional[T]) -> Optional[T]:
-    """The first value that is not ``None``."""
+    """The first value that is not ``None`` (never ``None`` when the last is not)."""
     return next((value for value in values if value is not None), None)

@@ -27,7 +27,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Optional, TextIO
+from typing import Any, Optional, TextIO, overload
 
 __all__ = [
     "OUTPUT_LIMIT",
@@ -122,13 +122,17 @@ class _Router(io.TextIOBase):
         return self.stream.fileno()
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase's attribute, read from the stream
         return getattr(self.stream, "encoding", "utf-8")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
+@overload
+def _descriptor(stream: Any, default: int) -> int: ...
+@overload
+def _descriptor(stream: Any, default: None = None) -> Optional[int]: ...
 def _descriptor(stream: Any, default: Optional[int] = None) -> Optional[int]:
     """The file descriptor under ``stream`` (``default`` when it has none: a test runner's)."""
     try:

@@ -85,9 +85,10 @@ def _move_to_workers(agent: Agent, failure: AgentFailure) -> AgentFailure:
     if isinstance(agent, ProcessIsolatedAgent) or not failure.left_behind or agent in _MOVED:
         return failure
     problem = ProcessIsolatedAgent.unavailable_for(agent)
-    _MOVED[agent] = None if problem is not None else ProcessIsolatedAgent(agent)
-    if problem is None:
-        atexit.register(_MOVED[agent].kill_workers)
+    isolated = None if problem is not None else ProcessIsolatedAgent(agent)
+    _MOVED[agent] = isolated
+    if isolated is not None:
+        atexit.register(isolated.kill_workers)
         done = (
             "the agent's later cases run in worker processes (as with --agent-isolation process), "
             "so what this call left running costs them nothing"

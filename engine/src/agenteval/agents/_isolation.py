@@ -231,7 +231,7 @@ class ProcessIsolatedAgent(Agent):
     def __init__(self, agent: Agent, *, start_timeout: float = DEFAULT_START_TIMEOUT) -> None:
         super().__init__(agent.target)
         self.inner = agent
-        self.description = agent.description
+        self.description = agent.description  # type: ignore[misc]  # the wrapped adapter's, per instance
         self.spec = f"{type(agent).__module__}:{type(agent).__qualname__}"
         self.start_timeout = start_timeout
         self._idle: list[_Worker] = []

@@ -24,7 +24,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 #: The stack and recursion limit for pickling a message nested deeper than the usual limit.
@@ -95,7 +95,7 @@ async def _serve(connection: Connection) -> None:
     from agenteval.agents import AgentBaseException
 
     agent: Any = None
-    session: Optional[Any] = None
+    session: Any = None
     while True:
         kind, payload = connection.recv()
         try:

@@ -102,23 +102,26 @@ def calibrate(
     entries: dict[str, CriterionEntry] = {}
     for eval_set, case in run.case_results():
         cases.setdefault(case.eval_id, case)
-        for entry in eval_set.criteria:
-            entries.setdefault(entry.name, entry)
+        for criterion in eval_set.criteria:
+            entries.setdefault(criterion.name, criterion)
     digest = hashlib.sha256(labels_file.read_bytes()).hexdigest()
     cards = []
     for name in dict.fromkeys(label.criterion for label in labels):
         entry = entries.get(name)
         if entry is None:
             continue
-        judge, human, judge_scores, human_scores = [], [], [], []
+        judge: list[bool] = []
+        human: list[bool] = []
+        judge_scores: list[float] = []
+        human_scores: list[Optional[float]] = []
         unmatched = []
         prompt: dict[str, Optional[str]] = {}
         for label in (item for item in labels if item.criterion == name):
-            found = _verdict_for(cases.get(label.eval_id), label)
-            if isinstance(found, str):
-                unmatched.append(UnmatchedLabel(line=label.line, eval_id=label.eval_id, reason=found))
+            verdict = _verdict_for(cases.get(label.eval_id), label)
+            if isinstance(verdict, str):
+                unmatched.append(UnmatchedLabel(line=label.line, eval_id=label.eval_id, reason=verdict))
                 continue
-            passed, score, details = found
+            passed, score, details = verdict
             prompt = prompt or {k: details.get(k) for k in ("prompt_version", "prompt_sha256")}
             judge.append(passed)
             human.append(label.passed)

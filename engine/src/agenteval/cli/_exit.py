@@ -52,7 +52,7 @@ def reports_errors(command: F) -> F:
                 raise
             _fail(os_error_message(exc))
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # functools.wraps: the same signature as command
 
 
 def _fail(message: str) -> None:

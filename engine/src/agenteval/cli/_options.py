@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Optional, overload
 
 import click
 
@@ -25,6 +25,10 @@ def runs_folder(runs_dir: Optional[Path]) -> Path:
     return (runs_dir or default_runs_dir()).resolve()
 
 
+@overload
+def comma_list(value: str, empty: str) -> list[str]: ...
+@overload
+def comma_list(value: Optional[str], empty: str) -> Optional[list[str]]: ...
 def comma_list(value: Optional[str], empty: str) -> Optional[list[str]]:
     """``a,b`` as names in order, each once; ``None`` when the option was not given. An
     option given with no name at all is a usage error saying ``empty``."""

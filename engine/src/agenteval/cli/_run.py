@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 import click
 
@@ -303,7 +303,7 @@ def run(
     agent_concurrency: int,
     agent_timeout: float,
     agent_isolation: str,
-    num_runs: object,
+    num_runs: Union[int, str, None],
     run_budget: Optional[int],
     save_actual: Optional[Path],
     efficiency: bool,
@@ -366,7 +366,7 @@ def run(
         config_path=config,
         efficiency=efficiency,
         options=RunOptions(
-            num_runs=num_runs,  # type: ignore[arg-type]
+            num_runs=num_runs,
             run_budget=run_budget,
             confidence=confidence,
             statistics=not no_stats,

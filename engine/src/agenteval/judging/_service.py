@@ -638,7 +638,9 @@ class JudgeClient:
             *(self.generate(request, options, i) for i in range(options.num_samples)),
             return_exceptions=True,
         )
+        samples: list[Union[JudgeResponse, JudgeUnavailable]] = []
         for outcome in outcomes:
             if isinstance(outcome, BaseException) and not isinstance(outcome, JudgeUnavailable):
                 raise outcome
-        return list(outcomes)
+            samples.append(outcome)
+        return samples

@@ -134,7 +134,7 @@ def leading_keys(head: bytes) -> tuple[str, ...]:
         if index >= len(text) or text[index] != '"':
             return tuple(keys)
         try:
-            key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+            key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]  # CPython has it; typeshed leaves it out
         except ValueError:
             return tuple(keys)
         keys.append(key)
@@ -205,7 +205,8 @@ def choose_format(
             raise PluginLoadError(
                 f"--format-in {format_in!r} is not an installed data format; installed: {_installed(finder)}"
             )
-        return finder.load_one(format_in)
+        chosen: type[FormatReader] = finder.load_one(format_in)  # the finder checked the subclass
+        return chosen
     head = _head(path)
     keys = leading_keys(head)
     if _is_adk(head, keys):
@@ -214,7 +215,8 @@ def choose_format(
     if names:
         for loaded in finder.load_many(names).values():
             if _claims(loaded, head, path):
-                return loaded.obj
+                claimed: type[FormatReader] = loaded.obj  # the finder checked the subclass
+                return claimed
     if not keys or _EVAL_SET_KEYS.intersection(keys):
         return None
     raise DataError(

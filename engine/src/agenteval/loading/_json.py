@@ -9,9 +9,10 @@ import math
 import os
 import re
 import stat
-from json.decoder import scanstring
+from collections.abc import Callable
+from json.decoder import scanstring  # type: ignore[attr-defined]  # CPython has it; typeshed leaves it out
 from pathlib import Path
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, cast
 
 from pydantic import BaseModel
 
@@ -230,6 +231,8 @@ def parse_json(
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+# The pattern matches the empty string, so ``match`` never returns None.
+_skip_whitespace = cast("Callable[..., re.Match[str]]", _WHITESPACE.match)
 
 
 class _NotAsExpected(Exception):
@@ -248,7 +251,7 @@ def _loads_finding_spans(text: str, hooks: dict[str, Any], member: str, found: l
 
 
 def _walk_top_object(text: str, decoder: json.JSONDecoder, member: str, found: list[tuple[int, int]]) -> Any:
-    skip = _WHITESPACE.match
+    skip = _skip_whitespace
     position = skip(text).end()
     if text[position] != "{":
         raise _NotAsExpected
@@ -285,7 +288,7 @@ def _walk_top_object(text: str, decoder: json.JSONDecoder, member: str, found: l
 def _walk_array(
     text: str, decoder: json.JSONDecoder, position: int, found: list[tuple[int, int]]
 ) -> tuple[list[Any], int]:
-    skip = _WHITESPACE.match
+    skip = _skip_whitespace
     position = skip(text, position + 1).end()
     items: list[Any] = []
     if text[position] == "]":

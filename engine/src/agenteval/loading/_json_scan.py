@@ -119,9 +119,7 @@ def find_problems(
 
     def here() -> list[Union[str, int]]:
         return [
-            (frame.key if frame.is_object else frame.index)
-            for frame in stack
-            if not frame.is_object or frame.key is not None
+            step for frame in stack if (step := frame.key if frame.is_object else frame.index) is not None
         ]
 
     def add(offset: int, message: str, earlier: Optional[int] = None) -> None:

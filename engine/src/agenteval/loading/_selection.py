@@ -138,10 +138,11 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
             for file in files:
                 merged[file] = None
             continue
-        if path in merged and (merged[path] is None or ids is None):
-            merged[path] = None
-        elif path in merged:
-            merged[path] = [*merged[path], *[i for i in ids if i not in merged[path]]]
+        if path in merged:
+            known = merged[path]
+            merged[path] = (
+                None if known is None or ids is None else [*known, *[i for i in ids if i not in known]]
+            )
         else:
             merged[path] = list(ids) if ids else None
     return [EvalTarget(path=p, case_ids=tuple(ids) if ids else None) for p, ids in merged.items()]

@@ -4,12 +4,15 @@ from a ``RunResult`` in memory or streamed from a recorded run one case at a tim
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import IO, Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from .._jsonsafe import dump_model
 from ..results import EvalSetResult, RunResult, RunSummary
 from ..runs import RecordedRun
 from ._cases import case_views
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["json_chunks", "render_json", "write_json"]
 
@@ -60,7 +63,7 @@ def json_chunks(source: RecordedRun, *, summary: Optional[RunSummary] = None) ->
 
 def write_json(
     source: Union[RecordedRun, RunResult],
-    out: IO[str],
+    out: SupportsWrite[str],
     *,
     summary: Optional[RunSummary] = None,
     transform: Callable[[str], str] = lambda text: text,

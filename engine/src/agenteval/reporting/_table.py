@@ -23,6 +23,7 @@ tracebacks) goes through ``_terminal.visible`` first, so none can act on the ter
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Optional, Union
@@ -329,8 +330,8 @@ def _reasons(view: CaseView, console: Console) -> None:
     """Why the case did not pass: each distinct reason once, with the criteria it covers."""
     failure = view.agent_failure
     if failure is not None and failure.error is not None:
-        code = f" [{visible(failure.error_code)}]" if failure.error_code else ""
-        line = Text("the agent failed", style="bold").append(code, style="dim").append(": ")
+        failure_code = f" [{visible(failure.error_code)}]" if failure.error_code else ""
+        line = Text("the agent failed", style="bold").append(failure_code, style="dim").append(": ")
         line.append(_clip(failure.error.message, 400))
         console.print(_indented(line, 4))
     groups: dict[tuple[Status, Optional[str], str], list[CriterionResult]] = {}
@@ -355,7 +356,8 @@ def _reasons(view: CaseView, console: Console) -> None:
         if status.ok:
             line.append(" INCONCLUSIVE", style="yellow")
             verdict = results[0].verdict
-            reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
+            if verdict is not None:  # an INCONCLUSIVE result has its verdict
+                reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
         if code:
             line.append(f" [{visible(code)}]", style="dim")
         if reason:
@@ -460,9 +462,13 @@ def _details(view: CaseView, console: Console) -> None:
             if item.reason and item.status is not Status.PASSED:
                 text.append(f" {_clip(item.reason, 400)}")
             console.print(_indented(text, 6))
-            rows = rows_from_details(item.details)
-            if rows:
-                _print_rows("aligned:", rows, console, 8)
+            aligned = rows_from_details(item.details)
+            if aligned:
+                _print_rows("aligned:", aligned, console, 8)
+
+
+def _same(view: CaseView) -> CaseView:
+    return view
 
 
 def _listing(
@@ -478,7 +484,7 @@ def _listing(
                 1 for r in view.case.criteria if r.verdict is not None and r.verdict.verdict == "INCONCLUSIVE"
             )
             unreached = not_reached([(r.status, r.reason_code) for r in view.case.criteria])
-            yield inconclusive, view.case.status.ok, unreached, (lambda view=view: view)
+            yield inconclusive, view.case.status.ok, unreached, functools.partial(_same, view)
         return
     assert isinstance(source, RecordedRun)
     pending = source.in_progress
@@ -487,7 +493,7 @@ def _listing(
             brief.inconclusive,
             brief.status.ok,
             brief.unreached,
-            (lambda brief=brief: case_view(source, brief.entry, brief.case_id, pending)),
+            functools.partial(case_view, source, brief.entry, brief.case_id, pending),
         )
 
 

@@ -115,7 +115,8 @@ class RunWriter:
         try:
             writer.write_manifest()
         except RecordingError as exc:
-            raise _unwritable(folder, exc.__cause__ or OSError(str(exc))) from exc
+            cause = exc.__cause__  # the OSError _replace met
+            raise _unwritable(folder, cause if isinstance(cause, OSError) else OSError(str(exc))) from exc
         return writer
 
     @classmethod

@@ -262,10 +262,10 @@ class RecordedRun:
         point = manifest.confidence is not None
         for found in self.index_entries():
             eval_set, case_id, run_index = found["key"]
-            row = plan.get((eval_set, case_id)) if run_index == 1 else None
-            if row is not None:  # else a case the plan does not have
-                seen[row] = 1
-                yield brief_from_index(sets[eval_set], row, found, point)
+            place = plan.get((eval_set, case_id)) if run_index == 1 else None
+            if place is not None:  # else a case the plan does not have
+                seen[place] = 1
+                yield brief_from_index(sets[eval_set], place, found, point)
         row = 0
         for entry in manifest.eval_sets:
             unrecorded: Optional[CaseBrief] = None  # the same for every case of the set
@@ -341,7 +341,11 @@ class RecordedRun:
             return self._records_of(entry, case_id, index, handle)
 
     def _records_of(
-        self, entry: EvalSetEntry, case_id: str, index: dict, handle: Optional[IO[bytes]]
+        self,
+        entry: EvalSetEntry,
+        case_id: str,
+        index: dict[tuple[int, str, int], tuple[int, int]],
+        handle: Optional[IO[bytes]],
     ) -> list[Optional[CaseRecord]]:
         manifest = self.manifest
         auto = manifest.num_runs_policy == "auto"

@@ -52,7 +52,7 @@ class JudgeCalibration:
     rank_correlation: Optional[float] = None
 
 
-def _kappa(judge, human, axis: int = -1):  # type: ignore[no-untyped-def]
+def _kappa(judge, human, axis: int = -1):
     """κ of 0/1 arrays along ``axis`` (0 where undefined, for the resampler)."""
     import numpy as np
 

@@ -84,7 +84,7 @@ def set_verdict(
     side = f"{(1.0 - level) / 2:.1%}"
     if rule == "mean":
         means = [_mean(runs) for runs in runs_by_case]
-        found = case_verdict(
+        pooled = case_verdict(
             means,
             threshold,
             lo=lo,
@@ -96,9 +96,9 @@ def set_verdict(
             hint=False,
         )
         return SetVerdict(
-            found.verdict,
+            pooled.verdict,
             rule,
-            f"the mean over {n} cases: {found.reason}",
+            f"the mean over {n} cases: {pooled.reason}",
             f"on the mean over {n} cases, not on each case: a wrong PASS or FAIL at most {side}",
         )
     own = [Verdict(v) for v, _ in verdicts]

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from statistics import NormalDist
-from typing import Optional
+from typing import Any, Optional
 
 from ._interval import Interval, _percent
 from ._intervals import BCA_MIN_N, betting_interval, clopper_pearson, manski_interval
@@ -162,11 +162,11 @@ def _units_to_settle(
         return interval.low > threshold or interval.high < threshold
 
     if n + 1 < BCA_MIN_N and settles(BCA_MIN_N - 1):  # bisect for the first size that settles
-        low, high = n, BCA_MIN_N - 1
-        while high - low > 1:
-            middle = (low + high) // 2
-            low, high = (low, middle) if settles(middle) else (middle, high)
-        return high
+        unsettled, settling = n, BCA_MIN_N - 1
+        while settling - unsettled > 1:
+            middle = (unsettled + settling) // 2
+            unsettled, settling = (unsettled, middle) if settles(middle) else (middle, settling)
+        return settling
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / max(n - 1, 1))
     if sd == 0.0:  # all equal: betting at every n
         size = BCA_MIN_N
@@ -222,7 +222,7 @@ def case_verdict(
     scored = [float(s) for s in scores if s is not None]
     n_missing = len(scores) - len(scored)
     basis = Basis.RUNS if unit == "run" else Basis.CASES
-    common = {"threshold": threshold, "higher_is_better": higher_is_better, "n": len(scored)}
+    common: dict[str, Any] = {"threshold": threshold, "higher_is_better": higher_is_better, "n": len(scored)}
     if missing == "exclude":
         n_missing = 0
     common["n_missing"] = n_missing

@@ -140,7 +140,7 @@ def evaluator_class(
 
     else:
 
-        def evaluate(self: Evaluator, ctx: EvaluationContext) -> Any:
+        def evaluate(self: Evaluator, ctx: EvaluationContext) -> Any:  # type: ignore[misc]  # the sync variant
             outcome = call(self, ctx)
             if inspect.isawaitable(outcome):
                 return _settled(outcome, len(ctx.actual))

@@ -90,7 +90,9 @@ def _events_form(kept: Sequence[Any], final: Any) -> dict[str, Any]:
 
 
 def _legacy_form(kept: Sequence[Any], final: Any) -> dict[str, Any]:
-    calls, responses, texts = [], [], []
+    calls: list[Any] = []
+    responses: list[Any] = []
+    texts: list[list[Any]] = []
     for event in kept:
         if event is final and not event.get_function_calls():
             continue  # its text is the final response

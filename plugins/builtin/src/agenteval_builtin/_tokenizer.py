@@ -57,7 +57,7 @@ def _porter_module() -> ModuleType:
     its association measures, its documented fallback); it is importable again after."""
     if "nltk.stem.porter" in sys.modules or "scipy.stats" in sys.modules:
         return importlib.import_module("nltk.stem.porter")
-    sys.modules["scipy.stats"] = None  # type: ignore[assignment] - makes the import fail
+    sys.modules["scipy.stats"] = None  # type: ignore[assignment]  # None makes the import fail
     try:
         return importlib.import_module("nltk.stem.porter")
     finally:

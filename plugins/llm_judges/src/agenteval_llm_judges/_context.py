@@ -124,10 +124,10 @@ def pair_calls(
             first_by_id[response.id] = index
     paired: list[Optional[int]] = []
     for call in calls:
-        index = first_by_id.get(call.id) if call.id else None
-        if index is not None and index not in used:
-            used.add(index)
-            paired.append(index)
+        found = first_by_id.get(call.id) if call.id else None
+        if found is not None and found not in used:
+            used.add(found)
+            paired.append(found)
         else:
             paired.append(None)
     free = [i for i, r in enumerate(responses) if i not in used and not (r.id and r.id in call_ids)]

@@ -245,7 +245,7 @@ def _invocation_section(
             lines.append("  final response: as expected")
         else:
             lines.append("  final response (- expected, + actual):")
-            exp_lines = exp_text.splitlines() or ["(empty)"]
+            exp_lines = (exp_text or "").splitlines() or ["(empty)"]  # a str: there is an expected turn
             act_lines = act_text.splitlines() or ["(empty)"]
             lines.extend(f"    {line}" for line in _diff(exp_lines, act_lines))
     for result, item in short:
