@@ -28,6 +28,7 @@ def test_one_row_per_extension_point():
         "command",
         "custom metric runner",
         "data format",
+        "executor",
     }
     assert CriterionLoadError is PluginLoadError
 

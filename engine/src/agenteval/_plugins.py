@@ -88,6 +88,7 @@ _HINTS: dict[str, dict[str, str]] = {
     "command": {**dict.fromkeys(("view", "report"), _FROM["viewer"]), "lint-trace": _FROM["otel"]},
     "custom metric runner": {"adk": _FROM["adk"]},
     "data format": {"otel": _FROM["otel"]},
+    "executor": {"ray": "agenteval-ray (pip install -e ./plugins/ray)"},
 }
 #: ADK 2.13 names with no agenteval plugin (yet): said so instead of "not installed".
 _NOT_PROVIDED = {
@@ -191,6 +192,12 @@ KINDS: dict[str, PluginKind] = {
             "data format",
             "agenteval.formats",
             _subclass_check("agenteval.loading._formats:FormatReader", "agenteval.loading.FormatReader"),
+        ),
+        # What runs a run's units of work (``--executor``): ``local`` is the engine's own.
+        PluginKind(
+            "executor",
+            "agenteval.executors",
+            _subclass_check("agenteval._run._executor:Executor", "agenteval.pipeline.Executor"),
         ),
     )
 }

@@ -58,6 +58,7 @@ from ..runs import (
     utc_now,
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
+from ._executor import DEFAULT_EXECUTOR, Executor, ExecutorContext, LocalExecutor, WorkUnit
 from ._plan import Plan, PlannedSet, RecordedTurns
 from ._progress import Progress, SilentProgress
 from ._scoring import Preparation, score_run
@@ -124,6 +125,10 @@ class EvalRun:
             INCONCLUSIVE records exit code 3 (``--fail-on-inconclusive``), not 0.
         set_verdict: the eval sets' verdict rule (``statistics.set_verdict``: ``holm``,
             ``any-case`` or ``mean``; ``agenteval.stats.set_verdict``), recorded in the manifest.
+        executor: what runs the units (default: ``LocalExecutor``, in this process); the
+            driver still writes every record (``agenteval._run._executor``).
+        executor_info: the executor's name, distribution and version, for the manifest.
+        context: what the executor may need to run units elsewhere (the request).
     """
 
     def __init__(
@@ -144,8 +149,18 @@ class EvalRun:
         keep_results: bool = True,
         fail_on_inconclusive: bool = False,
         set_verdict: str = "holm",
+        executor: Optional[Executor] = None,
+        executor_info: Optional[dict[str, str]] = None,
+        context: Optional[ExecutorContext] = None,
     ) -> None:
         self.plan = plan
+        self.executor = executor if executor is not None else LocalExecutor()
+        self.executor_info = executor_info or {
+            "name": DEFAULT_EXECUTOR,
+            "distribution": "agenteval-engine",
+            "version": __version__,
+        }
+        self._context = context or ExecutorContext(plan)
         self.set_verdict = set_verdict
         self.keep_results = keep_results
         self.fail_on_inconclusive = fail_on_inconclusive
@@ -225,7 +240,7 @@ class EvalRun:
         self.progress.start(total=self.plan.case_count, done=0)
         book = _Book(summary=SummaryBuilder(self.confidence, self.run_id, self.set_verdict))
         with self._signals_handled(loop, handle_signals), data_frozen():
-            self._task = asyncio.ensure_future(self._work(book, resumed, preparation))
+            self._task = asyncio.ensure_future(self._started(book, resumed, preparation))
             try:
                 await self._task
             except asyncio.CancelledError:
@@ -240,6 +255,8 @@ class EvalRun:
                     deadline.cancel()
                 self._task = None
                 self.progress.stop()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.executor.aclose(), 5)
                 if self.judge is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(self.judge.aclose(), 5)
@@ -251,6 +268,15 @@ class EvalRun:
         if self.adk_history is not None and not result.interrupted:
             self._write_adk_history(book)
         return result
+
+    async def _started(
+        self, book: _Book, resumed: dict[tuple[int, str], list[int]], preparation: Preparation
+    ) -> None:
+        """Start the executor (recording which one, with how many workers), then the work."""
+        await self.executor.start(self._context)
+        if self.writer is not None:
+            self.writer.manifest.executor = {**self.executor_info, "workers": self.executor.workers}
+        await self._work(book, resumed, preparation)
 
     def _write_adk_history(self, book: _Book) -> None:
         """Every case as ``adk eval`` records it (its first run's turns, the combined verdicts)."""
@@ -298,33 +324,41 @@ class EvalRun:
         tasks: set[asyncio.Task] = set()
         failure: list[BaseException] = []
 
-        async def one(state: _CaseState, run_index: int, recorded: Any) -> None:
+        async def local(unit: WorkUnit) -> CaseRecord:
+            """Acquire → score one unit in this process: its record."""
             nonlocal unprepared
+            state, run_index = book.active[unit.key[:2]], unit.run_index
+            outcome, origin = await self._acquire(state, run_index, agent_limit, unit.recorded)
+            async with prepared:
+                if unprepared is None:
+                    unprepared = await preparation.failures()
+                    if self.strict and unprepared:
+                        raise next(iter(unprepared.values()))
+            started = time.perf_counter()
+            scope = f"{state.planned.index}:{state.case.eval_id}" + (
+                f"#run{run_index}" if run_index > 1 else ""
+            )
+            results = await score_run(
+                state.case,
+                outcome if not isinstance(outcome, _Missing) else None,
+                state.planned.scored,
+                limit=limit,
+                strict=self.strict,
+                judge=self.judge,
+                scope=scope,
+                unprepared=unprepared,
+                point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
+            )
+            return self._record(state, run_index, outcome, origin, results, time.perf_counter() - started)
+
+        async def one(state: _CaseState, run_index: int, recorded: Any) -> None:
             try:
-                outcome, origin = await self._acquire(state, run_index, agent_limit, recorded)
-                async with prepared:
-                    if unprepared is None:
-                        unprepared = await preparation.failures()
-                        if self.strict and unprepared:
-                            raise next(iter(unprepared.values()))
-                started = time.perf_counter()
-                scope = f"{state.planned.index}:{state.case.eval_id}" + (
-                    f"#run{run_index}" if run_index > 1 else ""
-                )
-                results = await score_run(
-                    state.case,
-                    outcome if not isinstance(outcome, _Missing) else None,
-                    state.planned.scored,
-                    limit=limit,
-                    strict=self.strict,
-                    judge=self.judge,
-                    scope=scope,
-                    unprepared=unprepared,
-                    point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
-                )
-                record = self._record(
-                    state, run_index, outcome, origin, results, time.perf_counter() - started
-                )
+                unit = WorkUnit(state.planned.index, state.case.eval_id, run_index, recorded)
+                record = await self.executor.run(unit, local)
+                if run_index in state.runs:
+                    return  # this unit's record is written already: never twice
+                if record.run_id != self.run_id:  # a worker's record joins this run
+                    record = record.model_copy(update={"run_id": self.run_id})
                 if self.writer is not None:
                     self.writer.append(record)
                 state.runs[run_index] = record
