@@ -15,6 +15,7 @@ import click
 from ._compare import compare
 from ._criteria import criteria
 from ._exit import ExitCode, reports_errors
+from ._merge import merge
 from ._migrate import migrate
 from ._options import RUNS_DIR_OPTION, runs_folder
 from ._rerun import rerun_command
@@ -105,3 +106,4 @@ main.add_command(criteria)
 main.add_command(migrate)
 main.add_command(runs)
 main.add_command(compare)
+main.add_command(merge)
