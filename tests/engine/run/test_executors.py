@@ -79,6 +79,19 @@ class Elsewhere(Executor):
         self.closed = True
 
 
+class OnAWorker(Executor):
+    """Runs each unit as a worker would: on its own copy of the run (``EvalRun.run_unit``),
+    with nothing of the driver's but the plan and the unit's key."""
+
+    async def start(self, context):
+        from agenteval.pipeline import EvalRun
+
+        self.worker = EvalRun(context.plan)
+
+    async def run(self, unit: WorkUnit, local):
+        return await self.worker.run_unit(dataclasses.replace(unit, recorded=None))
+
+
 def _run(tmp_path: Path, executor: type[Executor] | None = None):
     cases = _eval_set(5)
     assembled = assemble(
@@ -174,3 +187,12 @@ def test_the_cli_records_the_executor_it_ran_with(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert find_run(tmp_path / "runs").manifest.executor["name"] == "local"
+
+
+def test_a_worker_runs_a_unit_on_its_own_copy_of_the_run_and_records_what_local_does(tmp_path):
+    _, _, local = _run(tmp_path / "local")
+    _, result, worker = _run(tmp_path / "worker", OnAWorker)
+    assert _lines(worker) == _lines(local)
+    assert result.summary.model_dump(exclude={"run_id"}) == local.result_summary().model_dump(
+        exclude={"run_id"}
+    )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import threading
 import time
@@ -161,6 +162,7 @@ class EvalRun:
             "version": __version__,
         }
         self._context = context or ExecutorContext(plan)
+        self._worker_lanes: Optional[_Lanes] = None
         self.set_verdict = set_verdict
         self.keep_results = keep_results
         self.fail_on_inconclusive = fail_on_inconclusive
@@ -319,37 +321,13 @@ class EvalRun:
         limit = asyncio.Semaphore(self.concurrency)
         agent_limit = asyncio.Semaphore(self.agent_concurrency)
         window = asyncio.Semaphore(self.concurrency + self.agent_concurrency * 2)
-        unprepared: Optional[dict[int, BaseException]] = None
-        prepared = asyncio.Lock()
         tasks: set[asyncio.Task] = set()
         failure: list[BaseException] = []
 
+        lanes = _Lanes(limit, agent_limit, preparation)
+
         async def local(unit: WorkUnit) -> CaseRecord:
-            """Acquire → score one unit in this process: its record."""
-            nonlocal unprepared
-            state, run_index = book.active[unit.key[:2]], unit.run_index
-            outcome, origin = await self._acquire(state, run_index, agent_limit, unit.recorded)
-            async with prepared:
-                if unprepared is None:
-                    unprepared = await preparation.failures()
-                    if self.strict and unprepared:
-                        raise next(iter(unprepared.values()))
-            started = time.perf_counter()
-            scope = f"{state.planned.index}:{state.case.eval_id}" + (
-                f"#run{run_index}" if run_index > 1 else ""
-            )
-            results = await score_run(
-                state.case,
-                outcome if not isinstance(outcome, _Missing) else None,
-                state.planned.scored,
-                limit=limit,
-                strict=self.strict,
-                judge=self.judge,
-                scope=scope,
-                unprepared=unprepared,
-                point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
-            )
-            return self._record(state, run_index, outcome, origin, results, time.perf_counter() - started)
+            return await self._unit_record(book.active[unit.key[:2]], unit, lanes)
 
         async def one(state: _CaseState, run_index: int, recorded: Any) -> None:
             try:
@@ -439,6 +417,46 @@ class EvalRun:
             raise
         if failure:
             raise failure[0]
+
+    async def _unit_record(self, state: _CaseState, unit: WorkUnit, lanes: _Lanes) -> CaseRecord:
+        """Acquire → score one unit in this process: its record."""
+        run_index = unit.run_index
+        outcome, origin = await self._acquire(state, run_index, lanes.agent_limit, unit.recorded)
+        async with lanes.prepared:
+            if lanes.unprepared is None:
+                lanes.unprepared = await lanes.preparation.failures()
+                if self.strict and lanes.unprepared:
+                    raise next(iter(lanes.unprepared.values()))
+        started = time.perf_counter()
+        scope = f"{state.planned.index}:{state.case.eval_id}" + (f"#run{run_index}" if run_index > 1 else "")
+        results = await score_run(
+            state.case,
+            outcome if not isinstance(outcome, _Missing) else None,
+            state.planned.scored,
+            limit=lanes.limit,
+            strict=self.strict,
+            judge=self.judge,
+            scope=scope,
+            unprepared=lanes.unprepared,
+            point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
+        )
+        return self._record(state, run_index, outcome, origin, results, time.perf_counter() - started)
+
+    async def run_unit(self, unit: WorkUnit) -> CaseRecord:
+        """One unit on its own, outside ``execute`` (an executor's worker, holding its own
+        copy of the plan): its record, which the worker returns to the driver."""
+        if self._worker_lanes is None:
+            if self.judge is not None:
+                self.judge.begin_run()
+            preparation = Preparation([c.evaluator for s in self.plan.sets for c in s.criteria])
+            self._worker_lanes = _Lanes(
+                asyncio.Semaphore(self.concurrency), asyncio.Semaphore(self.agent_concurrency), preparation
+            )
+        planned = next(s for s in self.plan.sets if s.index == unit.eval_set_index)
+        state = _CaseState(planned, planned.case(unit.case_id))
+        if self.plan.agent is None and unit.recorded is None:
+            unit = dataclasses.replace(unit, recorded=self._recorded(state, unit.run_index))
+        return await self._unit_record(state, unit, self._worker_lanes)
 
     def _look(self, state: _CaseState, book: _Book, extend: Any) -> None:
         """The case has its target's runs: finish it, or (``--num-runs auto``, undecided)
@@ -676,6 +694,18 @@ class EvalRun:
             self.failed = self.failed or str(exc)
         finally:
             self.writer.close()
+
+
+@dataclass
+class _Lanes:
+    """The limits units run under in one process, and the criteria's preparation (awaited
+    once, by the first unit that is scored)."""
+
+    limit: asyncio.Semaphore
+    agent_limit: asyncio.Semaphore
+    preparation: Preparation
+    prepared: asyncio.Lock = field(default_factory=asyncio.Lock)
+    unprepared: Optional[dict[int, BaseException]] = None
 
 
 @dataclass(frozen=True)
