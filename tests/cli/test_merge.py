@@ -13,31 +13,20 @@ from agenteval.cli import main
 from agenteval.runs import RecordedRun, RunState, find_run, list_runs
 from click.testing import CliRunner
 
+from tests.fixtures.one_turn import one_turn_eval_set
+
 CASES = 9
 
 
-def _turn(case: int, text: str) -> dict:
-    return {
-        "invocation_id": f"i{case}",
-        "user_content": {"role": "user", "parts": [{"text": f"question {case}"}]},
-        "final_response": {"role": "model", "parts": [{"text": text}]},
-    }
-
-
 def _eval_set(answers) -> dict:
-    return {
-        "eval_set_id": "shop",
-        "eval_cases": [
-            {"eval_id": f"case_{i}", "conversation": [_turn(i, answers(i))]} for i in range(CASES)
-        ],
-    }
+    return one_turn_eval_set(CASES, answers)
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """An eval set, and two recorded runs of an agent that answers some cases well, some
     badly and some differently each run."""
-    expected = lambda i: f"the answer to question {i} is {i * 7} apples"  # noqa: E731
+    expected = lambda i: f"the answer to q{i} is {i * 7} apples"  # noqa: E731
     (tmp_path / "shop.evalset.json").write_text(json.dumps(_eval_set(expected)))
     first = lambda i: expected(i) if i % 3 else "no idea"  # noqa: E731
     second = lambda i: expected(i) if i % 4 else "no idea at all"  # noqa: E731

@@ -18,6 +18,8 @@ import pytest
 import yaml
 from agenteval.runs import find_run
 
+from tests.fixtures.one_turn import write_one_turn_eval_set
+
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "scale-out.md"
 
@@ -32,22 +34,7 @@ def _blocks(kind: str) -> list[str]:
 def project(tmp_path: Path) -> Path:
     """What the examples' working folder holds: ``evals/`` and ``agent.py``."""
     (tmp_path / "evals").mkdir()
-    cases = [
-        {
-            "eval_id": f"case_{i}",
-            "conversation": [
-                {
-                    "invocation_id": f"i{i}",
-                    "user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
-                    "final_response": {"role": "model", "parts": [{"text": f"ok q{i}"}]},
-                }
-            ],
-        }
-        for i in range(6)
-    ]
-    (tmp_path / "evals" / "shop.evalset.json").write_text(
-        json.dumps({"eval_set_id": "shop", "eval_cases": cases})
-    )
+    write_one_turn_eval_set(tmp_path / "evals" / "shop.evalset.json", 6, lambda i: f"ok q{i}")
     (tmp_path / "evals" / "test_config.json").write_text(
         json.dumps({"criteria": {"response_match_score": 0.8}})
     )

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from agenteval.runs import RecordedRun, find_run
 
+from tests.fixtures.one_turn import write_one_turn_eval_set
+
 pytest.importorskip("ray")
 pytest.importorskip("agenteval_ray")
 
@@ -25,20 +27,7 @@ def respond(message, history):
 
 
 def _project(folder: Path) -> Path:
-    cases = [
-        {
-            "eval_id": f"case_{i}",
-            "conversation": [
-                {
-                    "invocation_id": f"i{i}",
-                    "user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
-                    "final_response": {"role": "model", "parts": [{"text": f"ok q{i} from True"}]},
-                }
-            ],
-        }
-        for i in range(6)
-    ]
-    (folder / "shop.evalset.json").write_text(json.dumps({"eval_set_id": "shop", "eval_cases": cases}))
+    write_one_turn_eval_set(folder / "shop.evalset.json", 6, lambda i: f"ok q{i} from True")
     (folder / "agent.py").write_text(AGENT)
     return folder
 
