@@ -196,3 +196,54 @@ def test_a_worker_runs_a_unit_on_its_own_copy_of_the_run_and_records_what_local_
     assert result.summary.model_dump(exclude={"run_id"}) == local.result_summary().model_dump(
         exclude={"run_id"}
     )
+
+
+class Stuck(Executor):
+    """Runs units c0 and c1; every other unit waits until it is cancelled (a Ctrl-C)."""
+
+    cancelled: list = []
+    closed = False
+
+    async def run(self, unit: WorkUnit, local):
+        if unit.case_id in ("c0", "c1"):
+            return await local(unit)
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            type(self).cancelled.append(unit.key)
+            raise
+
+    async def aclose(self):
+        type(self).closed = True
+
+
+class Counting(Executor):
+    ran: list = []
+
+    async def run(self, unit: WorkUnit, local):
+        type(self).ran.append(unit.key)
+        return await local(unit)
+
+
+def test_an_interrupted_executor_run_cancels_its_units_and_resumes_with_another_executor(tmp_path):
+    cases = _eval_set(5)
+    request = RunRequest(eval_sets=(cases,), actual_turns=cases, config=as_config({"fixed": 0.5}))
+    stuck = dataclasses.replace(assemble(request, registry=REGISTRY), executor=Stuck)
+    evaluation = stuck.open(runs_dir=tmp_path)
+
+    async def interrupted():
+        task = asyncio.ensure_future(evaluation.execute())
+        while evaluation.writer.records_written < 2:  # c0 and c1 recorded, the others waiting
+            await asyncio.sleep(0.01)
+        evaluation.interrupt()
+        return await task
+
+    result = asyncio.run(interrupted())
+    assert result.interrupted and Stuck.closed
+    assert sorted(Stuck.cancelled) == [(0, "c2", 1), (0, "c3", 1), (0, "c4", 1)]
+    assert RecordedRun.open(evaluation.writer.folder).keys() == {(0, "c0", 1), (0, "c1", 1)}
+    counting = dataclasses.replace(assemble(request, registry=REGISTRY), executor=Counting)
+    resumed = counting.open(runs_dir=tmp_path, resume=evaluation.run_id)
+    assert asyncio.run(resumed.execute()).passed
+    assert sorted(Counting.ran) == [(0, "c2", 1), (0, "c3", 1), (0, "c4", 1)]  # only the unfinished
+    assert len(RecordedRun.open(evaluation.writer.folder).keys()) == 5
