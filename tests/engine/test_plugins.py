@@ -30,6 +30,7 @@ def test_one_row_per_extension_point():
         "custom metric runner",
         "data format",
         "data format writer",
+        "executor",
     }
     assert CriterionLoadError is PluginLoadError
 

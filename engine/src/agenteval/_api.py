@@ -24,6 +24,7 @@ from ._run import (
     assemble,
     run_sync,
 )
+from ._run._executor import DEFAULT_EXECUTOR
 from .agents import Agent
 from .judging import JudgeService
 from .models import EvalSet, Invocation
@@ -51,6 +52,7 @@ async def evaluate_async(
     strict: bool = False,
     judge: Optional[JudgeService] = None,
     runs_dir: Optional[Union[str, Path]] = None,
+    executor: str = DEFAULT_EXECUTOR,
 ) -> RunResult:
     """Score eval cases against the agent's actual invocations.
 
@@ -71,6 +73,7 @@ async def evaluate_async(
             default: the answer cache in ``.agenteval/``.
         runs_dir: record the run in a run folder there (``docs/run-folder.md``); default:
             keep no record.
+        executor: what runs the units of work (``--executor``; default ``local``, this process).
 
     Raises:
         AgentEvalError: bad data, config or criteria, before any evaluation starts.
@@ -81,7 +84,7 @@ async def evaluate_async(
         eval_sets=tuple(eval_sets),
         actual_turns=actual,
         config=as_config(criteria),
-        options=RunOptions(concurrency=concurrency, strict=strict),
+        options=RunOptions(concurrency=concurrency, strict=strict, executor=executor),
     )
     return await _execute(request, registry, judge, runs_dir, "evaluate")
 
@@ -112,6 +115,7 @@ async def evaluate_agent_async(
     strict: bool = False,
     judge: Optional[JudgeService] = None,
     runs_dir: Optional[Union[str, Path]] = None,
+    executor: str = DEFAULT_EXECUTOR,
 ) -> RunResult:
     """Run the agent under test on eval files and score what it did (ADK's
     ``AgentEvaluator.evaluate``, with the CLI's verdicts).
@@ -130,7 +134,7 @@ async def evaluate_agent_async(
         run_budget: with ``num_runs="auto"``, the most agent runs in all (``--run-budget``).
         agent_type: the adapter to use (default: the one that claims ``agent``).
         agent_concurrency / agent_timeout: cases run at once; seconds per turn.
-        registry, concurrency, strict, judge, runs_dir: as for ``evaluate``.
+        registry, concurrency, strict, judge, runs_dir, executor: as for ``evaluate``.
 
     The result's cases carry what the agent did in each run (``CaseResult.agent_runs``).
 
@@ -151,6 +155,7 @@ async def evaluate_agent_async(
             agent_concurrency=agent_concurrency,
             agent_timeout=agent_timeout,
             strict=strict,
+            executor=executor,
         ),
     )
     return await _execute(request, registry, judge, runs_dir, "evaluate_agent")

@@ -104,6 +104,7 @@ _HINTS: dict[str, dict[str, str]] = {
     "custom metric runner": {"adk": _FROM["adk"]},
     "data format": {"otel": _FROM["otel"], "agent-platform": _FROM["agent_platform"]},
     "data format writer": {"agent-platform": _FROM["agent_platform"]},
+    "executor": {"ray": "agenteval-ray (pip install -e ./plugins/ray)"},
 }
 
 
@@ -204,6 +205,12 @@ KINDS: dict[str, PluginKind] = {
             "data format writer",
             "agenteval.format_writers",
             _subclass_check("agenteval.loading._formats:FormatWriter", "agenteval.loading.FormatWriter"),
+        ),
+        # What runs a run's units of work (``--executor``): ``local`` is the engine's own.
+        PluginKind(
+            "executor",
+            "agenteval.executors",
+            _subclass_check("agenteval._run._executor:Executor", "agenteval.pipeline.Executor"),
         ),
     )
 }

@@ -20,6 +20,7 @@ See ``docs/embedding.md`` and ``docs/architecture.md``.
 """
 
 from ._run import AssembledRun, EvalRun, Plan, RunOptions, RunRequest, assemble, plan_paths, run_command
+from ._run._executor import Executor, ExecutorContext, LocalExecutor, UnitRunner, WorkUnit  # noqa: F401
 from ._run._session import open_run
 from .agents._resolve import resolve_agent
 

@@ -162,6 +162,16 @@ VARIANTS: dict[str, tuple[tuple[str, ...], dict, dict[str, Any]]] = {
             "pytest": ["--agenteval-num-runs", "auto", "--agenteval-run-budget", "9"],
         },
     ),
+    "the executor given by the caller (recorded in the manifest)": (
+        ("weather", "flip"),
+        {"criteria": {"response_match_score": 0.8}},
+        {
+            "cli": ["--executor", "local"],
+            "api": {"executor": "local"},
+            "pytest": ["--agenteval-executor", "local"],
+            "viewer": {"executor": "local"},
+        },
+    ),
 }
 
 #: The variants whose callers give the criteria themselves (not one config file for all).
@@ -286,6 +296,7 @@ def test_every_caller_records_the_same_run(variant, judged, tmp_path, monkeypatc
             for entry in manifest["eval_sets"]:
                 entry.pop("config")
     first, *others = recorded
+    assert recorded[first][0]["executor"]["name"] == "local"
     for caller in others:
         assert recorded[caller][0] == recorded[first][0], f"the manifests of {first} and {caller} differ"
         assert recorded[caller][1] == recorded[first][1], f"the summaries of {first} and {caller} differ"

@@ -10,11 +10,13 @@ a request as the ``agenteval run`` command that runs it again.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._plugins import KINDS, PluginFinder
 from .._registry import Registry
 from ..agents import Agent, ProcessIsolatedAgent
 from ..agents._resolve import resolve_agent
@@ -22,10 +24,12 @@ from ..judging import JudgeCache, JudgeService
 from ..loading import EvalConfig
 from ..models import EvalSet
 from ._evalrun import EvalRun
+from ._executor import EXECUTORS_GROUP, Executor, ExecutorContext
 from ._plan import Plan, as_config, plan_eval_sets, plan_paths, preflight_judges
 from ._progress import Progress
 from ._session import open_run
 from ._settings import RunOptions, RunSettings, merge_settings
+from ._shards import parse_shard, shard_plan
 
 __all__ = ["AssembledRun", "RunRequest", "assemble", "run_command"]
 
@@ -69,6 +73,9 @@ class AssembledRun:
     plan: Plan
     settings: RunSettings
     judge: Optional[JudgeService]
+    #: The executor class (``--executor``) and its name, distribution and version.
+    executor: type[Executor]
+    executor_info: dict[str, str]
 
     def open(
         self,
@@ -101,6 +108,9 @@ class AssembledRun:
             progress=progress,
             adk_history=adk_history,
             keep_results=keep_results,
+            executor=self.executor(),
+            executor_info=self.executor_info,
+            context=ExecutorContext(self.plan, self.request),
             **extra,
         )
 
@@ -158,11 +168,35 @@ def assemble(
             format_in=request.format_in,
         )
         settings = merge_settings(options, plan.statistics, runs_agent=agent is not None)
+    if options.shard is not None:
+        index, count = parse_shard(options.shard)
+        plan = shard_plan(plan, index, count, fail_on_inconclusive=settings.fail_on_inconclusive)
+    executor, executor_info = _executor(options.executor)
     if judge is not None:
         judge.budget = settings.judge_budget
         judge.max_tokens = settings.max_judge_tokens
         judge.sampling = settings.judge_sampling
-    return AssembledRun(request=request, plan=plan, settings=settings, judge=judge)
+    return AssembledRun(
+        request=request,
+        plan=plan,
+        settings=settings,
+        judge=judge,
+        executor=executor,
+        executor_info=executor_info,
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _executors() -> PluginFinder:
+    """The installed executors, discovered once per process (as ``Registry.installed``)."""
+    return PluginFinder(KINDS[EXECUTORS_GROUP])
+
+
+def _executor(name: str) -> tuple[type[Executor], dict[str, str]]:
+    """The executor plugin ``name`` and what the manifest records of it (``PluginLoadError``
+    names an unknown or broken one, with the installed executors)."""
+    loaded = _executors().load_many([name])[name]
+    return loaded.obj, {"name": name, "distribution": loaded.ref.distribution, "version": loaded.ref.version}
 
 
 def _given(option: Any, held: Any) -> Any:
@@ -214,6 +248,8 @@ _FLAGS = (
     ("agent_timeout", "--agent-timeout"),
     ("agent_isolation", "--agent-isolation"),
     ("strict", "--raise-errors"),
+    ("executor", "--executor"),
+    ("shard", "--shard"),
 )
 
 

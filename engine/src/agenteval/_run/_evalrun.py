@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import threading
 import time
@@ -58,6 +59,7 @@ from ..runs import (
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
 from ..runs._briefs import brief_from_result
+from ._executor import DEFAULT_EXECUTOR, Executor, ExecutorContext, LocalExecutor, WorkUnit
 from ._plan import Plan, PlannedSet, RecordedTurns
 from ._progress import Progress, SilentProgress
 from ._scoring import Preparation, score_run
@@ -124,6 +126,10 @@ class EvalRun:
             INCONCLUSIVE records exit code 3 (``--fail-on-inconclusive``), not 0.
         set_verdict: the eval sets' verdict rule (``statistics.set_verdict``: ``holm``,
             ``any-case`` or ``mean``; ``agenteval.stats.set_verdict``), recorded in the manifest.
+        executor: what runs the units (default: ``LocalExecutor``, in this process); the
+            driver still writes every record (``agenteval._run._executor``).
+        executor_info: the executor's name, distribution and version, for the manifest.
+        context: what the executor may need to run units elsewhere (the request).
     """
 
     def __init__(
@@ -144,8 +150,19 @@ class EvalRun:
         keep_results: bool = True,
         fail_on_inconclusive: bool = False,
         set_verdict: str = "holm",
+        executor: Optional[Executor] = None,
+        executor_info: Optional[dict[str, str]] = None,
+        context: Optional[ExecutorContext] = None,
     ) -> None:
         self.plan = plan
+        self.executor = executor if executor is not None else LocalExecutor()
+        self.executor_info = executor_info or {
+            "name": DEFAULT_EXECUTOR,
+            "distribution": "agenteval-engine",
+            "version": __version__,
+        }
+        self._context = context or ExecutorContext(plan)
+        self._worker_lanes: Optional[_Lanes] = None
         self.set_verdict = set_verdict
         self.keep_results = keep_results
         self.fail_on_inconclusive = fail_on_inconclusive
@@ -225,7 +242,7 @@ class EvalRun:
         self.progress.start(total=self.plan.case_count, done=0)
         book = _Book(summary=SummaryBuilder(self.confidence, self.run_id, self.set_verdict))
         with self._signals_handled(loop, handle_signals), data_frozen():
-            self._task = asyncio.ensure_future(self._work(book, resumed, preparation))
+            self._task = asyncio.ensure_future(self._started(book, resumed, preparation))
             try:
                 await self._task
             except asyncio.CancelledError:
@@ -240,6 +257,8 @@ class EvalRun:
                     deadline.cancel()
                 self._task = None
                 self.progress.stop()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.executor.aclose(), 5)
                 if self.judge is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(self.judge.aclose(), 5)
@@ -251,6 +270,15 @@ class EvalRun:
         if self.adk_history is not None and not result.interrupted:
             self._write_adk_history(book)
         return result
+
+    async def _started(
+        self, book: _Book, resumed: dict[tuple[int, str], list[int]], preparation: Preparation
+    ) -> None:
+        """Start the executor (recording which one, with how many workers), then the work."""
+        await self.executor.start(self._context)
+        if self.writer is not None:
+            self.writer.manifest.executor = {**self.executor_info, "workers": self.executor.workers}
+        await self._work(book, resumed, preparation)
 
     def _write_adk_history(self, book: _Book) -> None:
         """Every case as ``adk eval`` records it (its first run's turns, the combined verdicts)."""
@@ -293,38 +321,22 @@ class EvalRun:
         limit = asyncio.Semaphore(self.concurrency)
         agent_limit = asyncio.Semaphore(self.agent_concurrency)
         window = asyncio.Semaphore(self.concurrency + self.agent_concurrency * 2)
-        unprepared: Optional[dict[int, BaseException]] = None
-        prepared = asyncio.Lock()
         tasks: set[asyncio.Task] = set()
         failure: list[BaseException] = []
 
+        lanes = _Lanes(limit, agent_limit, preparation)
+
+        async def local(unit: WorkUnit) -> CaseRecord:
+            return await self._unit_record(book.active[unit.key[:2]], unit, lanes)
+
         async def one(state: _CaseState, run_index: int, recorded: Any) -> None:
-            nonlocal unprepared
             try:
-                outcome, origin = await self._acquire(state, run_index, agent_limit, recorded)
-                async with prepared:
-                    if unprepared is None:
-                        unprepared = await preparation.failures()
-                        if self.strict and unprepared:
-                            raise next(iter(unprepared.values()))
-                started = time.perf_counter()
-                scope = f"{state.planned.index}:{state.case.eval_id}" + (
-                    f"#run{run_index}" if run_index > 1 else ""
-                )
-                results = await score_run(
-                    state.case,
-                    outcome if not isinstance(outcome, _Missing) else None,
-                    state.planned.scored,
-                    limit=limit,
-                    strict=self.strict,
-                    judge=self.judge,
-                    scope=scope,
-                    unprepared=unprepared,
-                    point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
-                )
-                record = self._record(
-                    state, run_index, outcome, origin, results, time.perf_counter() - started
-                )
+                unit = WorkUnit(state.planned.index, state.case.eval_id, run_index, recorded)
+                record = await self.executor.run(unit, local)
+                if run_index in state.runs:
+                    return  # this unit's record is written already: never twice
+                if record.run_id != self.run_id:  # a worker's record joins this run
+                    record = record.model_copy(update={"run_id": self.run_id})
                 if self.writer is not None:
                     self.writer.append(record)
                 state.runs[run_index] = record
@@ -405,6 +417,46 @@ class EvalRun:
             raise
         if failure:
             raise failure[0]
+
+    async def _unit_record(self, state: _CaseState, unit: WorkUnit, lanes: _Lanes) -> CaseRecord:
+        """Acquire → score one unit in this process: its record."""
+        run_index = unit.run_index
+        outcome, origin = await self._acquire(state, run_index, lanes.agent_limit, unit.recorded)
+        async with lanes.prepared:
+            if lanes.unprepared is None:
+                lanes.unprepared = await lanes.preparation.failures()
+                if self.strict and lanes.unprepared:
+                    raise next(iter(lanes.unprepared.values()))
+        started = time.perf_counter()
+        scope = f"{state.planned.index}:{state.case.eval_id}" + (f"#run{run_index}" if run_index > 1 else "")
+        results = await score_run(
+            state.case,
+            outcome if not isinstance(outcome, _Missing) else None,
+            state.planned.scored,
+            limit=lanes.limit,
+            strict=self.strict,
+            judge=self.judge,
+            scope=scope,
+            unprepared=lanes.unprepared,
+            point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
+        )
+        return self._record(state, run_index, outcome, origin, results, time.perf_counter() - started)
+
+    async def run_unit(self, unit: WorkUnit) -> CaseRecord:
+        """One unit on its own, outside ``execute`` (an executor's worker, holding its own
+        copy of the plan): its record, which the worker returns to the driver."""
+        if self._worker_lanes is None:
+            if self.judge is not None:
+                self.judge.begin_run()
+            preparation = Preparation([c.evaluator for s in self.plan.sets for c in s.criteria])
+            self._worker_lanes = _Lanes(
+                asyncio.Semaphore(self.concurrency), asyncio.Semaphore(self.agent_concurrency), preparation
+            )
+        planned = next(s for s in self.plan.sets if s.index == unit.eval_set_index)
+        state = _CaseState(planned, planned.case(unit.case_id))
+        if self.plan.agent is None and unit.recorded is None:
+            unit = dataclasses.replace(unit, recorded=self._recorded(state, unit.run_index))
+        return await self._unit_record(state, unit, self._worker_lanes)
 
     def _look(self, state: _CaseState, book: _Book, extend: Any) -> None:
         """The case has its target's runs: finish it, or (``--num-runs auto``, undecided)
@@ -637,6 +689,18 @@ class EvalRun:
             self.failed = self.failed or str(exc)
         finally:
             self.writer.close()
+
+
+@dataclass
+class _Lanes:
+    """The limits units run under in one process, and the criteria's preparation (awaited
+    once, by the first unit that is scored)."""
+
+    limit: asyncio.Semaphore
+    agent_limit: asyncio.Semaphore
+    preparation: Preparation
+    prepared: asyncio.Lock = field(default_factory=asyncio.Lock)
+    unprepared: Optional[dict[int, BaseException]] = None
 
 
 @dataclass(frozen=True)

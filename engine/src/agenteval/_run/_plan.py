@@ -367,6 +367,8 @@ class Plan:
     run_budget: Optional[int] = None
     #: The configs' ``statistics`` block (one for the whole run), if any.
     statistics: Optional[StatisticsConfig] = None
+    #: ``--shard I/N``: which slice of a whole plan this one is (``_shards.ShardInfo``).
+    shard: Optional[Any] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.recorded, RecordedTurns):
@@ -410,6 +412,8 @@ class Plan:
         if self.looks:  # only then, so fixed runs keep the fingerprints they always had
             material["looks"] = list(self.looks)
             material["run_budget"] = self.run_budget
+        if self.shard is not None:  # two shards' slices may hold the same (say, no) cases
+            material["shard"] = [self.shard.index, self.shard.count, self.shard.plan_fingerprint]
         blob = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -84,6 +84,7 @@ def build_manifest(
         set_confidence=confidence if plan.auto_runs else None,
         set_verdict=set_verdict,
         inputs_fingerprint=plan.fingerprint(),
+        shard=plan.shard.record() if plan.shard is not None else None,
         warnings=list(plan.warnings),
     )
     return redact_secrets(manifest)  # no key from --agent's URL or a judge config on disk

@@ -14,6 +14,7 @@ from typing import Optional, TypeVar, Union, overload
 from ..judging._cache import DEFAULT_CACHE_DIR
 from ..judging._service import DEFAULT_JUDGE_CONCURRENCY
 from ..loading._statistics import StatisticsConfig
+from ._executor import DEFAULT_EXECUTOR
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SET_VERDICT", "RunOptions", "RunSettings", "merge_settings"]
 
@@ -59,6 +60,10 @@ class RunOptions:
     strict: bool = False
     #: Where the judge answer cache lives (``None``: no cache).
     cache_dir: Optional[Path] = DEFAULT_CACHE_DIR
+    #: What runs the units of work (an ``agenteval.executors`` plugin; ``local``: this process).
+    executor: str = DEFAULT_EXECUTOR
+    #: ``"I/N"``: run only shard I of N of the plan (``agenteval._run._shards``).
+    shard: Optional[str] = None
 
 
 @dataclass(frozen=True)

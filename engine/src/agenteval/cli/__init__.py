@@ -16,6 +16,7 @@ from ._calibrate import calibrate
 from ._compare import compare
 from ._criteria import criteria
 from ._exit import ExitCode, reports_errors
+from ._merge import merge
 from ._migrate import migrate
 from ._options import RUNS_DIR_OPTION, runs_folder
 from ._rerun import rerun_command
@@ -107,3 +108,4 @@ main.add_command(migrate)
 main.add_command(runs)
 main.add_command(compare)
 main.add_command(calibrate)
+main.add_command(merge)

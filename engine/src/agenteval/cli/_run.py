@@ -238,6 +238,25 @@ class _NumRuns(click.ParamType):
     default=None,
     help="Exit 3 when every point verdict passes but some tri-state verdict is INCONCLUSIVE.",
 )
+@click.option(
+    "--executor",
+    metavar="NAME",
+    default="local",
+    show_default=True,
+    help=(
+        "What runs the units of work (one case × run each): local (this process) or an installed "
+        "executor plugin (e.g. ray from agenteval-ray). The run folder is written here either way."
+    ),
+)
+@click.option(
+    "--shard",
+    metavar="I/N",
+    default=None,
+    help=(
+        "Run only shard I of N of the cases (a stable slice by a hash of eval set and case ids, the "
+        "same on every machine), into its own run folder; join the shards with agenteval merge."
+    ),
+)
 @click.option("--raise-errors", is_flag=True, help="Re-raise evaluator exceptions (for plugin developers).")
 @click.option("--strict", is_flag=True, hidden=True, help="Deprecated: the old name of --raise-errors.")
 @RUNS_DIR_OPTION
@@ -310,6 +329,8 @@ def run(
     confidence: Optional[float],
     no_stats: bool,
     fail_on_inconclusive: Optional[bool],
+    executor: str,
+    shard: Optional[str],
     raise_errors: bool,
     strict: bool,
     runs_dir: Optional[Path],
@@ -382,6 +403,8 @@ def run(
             agent_isolation=agent_isolation,
             strict=raise_errors,
             cache_dir=None if no_cache else cache_dir,
+            executor=executor,
+            shard=shard,
         ),
     )
     assembled = assemble(

@@ -133,6 +133,13 @@ class Manifest(_Doc):
     #: sha256 over everything that decides what a case's result is (eval files, criteria,
     #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.
     inputs_fingerprint: str = ""
+    #: What ran the units (``--executor``): its ``name``, ``distribution``, ``version`` and
+    #: number of ``workers`` (``None``: an older engine, which ran them in one process).
+    executor: Optional[dict[str, Any]] = None
+    #: ``--shard I/N``: this run is slice ``index`` of ``count`` of a plan (``ShardInfo``).
+    shard: Optional[dict[str, Any]] = None
+    #: ``agenteval merge``: the run ids of the shards this run was merged from.
+    merged_from: list[str] = Field(default_factory=list)
     #: the run this one resumed, if any; and the signal that stopped it, if any.
     resumed_from: Optional[str] = None
     stopped_by: Optional[str] = None

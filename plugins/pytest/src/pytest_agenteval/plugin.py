@@ -61,6 +61,8 @@ class _Settings:
     fail_on_inconclusive: Optional[bool] = None
     #: ``--agenteval-run-budget``: the most agent runs of each eval file's run (``auto`` only).
     run_budget: Optional[int] = None
+    #: ``--agenteval-executor``: what runs the units of work (``None``: ``local``).
+    executor: Optional[str] = None
 
 
 _SETTINGS = pytest.StashKey[_Settings]()
@@ -97,6 +99,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--agenteval-run-budget",
         metavar="N",
         help="with --agenteval-num-runs auto: the most agent runs of each eval file (as --run-budget)",
+    )
+    group.addoption(
+        "--agenteval-executor",
+        metavar="NAME",
+        help="what runs each eval file's units of work (as agenteval run --executor; default local)",
     )
     group.addoption(
         "--agenteval-criteria",
@@ -208,6 +215,7 @@ def pytest_configure(config: pytest.Config) -> None:
         runs_dir=runs_dir,
         fail_on_inconclusive=True if config.getoption("agenteval_fail_on_inconclusive") else None,
         run_budget=run_budget,
+        executor=config.getoption("agenteval_executor"),
     )
     config.stash[_WARNINGS] = {}
     config.stash[_RECORDED] = []
@@ -351,6 +359,7 @@ class EvalFile(pytest.File):
                 num_runs=settings.num_runs,
                 run_budget=settings.run_budget,
                 fail_on_inconclusive=settings.fail_on_inconclusive,
+                **({"executor": settings.executor} if settings.executor else {}),
             ),
         )
         try:

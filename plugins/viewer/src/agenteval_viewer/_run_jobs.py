@@ -122,7 +122,7 @@ class RunJobs:
         (``--agent`` target), ``agent_type``, ``criteria`` (``{}``: each file's
         ``test_config.json``, else ADK's defaults), ``num_runs`` (absent: the config's
         ``statistics.num_runs``, else 1), ``judge_model``,
-        ``user_simulator_config``."""
+        ``user_simulator_config``, ``executor`` (absent: ``local``)."""
         from agenteval.errors import AgentEvalError
         from agenteval.loading import CONFIG_FILE_NAME, config_from_data
         from agenteval.pipeline import RunOptions, RunRequest, assemble, run_command
@@ -140,6 +140,9 @@ class RunJobs:
             not isinstance(num_runs, int) or isinstance(num_runs, bool) or not 1 <= num_runs <= 100
         ):
             raise RunRefused("num_runs: a whole number from 1 to 100")
+        executor = request.get("executor") or "local"
+        if not isinstance(executor, str):
+            raise RunRefused("executor: give the name of an installed executor (e.g. local)")
         data = _config_data(
             request.get("criteria"), request.get("judge_model"), request.get("user_simulator_config")
         )
@@ -151,7 +154,7 @@ class RunJobs:
             agent=target.strip(),
             agent_type=agent_type,
             config_path=config_file,
-            options=RunOptions(num_runs=num_runs, agent_timeout=self.agent_timeout),
+            options=RunOptions(num_runs=num_runs, agent_timeout=self.agent_timeout, executor=executor),
         )
         try:
             config = None if data is None else config_from_data(data, source=config_file)
