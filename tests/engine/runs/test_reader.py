@@ -198,3 +198,21 @@ def test_briefs_not_covered_by_the_summary_are_not_read(tmp_path):
     path.write_bytes(json.dumps(doctored).encode() + b"\n" + b"".join(lines[1:]))  # another size
     briefs = {b.case_id: b.status.value for b in RecordedRun.open(run.folder).case_briefs()}
     assert briefs[doctored["key"][1]] != doctored["status"]
+
+
+def test_a_resumed_multi_run_run_lists_the_cases_of_both_sessions_as_its_records_give(tmp_path):
+    runs = tmp_path / "runs"
+    first = _recorded(_plan(3), runs, stop_after=40)
+    before = (first.folder / "briefs.jsonl").read_bytes().count(b"\n")
+    assert first.manifest.state is RunState.INTERRUPTED and before > 0
+    resumed = open_run(_plan(3), runs_dir=runs, argv=["test"], agent_concurrency=2, resume="latest")
+    run_sync(resumed.execute())
+    run = RecordedRun.open(first.folder)
+    assert run.manifest.state is RunState.COMPLETE
+    # the earlier session's briefs were dropped; the resumed run counts every case again,
+    # each once
+    keys = [json.loads(line)["key"][1] for line in (run.folder / "briefs.jsonl").read_bytes().splitlines()]
+    assert sorted(keys) == sorted(f"c{i}" for i in range(30))
+    listed = list(run.case_briefs())
+    (run.folder / "briefs.jsonl").unlink()
+    assert listed == list(RecordedRun.open(run.folder).case_briefs())
