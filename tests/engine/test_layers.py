@@ -156,7 +156,7 @@ def test_no_import_cycles_between_units() -> None:
 
 
 def test_statistics_import_nothing_of_agenteval() -> None:
-    assert not _imports_of("stats"), _imports_of("stats")
+    assert not _imports_of("_stats"), _imports_of("_stats")
 
 
 def test_the_data_model_imports_only_itself() -> None:

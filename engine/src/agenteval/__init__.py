@@ -74,7 +74,6 @@ _SUBMODULES = {
     "comparison",
     "pipeline",
     "runs",
-    "stats",
 }
 
 

@@ -7,7 +7,7 @@ whose configuration differs between the sides (threshold, parameters, plugin ver
 model) makes the comparison meaningless, so it is refused unless ``allow_config_change``.
 
 Per criterion the case scores (each case's mean over its runs) are compared with the paired
-statistics of ``agenteval.stats.compare_runs`` (Δ with an interval, one-sided sign-flip
+statistics of ``agenteval._stats.compare_runs`` (Δ with an interval, one-sided sign-flip
 tests, Holm across criteria, the minimum detectable effect, REGRESSED / IMPROVED / NO
 DETECTABLE CHANGE); per case, verdict flips are listed, regressions first, with
 Benjamini–Hochberg flags when both sides have repeated runs.
@@ -164,7 +164,7 @@ class CompareReport:
     paired: list[tuple[str, str]]
     only_a: list[tuple[str, str]]
     only_b: list[tuple[str, str]]
-    comparison: Any  # agenteval.stats.Comparison
+    comparison: Any  # agenteval._stats.Comparison
     flips: list[CaseFlip]
     config_changes: list[str]
     skipped: dict[str, str]
@@ -178,7 +178,7 @@ class CompareReport:
         """When a flipped case can be flagged: Benjamini–Hochberg q below ``fdr``, which
         needs ``min_runs_per_side`` runs on each side (the smallest p fewer runs can give is
         not below it); ``flips_not_testable`` counts the flips with fewer."""
-        from .stats import flag_min_runs
+        from ._stats import flag_min_runs
 
         return {
             "fdr": CASE_FDR,
@@ -288,7 +288,7 @@ def compare_sides(
 ) -> CompareReport:
     """Pair ``a`` and ``b`` and compare them (see the module docstring). ``ConfigError``
     when no case pairs, or when a criterion's configuration changed and that is not allowed."""
-    from .stats import compare_case_runs, compare_runs, derive_seed
+    from ._stats import compare_case_runs, compare_runs, derive_seed
 
     paired = sorted(set(a.scores) & set(b.scores))
     only_a = sorted(set(a.scores) - set(b.scores))

@@ -257,7 +257,7 @@ class SetCriterionSummary(_Record):
       case FAILs at Holm's levels over the set's cases or is NOT_EVALUATED, PASS if every
       case PASSes, else INCONCLUSIVE; ``any-case``: no correction; ``mean``: the verdict of
       the mean over cases); ``None`` for an informational criterion; ``verdict_reason``
-      says why, ``guarantee`` the error it controls (``agenteval.stats.set_verdict``);
+      says why, ``guarantee`` the error it controls (``agenteval._stats.set_verdict``);
     * ``verdict_counts``: cases per tri-state verdict;
     * ``mean``: the mean of the case scores (each case the mean of its runs) with its
       interval over cases (betting below 20 cases, BCa from 20, Clopper–Pearson for 0/1

@@ -123,7 +123,7 @@ class EvalRun:
         fail_on_inconclusive: a run whose cases all passed but some tri-state verdict is
             INCONCLUSIVE records exit code 3 (``--fail-on-inconclusive``), not 0.
         set_verdict: the eval sets' verdict rule (``statistics.set_verdict``: ``holm``,
-            ``any-case`` or ``mean``; ``agenteval.stats.set_verdict``), recorded in the manifest.
+            ``any-case`` or ``mean``; ``agenteval._stats.set_verdict``), recorded in the manifest.
     """
 
     def __init__(

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Optional, Union
 
+from .._stats import SET_VERDICT_RULES
 from ..errors import ConfigError
-from ..stats import SET_VERDICT_RULES
 
 __all__ = ["JUDGE_SAMPLING_MODES", "SET_VERDICT_RULES", "StatisticsConfig", "parse_statistics"]
 

@@ -1,19 +1,19 @@
-"""Statistics for verdicts you can trust: pure functions over plain numbers.
+"""Statistics for verdicts you can trust: pure functions over plain numbers (private: the
+engine's verdicts, ``agenteval compare`` and the judge plugins' sampling call them).
 
 * intervals (``Interval``): ``clopper_pearson`` for 0/1 units, ``betting_interval`` for
   bounded scores at small n, ``bca_interval`` from n = 20, ``manski_interval`` for missing
   scores, and ``bounded_interval``, which picks among them;
 * ``derive_seed(run_id, case_id, criterion)``: resampling that re-renders identically;
-* tri-state verdicts (``VerdictResult``): ``case_verdict``, ``sequential_judge_verdict``,
-  ``combine_verdicts``, and per eval set ``set_statistics`` and ``set_verdict`` (its
-  verdict with the error it controls: ``SET_VERDICT_RULES``);
-* paired run-vs-run comparison: ``compare_runs`` / ``compare_criterion``
-  (``Comparison``), ``compare_case_runs`` (per-case flags, attainable from
-  ``flag_min_runs`` runs a side), ``sign_flip_test``,
+* tri-state verdicts (``VerdictResult``): ``case_verdict``, ``combine_verdicts``, and per
+  eval set ``set_verdict`` (its verdict with the error it controls: ``SET_VERDICT_RULES``)
+  and ``variance_components``;
+* paired run-vs-run comparison: ``compare_runs`` (``Comparison``), ``compare_case_runs``
+  (per-case flags, attainable from ``flag_min_runs`` runs a side), ``sign_flip_test``,
   ``two_sample_test``, ``holm``, ``benjamini_hochberg``, ``minimum_detectable_effect``;
-* judge sampling: ``majority_settled``, ``curtailed_majority``, ``sprt``,
-  ``sprt_barrier``, their exact operating characteristics, ``judge_agreement``,
-  ``krippendorff_alpha``, ``fleiss_kappa``, ``cohen_kappa``.
+* judge sampling: ``majority_settled``, ``sprt_barrier``, the exact operating
+  characteristics of curtailed majority and of the SPRT, ``judge_agreement``,
+  ``krippendorff_alpha``.
 
 Every result is a frozen dataclass recording method, level, n and (for resampling) seed.
 numpy and scipy are imported inside the functions that need them, never here.
@@ -28,7 +28,6 @@ from ._compare import (
     Comparison,
     CriterionComparison,
     compare_case_runs,
-    compare_criterion,
     compare_runs,
     flag_min_runs,
     minimum_detectable_effect,
@@ -47,22 +46,18 @@ from ._intervals import (
 from ._judges import (
     JudgeAgreement,
     SampledVote,
-    cohen_kappa,
-    curtailed_majority,
     curtailed_operating_characteristics,
-    fleiss_kappa,
     judge_agreement,
     krippendorff_alpha,
     majority_settled,
-    sprt,
     sprt_barrier,
     sprt_operating_characteristics,
 )
 from ._multiplicity import benjamini_hochberg, holm
 from ._permutation import PermutationTest, sign_flip_test, two_sample_test
 from ._seed import derive_seed
-from ._summary import SetStatistics, VarianceComponents, set_statistics, variance_components
-from ._verdict import Basis, Verdict, VerdictResult, case_verdict, combine_verdicts, sequential_judge_verdict
+from ._summary import VarianceComponents, variance_components
+from ._verdict import Basis, Verdict, VerdictResult, case_verdict, combine_verdicts
 
 __all__ = [
     "BCA_MIN_N",
@@ -76,7 +71,6 @@ __all__ = [
     "JudgeAgreement",
     "PermutationTest",
     "SampledVote",
-    "SetStatistics",
     "SetVerdict",
     "VarianceComponents",
     "Verdict",
@@ -87,28 +81,21 @@ __all__ = [
     "bounded_interval",
     "case_verdict",
     "clopper_pearson",
-    "cohen_kappa",
     "combine_verdicts",
     "compare_case_runs",
-    "compare_criterion",
     "compare_runs",
-    "curtailed_majority",
     "curtailed_operating_characteristics",
     "derive_seed",
     "flag_min_runs",
-    "fleiss_kappa",
     "holm",
     "judge_agreement",
     "krippendorff_alpha",
     "majority_settled",
     "manski_interval",
     "minimum_detectable_effect",
-    "sequential_judge_verdict",
-    "set_statistics",
     "set_verdict",
     "sign_flip_test",
     "smallest_case_p",
-    "sprt",
     "sprt_barrier",
     "sprt_operating_characteristics",
     "two_sample_test",

@@ -29,7 +29,6 @@ __all__ = [
     "Comparison",
     "CriterionComparison",
     "compare_case_runs",
-    "compare_criterion",
     "compare_runs",
     "flag_min_runs",
     "minimum_detectable_effect",
@@ -124,39 +123,6 @@ def _check_pairs(
         if not lo <= v <= hi:
             raise ValueError(f"score {v!r} is outside [{lo!r}, {hi!r}]")
     return xa, xb
-
-
-def compare_criterion(
-    a: Sequence[float],
-    b: Sequence[float],
-    *,
-    criterion: str = "",
-    lo: float = 0.0,
-    hi: float = 1.0,
-    higher_is_better: bool = True,
-    alpha: float = 0.05,
-    margin: float = 0.0,
-    non_inferiority_margin: Optional[float] = None,
-    seed: int = 0,
-    resamples: int = DEFAULT_RESAMPLES,
-) -> CriterionComparison:
-    """Compare one criterion's paired case scores ``a`` (baseline) and ``b`` (candidate),
-    all in [lo, hi]. The status here uses the unadjusted p (one criterion: Holm changes
-    nothing); ``compare_runs`` adjusts across criteria. ``margin`` >= 0 is an
-    indifference zone: REGRESSED needs B worse by more than it. The interval's level is
-    1 - ``alpha``."""
-    results = compare_runs(
-        {criterion: (a, b)},
-        lo=lo,
-        hi=hi,
-        higher_is_better={criterion: higher_is_better},
-        alpha=alpha,
-        margin=margin,
-        non_inferiority_margin=non_inferiority_margin,
-        seeds={criterion: seed},
-        resamples=resamples,
-    )
-    return results.criteria[0]
 
 
 def _one(

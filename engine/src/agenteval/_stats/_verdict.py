@@ -36,7 +36,6 @@ __all__ = [
     "VerdictResult",
     "case_verdict",
     "combine_verdicts",
-    "sequential_judge_verdict",
 ]
 
 #: The largest number of runs a hint proposes; beyond it the hint says "more than".
@@ -360,42 +359,6 @@ def _identical(
         ),
         failure_rate_bound=1.0 - rate.low if ok else None,
         **common,
-    )
-
-
-def sequential_judge_verdict(
-    settled_yes: int,
-    unsettled: int,
-    total: int,
-    threshold: float,
-    *,
-    higher_is_better: bool = True,
-) -> VerdictResult:
-    """The verdict of one run judged in sequential mode: of ``total`` invocations,
-    ``settled_yes`` settled YES and ``unsettled`` hit the sample cap; the score lies in
-    [settled_yes / total, (settled_yes + unsettled) / total] (the criterion's mean)."""
-    if total <= 0 or settled_yes < 0 or unsettled < 0 or settled_yes + unsettled > total:
-        raise ValueError("need 0 <= settled_yes + unsettled <= total and total > 0")
-    low, high = settled_yes / total, (settled_yes + unsettled) / total
-    interval = Interval(low, high, low, "judge-sequential", 1.0, total)
-    verdict = _decide(interval, threshold, higher_is_better)
-    where = f"settled votes bound the score to [{_f(low)}, {_f(high)}]"
-    if verdict is Verdict.INCONCLUSIVE:
-        reason = f"{where}, which contains the threshold {_f(threshold)}"
-        hint = f"{unsettled} unsettled invocation(s) need more judge samples"
-    else:
-        reason = f"{where}; {'meets' if verdict is Verdict.PASS else 'misses'} the threshold {_f(threshold)}"
-        hint = None
-    return VerdictResult(
-        verdict,
-        Basis.JUDGE_SEQUENTIAL,
-        threshold=threshold,
-        score=low if unsettled == 0 else None,
-        interval=interval,
-        reason=reason,
-        higher_is_better=higher_is_better,
-        n=total,
-        hint=hint,
     )
 
 

@@ -20,14 +20,10 @@ from typing import Optional
 __all__ = [
     "JudgeAgreement",
     "SampledVote",
-    "cohen_kappa",
-    "curtailed_majority",
     "curtailed_operating_characteristics",
-    "fleiss_kappa",
     "judge_agreement",
     "krippendorff_alpha",
     "majority_settled",
-    "sprt",
     "sprt_barrier",
     "sprt_operating_characteristics",
 ]
@@ -56,26 +52,6 @@ def majority_settled(yes: int, no: int, remaining: int) -> Optional[bool]:
     return None
 
 
-def curtailed_majority(votes: Sequence[Optional[bool]], n: int) -> SampledVote:
-    """Majority-of-``n`` asked one sample at a time, stopping once settled. ``votes`` are
-    the answers in the order they would be drawn (at least as many as are needed; at
-    most ``n`` are read). Same verdict as the majority of the first ``n`` votes."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n!r}")
-    yes = no = calls = 0
-    while calls < n:
-        decided = majority_settled(yes, no, n - calls)
-        if decided is not None:
-            return SampledVote(decided, calls, yes, no)
-        vote = votes[calls]
-        calls += 1
-        if vote is True:
-            yes += 1
-        elif vote is False:
-            no += 1
-    return SampledVote(None if yes + no == 0 else yes > no, calls, yes, no)
-
-
 def sprt_barrier(alpha: float = 0.05, delta: float = 0.3, beta: Optional[float] = None) -> int:
     """The SPRT's barrier h on #YES - #NO for H0: p = ½ - δ against H1: p = ½ + δ with
     error rates α and β (β = α by default); α = 0.05, δ = 0.3 gives 3."""
@@ -84,29 +60,6 @@ def sprt_barrier(alpha: float = 0.05, delta: float = 0.3, beta: Optional[float] 
         raise ValueError("need 0 < alpha, beta < 0.5 and 0 < delta < 0.5")
     step = math.log((0.5 + delta) / (0.5 - delta))
     return max(1, math.ceil(math.log((1 - beta) / alpha) / step - 1e-12))
-
-
-def sprt(votes: Sequence[Optional[bool]], h: int, cap: int) -> SampledVote:
-    """The SPRT over ``votes`` in draw order: stop when #YES - #NO reaches +h or -h
-    (settled), or after ``cap`` calls (unsettled; verdict the majority so far, a tie NO,
-    ``None`` without a usable vote)."""
-    if h < 1 or cap < 1:
-        raise ValueError("h and cap must be >= 1")
-    yes = no = calls = 0
-    while calls < cap:
-        if yes - no >= h:
-            return SampledVote(True, calls, yes, no)
-        if no - yes >= h:
-            return SampledVote(False, calls, yes, no)
-        vote = votes[calls]
-        calls += 1
-        if vote is True:
-            yes += 1
-        elif vote is False:
-            no += 1
-    if abs(yes - no) >= h:
-        return SampledVote(yes > no, calls, yes, no)
-    return SampledVote(None if yes + no == 0 else yes > no, calls, yes, no, settled=False)
 
 
 def curtailed_operating_characteristics(p: float, n: int) -> tuple[float, float]:
@@ -129,7 +82,7 @@ def curtailed_operating_characteristics(p: float, n: int) -> tuple[float, float]
 
 
 def sprt_operating_characteristics(p: float, h: int, cap: int) -> tuple[float, float, float, float]:
-    """(P(YES), P(NO), P(unsettled), expected calls) of ``sprt`` with barrier ``h`` and
+    """(P(YES), P(NO), P(unsettled), expected calls) of the SPRT with barrier ``h`` and
     ``cap`` for a judge voting YES with probability ``p``, by exact dynamic programming."""
     walk = {0: 1.0}
     p_yes = p_no = expected = 0.0
@@ -180,38 +133,6 @@ def krippendorff_alpha(units: Sequence[Sequence[Optional[float]]], level: str = 
     if expected == 0.0:
         return None
     return 1.0 - observed / expected
-
-
-def fleiss_kappa(counts: Sequence[Sequence[int]]) -> Optional[float]:
-    """Fleiss' κ from per-item category counts (every item rated the same number of
-    times, at least 2); ``None`` when undefined (one category only)."""
-    rows = [list(r) for r in counts]
-    if not rows:
-        return None
-    raters = sum(rows[0])
-    if raters < 2 or any(sum(r) != raters for r in rows):
-        raise ValueError("Fleiss' kappa needs the same number (>= 2) of ratings per item")
-    items = len(rows)
-    p_bar = math.fsum((sum(c * c for c in r) - raters) / (raters * (raters - 1)) for r in rows) / items
-    shares = [sum(r[j] for r in rows) / (items * raters) for j in range(len(rows[0]))]
-    p_e = math.fsum(s * s for s in shares)
-    if p_e == 1.0:
-        return None
-    return (p_bar - p_e) / (1.0 - p_e)
-
-
-def cohen_kappa(first: Sequence[object], second: Sequence[object]) -> Optional[float]:
-    """Cohen's κ between two raters' labels of the same items (p_o - p_e) / (1 - p_e);
-    ``None`` when undefined (both raters use one and the same label throughout)."""
-    if len(first) != len(second) or not first:
-        raise ValueError("Cohen's kappa needs two equally long, non-empty label lists")
-    n = len(first)
-    p_o = sum(1 for x, y in zip(first, second, strict=True) if x == y) / n
-    labels = set(first) | set(second)
-    p_e = math.fsum((list(first).count(c) / n) * (list(second).count(c) / n) for c in labels)
-    if p_e == 1.0:
-        return None
-    return (p_o - p_e) / (1.0 - p_e)
 
 
 @dataclass(frozen=True)
