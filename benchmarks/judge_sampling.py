@@ -89,7 +89,7 @@ class LeaningJudge:
 
 def _run(eval_set, sampling: dict, server, leaning: float, concurrency: int, threshold: float = 0.5):
     import agenteval
-    from agenteval.judging import JudgeService
+    from agenteval import JudgeService
 
     server.responder = LeaningJudge(leaning)
     before = len(server.requests)

@@ -163,15 +163,15 @@ def test_the_data_model_imports_only_itself() -> None:
     assert not _imports_of("models"), _imports_of("models")
 
 
-@pytest.mark.parametrize("unit", ["judging", "loading"])
+@pytest.mark.parametrize("unit", ["_judging", "_loading"])
 def test_judging_and_loading_sit_below_the_runtime(unit: str) -> None:
-    above = {"agents", "_run", "cli", "_api", "pipeline", "reporting"}
+    above = {"_agents", "_run", "cli", "_api", "_reporting"}
     assert not _where(unit, above), "\n".join(_where(unit, above))
 
 
 def test_runs_and_reporting_never_run_anything() -> None:
-    runtime = {"agents", "_run", "cli", "_api", "pipeline", "judging"}
-    offending = _where("runs", runtime) + _where("reporting", runtime)
+    runtime = {"_agents", "_run", "cli", "_api", "_judging"}
+    offending = _where("runs", runtime) + _where("_reporting", runtime)
     assert not offending, "\n".join(offending)
 
 

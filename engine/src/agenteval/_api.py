@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from ._agents import Agent
+from ._judging import JudgeService
 from ._registry import Registry
+from ._results import RunResult
 from ._run import (
     DEFAULT_CONCURRENCY,
     CriteriaSpec,
@@ -24,10 +27,7 @@ from ._run import (
     assemble,
     run_sync,
 )
-from .agents import Agent
-from .judging import JudgeService
 from .models import EvalSet, Invocation
-from .results import RunResult
 
 __all__ = [
     "ActualSpec",

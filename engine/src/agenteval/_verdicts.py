@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
-from .results import (
+from ._results import (
     AgentRunRecord,
     CaseResult,
     CriterionResult,

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeResponse, JudgeService, JudgeUnavailable
-from agenteval.judging._provider import JudgeModel
+from agenteval import JudgeOptions, JudgeRequest, JudgeResponse, JudgeService
+from agenteval._judging._provider import JudgeModel
+from agenteval.errors import JudgeUnavailable
 
 
 class Echo(JudgeModel):

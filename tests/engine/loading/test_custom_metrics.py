@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from agenteval._loading import config_from_data
 from agenteval.errors import ConfigError
-from agenteval.loading import config_from_data
 
 INTERVAL = {"interval": {"min_value": -1, "max_value": 1}}
 

@@ -10,17 +10,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from agenteval import EvalRun, JudgeService, Registry, Status, plan_paths
 from agenteval._api import run_sync
+from agenteval._loading import _formats as formats
 from agenteval._plugins import KINDS, PluginFinder
-from agenteval._registry import FORMATS_GROUP, Registry
-from agenteval._run import EvalRun, plan_paths
+from agenteval._registry import FORMATS_GROUP
 from agenteval.cli import main
 from agenteval.errors import DataError, PluginLoadError
-from agenteval.judging import JudgeService
-from agenteval.loading import FormatReader, leading_keys
-from agenteval.loading import _formats as formats
 from agenteval.models import EvalCase, EvalSet
-from agenteval.results import Status
+from agenteval.plugins import FormatReader, leading_keys
 from agenteval.testing import make_case, make_invocation
 from click.testing import CliRunner
 

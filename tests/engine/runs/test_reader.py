@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import agenteval
-from agenteval.results import Status
+from agenteval import Status
 from agenteval.runs import RecordedRun, SummaryDocument, list_runs
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"

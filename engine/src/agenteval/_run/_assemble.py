@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._agents import Agent, ProcessIsolatedAgent
+from .._agents._resolve import resolve_agent
+from .._judging import JudgeCache, JudgeService
+from .._loading import EvalConfig
 from .._registry import Registry
-from ..agents import Agent, ProcessIsolatedAgent
-from ..agents._resolve import resolve_agent
-from ..judging import JudgeCache, JudgeService
-from ..loading import EvalConfig
 from ..models import EvalSet
 from ._evalrun import EvalRun
 from ._plan import Plan, as_config, plan_eval_sets, plan_paths, preflight_judges

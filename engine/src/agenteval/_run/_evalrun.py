@@ -29,14 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from .._agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
 from .._gc import data_frozen
-from .._verdicts import SummaryBuilder, case_status
-from .._version import __version__
-from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
-from ..errors import AgentEvalError
-from ..judging import JudgeService
-from ..models import EvalCase
-from ..results import (
+from .._judging import JudgeService
+from .._results import (
     AgentRunRecord,
     BudgetInfo,
     CaseResult,
@@ -45,11 +41,14 @@ from ..results import (
     EvalSetResult,
     RunResult,
 )
+from .._verdicts import SummaryBuilder, case_status
+from .._version import __version__
+from ..errors import AgentEvalError, RecordingError
+from ..models import EvalCase
 from ..runs import (
     RECORD_SCHEMA,
     CaseRecord,
     RecordedRun,
-    RecordingError,
     RunState,
     RunWriter,
     SummaryDocument,

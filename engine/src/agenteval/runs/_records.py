@@ -15,8 +15,8 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._jsonsafe import dump_model
+from .._results import AgentRunRecord, CriterionResult, ErrorInfo, RunSummary, Status
 from ..models import Invocation
-from ..results import AgentRunRecord, CriterionResult, ErrorInfo, RunSummary, Status
 
 __all__ = [
     "MANIFEST_SCHEMA",

@@ -67,7 +67,7 @@ class Span:
 
 def sniff(head: bytes) -> bool:
     """Whether a file starting with ``head`` is OTLP/JSON or OTLP JSONL."""
-    from agenteval.loading import leading_keys
+    from agenteval.plugins import leading_keys
 
     keys = leading_keys(head)
     if keys[:1] and keys[0] in _REQUEST_KEYS:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import ClassVar, Optional
 
 from agenteval.errors import DataError
-from agenteval.loading import FormatReader
 from agenteval.models import EvalCase, EvalSet
+from agenteval.plugins import FormatReader
 
 from ._otlp import read_spans, sniff
 from ._turns import CAPTURE_SETTING, Turn, turns_of

@@ -9,9 +9,18 @@ import math
 import os
 from typing import Any, Optional
 
-from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score, explain_scores
+from agenteval import (
+    EvaluationContext,
+    Evaluator,
+    EvaluatorInfo,
+    InvocationScore,
+    JudgeOptions,
+    JudgeRequest,
+    Score,
+    explain_scores,
+)
 from agenteval import Params as ParamsBase
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeUnavailable
+from agenteval.errors import JudgeUnavailable
 from agenteval.models import Invocation
 from pydantic import Field
 

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Optional
 
-from agenteval.cli import rerun_command
+from agenteval import CaseResult, CriterionResult, Status
 from agenteval.models import Invocation
-from agenteval.results import CaseResult, CriterionResult, Status
+from agenteval.plugins import rerun_command
 from agenteval.runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun, RubricBrief
 
 __all__ = [
@@ -645,7 +645,7 @@ def _criterion(result: CriterionResult, entry: Any) -> dict[str, Any]:
 def _turns(
     expected: list[Invocation], actual: list[Invocation], case: CaseResult, texts: dict[str, str]
 ) -> list[dict[str, Any]]:
-    from agenteval.reporting import align_trajectory
+    from agenteval.plugins import align_trajectory
 
     turns = []
     for index in range(max(len(expected), len(actual))):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Optional, Union
 
 from .._jsonsafe import dump_model
-from ..results import EvalSetResult, RunResult, RunSummary
+from .._results import EvalSetResult, RunResult, RunSummary
 from ..runs import RecordedRun
 from ._cases import case_views
 

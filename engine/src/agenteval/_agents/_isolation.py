@@ -1,7 +1,7 @@
 """Agent calls in worker processes that can be killed: ``ProcessIsolatedAgent``.
 
 ``ProcessIsolatedAgent(adapter)`` is an ``Agent`` like any other: each case's session runs
-in a worker process (``python -m agenteval.agents._worker``) that builds the same adapter
+in a worker process (``python -m agenteval._agents._worker``) that builds the same adapter
 class from the same target. So whatever the agent does costs at most its case:
 
 * a call past its timeout: the worker is killed (``SIGKILL``), nothing is left running;
@@ -34,7 +34,7 @@ import threading
 from multiprocessing.connection import Connection
 from typing import Any, Optional
 
-from ..errors import ConfigError
+from ..errors import ConfigError, RemoteAgentError
 from ..models import Content, EvalCase, Invocation
 from ._contract import Agent, AgentCrashed, AgentSession
 from ._worker import send
@@ -45,16 +45,6 @@ __all__ = ["ProcessIsolatedAgent", "RemoteAgentError"]
 DEFAULT_START_TIMEOUT = 120.0
 #: Characters of a worker's output returned per case.
 _OUTPUT_LIMIT = 64_000
-
-
-class RemoteAgentError(Exception):
-    """The agent raised in its worker process: ``description`` (``ValueError: boom``) and
-    the worker's ``remote_traceback``."""
-
-    def __init__(self, description: str, remote_traceback: str) -> None:
-        super().__init__(description)
-        self.description = description
-        self.remote_traceback = remote_traceback
 
 
 def _death(returncode: Optional[int]) -> str:
@@ -76,7 +66,7 @@ class _Worker:
         self.output = tempfile.TemporaryFile()
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "agenteval.agents._worker", str(theirs.fileno())],
+                [sys.executable, "-m", "agenteval._agents._worker", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=self.output,

@@ -51,7 +51,7 @@ _MODULES = {
 def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
-        raise AttributeError(f"module 'agenteval.reporting' has no attribute {name!r}")
+        raise AttributeError(f"module 'agenteval._reporting' has no attribute {name!r}")
     return getattr(importlib.import_module(module, __name__), name)
 
 

@@ -41,7 +41,7 @@ class JudgeModel(ABC):
         """Make one call. Raise ``JudgeCallError`` for failures (``retryable`` as fits)."""
 
     def check_ready(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
-        """Preflight before any work: raise ``agenteval.ConfigError`` saying exactly what
+        """Preflight before any work: raise ``agenteval.errors.ConfigError`` saying exactly what
         to set when credentials or endpoints are missing. Must not call the model."""
 
     def identity(self) -> dict[str, Any]:

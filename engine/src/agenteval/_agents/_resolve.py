@@ -6,7 +6,7 @@ from typing import Optional
 
 from .._plugins import known_plugins
 from .._registry import AGENTS_GROUP, ProviderRegistry
-from ..errors import ConfigError, CriterionLoadError
+from ..errors import ConfigError, PluginLoadError
 from ._contract import Agent
 
 __all__ = ["resolve_agent"]
@@ -24,7 +24,7 @@ def resolve_agent(
     for name in adapters.names():
         try:
             klass = adapters.load(name)
-        except CriterionLoadError as exc:  # an adapter nobody named must not break the others
+        except PluginLoadError as exc:  # an adapter nobody named must not break the others
             broken.append(str(exc))
             continue
         if klass.claims(target):

@@ -1,7 +1,7 @@
 """Running the agent under test: the adapter contract, the inference runner, and the
 user-simulator contract for conversation scenarios."""
 
-from ..loading._simulator_config import UserSimulatorConfig, parse_user_simulator_config
+from .._loading._simulator_config import UserSimulatorConfig, parse_user_simulator_config
 from ._capture import detach_std_streams
 from ._contract import Agent, AgentCrashed, AgentSession
 from ._inference import (

@@ -4,7 +4,7 @@ Fixed conversations replay each expected ``user_content`` in order (ADK's behavi
 Conversation scenarios are played with a user simulator when ``run_agent`` is given one
 (``user_simulator``): the scenario's ``starting_prompt`` first, verbatim, then the
 simulator's messages until it stops, gives no message, or ``max_allowed_invocations`` is
-reached (see ``agenteval.agents.UserSimulator``). Without one they are reported as
+reached (see ``agenteval.plugins.UserSimulator``). Without one they are reported as
 ``no_user_simulator``.
 
 Cases run concurrently up to a bound; each agent turn has a timeout, in wall time. A case
@@ -13,11 +13,11 @@ agent included) or timed out, or whose simulator failed, gets an ``AgentFailure`
 of invocations: its criteria are then ERRORED with that error, and the other cases go on.
 Only a cancellation (the run being interrupted) passes through.
 
-What the agent prints while its case runs is captured (``agenteval.agents._capture``) and
+What the agent prints while its case runs is captured (``agenteval._agents._capture``) and
 returned with the case: ``AgentTurns.output`` or ``AgentFailure.output``. Failure messages,
-tracebacks and output are scrubbed of credential values (``agenteval.judging.scrub_secrets``). With
+tracebacks and output are scrubbed of credential values (``agenteval.plugins.scrub_secrets``). With
 ``isolation="process"`` each case runs in a worker process that is killed on a timeout or
-when it dies (``agenteval.agents.ProcessIsolatedAgent``).
+when it dies (``agenteval._agents.ProcessIsolatedAgent``).
 
 A timed-out call that the adapter could neither finish nor stop is left running in this
 process (``AgentSession.left_behind``), where it may go on costing the run (a thread that
@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional, TypeVar, Union
 
 from .._secrets import scrub_secrets
+from ..errors import AgentBaseException
 from ..models import Content, EvalCase, Invocation
 from ._capture import Capture, capturing, repair_std_streams
 from ._contract import Agent, AgentCrashed, AgentSession
@@ -153,16 +154,6 @@ class SimulatedConversation(AgentTurns):
         super().__init__(invocations, output)
         self.status = status
         self.details = details
-
-
-class AgentBaseException(Exception):
-    """An agent raised a ``BaseException`` that is not an ``Exception`` (``SystemExit``,
-    ``KeyboardInterrupt``, a custom one): carried as an ordinary exception so that it ends
-    the case, not the run. ``original`` is what the agent raised."""
-
-    def __init__(self, original: BaseException) -> None:
-        super().__init__(f"{type(original).__name__}: {original}")
-        self.original = original
 
 
 async def _guarded(awaitable: Awaitable[T]) -> T:
@@ -435,7 +426,7 @@ async def run_agent(
         timeout: seconds (wall time) for the agent's session to start and for each agent
             turn (the simulator's model calls have the judge service's own timeouts).
         user_simulator: makes the simulator of each conversation-scenario case
-            (``agenteval.agents.user_simulator_factory``); when it is ``None`` or returns
+            (``agenteval._agents.user_simulator_factory``); when it is ``None`` or returns
             ``None`` for a case, that case is an ``AgentFailure`` ``no_user_simulator``.
         isolation: ``"process"`` runs each case's session in a worker process that is
             killed on a timeout (``ProcessIsolatedAgent``; the workers are stopped at the

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, ClassVar
 
-from ..results import RunSummary
+from .._results import RunSummary
 from ..runs import RecordedRun
 
 __all__ = ["ReportContext", "Reporter"]

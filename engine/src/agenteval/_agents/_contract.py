@@ -17,14 +17,10 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar, Optional
 
+from ..errors import AgentCrashed
 from ..models import Content, EvalCase, Invocation
 
 __all__ = ["Agent", "AgentCrashed", "AgentSession"]
-
-
-class AgentCrashed(Exception):
-    """Raised by an adapter when the agent's process died (``os._exit``, a signal, a
-    segfault): the case is ERRORED with ``agent_crashed`` and the message."""
 
 
 class AgentSession(ABC):
@@ -77,7 +73,7 @@ class Agent(ABC):
 
     def check_ready(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Preflight before any case runs: import the agent, check credentials. Raise
-        ``agenteval.ConfigError`` saying what is wrong and how to fix it."""
+        ``agenteval.errors.ConfigError`` saying what is wrong and how to fix it."""
 
     @abstractmethod
     async def session(self, case: EvalCase) -> AgentSession:

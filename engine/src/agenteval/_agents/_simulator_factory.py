@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
+from .._judging._service import USER_SIMULATOR_ACTIVITY
+from .._loading._simulator_config import UserSimulatorConfig
 from ..errors import AgentEvalError, ConfigError
-from ..judging._service import USER_SIMULATOR_ACTIVITY
-from ..loading._simulator_config import UserSimulatorConfig
 from ..models import EvalCase
 from ._simulator import UserSimulator
 
 if TYPE_CHECKING:
+    from .._judging import JudgeService
     from .._registry import ProviderRegistry
-    from ..judging import JudgeService
 
 __all__ = [
     "USER_SIMULATOR_ACTIVITY",
@@ -82,7 +82,7 @@ def user_simulator_factory(
     ``judge`` is the run's judge service (the simulator's model calls share its limits
     and cache); ``simulators`` is where simulator classes come from (default: installed
     entry points). Raises ``ConfigError`` for an unknown type (naming the installed ones)
-    and ``CriterionLoadError`` for a broken plugin.
+    and ``PluginLoadError`` for a broken plugin.
     """
     from .._registry import USER_SIMULATORS_GROUP, ProviderRegistry
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Optional, Union
 
+from .._results import AgentRunRecord, CaseResult, PluginInfo, RunResult, Status
 from ..models import Invocation
-from ..results import AgentRunRecord, CaseResult, PluginInfo, RunResult, Status
 from ..runs import CaseRecord, EvalSetEntry, RecordedRun
 
 __all__ = ["CaseView", "Listed", "case_briefs", "case_view", "case_views"]

@@ -33,9 +33,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .._terminal import visible
-from ..models import FunctionCall
-from ..results import (
+from .._results import (
     CriterionResult,
     CriterionSummary,
     IntervalInfo,
@@ -44,6 +42,8 @@ from ..results import (
     SetCriterionSummary,
     Status,
 )
+from .._terminal import visible
+from ..models import FunctionCall
 from ..runs import RecordedRun, RunState, not_reached
 from ._alignment import TrajectoryRow, row_text, rows_from_details
 from ._cases import CaseView, case_briefs, case_view, case_views

@@ -28,11 +28,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
-from ..loading._simulator_config import UserSimulatorConfig
+from .._loading._simulator_config import UserSimulatorConfig
+from ..errors import UserSimulatorError
 from ..models import Content, ConversationScenario, EvalCase, Invocation
 
 if TYPE_CHECKING:  # the engine's judging package is imported only by the factory
-    from ..judging import JudgeClient, JudgeService
+    from .._judging import JudgeClient, JudgeService
 
 __all__ = [
     "NextUserMessage",
@@ -104,12 +105,6 @@ class SimulationContext:
         return len(self.history) + 1
 
 
-class UserSimulatorError(Exception):
-    """A simulator could not produce the next message; its message says why (the case
-    becomes ERRORED with ``user_simulator_error``). Any other exception does the same,
-    with its type named."""
-
-
 class UserSimulator(ABC):
     """A simulated user for one conversation (one case, one run).
 
@@ -135,7 +130,7 @@ class UserSimulator(ABC):
     ) -> None:
         """Preflight before any case runs, given the scenario cases it will play: check
         the model and its credentials (never call it), the config and each scenario
-        (e.g. persona ids). Raise ``agenteval.ConfigError`` saying what to fix."""
+        (e.g. persona ids). Raise ``agenteval.errors.ConfigError`` saying what to fix."""
 
     def describe(self) -> dict[str, Any]:
         """What identifies this simulator's messages (prompt version and hash, model),

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .errors import ConfigError, DataError
-from .results import Status
-from .runs import CriterionEntry, RecordedRun, find_run
+from .._results import Status
+from ..errors import ConfigError, DataError
+from ._reader import RecordedRun, find_run
+from ._records import CriterionEntry
 
 __all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "render_markdown"]
 
@@ -178,7 +179,7 @@ class CompareReport:
         """When a flipped case can be flagged: Benjamini–Hochberg q below ``fdr``, which
         needs ``min_runs_per_side`` runs on each side (the smallest p fewer runs can give is
         not below it); ``flips_not_testable`` counts the flips with fewer."""
-        from ._stats import flag_min_runs
+        from .._stats import flag_min_runs
 
         return {
             "fdr": CASE_FDR,
@@ -288,7 +289,7 @@ def compare_sides(
 ) -> CompareReport:
     """Pair ``a`` and ``b`` and compare them (see the module docstring). ``ConfigError``
     when no case pairs, or when a criterion's configuration changed and that is not allowed."""
-    from ._stats import compare_case_runs, compare_runs, derive_seed
+    from .._stats import compare_case_runs, compare_runs, derive_seed
 
     paired = sorted(set(a.scores) & set(b.scores))
     only_a = sorted(set(a.scores) - set(b.scores))

@@ -24,7 +24,7 @@ runs preflight checks before any work, and wraps each call with, in order:
 
 A call that still fails raises ``JudgeUnavailable`` to the criterion, which records the
 invocation as NOT_EVALUATED with the reason code (``REASON_CODES``); nothing is cached then.
-Every message is scrubbed of credential values (``agenteval.judging.scrub_secrets``).
+Every message is scrubbed of credential values (``agenteval.plugins.scrub_secrets``).
 Activity (calls, cache hits, retries, failures by code, tokens) is counted per criterion;
 ``progress()`` is a snapshot for a live display (waiting, in flight, retrying).
 """
@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from .._registry import ProviderRegistry
+from .._results import JudgeActivity
 from .._secrets import scrub_secrets
 from ..errors import ConfigError
-from ..results import JudgeActivity
 from ._adaptive import AdaptiveLimit
 from ._cache import JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable

@@ -8,7 +8,7 @@ snake_case or camelCase (``userSimulatorConfig``...; one section given in both s
 is an error), and agenteval's own ``statistics`` block (``_statistics``; ADK ignores it).
 Other top-level keys are warnings (ADK ignores them). Parameters are checked against the
 evaluator's ``Params`` later, when the criteria are resolved; ``user_simulator_config`` is checked here
-(``agenteval.agents.UserSimulatorConfig``), its ``type`` against the installed simulators.
+(``agenteval.plugins.UserSimulatorConfig``), its ``type`` against the installed simulators.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 from pydantic.alias_generators import to_camel
 
-from ..criterion import Criterion
+from .._criterion import Criterion
 from ..errors import ConfigError
 from ._custom_metrics import check_custom_metrics
 from ._json import read_json

@@ -1,4 +1,4 @@
-"""The worker process of ``ProcessIsolatedAgent``: ``python -m agenteval.agents._worker FD``.
+"""The worker process of ``ProcessIsolatedAgent``: ``python -m agenteval._agents._worker FD``.
 
 It speaks over the inherited socket ``FD`` (``multiprocessing.connection`` framing, pickled
 objects, so what crosses is exactly what was sent: a lone surrogate, arguments nested
@@ -81,7 +81,7 @@ def _load(spec: str, target: str) -> Any:
 
 
 def _reopen_closed_std_streams() -> None:
-    from agenteval.agents._capture import Capture, repair_std_streams
+    from agenteval._agents._capture import Capture, repair_std_streams
 
     capture = Capture()
     repair_std_streams(capture)
@@ -92,7 +92,7 @@ def _reopen_closed_std_streams() -> None:
 
 
 async def _serve(connection: Connection) -> None:
-    from agenteval.agents import AgentBaseException
+    from agenteval.errors import AgentBaseException
 
     agent: Any = None
     session: Optional[Any] = None
@@ -140,7 +140,7 @@ async def _serve(connection: Connection) -> None:
 
 
 def main(argv: list[str]) -> None:
-    from agenteval.agents._capture import detach_std_streams, install_std_stream_routers
+    from agenteval._agents._capture import detach_std_streams, install_std_stream_routers
 
     connection = Connection(int(argv[1]))
     detach_std_streams(fd1_to_stderr=False, line_buffered=True)

@@ -100,7 +100,7 @@ class EvaluationContext(BaseModel):
             evaluator declares ``requires_expected``, the engine guarantees it is set and
             as long as ``actual``.
         threshold: the threshold the engine will apply (``None`` for informational ones).
-        judge: for criteria with ``requires_judge``, an ``agenteval.judging.JudgeClient``
+        judge: for criteria with ``requires_judge``, an ``agenteval._judging.JudgeClient``
             bound to this criterion (run-wide concurrency, retries, timeout, cache).
     """
 

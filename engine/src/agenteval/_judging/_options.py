@@ -6,8 +6,8 @@ from typing import Any, Optional
 
 from pydantic import Field, field_validator
 
+from .._evaluator import Params
 from .._secrets import register_secrets_in
-from ..evaluator import Params
 
 __all__ = ["DEFAULT_JUDGE_MODEL", "JudgeOptions"]
 
