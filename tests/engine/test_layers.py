@@ -2,7 +2,7 @@
 
 Every import of ``agenteval.*`` inside the engine is found with ``ast``, lazy imports in
 functions included, ``if TYPE_CHECKING:`` blocks excluded (they never run). A "unit" is a
-first-level module or package of ``agenteval`` (``judging``, ``_run``, ``models``...).
+first-level module or package of ``agenteval`` (``_judging``, ``_run``, ``models``...).
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Running the agent under test: the adapter contract, the inference runner, and the
-user-simulator contract for conversation scenarios."""
+user-simulator contract for conversation scenarios.
+
+Private: the contracts are public in ``agenteval.plugins``, their exceptions in
+``agenteval.errors``; the runner is no API."""
 
 from .._loading._simulator_config import UserSimulatorConfig, parse_user_simulator_config
 from ._capture import detach_std_streams

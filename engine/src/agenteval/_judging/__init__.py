@@ -1,5 +1,9 @@
 """Judge models: the provider contract and the run's judge service.
 
+Private: what criteria use is public in ``agenteval`` (``JudgeService``, ``JudgeOptions``,
+``JudgeRequest``...), the provider contract in ``agenteval.plugins``, the failures in
+``agenteval.errors``.
+
 For criterion authors: declare ``judge_model_options: JudgeOptions`` in your ``Params``,
 set ``requires_judge=True`` in ``EvaluatorInfo``, and call ``await ctx.judge.samples(
 JudgeRequest(prompt=...), self.params.judge_model_options)``; catch ``JudgeUnavailable``

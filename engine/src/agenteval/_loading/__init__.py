@@ -1,4 +1,7 @@
-"""Reading eval files, actual-invocation files and configs, with precise errors."""
+"""Reading eval files, actual-invocation files and configs, with precise errors.
+
+Private: ``load_eval_set``, ``load_config`` and ``EvalConfig`` are public in ``agenteval``,
+the format-reader contract in ``agenteval.plugins``."""
 
 from ._config import (
     DEFAULT_CRITERIA,

@@ -3,6 +3,8 @@ the reporter plugins (``Reporter``, entry-point group ``agenteval.reporters``) t
 recorded run into JUnit, Markdown, GitHub outputs and more (``write_reports``), and the aligned
 expected-vs-actual tool trajectory every report shows (``align_trajectory``).
 
+Private: the reporter contract and the trajectory alignment are public in ``agenteval.plugins``.
+
 Imported on first use, so that ``--format json`` never imports rich.
 """
 
