@@ -54,7 +54,7 @@ def _eval_set(count: int):
 
 def _run(eval_set, concurrency: int, cache_dir: Path | None):
     import agenteval
-    from agenteval.judging import JudgeCache, JudgeService
+    from agenteval import JudgeCache, JudgeService
 
     cache = JudgeCache(cache_dir) if cache_dir is not None else None
     judge = JudgeService(concurrency=concurrency, cache=cache)
@@ -124,7 +124,7 @@ def _stop_server(process: subprocess.Popen) -> tuple[int, int, int]:
 
 
 def _storm(eval_set, args) -> None:
-    from agenteval.judging import DEFAULT_JUDGE_CONCURRENCY
+    from agenteval._judging import DEFAULT_JUDGE_CONCURRENCY
 
     concurrency = args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY
     process, base_url = _start_server(args.latency, args.storm_capacity)
@@ -154,16 +154,11 @@ def _service_alone(latency: float, capacity: int) -> None:
     themselves allow, at several sizes."""
     import asyncio
 
+    from agenteval import JudgeOptions, JudgeRequest, JudgeResponse, JudgeService
+    from agenteval._judging import DEFAULT_JUDGE_CONCURRENCY
     from agenteval._registry import ProviderRegistry
-    from agenteval.judging import (
-        DEFAULT_JUDGE_CONCURRENCY,
-        JudgeCallError,
-        JudgeModel,
-        JudgeOptions,
-        JudgeRequest,
-        JudgeResponse,
-        JudgeService,
-    )
+    from agenteval.errors import JudgeCallError
+    from agenteval.plugins import JudgeModel
 
     class Sleeper(JudgeModel):
         """Answers after ``latency``; with ``capacity``, a 429 beyond that many at once."""
@@ -214,7 +209,7 @@ def _service_alone(latency: float, capacity: int) -> None:
 
 
 def main(argv=None) -> int:
-    from agenteval.judging import DEFAULT_JUDGE_CONCURRENCY
+    from agenteval._judging import DEFAULT_JUDGE_CONCURRENCY
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--invocations", type=int, default=200)

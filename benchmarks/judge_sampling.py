@@ -10,7 +10,7 @@ which concurrent calls arrive. For each leaning it prints, per mode, the judge c
 (against 5 per invocation), the verdicts (valid invocations) and the share of invocations
 whose verdict follows the judge's leaning (at p = 0.5 there is none). Then a check line:
 full and curtailed majority must give identical verdicts, invocation by invocation.
-Beside the measured calls, ``exact`` is the expected number from agenteval.stats'
+Beside the measured calls, ``exact`` is the expected number from agenteval._stats'
 dynamic programme, for comparison.
 
 A second table groups the same invocations into cases of ``--per-case`` invocations (default
@@ -89,7 +89,7 @@ class LeaningJudge:
 
 def _run(eval_set, sampling: dict, server, leaning: float, concurrency: int, threshold: float = 0.5):
     import agenteval
-    from agenteval.judging import JudgeService
+    from agenteval import JudgeService
 
     server.responder = LeaningJudge(leaning)
     before = len(server.requests)
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
     parser.add_argument("--threshold", type=float, default=0.8, help="the threshold (pivotal table)")
     args = parser.parse_args(argv)
 
-    from agenteval.stats import curtailed_operating_characteristics, sprt_operating_characteristics
+    from agenteval._stats import curtailed_operating_characteristics, sprt_operating_characteristics
 
     servers = _load_fake_servers()
     eval_set = _eval_set(args.invocations)

@@ -73,6 +73,7 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
     """A run folder of ``cases`` cases made of ``template``'s records (see the docstring)."""
     from agenteval._verdicts import SummaryBuilder
     from agenteval.runs import EvalSetEntry, RecordedRun, RunState, RunWriter, SummaryDocument, new_run_id
+    from agenteval.runs._briefs import brief_from_result
 
     source = RecordedRun.open(template)
     records = list(source.records())
@@ -116,11 +117,15 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
     state = RunState.INTERRUPTED if kind == "interrupted" else RunState.COMPLETE
     writer.manifest.state = state
     writer.manifest.exit_code = 130 if kind == "interrupted" else 1
-    # The summary the run writes at its end, from the same case results the readers recompute.
+    # The summary the run writes at its end, from the same case results the readers recompute,
+    # and (several runs per case) each finished case's brief, as the run writes them.
     recorded_run = RecordedRun(writer.folder, writer.manifest)
     builder = SummaryBuilder(manifest.confidence, run_id)
-    for entry, case in recorded_run.case_results():
+    for entry, case_id, case_records in recorded_run.case_records():
+        case = recorded_run.case_result(entry, case_id, case_records, pending=False)
         builder.add(case, entry)
+        if runs != 1 and all(r is not None for r in case_records):
+            writer.append_brief(brief_from_result(entry, 0, case, case_records))
     document = SummaryDocument(
         run_id=run_id,
         state=state,

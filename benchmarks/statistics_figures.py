@@ -1,4 +1,4 @@
-"""Every figure docs/statistics.md quotes, computed from agenteval.stats.
+"""Every figure docs/statistics.md quotes, computed from agenteval._stats.
 
     python benchmarks/statistics_figures.py            # print the figures and the doc lines they fill
     python benchmarks/statistics_figures.py --write    # also write benchmarks/statistics_figures.json
@@ -33,7 +33,7 @@ def adk_coin_flip() -> dict:
 
 def settle_counts() -> dict:
     """At threshold 0.8 with 0/1 runs: passing runs in a row for a PASS, failing for a FAIL."""
-    from agenteval.stats import case_verdict
+    from agenteval._stats import case_verdict
 
     def first(value: float, verdict: str) -> int:
         n = 2
@@ -46,27 +46,27 @@ def settle_counts() -> dict:
 
 def zero_failure_bounds() -> dict:
     """Threshold at the best value: the pass rate's 95% lower bound after k perfect runs."""
-    from agenteval.stats import clopper_pearson
+    from agenteval._stats import clopper_pearson
 
     return {f"k{k}": clopper_pearson(k, k, 0.95).low for k in (5, 17)}
 
 
 def betting_example() -> dict:
-    from agenteval.stats import betting_interval
+    from agenteval._stats import betting_interval
 
     found = betting_interval([1.0, 0.667, 1.0, 1.0, 0.667], 0.0, 1.0, 0.95)
     return {"low": found.low, "high": found.high}
 
 
 def pass_rate_example() -> dict:
-    from agenteval.stats import clopper_pearson
+    from agenteval._stats import clopper_pearson
 
     found = clopper_pearson(32, 40, 0.95)
     return {"low": found.low, "high": found.high}
 
 
 def mcnemar_example() -> dict:
-    from agenteval.stats import sign_flip_test
+    from agenteval._stats import sign_flip_test
 
     differences = [1.0] * 3 + [-1.0] * 11
     one_sided = min(
@@ -76,13 +76,13 @@ def mcnemar_example() -> dict:
 
 
 def mde_example() -> dict:
-    from agenteval.stats import minimum_detectable_effect
+    from agenteval._stats import minimum_detectable_effect
 
     return {"mde": minimum_detectable_effect(0.2, 30)}
 
 
 def case_flags() -> dict:
-    from agenteval.stats import flag_min_runs, smallest_case_p
+    from agenteval._stats import flag_min_runs, smallest_case_p
 
     return {
         "p2": smallest_case_p(2, 2),
@@ -93,7 +93,7 @@ def case_flags() -> dict:
 
 
 def curtailment() -> dict:
-    from agenteval.stats import curtailed_operating_characteristics
+    from agenteval._stats import curtailed_operating_characteristics
 
     saving = {p: 1.0 - curtailed_operating_characteristics(p, 5)[1] / 5 for p in (0.5, 1.0)}
     return {"saving_at_half": saving[0.5], "saving_unanimous": saving[1.0]}
@@ -102,7 +102,7 @@ def curtailment() -> dict:
 def sequential_error() -> dict:
     """Wrong-verdict rates at a judge leaning of 0.7: the SPRT (h = 3, cap 15; an unsettled
     invocation keeps its majority, a tie NO) and the majority of 5."""
-    from agenteval.stats import sprt_barrier
+    from agenteval._stats import sprt_barrier
 
     h, cap, p = sprt_barrier(0.05, 0.3), 15, 0.7
     walk, wrong = {0: 1.0}, 0.0
@@ -120,7 +120,7 @@ def sequential_error() -> dict:
 
 def identical_runs() -> dict:
     """k identical runs: the lower bound on how often the agent gives that output."""
-    from agenteval.stats import clopper_pearson
+    from agenteval._stats import clopper_pearson
 
     bounds = {f"k{k}": clopper_pearson(k, k, 0.95).low for k in (3, 5, 10)}
     # a random agent, one perfect answer 75% of the time: 5 identical perfect runs
@@ -133,7 +133,7 @@ def _set_wrong_fail(
     """The share of ``sets`` simulated eval sets wrongly FAILed: every case has 0/1 runs
     with pass rate ``p`` >= ``threshold``, so no case truly misses it."""
     import numpy as np
-    from agenteval.stats import case_verdict, set_verdict
+    from agenteval._stats import case_verdict, set_verdict
 
     rng = np.random.default_rng(seed)
     verdict_of: dict[int, tuple[str, str]] = {}  # by passes: 0/1 runs depend on nothing else

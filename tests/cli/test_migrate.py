@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from agenteval import load_eval_set
 from agenteval.cli import main
-from agenteval.loading import load_eval_set
 
 FLAT = [
     {

@@ -1,4 +1,4 @@
-"""``agenteval.cli.rerun_command``: the command that runs a recorded run (or some of its cases)
+"""``agenteval.plugins.rerun_command``: the command that runs a recorded run (or some of its cases)
 again, run here as a user would paste it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agenteval.cli import rerun_command
+from agenteval.plugins import rerun_command
 from agenteval.runs import list_runs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"

@@ -136,7 +136,7 @@ def test_env_file_beside_the_eval_file_provides_judge_credentials(
 
 def test_one_judge_service_can_serve_two_embedded_runs(judge_server, tmp_path):
     import agenteval
-    from agenteval.judging import JudgeCache, JudgeService
+    from agenteval import JudgeCache, JudgeService
 
     judge = JudgeService(concurrency=4, cache=JudgeCache(tmp_path / "cache"))
     criteria = {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 2}}}

@@ -216,8 +216,8 @@ def test_two_runs_at_once_in_one_runs_folder_never_mix(tmp_path):
 
 
 def test_progress_goes_to_stderr_as_plain_lines_when_not_a_terminal(slow_project, monkeypatch):
+    from agenteval import Status
     from agenteval._run import PlainProgress
-    from agenteval.results import Status
 
     lines: list[str] = []
 

@@ -102,9 +102,9 @@ def test_set_verdict_flag_offers_every_rule_and_wins_over_the_block(tmp_path):
     settings merge: the flag, else the config's ``statistics.set_verdict``, else holm."""
     import json
 
+    from agenteval._stats import SET_VERDICT_RULES
     from agenteval.cli import main
     from agenteval.cli._run import run as run_command
-    from agenteval.stats import SET_VERDICT_RULES
     from click.testing import CliRunner
 
     [option] = [p for p in run_command.params if p.name == "set_verdict"]

@@ -76,7 +76,7 @@ def test_installed_criterion_keeps_the_contract(name, request):
     if loaded.info.requires_judge:
         # A real JudgeService whose Gemini provider talks to our fake server, which answers
         # every request with an instance of the request's own JSON schema.
-        from agenteval.judging import JudgeService
+        from agenteval import JudgeService
 
         if name in VERTEX:
             # The Vertex AI evaluation service, faked (tests/fixtures/fake_vertex_eval.py).

@@ -13,18 +13,16 @@ import importlib.metadata
 import json
 
 import pytest
-from agenteval._registry import USER_SIMULATORS_GROUP
-from agenteval.agents import (
-    Agent,
-    AgentSession,
+from agenteval import JudgeService
+from agenteval._agents import (
     SimulatedConversation,
-    UserSimulator,
     parse_user_simulator_config,
     run_agent,
     user_simulator_factory,
 )
-from agenteval.judging import JudgeService
+from agenteval._registry import USER_SIMULATORS_GROUP
 from agenteval.models import Content, ConversationScenario, EvalCase, Invocation
+from agenteval.plugins import Agent, AgentSession, UserSimulator
 from agenteval.testing import make_case
 
 INSTALLED = sorted({ep.name for ep in importlib.metadata.entry_points(group=USER_SIMULATORS_GROUP)})

@@ -9,10 +9,20 @@ from typing import Any
 
 import agenteval
 import pytest
-from agenteval import Criterion, EvalConfig, Evaluator, EvaluatorInfo, Score, Status, evaluate
-from agenteval._run import EvalRun, plan_paths, run_sync
-from agenteval.errors import ConfigError, CriterionLoadError, DataError
-from agenteval.judging import JudgeService
+from agenteval import (
+    Criterion,
+    EvalConfig,
+    EvalRun,
+    Evaluator,
+    EvaluatorInfo,
+    JudgeService,
+    Score,
+    Status,
+    evaluate,
+    plan_paths,
+)
+from agenteval._run import run_sync
+from agenteval.errors import ConfigError, DataError, PluginLoadError
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation, registry_for
 
@@ -159,7 +169,7 @@ def test_errors_are_raised_before_any_work():
             return super().evaluate(ctx)
 
     registry = registry_for(spy=Spy)
-    with pytest.raises(CriterionLoadError):
+    with pytest.raises(PluginLoadError):
         evaluate(expected_set(), actual_set(), {"spy": 0.5, "nope": 0.5}, registry=registry)
     with pytest.raises(ConfigError):
         evaluate(expected_set(), actual_set(), {"spy": {"threshold": 0.5, "treshold": 1}}, registry=registry)
@@ -326,7 +336,7 @@ def test_actual_scenario_case_is_a_data_error(project):
 
 def test_problems_in_several_files_fail_before_any_work(project):
     write(project / "hotels" / "test_config.json", {"criteria": {"nope": 0.5}})
-    with pytest.raises(CriterionLoadError) as info:
+    with pytest.raises(PluginLoadError) as info:
         plan(project, ".")
     assert "'nope' is not an installed criterion" in str(info.value)
 
@@ -381,7 +391,7 @@ def test_in_memory_eval_set_with_duplicate_ids_is_a_data_error():
 
 
 def test_env_file_beside_an_eval_file_is_read_and_set_variables_win(tmp_path, monkeypatch):
-    from agenteval.loading._env import load_env_files
+    from agenteval._loading._env import load_env_files
 
     (tmp_path / ".env").write_text(
         "AGENTEVAL_TEST_A=from-file\nexport AGENTEVAL_TEST_B='quoted value'\n# c\n"

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import agenteval
 import pytest
-from agenteval import Status
+from agenteval import Status, resolve_agent
 from agenteval._registry import AGENTS_GROUP, ProviderRegistry
-from agenteval.agents import Agent, AgentSession
 from agenteval.cli import main
-from agenteval.errors import CriterionLoadError
+from agenteval.errors import PluginLoadError
 from agenteval.models import Content, EvalCase, Invocation
-from agenteval.pipeline import resolve_agent
+from agenteval.plugins import Agent, AgentSession
 from agenteval.testing import make_invocation
 from click.testing import CliRunner
 
@@ -76,9 +75,9 @@ def test_case_selection_and_bad_input_raise_before_the_agent_runs():
     )
     assert [c.eval_id for c in result.cases()] == ["weather_paris"]
     assert result.cases()[0].criteria[0].status is Status.INFORMATIONAL
-    with pytest.raises(agenteval.DataError, match="no case with eval_id 'nope'"):
+    with pytest.raises(agenteval.errors.DataError, match="no case with eval_id 'nope'"):
         agenteval.evaluate_agent(parrot, f"{EXAMPLE / 'travel.evalset.json'}:nope")
-    with pytest.raises(agenteval.ConfigError, match="no agent adapter recognises it"):
+    with pytest.raises(agenteval.errors.ConfigError, match="no agent adapter recognises it"):
         agenteval.evaluate_agent("not an agent", EXAMPLE)
     assert parrot.sessions == 1
 
@@ -103,7 +102,7 @@ class _Registry(ProviderRegistry):
 
     def load(self, name: str) -> type:
         if name == "broken":
-            raise CriterionLoadError("agent adapter some-dist[broken] failed to load: ImportError: no sdk")
+            raise PluginLoadError("agent adapter some-dist[broken] failed to load: ImportError: no sdk")
         return super().load(name)
 
 
@@ -115,14 +114,14 @@ class _ClaimsParrot(Parrot):
 
 def test_an_adapter_that_cannot_load_does_not_break_detection_of_the_others():
     assert isinstance(resolve_agent("parrot:x", adapters=_Registry()), _ClaimsParrot)
-    with pytest.raises(agenteval.ConfigError) as info:
+    with pytest.raises(agenteval.errors.ConfigError) as info:
         resolve_agent("something else", adapters=_Registry())
     message = str(info.value)
     assert "no agent adapter recognises it" in message
     assert (
         "could not be loaded: agent adapter some-dist[broken] failed to load: ImportError: no sdk" in message
     )
-    with pytest.raises(CriterionLoadError):  # named explicitly, its failure is the error
+    with pytest.raises(PluginLoadError):  # named explicitly, its failure is the error
         resolve_agent("x", "broken", adapters=_Registry())
 
 
@@ -145,6 +144,6 @@ def test_auto_runs_with_a_budget_as_the_cli_has_them(tmp_path):
 
 def test_a_run_budget_without_auto_runs_is_refused_before_the_agent_runs():
     parrot = Parrot()
-    with pytest.raises(agenteval.AgentEvalError, match="run-budget|run_budget"):
+    with pytest.raises(agenteval.errors.AgentEvalError, match="run-budget|run_budget"):
         agenteval.evaluate_agent(parrot, EXAMPLE / "travel.evalset.json", num_runs=2, run_budget=5)
     assert parrot.sessions == 0

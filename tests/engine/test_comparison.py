@@ -4,8 +4,8 @@ reads exactly as from its records (scores, statuses, never-recorded cases)."""
 from __future__ import annotations
 
 import agenteval
-from agenteval._comparison import Side, _from_run
 from agenteval.runs import RecordedRun
+from agenteval.runs._comparison import Side, _from_run
 
 
 def _from_records(run: RecordedRun, criteria: dict) -> Side:

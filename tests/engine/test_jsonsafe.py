@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
+from agenteval import Status
 from agenteval._jsonsafe import MAX_DEPTH, TRUNCATED, dump_model, writable
 from agenteval.models import FunctionCall
-from agenteval.results import Status
 from hypothesis import given
 from hypothesis import strategies as st
 

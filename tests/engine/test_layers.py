@@ -2,7 +2,7 @@
 
 Every import of ``agenteval.*`` inside the engine is found with ``ast``, lazy imports in
 functions included, ``if TYPE_CHECKING:`` blocks excluded (they never run). A "unit" is a
-first-level module or package of ``agenteval`` (``judging``, ``_run``, ``models``...).
+first-level module or package of ``agenteval`` (``_judging``, ``_run``, ``models``...).
 """
 
 from __future__ import annotations
@@ -156,22 +156,22 @@ def test_no_import_cycles_between_units() -> None:
 
 
 def test_statistics_import_nothing_of_agenteval() -> None:
-    assert not _imports_of("stats"), _imports_of("stats")
+    assert not _imports_of("_stats"), _imports_of("_stats")
 
 
 def test_the_data_model_imports_only_itself() -> None:
     assert not _imports_of("models"), _imports_of("models")
 
 
-@pytest.mark.parametrize("unit", ["judging", "loading"])
+@pytest.mark.parametrize("unit", ["_judging", "_loading"])
 def test_judging_and_loading_sit_below_the_runtime(unit: str) -> None:
-    above = {"agents", "_run", "cli", "_api", "pipeline", "reporting"}
+    above = {"_agents", "_run", "cli", "_api", "_reporting"}
     assert not _where(unit, above), "\n".join(_where(unit, above))
 
 
 def test_runs_and_reporting_never_run_anything() -> None:
-    runtime = {"agents", "_run", "cli", "_api", "pipeline", "judging"}
-    offending = _where("runs", runtime) + _where("reporting", runtime)
+    runtime = {"_agents", "_run", "cli", "_api", "_judging"}
+    offending = _where("runs", runtime) + _where("_reporting", runtime)
     assert not offending, "\n".join(offending)
 
 

@@ -1,4 +1,4 @@
-"""``agenteval.pipeline``: the public run pipeline (plan → open → execute) for tools that
+"""The public run pipeline (``agenteval.plan_paths`` → ``open_run`` → ``EvalRun.execute``) for tools that
 embed the engine and need the run's id and folder before it ends."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ import asyncio
 from pathlib import Path
 
 import agenteval
-from agenteval.judging import JudgeService
-from agenteval.pipeline import EvalRun, open_run, plan_paths, resolve_agent
+from agenteval import EvalRun, JudgeService, open_run, plan_paths, resolve_agent
 from agenteval.runs import RecordedRun, RunState
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel"
@@ -43,7 +42,7 @@ def test_the_pipeline_is_reachable_as_an_attribute_and_imports_no_plugin():
 
     code = (
         "import sys, agenteval\n"
-        "agenteval.pipeline.plan_paths\n"
+        "agenteval.plan_paths\n"
         "assert not any(m.startswith('agenteval_') for m in sys.modules), sorted(sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 import pytest
+from agenteval import load_config
+from agenteval._loading import eval_set_from_data, read_eval_file
 from agenteval.errors import DataError
-from agenteval.loading import eval_set_from_data, load_config, read_eval_file
 from agenteval.models import IntermediateData, InvocationEvents, SessionInput
 
 pytestmark = pytest.mark.usefixtures("no_max_file_env")

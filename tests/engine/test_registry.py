@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from agenteval import Evaluator, EvaluatorInfo, Registry, Score
-from agenteval.errors import CriterionLoadError
+from agenteval.errors import PluginLoadError
 
 EVALUATOR = """
 from agenteval import Evaluator, EvaluatorInfo, Score
@@ -26,7 +26,7 @@ import importlib, json, sys
 from pathlib import Path
 
 from agenteval import Registry, evaluate
-from agenteval.errors import CriterionLoadError
+from agenteval.errors import PluginLoadError
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation
 
@@ -36,7 +36,7 @@ def fakes():
 def attempt(names):
     try:
         loaded = Registry().load(names)
-    except CriterionLoadError as exc:
+    except PluginLoadError as exc:
         return {"error": str(exc), "exit_code": exc.exit_code}
     return {"loaded": {n: [c.evaluator_class.__name__, c.ref.plugin.model_dump()] for n, c in loaded.items()}}
 
@@ -342,7 +342,7 @@ def test_from_classes_discovery_and_load():
     [(Abstract, "Abstract does not implement evaluate"), (object, "not a subclass of agenteval.Evaluator")],
 )
 def test_from_classes_checks_the_classes(obj, fragment):
-    with pytest.raises(CriterionLoadError) as info:
+    with pytest.raises(PluginLoadError) as info:
         Registry.from_classes({"x": obj}).load(["x"])
     assert fragment in str(info.value)
 
@@ -361,14 +361,14 @@ def test_from_classes_checks_the_classes(obj, fragment):
     ],
 )
 def test_adk_names_not_provided_in_memory(name, fragment):
-    with pytest.raises(CriterionLoadError) as info:
+    with pytest.raises(PluginLoadError) as info:
         Registry.from_classes({"good": Good}).load([name])
     assert fragment in str(info.value)
     assert "Installed criteria: good" in str(info.value)
 
 
 def test_empty_registry_lists_none():
-    with pytest.raises(CriterionLoadError) as info:
+    with pytest.raises(PluginLoadError) as info:
         Registry.from_classes({}).load(["x"])
     assert "installed criteria: (none)" in str(info.value)
 

@@ -8,7 +8,7 @@ import agenteval
 import pytest
 from agenteval import Criterion, Evaluator, EvaluatorInfo, Score
 from agenteval._resolve import resolve_criteria
-from agenteval.errors import ConfigError, CriterionLoadError
+from agenteval.errors import ConfigError, PluginLoadError
 from agenteval.testing import registry_for
 
 WHERE = "/cfg/test_config.json"
@@ -182,7 +182,7 @@ def test_a_shared_cache_spans_calls():
 
 
 def test_unknown_criteria_are_one_load_error():
-    with pytest.raises(CriterionLoadError) as info:
+    with pytest.raises(PluginLoadError) as info:
         resolve(Criterion(name="trajectori"), Criterion(name="nope"), Criterion(name="with_default"))
     message = str(info.value)
     assert message.startswith(f"{WHERE}: cannot load the requested criteria:")
@@ -240,7 +240,7 @@ def test_a_threshold_every_score_passes_warns():
 
 def test_an_unknown_criterion_names_the_configs_it_was_requested_in():
     requests = [(Criterion(name="trajectory"), WHERE), (Criterion(name="nope"), "/other/test_config.json")]
-    with pytest.raises(CriterionLoadError) as info:
+    with pytest.raises(PluginLoadError) as info:
         resolve_criteria(requests, REGISTRY, [])
     assert str(info.value).startswith(f"{WHERE}, /other/test_config.json: ")
     assert "'nope'" in str(info.value)

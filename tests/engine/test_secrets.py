@@ -137,7 +137,7 @@ def test_a_model_comes_back_redacted_as_the_same_model():
 
 
 def test_a_judge_model_config_key_is_scrubbed_once_the_options_are_read():
-    from agenteval.judging._options import JudgeOptions
+    from agenteval._judging._options import JudgeOptions
 
     JudgeOptions(judge_model_config={"api_key": "sk-judge-config-77", "temperature": 0})
     assert scrub_secrets("the judge said sk-judge-config-77", {}) == f"the judge said {REDACTED}"

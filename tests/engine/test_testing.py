@@ -9,8 +9,7 @@ from typing import Any
 
 import agenteval
 import pytest
-from agenteval import Evaluator, EvaluatorInfo, InvocationScore, Registry, Score
-from agenteval.judging import JudgeService
+from agenteval import Evaluator, EvaluatorInfo, InvocationScore, JudgeService, Registry, Score
 from agenteval.models import EvalSet, IntermediateData, InvocationEvents
 from agenteval.testing import (
     check_evaluator,
@@ -188,7 +187,7 @@ def test_non_deterministic_evaluators_fail_unless_they_use_a_judge():
 
 
 def test_judge_criteria_get_a_judge_client_in_their_contexts():
-    from agenteval.judging import JudgeClient
+    from agenteval._judging import JudgeClient
 
     seen = []
 

@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from ._agents import Agent
+from ._judging import JudgeService
 from ._registry import Registry
+from ._results import RunResult
 from ._run import (
     DEFAULT_CONCURRENCY,
     CriteriaSpec,
@@ -25,10 +28,7 @@ from ._run import (
     run_sync,
 )
 from ._run._executor import DEFAULT_EXECUTOR
-from .agents import Agent
-from .judging import JudgeService
 from .models import EvalSet, Invocation
-from .results import RunResult
 
 __all__ = [
     "ActualSpec",

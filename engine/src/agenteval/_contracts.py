@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel
 
-from .evaluator import Evaluator, EvaluatorInfo, Score
+from ._evaluator import Evaluator, EvaluatorInfo, Score
 
 __all__ = ["evaluator_class_problem", "info_problem", "inside", "score_problem"]
 

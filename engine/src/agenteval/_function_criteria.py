@@ -28,7 +28,7 @@ from typing import Any, Optional, Union
 
 from pydantic import create_model
 
-from .evaluator import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Params, Score
+from ._evaluator import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Params, Score
 
 __all__ = ["function_criterion", "signature_problem"]
 

@@ -162,7 +162,7 @@ def _import_file(path: Path) -> Any:
 def _attribute(module: Any, name: str, where: str) -> Any:
     if hasattr(module, name):
         return getattr(module, name)
-    from .loading._paths import suggest
+    from ._loading._paths import suggest
 
     public = [n for n, v in vars(module).items() if not n.startswith("_") and callable(v)]
     guess = suggest(name, public)
@@ -223,8 +223,8 @@ class LocalCriteria:
     def add_function(self, name: str, config_dir: Optional[Path], where: str) -> None:
         """``file.py:fn`` or ``package.module:fn``, imported now; ``ConfigError`` if it
         cannot be."""
+        from ._evaluator import Evaluator
         from ._function_criteria import function_criterion, signature_problem
-        from .evaluator import Evaluator
 
         attribute = name.rpartition(":")[2]
         try:
@@ -266,8 +266,8 @@ class LocalCriteria:
     ) -> None:
         """ADK's ``custom_metrics.<name>``: the runner must be installed and the function
         importable, else ``ConfigError`` / ``PluginLoadError`` (exit 2)."""
+        from ._loading._custom_metrics import parse_custom_metric
         from ._plugins import KINDS, PluginFinder, install_hint
-        from .loading._custom_metrics import parse_custom_metric
 
         spec = parse_custom_metric(name, raw, where)
         problem = spec.problem_for_use()

@@ -172,22 +172,22 @@ KINDS: dict[str, PluginKind] = {
         PluginKind(
             "judge model provider",
             "agenteval.judge_models",
-            _subclass_check("agenteval.judging._provider:JudgeModel", "agenteval.judging.JudgeModel"),
+            _subclass_check("agenteval._judging._provider:JudgeModel", "agenteval.plugins.JudgeModel"),
         ),
         PluginKind(
             "agent adapter",
             "agenteval.agents",
-            _subclass_check("agenteval.agents._contract:Agent", "agenteval.agents.Agent"),
+            _subclass_check("agenteval._agents._contract:Agent", "agenteval.plugins.Agent"),
         ),
         PluginKind(
             "user simulator",
             "agenteval.user_simulators",
-            _subclass_check("agenteval.agents._simulator:UserSimulator", "agenteval.agents.UserSimulator"),
+            _subclass_check("agenteval._agents._simulator:UserSimulator", "agenteval.plugins.UserSimulator"),
         ),
         PluginKind(
             "reporter",
             "agenteval.reporters",
-            _subclass_check("agenteval.reporting._contract:Reporter", "agenteval.reporting.Reporter"),
+            _subclass_check("agenteval._reporting._contract:Reporter", "agenteval.plugins.Reporter"),
         ),
         PluginKind("command", "agenteval.commands", _command_check),
         # ADK's ``custom_metrics`` (functions called with ADK's own objects): a callable
@@ -198,19 +198,19 @@ KINDS: dict[str, PluginKind] = {
         PluginKind(
             "data format",
             "agenteval.formats",
-            _subclass_check("agenteval.loading._formats:FormatReader", "agenteval.loading.FormatReader"),
+            _subclass_check("agenteval._loading._formats:FormatReader", "agenteval.plugins.FormatReader"),
         ),
         # Writers of eval sets in formats other than ADK's (``agenteval export --to NAME``).
         PluginKind(
             "data format writer",
             "agenteval.format_writers",
-            _subclass_check("agenteval.loading._formats:FormatWriter", "agenteval.loading.FormatWriter"),
+            _subclass_check("agenteval._loading._formats:FormatWriter", "agenteval.plugins.FormatWriter"),
         ),
         # What runs a run's units of work (``--executor``): ``local`` is the engine's own.
         PluginKind(
             "executor",
             "agenteval.executors",
-            _subclass_check("agenteval._run._executor:Executor", "agenteval.pipeline.Executor"),
+            _subclass_check("agenteval._run._executor:Executor", "agenteval.plugins.Executor"),
         ),
     )
 }

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ._evaluator import Evaluator, EvaluatorInfo
 from ._plugins import KINDS, PluginFinder, PluginRef
-from .evaluator import Evaluator, EvaluatorInfo
-from .results import PluginInfo
+from ._results import PluginInfo
 
 __all__ = [
     "AGENTS_GROUP",

@@ -16,12 +16,12 @@ from typing import Any, Optional, Protocol
 from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
+from ._criterion import Criterion
+from ._evaluator import Evaluator, EvaluatorInfo
+from ._loading._paths import describe_validation_error, suggest
 from ._registry import LoadedCriterion
-from .criterion import Criterion
+from ._results import PluginInfo
 from .errors import AgentEvalError, ConfigError
-from .evaluator import Evaluator, EvaluatorInfo
-from .loading._paths import describe_validation_error, suggest
-from .results import PluginInfo
 
 __all__ = ["ResolvedCriterion", "resolve_criteria"]
 

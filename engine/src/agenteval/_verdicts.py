@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
-from .results import (
+from ._results import (
     AgentRunRecord,
     CaseResult,
     CriterionResult,
@@ -30,8 +30,8 @@ from .results import (
 )
 
 if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the reverse
+    from ._stats import Interval, SetVerdict
     from .runs._records import CriterionEntry, EvalSetEntry
-    from .stats import Interval, SetVerdict
 
 __all__ = [
     "AUTO_LOOKS",
@@ -210,7 +210,7 @@ def over_runs(
     identical_outputs: bool = False,
 ) -> Optional[VerdictInfo]:
     """The tri-state verdict of a criterion over a case's runs: an interval over the run
-    scores (``agenteval.stats.case_verdict``; a run with no score widens it by Manski
+    scores (``agenteval._stats.case_verdict``; a run with no score widens it by Manski
     bounds); runs with ``identical_outputs`` and identical scores are one observation
     (basis ``identical-runs``). ``None`` for an informational criterion or an unbounded
     score range."""
@@ -221,7 +221,7 @@ def over_runs(
     low, high = criterion.min_score, criterion.max_score
     if low is None or high is None or criterion.threshold is None:
         return None
-    from .stats import case_verdict
+    from ._stats import case_verdict
 
     found = case_verdict(
         [r.score for r in combined.runs],
@@ -267,7 +267,7 @@ def case_criteria(
     results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(criteria)]
     if confidence is None:
         return results
-    from .stats import derive_seed
+    from ._stats import derive_seed
 
     return [
         r.model_copy(
@@ -326,7 +326,7 @@ class SummaryBuilder:
     as ``--no-stats``) and ``run_id`` (which seeds the resampling) make the per-eval-set
     statistics; cases are ordered by id before they are computed, so a run and every
     re-reading of its folder give the same numbers whatever order the cases finished in.
-    ``set_verdict`` is the eval sets' verdict rule (``agenteval.stats.SET_VERDICT_RULES``).
+    ``set_verdict`` is the eval sets' verdict rule (``agenteval._stats.SET_VERDICT_RULES``).
     """
 
     def __init__(
@@ -445,7 +445,7 @@ def _add_votes(group: dict, details: dict) -> None:
 
 
 def _agreement(group: dict) -> JudgeAgreementInfo:
-    from .stats import judge_agreement
+    from ._stats import judge_agreement
 
     pairs = group["votes"]
     found = judge_agreement([[True] * yes + [False] * no for yes, no in pairs])
@@ -500,8 +500,8 @@ def set_criterion_summary(
     """One criterion's statistics over an eval set's cases (``units`` from ``_set_unit``,
     in any order: they are sorted by case id first). The mean's interval needs a bounded
     score range; the pass rate and the verdict need a threshold; the verdict follows
-    ``rule`` (``agenteval.stats.set_verdict``)."""
-    from .stats import (
+    ``rule`` (``agenteval._stats.set_verdict``)."""
+    from ._stats import (
         Verdict,
         clopper_pearson,
         derive_seed,
@@ -556,9 +556,9 @@ def set_criterion_summary(
 def _set_verdict(
     criterion: CriterionEntry, ordered: Sequence[tuple], *, level: float, rule: str, run_id: str, index: int
 ) -> SetVerdict:
-    """The set's verdict (``agenteval.stats.set_verdict``) from its cases' units; a
+    """The set's verdict (``agenteval._stats.set_verdict``) from its cases' units; a
     criterion with no bounded range keeps the per-case rule (no interval to correct)."""
-    from .stats import derive_seed, set_verdict
+    from ._stats import derive_seed, set_verdict
 
     low, high = criterion.min_score, criterion.max_score
     bounded = low is not None and high is not None and high > low

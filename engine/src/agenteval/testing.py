@@ -47,8 +47,8 @@ from typing import Any, NoReturn, Optional, TypeVar, Union
 from pydantic import BaseModel
 
 from ._contracts import info_problem, score_problem
+from ._evaluator import EvaluationContext, Evaluator, EvaluatorInfo, Score
 from ._registry import Registry
-from .evaluator import EvaluationContext, Evaluator, EvaluatorInfo, Score
 from .models import (
     Content,
     ConversationScenario,
@@ -400,7 +400,7 @@ def check_evaluator(
         params: the criterion parameters to build it with, as a config would give them.
         threshold: the threshold put in the contexts (default: ``info.default_threshold``,
             else the middle of the score range; ``None`` for informational criteria).
-        judge: for criteria with ``info.requires_judge``, the ``agenteval.judging.
+        judge: for criteria with ``info.requires_judge``, the ``agenteval.
             JudgeService`` their contexts get (pointed at a fake server in tests); its
             ``preflight`` runs on the models the evaluator names.
 

@@ -11,16 +11,9 @@ import threading
 import time
 
 import pytest
-from agenteval.agents import (
-    Agent,
-    AgentFailure,
-    AgentSession,
-    AgentTurns,
-    run_agent,
-    run_case,
-    stray_threads,
-)
+from agenteval._agents import AgentFailure, AgentTurns, run_agent, run_case, stray_threads
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.plugins import Agent, AgentSession
 from agenteval.testing import make_case, make_invocation
 
 
@@ -140,7 +133,8 @@ def test_a_timeout_reports_what_the_call_left_running():
 
 _CLOSES_FD_1 = """
 import asyncio, os
-from agenteval.agents import Agent, AgentSession, run_agent
+from agenteval._agents import run_agent
+from agenteval.plugins import Agent, AgentSession
 from agenteval.models import Content, Invocation
 from agenteval.testing import make_case, make_invocation
 

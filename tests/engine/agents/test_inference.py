@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from agenteval.agents import Agent, AgentFailure, AgentSession, run_agent
+from agenteval._agents import AgentFailure, run_agent
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.plugins import Agent, AgentSession
 from agenteval.testing import make_case, make_invocation
 
 

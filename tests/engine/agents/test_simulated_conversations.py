@@ -6,20 +6,18 @@ import asyncio
 from typing import Optional
 
 import pytest
-from agenteval.agents import (
+from agenteval._agents import AgentFailure, SimulatedConversation, run_agent
+from agenteval.errors import UserSimulatorError
+from agenteval.models import Content, ConversationScenario, EvalCase, Invocation
+from agenteval.plugins import (
     Agent,
-    AgentFailure,
     AgentSession,
     NextUserMessage,
-    SimulatedConversation,
     SimulationContext,
     SimulatorStatus,
     UserSimulator,
     UserSimulatorConfig,
-    UserSimulatorError,
-    run_agent,
 )
-from agenteval.models import Content, ConversationScenario, EvalCase, Invocation
 from agenteval.testing import make_case, make_invocation
 
 

@@ -5,19 +5,17 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from agenteval._registry import USER_SIMULATORS_GROUP, ProviderRegistry
-from agenteval.agents import (
+from agenteval import JudgeService
+from agenteval._agents import (
     USER_SIMULATOR_ACTIVITY,
-    NextUserMessage,
-    UserSimulator,
-    UserSimulatorConfig,
     parse_user_simulator_config,
     prepare_user_simulators,
     user_simulator_factory,
 )
-from agenteval.errors import ConfigError, CriterionLoadError
-from agenteval.judging import JudgeService
+from agenteval._registry import USER_SIMULATORS_GROUP, ProviderRegistry
+from agenteval.errors import ConfigError, PluginLoadError
 from agenteval.models import ConversationScenario
+from agenteval.plugins import NextUserMessage, UserSimulator, UserSimulatorConfig
 from agenteval.testing import make_case, make_invocation
 
 
@@ -71,9 +69,9 @@ def test_the_default_type_says_which_distribution_provides_it():
 
 
 def test_a_class_that_is_not_a_simulator_is_a_load_error():
-    with pytest.raises(CriterionLoadError, match="not a subclass of agenteval.agents.UserSimulator"):
+    with pytest.raises(PluginLoadError, match="not a subclass of agenteval.plugins.UserSimulator"):
         user_simulator_factory(config(), simulators=registry(quiet=dict))
-    with pytest.raises(CriterionLoadError, match="Abstract does not implement next_message"):
+    with pytest.raises(PluginLoadError, match="Abstract does not implement next_message"):
         user_simulator_factory(config(), simulators=registry(quiet=Abstract))
 
 

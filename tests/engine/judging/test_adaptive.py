@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agenteval.judging import AdaptiveLimit
+from agenteval._judging import AdaptiveLimit
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -7,15 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from agenteval.judging import (
-    JudgeOptions,
-    JudgeRequest,
-    JudgeResponse,
-    JudgeService,
-    JudgeUnavailable,
-    JudgeUsage,
-)
-from agenteval.judging._provider import JudgeModel
+from agenteval import JudgeOptions, JudgeRequest, JudgeResponse, JudgeService
+from agenteval._judging import JudgeUsage
+from agenteval._judging._provider import JudgeModel
+from agenteval.errors import JudgeUnavailable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from agenteval.judging import JudgeCache, JudgeRequest, JudgeResponse, JudgeUsage, cache_key
+from agenteval import JudgeCache, JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval._judging import cache_key
 
 IDENTITY = {"provider": "gemini", "model": "gemini-2.5-flash", "mode": "api"}
 
@@ -114,7 +115,7 @@ def test_a_read_only_cache_serves_hits_and_warns_once_about_storing(tmp_path, mo
     def read_only(path, **kwargs):
         return real_connect(f"file:{path}?mode=ro", uri=True, **kwargs)
 
-    monkeypatch.setattr("agenteval.judging._cache.sqlite3.connect", read_only)
+    monkeypatch.setattr("agenteval._judging._cache.sqlite3.connect", read_only)
     seen: list[str] = []
     cache = JudgeCache(tmp_path, on_warning=seen.append)
     assert cache.get(KEY).text == ANSWER.text
@@ -147,8 +148,8 @@ def test_a_cache_folder_that_cannot_be_made_is_one_warning(tmp_path):
 
 
 def test_keys_echoed_in_an_answer_are_redacted_on_disk_and_the_key_is_unchanged(tmp_path, monkeypatch):
+    from agenteval._judging._options import JudgeOptions
     from agenteval._secrets import REDACTED
-    from agenteval.judging._options import JudgeOptions
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment-1")
     JudgeOptions(judge_model_config={"api_key": "sk-from-the-judge-config-2"})

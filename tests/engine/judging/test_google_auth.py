@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from agenteval.judging import JudgeCallError, google_auth_error
+from agenteval.errors import JudgeCallError
+from agenteval.plugins import google_auth_error
 
 auth = pytest.importorskip("google.auth.exceptions")
 

@@ -6,7 +6,7 @@ import email.utils
 import time
 
 import pytest
-from agenteval.judging import retry_after_seconds
+from agenteval.plugins import retry_after_seconds
 
 
 @pytest.mark.parametrize(

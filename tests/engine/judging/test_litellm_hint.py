@@ -4,9 +4,10 @@ installed names the distribution to install, before any call."""
 from __future__ import annotations
 
 import pytest
-from agenteval import ConfigError
+from agenteval import JudgeService
 from agenteval._registry import ProviderRegistry
-from agenteval.judging import JudgeModel, JudgeService
+from agenteval.errors import ConfigError
+from agenteval.plugins import JudgeModel
 
 
 class _Gemini(JudgeModel):

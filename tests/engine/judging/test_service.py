@@ -10,19 +10,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from agenteval import JudgeCache, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService, JudgeUsage
 from agenteval._registry import ProviderRegistry
-from agenteval.errors import ConfigError, CriterionLoadError
-from agenteval.judging import (
-    JudgeCache,
-    JudgeCallError,
-    JudgeModel,
-    JudgeOptions,
-    JudgeRequest,
-    JudgeResponse,
-    JudgeService,
-    JudgeUnavailable,
-    JudgeUsage,
-)
+from agenteval.errors import ConfigError, JudgeCallError, JudgeUnavailable, PluginLoadError
+from agenteval.plugins import JudgeModel
 
 
 class Scripted(JudgeModel):
@@ -84,7 +75,7 @@ def test_resolution_by_prefix_and_by_pattern():
 def test_unknown_model_and_provider_are_config_errors():
     with pytest.raises(ConfigError, match="no provider claims it.*scripted:MODEL"):
         service().model("gpt-4o")
-    with pytest.raises(CriterionLoadError, match="'nope' is not an installed judge model provider"):
+    with pytest.raises(PluginLoadError, match="'nope' is not an installed judge model provider"):
         ProviderRegistry(classes={"scripted": Scripted}).load("nope")
 
 

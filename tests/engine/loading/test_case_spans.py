@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval._loading import read_eval_file
+from agenteval._loading._json import parse_json
 from agenteval.errors import DataError
-from agenteval.loading import read_eval_file
-from agenteval.loading._json import parse_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

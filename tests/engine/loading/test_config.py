@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agenteval import Criterion
+from agenteval import Criterion, EvalConfig, load_config
+from agenteval._loading import DEFAULT_CRITERIA, EFFICIENCY_CRITERIA, config_from_data
 from agenteval.errors import ConfigError
-from agenteval.loading import DEFAULT_CRITERIA, EFFICIENCY_CRITERIA, EvalConfig, config_from_data, load_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -392,7 +392,7 @@ def test_a_missing_known_simulator_names_its_distribution(tmp_path, monkeypatch)
 
 
 def test_with_efficiency_appends_the_four_not_named_in_adks_order():
-    from agenteval.loading._config import EFFICIENCY_CRITERIA, with_efficiency
+    from agenteval._loading._config import EFFICIENCY_CRITERIA, with_efficiency
 
     adk_config = pytest.importorskip("google.adk.evaluation.eval_config")
     AdkEvalConfig, get_eval_metrics_from_config = (

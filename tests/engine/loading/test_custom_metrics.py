@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval._loading import config_from_data
 from agenteval.errors import ConfigError
-from agenteval.loading import config_from_data
 from click.testing import CliRunner
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "travel"

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agenteval import load_eval_set
+from agenteval._loading import eval_set_from_data, read_eval_file
 from agenteval.errors import DataError
-from agenteval.loading import eval_set_from_data, load_eval_set, read_eval_file
 from agenteval.models import EvalSet, IntermediateData, InvocationEvents, SessionInput
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agenteval._loading._eval_set_warnings import adk_web_name_warning
 from agenteval.cli import main
-from agenteval.loading._eval_set_warnings import adk_web_name_warning
 from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[3]
@@ -30,7 +30,7 @@ def test_adk_web_warns_when_an_evalset_files_id_is_not_its_name(tmp_path):
 
 
 def test_the_adk_example_runs_in_adk_web():
-    from agenteval.loading import load_eval_set
+    from agenteval import load_eval_set
 
     path = REPO / "examples" / "adk_weather" / "weather.evalset.json"
     assert adk_web_name_warning(path, load_eval_set(path).eval_set_id) is None

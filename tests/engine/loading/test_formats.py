@@ -10,17 +10,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from agenteval import EvalRun, JudgeService, Registry, Status, plan_paths
 from agenteval._api import run_sync
+from agenteval._loading import _formats as formats
 from agenteval._plugins import KINDS, PluginFinder
-from agenteval._registry import FORMATS_GROUP, Registry
-from agenteval._run import EvalRun, plan_paths
+from agenteval._registry import FORMATS_GROUP
 from agenteval.cli import main
 from agenteval.errors import DataError, PluginLoadError
-from agenteval.judging import JudgeService
-from agenteval.loading import FormatReader, leading_keys
-from agenteval.loading import _formats as formats
 from agenteval.models import EvalCase, EvalSet
-from agenteval.results import Status
+from agenteval.plugins import FormatReader, leading_keys
 from agenteval.testing import make_case, make_invocation
 from click.testing import CliRunner
 
@@ -242,7 +240,7 @@ _LINES = '{"lines": [{"case": "c1", "user": "hi", "answer": "hello"}]}'
 
 
 def test_an_eval_file_in_a_format_that_holds_cases_is_read_through_it(tmp_path, monkeypatch):
-    from agenteval.loading import read_eval_file
+    from agenteval._loading import read_eval_file
 
     monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Cases))
     loaded = read_eval_file(_file(tmp_path, "greet-lines.json", _LINES))
@@ -253,7 +251,7 @@ def test_an_eval_file_in_a_format_that_holds_cases_is_read_through_it(tmp_path, 
 
 
 def test_a_format_of_recorded_turns_only_is_not_asked_for_eval_cases(tmp_path, monkeypatch):
-    from agenteval.loading import read_eval_file
+    from agenteval._loading import read_eval_file
 
     monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Lines))
     with pytest.raises(DataError, match="not a valid eval set"):
@@ -261,7 +259,7 @@ def test_a_format_of_recorded_turns_only_is_not_asked_for_eval_cases(tmp_path, m
 
 
 def test_a_folder_search_finds_the_eval_files_of_installed_formats(tmp_path, monkeypatch):
-    from agenteval.loading import expand_targets
+    from agenteval._loading import expand_targets
 
     monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=Cases))
     _file(tmp_path, "greet-lines.json", _LINES)
@@ -274,7 +272,7 @@ def test_a_folder_search_finds_the_eval_files_of_installed_formats(tmp_path, mon
 
 def test_a_writer_is_a_plugin_kind_of_its_own():
     from agenteval._registry import FORMAT_WRITERS_GROUP
-    from agenteval.loading import FormatWriter
+    from agenteval.plugins import FormatWriter
 
     class Half(FormatWriter):
         pass
@@ -283,4 +281,4 @@ def test_a_writer_is_a_plugin_kind_of_its_own():
     with pytest.raises(PluginLoadError) as error:
         finder.load_many(["half", "notone"])
     assert "does not implement write" in str(error.value)
-    assert "not a subclass of agenteval.loading.FormatWriter" in str(error.value)
+    assert "not a subclass of agenteval.plugins.FormatWriter" in str(error.value)

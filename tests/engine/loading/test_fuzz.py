@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Union
 
 import pytest
-from agenteval import Registry
+from agenteval import Registry, load_config
+from agenteval._loading import read_eval_file
 from agenteval._resolve import resolve_criteria
 from agenteval.cli import main
 from agenteval.errors import AgentEvalError
-from agenteval.loading import load_config, read_eval_file
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

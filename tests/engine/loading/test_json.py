@@ -7,9 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from agenteval import load_config, load_eval_set
+from agenteval._loading import read_eval_file
+from agenteval._loading._json import read_json
 from agenteval.errors import AgentEvalError, ConfigError, DataError
-from agenteval.loading import load_config, load_eval_set, read_eval_file
-from agenteval.loading._json import read_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -298,7 +299,7 @@ def test_any_bytes_parse_or_give_one_data_error(tmp_path, content):
 def test_gc_paused_restores_the_collector_and_respects_a_host_freeze():
     import gc
 
-    from agenteval.loading._json import gc_paused
+    from agenteval._loading._json import gc_paused
 
     assert gc.isenabled()
     with gc_paused():

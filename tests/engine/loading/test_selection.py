@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from agenteval._loading import CONFIG_FILE_NAME, EvalTarget, expand_targets
 from agenteval.errors import DataError
-from agenteval.loading import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 
 @pytest.fixture

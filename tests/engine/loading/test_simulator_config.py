@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agenteval.agents import UserSimulatorConfig, parse_user_simulator_config
+from agenteval._agents import parse_user_simulator_config
 from agenteval.errors import ConfigError
+from agenteval.plugins import UserSimulatorConfig
 
 
 def parse(data, warnings=None) -> UserSimulatorConfig:

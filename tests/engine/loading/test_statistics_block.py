@@ -4,9 +4,9 @@ ADK's keys, checked with clear errors, never warned about as an unknown key."""
 from __future__ import annotations
 
 import pytest
+from agenteval._loading import config_from_data
+from agenteval._loading._statistics import StatisticsConfig, parse_statistics
 from agenteval.errors import ConfigError
-from agenteval.loading import config_from_data
-from agenteval.loading._statistics import StatisticsConfig, parse_statistics
 from hypothesis import given
 from hypothesis import strategies as st
 

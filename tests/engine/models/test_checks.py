@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agenteval._loading import eval_set_from_data, read_eval_file
 from agenteval.errors import DataError
-from agenteval.loading import eval_set_from_data, read_eval_file
 from agenteval.models import EvalCase, EvalSet, FunctionCall, Rubric
 from pydantic import ValidationError
 

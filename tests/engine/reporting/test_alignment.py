@@ -1,9 +1,9 @@
-"""``agenteval.reporting.align_trajectory``: expected against actual tool calls, row by row."""
+"""``agenteval.plugins.align_trajectory``: expected against actual tool calls, row by row."""
 
 from __future__ import annotations
 
 from agenteval.models import FunctionCall
-from agenteval.reporting import align_trajectory
+from agenteval.plugins import align_trajectory
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -111,7 +111,8 @@ def test_no_calls_on_either_side_gives_no_rows_and_none_args_count_as_empty():
 
 
 def test_rows_round_trip_through_details_with_similarity_matcher_and_turns():
-    from agenteval.reporting import ArgDiff, TrajectoryRow, rows_from_details
+    from agenteval._reporting import rows_from_details
+    from agenteval.plugins import ArgDiff, TrajectoryRow
 
     row = TrajectoryRow(
         "args_differ",
@@ -134,7 +135,7 @@ def test_rows_round_trip_through_details_with_similarity_matcher_and_turns():
 
 
 def test_row_text():
-    from agenteval.reporting import ArgDiff, TrajectoryRow, row_text
+    from agenteval.plugins import ArgDiff, TrajectoryRow, row_text
 
     diff = ArgDiff("limit", "changed", 5, 10, matcher="exact", score=0.0)
     same = ArgDiff("q", "equivalent", "paris", "PARIS", matcher="casefold", score=1.0)

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval._reporting import render_json, resolve_reporters, write_reports
 from agenteval.cli import main
-from agenteval.reporting import render_json, resolve_reporters, write_reports
 from agenteval.runs import list_runs
 from click.testing import CliRunner
 
@@ -34,7 +34,7 @@ def _no_duplicate_keys(pairs):
 
 def test_the_three_are_installed_from_the_engine():
     loaded = resolve_reporters(["json", "jsonl", "table"])
-    assert [klass.__module__ for klass in loaded.values()] == ["agenteval.reporting._files"] * 3
+    assert [klass.__module__ for klass in loaded.values()] == ["agenteval._reporting._files"] * 3
     assert all(klass.description for klass in loaded.values())
 
 

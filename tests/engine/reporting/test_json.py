@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval._reporting import json_chunks, render_json, write_json
 from agenteval.cli import main
-from agenteval.reporting import json_chunks, render_json, write_json
 from agenteval.runs import list_runs
 from click.testing import CliRunner
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import agenteval
 import pytest
-from agenteval.reporting import _table, case_views, render_table
+from agenteval._reporting import _table, case_views, render_table
 from agenteval.runs import RecordedRun, list_runs
 from agenteval.testing import make_case, make_invocation
 from rich.console import Console
@@ -164,7 +164,7 @@ def test_past_the_limit_only_eval_sets_not_passing_are_listed(example_result, mo
 
 
 def test_the_judge_budget_and_the_judges_agreement_are_reported(example_result):
-    from agenteval.results import BudgetInfo, JudgeAgreementInfo
+    from agenteval import BudgetInfo, JudgeAgreementInfo
 
     agreement = JudgeAgreementInfo(
         invocations=10,
@@ -325,7 +325,7 @@ def test_a_result_in_memory_knows_its_trajectory_criteria_from_the_classes_the_r
 
 
 def test_aligned_rows_are_made_safe_for_the_terminal():
-    from agenteval.reporting import TrajectoryRow
+    from agenteval.plugins import TrajectoryRow
 
     hostile = TrajectoryRow("extra", "x\x1b[2J", None, 0, None, {"q": "\x1b]0;owned\x07 hi\nthere"})
     out = io.StringIO()

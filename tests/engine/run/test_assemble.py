@@ -9,10 +9,11 @@ from typing import Any
 
 import agenteval._run
 import pytest
-from agenteval._run import DEFAULT_CONCURRENCY, RunOptions, RunRequest, merge_settings, run_command
+from agenteval import RunOptions, RunRequest, run_command
+from agenteval._loading._statistics import JUDGE_SAMPLING_MODES, StatisticsConfig
+from agenteval._run import DEFAULT_CONCURRENCY, merge_settings
 from agenteval._run._settings import DEFAULT_CONFIDENCE
 from agenteval.cli import main
-from agenteval.loading._statistics import JUDGE_SAMPLING_MODES, StatisticsConfig
 from agenteval.models import EvalSet
 from click.testing import CliRunner
 from hypothesis import given, settings

@@ -9,15 +9,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from agenteval import Evaluator, EvaluatorInfo, Score, Status
+from agenteval import Evaluator, EvaluatorInfo, Plan, Score, Status
 from agenteval._resolve import resolve_criteria
-from agenteval._run import Plan, PlannedSet, as_config, run_sync
+from agenteval._run import PlannedSet, as_config, run_sync
 from agenteval._run._plan import auto_looks, criterion_entry
 from agenteval._run._session import open_run
 from agenteval._verdicts import AUTO_LOOKS, case_decided, look_confidence
-from agenteval.agents import Agent, AgentSession
 from agenteval.errors import ConfigError
 from agenteval.models import EvalSet
+from agenteval.plugins import Agent, AgentSession
 from agenteval.runs import RecordedRun, RunState, auto_runs_needed
 from agenteval.testing import make_case, make_invocation, registry_for
 from hypothesis import HealthCheck, given, settings

@@ -10,21 +10,14 @@ from pathlib import Path
 
 import agenteval
 import pytest
-from agenteval import Evaluator, EvaluatorInfo, Score
+from agenteval import Evaluator, EvaluatorInfo, RunOptions, RunRequest, Score, assemble, run_command
 from agenteval._plugins import KINDS, PluginFinder
 from agenteval._run import as_config
+from agenteval._run._executor import LocalExecutor
 from agenteval.cli import main
 from agenteval.errors import PluginLoadError
 from agenteval.models import EvalSet
-from agenteval.pipeline import (
-    Executor,
-    LocalExecutor,
-    RunOptions,
-    RunRequest,
-    WorkUnit,
-    assemble,
-    run_command,
-)
+from agenteval.plugins import Executor, WorkUnit
 from agenteval.runs import RecordedRun, find_run
 from agenteval.testing import make_case, make_invocation, registry_for
 from click.testing import CliRunner
@@ -84,7 +77,7 @@ class OnAWorker(Executor):
     with nothing of the driver's but the plan and the unit's key."""
 
     async def start(self, context):
-        from agenteval.pipeline import EvalRun
+        from agenteval import EvalRun
 
         self.worker = EvalRun(context.plan)
 
@@ -145,7 +138,7 @@ def test_an_executor_s_records_are_written_by_the_driver_once_each_and_equal_loc
 def test_an_executor_that_breaks_its_contract_is_refused_by_the_finder():
     finder = PluginFinder(KINDS["agenteval.executors"], {"bad": object, "good": LocalExecutor})
     assert finder.load_one("good") is LocalExecutor
-    with pytest.raises(PluginLoadError, match="not a subclass of agenteval.pipeline.Executor"):
+    with pytest.raises(PluginLoadError, match="not a subclass of agenteval.plugins.Executor"):
         finder.load_one("bad")
 
 

@@ -9,14 +9,12 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from agenteval import EvalRun, JudgeService, Registry, Status, plan_paths
 from agenteval._api import run_sync
-from agenteval._registry import Registry
-from agenteval._run import EvalRun, _files, plan_paths
+from agenteval._run import _files
 from agenteval._run._files import EvalFiles, measured_cost
 from agenteval.errors import DataError
-from agenteval.judging import JudgeService
 from agenteval.models import EvalSet
-from agenteval.results import Status
 from agenteval.testing import make_case, make_invocation
 
 

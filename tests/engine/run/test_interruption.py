@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import io
 
-from agenteval import Evaluator, EvaluatorInfo, Score, Status
+from agenteval import EvalRun, Evaluator, EvaluatorInfo, Score, Status
 from agenteval._api import run_sync
-from agenteval._run import EvalRun, _evalrun, plan_eval_sets
+from agenteval._reporting import render_table
+from agenteval._run import _evalrun, plan_eval_sets
 from agenteval._run._session import open_run
 from agenteval.models import EvalSet
-from agenteval.reporting import render_table
 from agenteval.runs import RecordedRun, RunState, _reader
 from agenteval.testing import make_case, make_invocation, registry_for
 from rich.console import Console

@@ -77,7 +77,7 @@ def test_reads_accepts_only_the_named_inputs():
 
 
 def test_a_run_record_keeps_what_its_turns_lack_so_re_scoring_it_is_not_silent():
-    from agenteval.results import AgentRunRecord
+    from agenteval import AgentRunRecord
 
     record = AgentRunRecord(run=1, invocations=[_turn(), _turn("tool_results")])
     assert record.missing_inputs == {

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
+from agenteval import Status
 from agenteval._run import PlainProgress, RichProgress, SilentProgress, progress_for
-from agenteval.results import Status
 
 
 class _Terminal(io.StringIO):

@@ -8,13 +8,14 @@ from typing import Optional
 
 import agenteval
 import pytest
-from agenteval import Evaluator, EvaluatorInfo, InvocationScore, RunResult, Score, Status
+from agenteval import EvalRun, Evaluator, EvaluatorInfo, InvocationScore, Plan, RunResult, Score, Status
+from agenteval._agents import AgentFailure
 from agenteval._resolve import resolve_criteria
-from agenteval._run import EvalRun, Plan, PlannedSet, as_config, run_sync
+from agenteval._run import PlannedSet, as_config, run_sync
 from agenteval._run._plan import criterion_entry
 from agenteval._verdicts import combine_runs
-from agenteval.agents import Agent, AgentFailure, AgentSession
 from agenteval.models import EvalSet
+from agenteval.plugins import Agent, AgentSession
 from agenteval.testing import make_case, make_invocation, registry_for
 
 
@@ -176,7 +177,7 @@ def test_a_single_run_is_reported_as_before():
 
 
 def test_combine_runs_sums_judge_activity():
-    from agenteval.results import JudgeActivity
+    from agenteval import JudgeActivity
 
     _, result = only(run([conversation("1"), conversation("1")]))
     with_judges = [
@@ -234,7 +235,7 @@ def test_a_re_read_run_folder_gives_the_same_verdicts(tmp_path):
 def test_the_table_shows_what_the_runs_leave_undecided():
     import io
 
-    from agenteval.reporting import render_table
+    from agenteval._reporting import render_table
     from rich.console import Console
 
     result = run([conversation("1"), conversation("0"), conversation("1")], threshold=0.5)

@@ -18,8 +18,8 @@ from agenteval import (
     evaluate,
     evaluate_async,
 )
+from agenteval._results import worst_status
 from agenteval.models import EvalSet
-from agenteval.results import worst_status
 from agenteval.testing import make_case, make_invocation, registry_for
 
 
@@ -531,7 +531,7 @@ def test_a_failing_prepare_errors_that_criterion_only():
 
 
 def test_with_an_agent_prepare_starts_in_the_background_when_the_agent_starts():
-    from agenteval.agents import Agent, AgentSession
+    from agenteval.plugins import Agent, AgentSession
 
     Prepared.threads = []
 

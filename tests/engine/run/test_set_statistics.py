@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from agenteval import CaseResult, CriterionResult, PluginInfo, Status, VerdictInfo
 from agenteval._verdicts import SummaryBuilder, set_criterion_summary
-from agenteval.results import CaseResult, CriterionResult, PluginInfo, Status, VerdictInfo
 from agenteval.runs import CriterionEntry, EvalSetEntry
 from hypothesis import given, settings
 from hypothesis import strategies as st

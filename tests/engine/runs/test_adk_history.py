@@ -4,8 +4,8 @@ breakdowns, ``DurationDetails`` among them, and rubric scores), and ADK's model 
 from __future__ import annotations
 
 import pytest
+from agenteval import AgentRunRecord, CriterionResult, InvocationResult, PluginInfo, Status
 from agenteval.models import Content, Invocation, Part
-from agenteval.results import AgentRunRecord, CriterionResult, InvocationResult, PluginInfo, Status
 from agenteval.runs import CaseRecord, CriterionEntry, EvalSetEntry
 from agenteval.runs._adk_history import adk_history_documents
 

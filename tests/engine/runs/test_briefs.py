@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from agenteval.results import Status
+from agenteval import Status
 from agenteval.runs import CaseBrief, RecordedRun, RubricBrief, RunWriter, not_reached, rubric_failed
 from agenteval.runs._briefs import brief_from_result
 from hypothesis import given

@@ -6,15 +6,14 @@ import errno
 from pathlib import Path
 
 import pytest
-from agenteval.errors import ConfigError
-from agenteval.results import Status
+from agenteval import Status
+from agenteval.errors import ConfigError, RecordingError
 from agenteval.runs import (
     CaseRecord,
     CriterionEntry,
     EvalSetEntry,
     Manifest,
     RecordedRun,
-    RecordingError,
     RunState,
     RunWriter,
     find_run,
@@ -38,7 +37,7 @@ def manifest(run_id: str | None = None, cases=("a", "b", "c"), num_runs: int = 1
 
 
 def record(run_id: str, case_id: str, score: float = 1.0, run_index: int = 1) -> CaseRecord:
-    from agenteval.results import CriterionResult, PluginInfo
+    from agenteval import CriterionResult, PluginInfo
 
     result = CriterionResult(
         criterion="exact",

@@ -9,15 +9,8 @@ from pathlib import Path
 
 import pydantic_core
 import pytest
+from agenteval import AgentRunRecord, CriterionResult, InvocationResult, PluginInfo, Status, VerdictInfo
 from agenteval.models import Content, Invocation, Part, Rubric, RubricContent
-from agenteval.results import (
-    AgentRunRecord,
-    CriterionResult,
-    InvocationResult,
-    PluginInfo,
-    Status,
-    VerdictInfo,
-)
 from agenteval.runs import (
     CaseRecord,
     CriterionEntry,

@@ -11,13 +11,13 @@ from typing import Optional
 
 import agenteval
 import pytest
+from agenteval import Status
 from agenteval._resolve import resolve_criteria
 from agenteval._run import Plan, PlannedSet, as_config, run_sync
 from agenteval._run._plan import criterion_entry
 from agenteval._run._session import open_run
-from agenteval.agents import Agent, AgentSession
 from agenteval.models import EvalSet
-from agenteval.results import Status
+from agenteval.plugins import Agent, AgentSession
 from agenteval.runs import RecordedRun, RunState, SummaryDocument, list_runs
 from agenteval.testing import make_case, make_invocation, registry_for
 

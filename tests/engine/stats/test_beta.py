@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from agenteval.stats._beta import betainc, betaincinv
+from agenteval._stats._beta import betainc, betaincinv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,7 +53,7 @@ def test_clopper_pearson_imports_no_scipy():
     import sys
 
     code = (
-        "import sys; from agenteval.stats import clopper_pearson; clopper_pearson(17, 20); "
+        "import sys; from agenteval._stats import clopper_pearson; clopper_pearson(17, 20); "
         "print(any(m.split('.')[0] == 'scipy' for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

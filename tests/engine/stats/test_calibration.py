@@ -1,4 +1,4 @@
-"""A judge against human labels (``agenteval.stats.judge_calibration``): κ equal to
+"""A judge against human labels (``agenteval._stats.judge_calibration``): κ equal to
 statsmodels', its interval's coverage by seeded simulation, CP intervals for accuracy,
 sensitivity and specificity, Kendall's τ-b equal to scipy's, and hypothesis properties."""
 
@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from agenteval.stats import clopper_pearson, judge_calibration
+from agenteval._stats import clopper_pearson, judge_calibration
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

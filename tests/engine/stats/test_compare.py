@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agenteval.stats import (
+from agenteval._stats import (
     ChangeStatus,
     compare_case_runs,
-    compare_criterion,
     compare_runs,
     flag_min_runs,
     minimum_detectable_effect,
@@ -21,6 +20,14 @@ unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 binary = st.sampled_from([0.0, 1.0])
 
 
+def _one_criterion(a, b, *, higher_is_better=True, seed=0, **options):
+    """``compare_runs`` over one criterion (Holm across one criterion changes nothing)."""
+    comparison = compare_runs(
+        {"c": (a, b)}, higher_is_better={"c": higher_is_better}, seeds={"c": seed}, **options
+    )
+    return comparison.criteria[0]
+
+
 def _pairs(strategy, min_size=1, max_size=16):
     return st.lists(st.tuples(strategy, strategy), min_size=min_size, max_size=max_size).map(
         lambda rows: ([a for a, _ in rows], [b for _, b in rows])
@@ -30,7 +37,7 @@ def _pairs(strategy, min_size=1, max_size=16):
 def test_mcnemar_golden_value():
     a = [0.0] * 3 + [1.0] * 11 + [1.0] * 30
     b = [1.0] * 3 + [0.0] * 11 + [1.0] * 30
-    result = compare_criterion(a, b)
+    result = _one_criterion(a, b)
     assert round(result.p_value, 6) == 0.057373
     assert result.discordant == (3, 11) and result.status is ChangeStatus.NO_DETECTABLE_CHANGE
     assert result.p_worse == pytest.approx(470 / 16384)
@@ -44,7 +51,7 @@ def test_sign_flip_equals_exact_mcnemar_on_binary_scores(pairs):
     from statsmodels.stats.contingency_tables import mcnemar
 
     a, b = pairs
-    result = compare_criterion(a, b)
+    result = _one_criterion(a, b)
     improved = sum(1 for x, y in zip(a, b, strict=True) if y > x)
     regressed = sum(1 for x, y in zip(a, b, strict=True) if y < x)
     if improved + regressed == 0:
@@ -61,7 +68,7 @@ def test_sign_flip_equals_exact_mcnemar_on_binary_scores(pairs):
 @given(pairs=_pairs(unit))
 def test_comparing_a_run_with_itself_changes_nothing(pairs):
     a, _ = pairs
-    result = compare_criterion(a, a)
+    result = _one_criterion(a, a)
     assert result.delta == 0 and result.p_value == 1.0
     assert result.status is ChangeStatus.NO_DETECTABLE_CHANGE
     assert result.interval.contains(0.0)
@@ -72,7 +79,7 @@ def test_comparing_a_run_with_itself_changes_nothing(pairs):
 @given(pairs=_pairs(unit))
 def test_swapping_a_and_b_negates_delta_and_mirrors_everything(pairs):
     a, b = pairs
-    forward, backward = compare_criterion(a, b), compare_criterion(b, a)
+    forward, backward = _one_criterion(a, b), _one_criterion(b, a)
     assert forward.delta == pytest.approx(-backward.delta, abs=1e-12)
     assert forward.p_worse == pytest.approx(backward.p_better) and forward.p_value == pytest.approx(
         backward.p_value
@@ -91,17 +98,17 @@ def test_swapping_a_and_b_negates_delta_and_mirrors_everything(pairs):
 @given(pairs=_pairs(binary, max_size=20), extra=st.integers(0, 20), value=binary)
 def test_unchanged_cases_never_change_the_exact_p(pairs, extra, value):
     a, b = pairs
-    base = compare_criterion(a, b)
-    padded = compare_criterion(a + [value] * extra, b + [value] * extra)
+    base = _one_criterion(a, b)
+    padded = _one_criterion(a + [value] * extra, b + [value] * extra)
     assert padded.p_value == base.p_value
 
 
 def test_clear_regression_and_direction():
     a, b = [1.0] * 30, [1.0] * 10 + [0.0] * 20
-    result = compare_criterion(a, b)
+    result = _one_criterion(a, b)
     assert result.status is ChangeStatus.REGRESSED and result.delta == pytest.approx(-2 / 3)
     assert result.interval.high < 0
-    flipped = compare_criterion(a, b, higher_is_better=False)  # lower is better: B improved
+    flipped = _one_criterion(a, b, higher_is_better=False)  # lower is better: B improved
     assert flipped.status is ChangeStatus.IMPROVED
     assert compare_runs({"x": (a, b)}).exit_code == 1
 
@@ -109,9 +116,9 @@ def test_clear_regression_and_direction():
 def test_margin_and_non_inferiority():
     a = [0.80, 0.82, 0.79, 0.81, 0.80] * 6
     b = [v - 0.01 + 0.004 * ((i % 5) - 2) for i, v in enumerate(a)]  # B about 0.01 worse
-    strict = compare_criterion(a, b)
+    strict = _one_criterion(a, b)
     assert strict.status is ChangeStatus.REGRESSED
-    tolerant = compare_criterion(a, b, margin=0.05)
+    tolerant = _one_criterion(a, b, margin=0.05)
     assert tolerant.status is ChangeStatus.NO_DETECTABLE_CHANGE
     shown = compare_runs({"x": (a, b)}, margin=0.05, non_inferiority_margin=0.05)
     assert shown.criteria[0].non_inferior is True and shown.exit_code == 0
@@ -145,9 +152,9 @@ def test_monte_carlo_path_is_seeded():
 
 def test_input_errors():
     with pytest.raises(ValueError):
-        compare_criterion([1.0], [1.0, 0.0])
+        _one_criterion([1.0], [1.0, 0.0])
     with pytest.raises(ValueError):
-        compare_criterion([1.5], [1.0])
+        _one_criterion([1.5], [1.0])
     with pytest.raises(ValueError):
         compare_runs({"x": ([1.0], [1.0])}, margin=-0.1)
     with pytest.raises(ValueError):

@@ -11,15 +11,23 @@ from __future__ import annotations
 import math
 
 import pytest
-from agenteval.stats import (
+from agenteval._stats import (
     Verdict,
     bca_interval,
     betting_interval,
     bounded_interval,
     case_verdict,
     clopper_pearson,
-    compare_criterion,
+    compare_runs,
 )
+
+
+def _one_criterion(a, b, *, higher_is_better=True, seed=0, **options):
+    """``compare_runs`` over one criterion (Holm across one criterion changes nothing)."""
+    comparison = compare_runs(
+        {"c": (a, b)}, higher_is_better={"c": higher_is_better}, seeds={"c": seed}, **options
+    )
+    return comparison.criteria[0]
 
 
 def _tolerance(rate: float, replicates: int) -> float:
@@ -189,7 +197,7 @@ def _compare_type_one(binary: bool, replicates: int, seed: int) -> float:
             a, b = (rng.random(30) < base).astype(float), (rng.random(30) < base).astype(float)
         else:
             a, b = np.clip(base + rng.normal(0, 0.1, 30), 0, 1), np.clip(base + rng.normal(0, 0.1, 30), 0, 1)
-        result = compare_criterion(list(a), list(b), seed=seed + i, resamples=999)
+        result = _one_criterion(list(a), list(b), seed=seed + i, resamples=999)
         rejected += result.p_holm < 0.05
     return rejected / replicates
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from agenteval.stats import (
+from agenteval._stats import (
     bca_interval,
     betting_interval,
     bounded_interval,
@@ -205,7 +205,7 @@ def test_betting_bets_follow_the_order_of_the_units():
 def test_betting_in_row_blocks_is_the_same_interval(values, rows):
     """The candidates are tested in blocks (memory bounded for many values): any block size
     gives the interval of one block holding them all."""
-    from agenteval.stats import _intervals
+    from agenteval._stats import _intervals
 
     whole = betting_interval(values)
     saved = _intervals._BATCH_CELLS

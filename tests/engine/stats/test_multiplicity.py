@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from agenteval.stats import benjamini_hochberg, holm
+from agenteval._stats import benjamini_hochberg, holm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from agenteval.stats import SET_VERDICT_RULES, Verdict, case_verdict, set_verdict
+from agenteval._stats import SET_VERDICT_RULES, Verdict, case_verdict, set_verdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

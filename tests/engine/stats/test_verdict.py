@@ -5,14 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from agenteval.stats import (
+from agenteval._stats import (
     Basis,
     Verdict,
     case_verdict,
-    clopper_pearson,
     combine_verdicts,
-    sequential_judge_verdict,
-    set_statistics,
     variance_components,
 )
 from hypothesis import given, settings
@@ -105,35 +102,11 @@ def test_any_imperfect_run_fails_at_threshold_one(scores):
     assert (result.verdict is Verdict.FAIL) == any(s < 1.0 for s in scores)
 
 
-def test_sequential_judge_verdict():
-    assert sequential_judge_verdict(8, 0, 10, 0.8).verdict is Verdict.PASS
-    open_ = sequential_judge_verdict(7, 2, 10, 0.8)
-    assert open_.verdict is Verdict.INCONCLUSIVE and open_.basis is Basis.JUDGE_SEQUENTIAL
-    assert "[0.70, 0.90]" in open_.reason and "2 unsettled" in open_.hint
-    assert sequential_judge_verdict(5, 2, 10, 0.8).verdict is Verdict.FAIL
-    with pytest.raises(ValueError):
-        sequential_judge_verdict(5, 6, 10, 0.8)
-
-
 def test_combine_verdicts():
     assert combine_verdicts([Verdict.PASS, Verdict.INCONCLUSIVE]) is Verdict.INCONCLUSIVE
     assert combine_verdicts([Verdict.INCONCLUSIVE, Verdict.FAIL]) is Verdict.FAIL
     assert combine_verdicts([Verdict.PASS, Verdict.NOT_EVALUATED]) is Verdict.FAIL
     assert combine_verdicts([]) is Verdict.PASS
-
-
-def test_set_statistics():
-    runs = [[1, 1, None], [0.5, 0.7], [1, 1], [0, 0]]
-    verdicts = [Verdict.PASS, Verdict.INCONCLUSIVE, Verdict.PASS, Verdict.FAIL]
-    stats = set_statistics(runs, verdicts, [True, False, True, False], seed=5)
-    assert stats.n_cases == 4 and stats.verdict is Verdict.FAIL
-    assert stats.verdict_counts == {"PASS": 2, "FAIL": 1, "INCONCLUSIVE": 1, "NOT_EVALUATED": 0}
-    assert stats.mean.estimate == pytest.approx((1 + 0.6 + 1 + 0) / 4)
-    cp = clopper_pearson(2, 4)
-    assert (stats.pass_rate.low, stats.pass_rate.high) == (cp.low, cp.high)
-    assert stats.variance.flaky_cases == 1
-    with pytest.raises(ValueError):
-        set_statistics(runs, verdicts[:2], [True])
 
 
 def test_variance_components():

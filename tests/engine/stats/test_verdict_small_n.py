@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from agenteval.stats import Basis, Verdict, case_verdict, clopper_pearson
+from agenteval._stats import Basis, Verdict, case_verdict, clopper_pearson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

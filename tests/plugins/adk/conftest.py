@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agenteval.loading import read_eval_file
+from agenteval._loading import read_eval_file
 from agenteval.models import EvalCase, EvalSet, Invocation
 
 ADK_AGENTS = Path(__file__).resolve().parents[2] / "fixtures" / "adk_agents"

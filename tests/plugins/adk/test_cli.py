@@ -124,7 +124,7 @@ def test_adk_history_defaults_to_the_agent_folder_and_can_be_skipped(runner, tea
 
 
 def test_errored_cases_are_not_evaluated_in_adk_history(tmp_path):
-    from agenteval.results import CriterionResult, PluginInfo, Status
+    from agenteval import CriterionResult, PluginInfo, Status
     from agenteval.runs import CaseRecord, CriterionEntry, EvalSetEntry
     from agenteval.runs._adk_history import adk_history_documents
     from google.adk.evaluation.eval_result import EvalSetResult

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from agenteval._loading import read_eval_file
 from agenteval.cli import main
-from agenteval.loading import read_eval_file
 from agenteval.runs import list_runs
 from click.testing import CliRunner
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agenteval import ConfigError
+from agenteval.errors import ConfigError
 from agenteval.testing import make_case, make_invocation
 from agenteval_adk import AdkAgent
 

@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from agenteval.agents import run_agent
+from agenteval._agents import run_agent
 from agenteval.models import Invocation
 from agenteval_adk import AdkAgent
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agenteval import ConfigError
+from agenteval.errors import ConfigError
 from agenteval_adk._loading import nearest_env_file
 from agenteval_adk._preflight import check_credentials
 from agenteval_adk.adk_agent import AdkAgent
@@ -290,7 +290,7 @@ def test_adks_error_logs_of_a_failing_case_stay_off_stderr(team, tmp_path):
 
 
 def test_adks_logs_reach_the_cases_output_through_the_engine(team):
-    from agenteval.agents import run_agent
+    from agenteval._agents import run_agent
     from agenteval.testing import make_case, make_invocation
 
     agent = AdkAgent(str(team))

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from agenteval import evaluate, evaluate_agent
-from agenteval.agents import AgentFailure, run_agent
+from agenteval._agents import AgentFailure, run_agent
 from agenteval.models import EvalSet, IntermediateData, InvocationEvents, SessionInput
 from agenteval.testing import make_case, make_invocation
 from agenteval_adk import AdkAgent

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from agenteval._loading import read_eval_file
 from agenteval.cli import main
-from agenteval.loading import read_eval_file
 from agenteval_agent_platform._writer import dataset_json
 from click.testing import CliRunner
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval._loading import read_eval_file
 from agenteval.errors import DataError
-from agenteval.loading import read_eval_file
 from agenteval_agent_platform._writer import dataset_json
 from hypothesis import HealthCheck, given, settings
 

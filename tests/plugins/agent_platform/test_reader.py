@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval._loading import read_eval_file
 from agenteval.errors import DataError
-from agenteval.loading import read_eval_file
 from agenteval.models import IntermediateData, InvocationEvents
 from agenteval_agent_platform import AgentPlatformReader
 

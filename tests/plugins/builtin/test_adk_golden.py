@@ -27,7 +27,7 @@ from agenteval_builtin.trajectory import ToolTrajectoryAvgScore
 from agenteval_builtin_test_helpers import context
 
 try:
-    from agenteval.loading import load_eval_set
+    from agenteval import load_eval_set
 except ImportError:  # pragma: no cover - an engine without the loader
     load_eval_set = None
 
@@ -104,7 +104,7 @@ def _load(path: Path, form: str) -> EvalSet:
     if load_eval_set is not None:
         return load_eval_set(path)
     if form != "new":  # pragma: no cover
-        pytest.skip("legacy files need agenteval.loading.load_eval_set")
+        pytest.skip("legacy files need agenteval.load_eval_set")
     return EvalSet.model_validate_json(path.read_bytes())
 
 

@@ -246,7 +246,7 @@ def _evalset(tmp_path, *messages: str):
 
 def test_a_python_agents_usage_through_the_engine(tmp_path):
     import agenteval
-    from agenteval.loading._config import config_from_data, with_efficiency
+    from agenteval._loading._config import config_from_data, with_efficiency
 
     (tmp_path / "agent.py").write_text(AGENT)
     config = with_efficiency(config_from_data({"criteria": {"response_match_score": 0.5}}))

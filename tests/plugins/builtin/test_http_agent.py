@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from agenteval import ConfigError
+from agenteval.errors import ConfigError
 from agenteval.testing import make_case, make_invocation
 from agenteval_builtin.http_agent import HttpAgent
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from agenteval import ConfigError
+from agenteval.errors import ConfigError
 from agenteval.models import Content, Invocation
 from agenteval.testing import make_case, make_invocation
 from agenteval_builtin.python_agent import PythonAgent, reply_to_invocation

@@ -62,7 +62,7 @@ async def arespond(message, history):
 
 RUN = """
 import asyncio, json, sys, time
-from agenteval.agents import run_agent
+from agenteval._agents import run_agent
 from agenteval.testing import make_case, make_invocation
 from agenteval_builtin.python_agent import PythonAgent
 target, isolation, concurrency, *messages = sys.argv[1:]
@@ -187,7 +187,7 @@ def test_no_worker_outlives_the_run(tmp_path):
     import asyncio
     import os
 
-    from agenteval.agents import run_agent
+    from agenteval._agents import run_agent
     from agenteval.testing import make_case, make_invocation
     from agenteval_builtin.python_agent import PythonAgent
 

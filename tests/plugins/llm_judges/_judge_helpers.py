@@ -3,7 +3,7 @@
 ``Scripted`` answers every judge request with what a *responder* returns: a string (the
 answer text), a ``JudgeCallError`` (raised, so the service retries or gives up), or a
 callable taking the request. ``run(cls, actual, expected, responder, **params)`` evaluates
-one case through a real ``agenteval.judging.JudgeService`` (retries, concurrency) whose only
+one case through a real ``agenteval.JudgeService`` (retries, concurrency) whose only
 provider is the scripted one.
 """
 
@@ -14,17 +14,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
-from agenteval import EvaluationContext, Score
+from agenteval import EvaluationContext, JudgeRequest, JudgeResponse, JudgeService, JudgeUsage, Score
 from agenteval._registry import ProviderRegistry
-from agenteval.judging import (
-    JudgeCallError,
-    JudgeModel,
-    JudgeRequest,
-    JudgeResponse,
-    JudgeService,
-    JudgeUsage,
-)
+from agenteval.errors import JudgeCallError
 from agenteval.models import EvalCase, Invocation
+from agenteval.plugins import JudgeModel
 from agenteval.testing import make_case, make_invocation
 
 Answer = Union[str, BaseException]

@@ -4,8 +4,7 @@ with a real ``JudgeService`` whose Gemini provider talks to the fake server."""
 from __future__ import annotations
 
 import pytest
-from agenteval import Registry
-from agenteval.judging import JudgeService
+from agenteval import JudgeService, Registry
 from agenteval.testing import check_evaluator
 from agenteval_tests_fixtures_schema_answers import answer_for
 

@@ -13,9 +13,8 @@ from typing import Any
 
 import agenteval
 import pytest
-from agenteval.judging import JudgeService
+from agenteval import JudgeService, Status
 from agenteval.models import ConversationScenario, EvalSet
-from agenteval.results import Status
 from agenteval.testing import make_case, make_invocation
 from agenteval_llm_judges_test_helpers import data_blocks, outside_blocks
 from agenteval_tests_fixtures_fake_llm_servers import Reply

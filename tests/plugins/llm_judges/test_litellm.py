@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from agenteval import ConfigError
+from agenteval import JudgeOptions, JudgeRequest, JudgeService
 from agenteval.cli import main
-from agenteval.judging import JudgeCallError, JudgeOptions, JudgeRequest, JudgeService
+from agenteval.errors import ConfigError, JudgeCallError
 from agenteval_llm_judges.providers.litellm import INSTALL, LiteLLMJudge
 
 pytest.importorskip("litellm")

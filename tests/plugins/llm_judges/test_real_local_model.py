@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agenteval.judging import JudgeRequest, JudgeResponse
+from agenteval import JudgeRequest, JudgeResponse
 from agenteval_llm_judges.providers.openai_compat import OpenAICompatibleJudge
 
 pytestmark = pytest.mark.skipif(

@@ -149,7 +149,7 @@ def test_user_simulator_prompt_blocks():
 
 
 def test_llm_backed_simulator_prompt_blocks():
-    from agenteval.agents import UserSimulatorConfig
+    from agenteval.plugins import UserSimulatorConfig
     from agenteval_llm_judges.user_simulator import LlmBackedUserSimulator
 
     simulator = LlmBackedUserSimulator(UserSimulatorConfig(include_function_calls=True))

@@ -11,19 +11,18 @@ from typing import Any, Optional
 
 import agenteval
 import pytest
-from agenteval.agents import (
+from agenteval import JudgeCache, JudgeService, Status
+from agenteval._agents import (
     USER_SIMULATOR_ACTIVITY,
     AgentFailure,
     SimulatedConversation,
-    SimulatorStatus,
     parse_user_simulator_config,
     run_agent,
     user_simulator_factory,
 )
 from agenteval.errors import ConfigError
-from agenteval.judging import JudgeCache, JudgeService
 from agenteval.models import ConversationScenario, EvalCase, EvalSet, UserBehavior, UserPersona
-from agenteval.results import Status
+from agenteval.plugins import SimulatorStatus
 from agenteval.testing import make_case
 from agenteval_builtin.python_agent import PythonAgent
 from agenteval_llm_judges.personas import BUILTIN_PERSONAS

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agenteval import load_eval_set
 from agenteval.cli import main
-from agenteval.loading import load_eval_set
 from click.testing import CliRunner
 
 from tests.plugins.otel._cli import run_scores

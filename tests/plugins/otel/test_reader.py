@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from agenteval import load_eval_set
 from agenteval.errors import DataError
-from agenteval.loading import load_eval_set
 from agenteval_otel import OtelReader
 from agenteval_otel._otlp import Span, read_spans, sniff
 from agenteval_otel._turns import turns_of

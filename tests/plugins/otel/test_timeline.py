@@ -1,5 +1,5 @@
 """The waterfall of a trace-recorded turn (``FormatReader.timeline`` through
-``agenteval.loading.read_timeline``): every span of the turn with its depth, start and
+``agenteval.plugins.read_timeline``): every span of the turn with its depth, start and
 duration, and the tool's arguments and result; nothing for a changed or missing file."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from agenteval.loading import load_eval_set, read_timeline
+from agenteval import load_eval_set
+from agenteval.plugins import read_timeline
 from agenteval_otel._otlp import read_spans
 from agenteval_otel._timeline import CLIP
 from agenteval_otel._turns import turns_of

@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from agenteval import ConfigError, RunResult
+from agenteval import RunResult
+from agenteval.errors import ConfigError
 from pytest_agenteval import EvalCasesFailed, assert_agent_passes, assert_agent_passes_async
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"

@@ -93,7 +93,7 @@ def test_the_hook_may_return_a_path_or_an_agent_object(project):
         """
 from pathlib import Path
 
-from agenteval.agents import Agent, AgentSession
+from agenteval.plugins import Agent, AgentSession
 from agenteval.models import Content, Invocation
 
 

@@ -13,7 +13,7 @@ import os
 
 import agenteval
 import pytest
-from agenteval.judging import JudgeService
+from agenteval import JudgeService
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation
 

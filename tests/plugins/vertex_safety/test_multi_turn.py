@@ -11,9 +11,8 @@ from typing import Any
 
 import agenteval
 import pytest
-from agenteval.judging import JudgeService
+from agenteval import JudgeService, Status
 from agenteval.models import AgentDetails, AppDetails, EvalSet
-from agenteval.results import Status
 from agenteval.testing import make_case, make_invocation
 from agenteval_tests_fixtures_fake_vertex_eval import EvalReply
 

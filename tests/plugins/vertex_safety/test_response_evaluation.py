@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import agenteval
 import pytest
-from agenteval.judging import JudgeService
+from agenteval import JudgeService, Status
 from agenteval.models import EvalSet
-from agenteval.results import Status
 from agenteval.testing import make_case, make_invocation
 from agenteval_tests_fixtures_fake_vertex_eval import EvalReply
 

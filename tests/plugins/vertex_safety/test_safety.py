@@ -9,10 +9,9 @@ from typing import Any
 
 import agenteval
 import pytest
+from agenteval import JudgeService, Status
 from agenteval.errors import ConfigError
-from agenteval.judging import JudgeService
 from agenteval.models import EvalSet
-from agenteval.results import Status
 from agenteval.testing import check_evaluator, make_case, make_invocation
 from agenteval_tests_fixtures_fake_vertex_eval import EvalReply, keyword_responder
 from agenteval_vertex_safety.safety import SafetyV1
@@ -149,7 +148,7 @@ def test_params_name_the_project_and_location(vertex_safety_env, monkeypatch):
 
 
 def test_answers_are_cached(vertex_safety_env, tmp_path):
-    from agenteval.judging import JudgeCache
+    from agenteval import JudgeCache
 
     conversation = [make_invocation(QUESTION, ANSWER)]
     eval_set = EvalSet(eval_set_id="set", eval_cases=[make_case(conversation, eval_id="case")])

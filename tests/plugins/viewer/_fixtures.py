@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from agenteval.models import Rubric, RubricContent
-from agenteval.results import (
+from agenteval import (
     AgentRunRecord,
     CriterionResult,
     ErrorInfo,
@@ -31,6 +30,7 @@ from agenteval.results import (
     RunSummary,
     Status,
 )
+from agenteval.models import Rubric, RubricContent
 from agenteval.runs import (
     CaseRecord,
     CriterionEntry,

@@ -6,7 +6,7 @@ import json
 
 import agenteval_viewer_test_fixtures as fx
 import pytest
-from agenteval.reporting import align_trajectory
+from agenteval.plugins import align_trajectory
 from agenteval.runs import RecordedRun
 from agenteval_viewer import _bundle
 from agenteval_viewer._bundle import STATUS_LEGEND, case_detail, case_index, detail_chunks, run_summary, scan
@@ -202,7 +202,7 @@ def test_a_run_still_going_is_running_and_its_unscored_cases_pending(tmp_path):
 
 
 def test_a_case_recorded_again_counts_once_with_its_last_record(tmp_path):
-    from agenteval.results import Status
+    from agenteval import Status
     from agenteval.runs import RunWriter
 
     run = fx.tiny_run(tmp_path / "runs")

@@ -7,8 +7,9 @@ import json
 import re
 
 import agenteval_viewer_test_fixtures as fx
+from agenteval._reporting import resolve_reporters
 from agenteval.cli import main
-from agenteval.reporting import ReportContext, resolve_reporters
+from agenteval.plugins import ReportContext
 from agenteval_viewer._report import CSP, island, render_report
 from click.testing import CliRunner
 from hypothesis import given

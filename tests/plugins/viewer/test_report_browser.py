@@ -8,7 +8,7 @@ import json
 import agenteval_viewer_test_fixtures as fx
 import agenteval_viewer_visibility as visibility
 import pytest
-from agenteval.reporting import align_trajectory
+from agenteval.plugins import align_trajectory
 from agenteval_viewer._bundle import STATUS_LEGEND, case_detail, case_index
 from agenteval_viewer._report import CSP, render_report
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import agenteval_viewer_server_test_helpers as helpers
 import pytest
-from agenteval.cli import rerun_command
+from agenteval.plugins import rerun_command
 from agenteval.runs import RecordedRun, find_run
 from agenteval_viewer._authoring_guard import WriteGuard
 from agenteval_viewer._run_jobs import RunJobs

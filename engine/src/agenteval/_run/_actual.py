@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .._jsonsafe import dump_model
+from .._results import RunResult
 from ..errors import DataError
 from ..models import EvalCase, EvalSet
-from ..results import RunResult
 from ._plan import AGENT_ERROR_KEY, Plan
 
 __all__ = ["save_actual"]

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from .._agents import Agent, ProcessIsolatedAgent
+from .._agents._resolve import resolve_agent
+from .._judging import JudgeCache, JudgeService
+from .._loading import EvalConfig
 from .._plugins import KINDS, PluginFinder
 from .._registry import Registry
-from ..agents import Agent, ProcessIsolatedAgent
-from ..agents._resolve import resolve_agent
-from ..judging import JudgeCache, JudgeService
-from ..loading import EvalConfig
 from ..models import EvalSet
 from ._evalrun import EvalRun
 from ._executor import EXECUTORS_GROUP, Executor, ExecutorContext

@@ -30,14 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from .._agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
 from .._gc import data_frozen
-from .._verdicts import SummaryBuilder, case_status
-from .._version import __version__
-from ..agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
-from ..errors import AgentEvalError
-from ..judging import JudgeService
-from ..models import EvalCase
-from ..results import (
+from .._judging import JudgeService
+from .._results import (
     AgentRunRecord,
     CaseResult,
     CriterionResult,
@@ -45,11 +41,14 @@ from ..results import (
     EvalSetResult,
     RunResult,
 )
+from .._verdicts import SummaryBuilder, case_status
+from .._version import __version__
+from ..errors import AgentEvalError, RecordingError
+from ..models import EvalCase
 from ..runs import (
     RECORD_SCHEMA,
     CaseRecord,
     RecordedRun,
-    RecordingError,
     RunState,
     RunWriter,
     SummaryDocument,
@@ -125,7 +124,7 @@ class EvalRun:
         fail_on_inconclusive: a run whose cases all passed but some tri-state verdict is
             INCONCLUSIVE records exit code 3 (``--fail-on-inconclusive``), not 0.
         set_verdict: the eval sets' verdict rule (``statistics.set_verdict``: ``holm``,
-            ``any-case`` or ``mean``; ``agenteval.stats.set_verdict``), recorded in the manifest.
+            ``any-case`` or ``mean``; ``agenteval._stats.set_verdict``), recorded in the manifest.
         executor: what runs the units (default: ``LocalExecutor``, in this process); the
             driver still writes every record (``agenteval._run._executor``).
         executor_info: the executor's name, distribution and version, for the manifest.

@@ -32,9 +32,9 @@ from typing import Any, Optional
 
 from pydantic import BaseModel
 
+from .._loading import LoadedEvalSet, read_eval_file
+from .._loading._case_spans import CaseSpans
 from ..errors import DataError
-from ..loading import LoadedEvalSet, read_eval_file
-from ..loading._case_spans import CaseSpans
 from ..models import EvalCase
 
 __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]

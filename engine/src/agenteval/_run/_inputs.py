@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
+from .._evaluator import EvaluatorInfo
+from .._results import CriterionResult
 from .._verdicts import not_evaluated
-from ..evaluator import EvaluatorInfo
 from ..models import INVOCATION_INPUTS, Invocation
-from ..results import CriterionResult
 from ..runs import CriterionEntry
 
 __all__ = ["missing_input_result"]

@@ -17,14 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from .._local_criteria import LocalCriteria, is_local_reference, local_source
-from .._registry import Registry
-from .._resolve import ResolvedCriterion, resolve_criteria
-from ..agents import Agent, AgentFailure, prepare_user_simulators
-from ..criterion import Criterion
-from ..errors import AgentEvalError, ConfigError, DataError
-from ..judging import JudgeService
-from ..loading import (
+from .._agents import Agent, AgentFailure, prepare_user_simulators
+from .._criterion import Criterion
+from .._judging import JudgeService
+from .._loading import (
     EvalConfig,
     LoadedEvalSet,
     config_from_data,
@@ -33,11 +29,15 @@ from ..loading import (
     read_eval_file,
     with_efficiency,
 )
-from ..loading._env import load_env_files
-from ..loading._eval_files import AGENT_ERROR_KEY, check_unique_ids
-from ..loading._eval_set_warnings import eval_set_warnings
-from ..loading._formats import FormatReader, choose_format, read_in_format
-from ..loading._statistics import StatisticsConfig
+from .._loading._env import load_env_files
+from .._loading._eval_files import AGENT_ERROR_KEY, check_unique_ids
+from .._loading._eval_set_warnings import eval_set_warnings
+from .._loading._formats import FormatReader, choose_format, read_in_format
+from .._loading._statistics import StatisticsConfig
+from .._local_criteria import LocalCriteria, is_local_reference, local_source
+from .._registry import Registry
+from .._resolve import ResolvedCriterion, resolve_criteria
+from ..errors import AgentEvalError, ConfigError, DataError
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import CriterionEntry, EvalSetEntry, InputFile, RecordedRun
 from ._files import EvalFiles
@@ -532,7 +532,7 @@ def plan_paths(
     (``AUTO_LOOKS``), at most ``run_budget`` agent runs in all. ``None`` for either: the
     configs' ``statistics`` block decides (its ``num_runs`` only when the agent runs), else
     one run. ``format_in`` names the data format of every ``--actual`` file (default: each
-    file's content decides, ``agenteval.loading._formats``).
+    file's content decides, ``agenteval._loading._formats``).
     """
     _check_runs(num_runs, run_budget, agent)
     warnings: list[str] = []

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any, Optional
 
-from ..results import Status
+from .._results import Status
 
 __all__ = ["PlainProgress", "Progress", "RichProgress", "SilentProgress", "progress_for"]
 

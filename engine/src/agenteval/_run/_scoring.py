@@ -15,14 +15,14 @@ import traceback
 from collections.abc import Sequence
 from typing import Optional, Union
 
+from .._agents import AgentFailure
 from .._contracts import score_problem
+from .._evaluator import EvaluationContext, Evaluator, Score
+from .._judging import JudgeService
 from .._resolve import ResolvedCriterion
+from .._results import CriterionResult, ErrorInfo, InvocationResult, Status
 from .._verdicts import base_fields, not_evaluated, point_verdict, status_for
-from ..agents import AgentFailure
-from ..evaluator import EvaluationContext, Evaluator, Score
-from ..judging import JudgeService
 from ..models import EvalCase, Invocation
-from ..results import CriterionResult, ErrorInfo, InvocationResult, Status
 from ..runs import CriterionEntry
 from ._inputs import missing_input_result
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TypeVar, Union, overload
 
-from ..judging._cache import DEFAULT_CACHE_DIR
-from ..judging._service import DEFAULT_JUDGE_CONCURRENCY
-from ..loading._statistics import StatisticsConfig
+from .._judging._cache import DEFAULT_CACHE_DIR
+from .._judging._service import DEFAULT_JUDGE_CONCURRENCY
+from .._loading._statistics import StatisticsConfig
 from ._executor import DEFAULT_EXECUTOR
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SET_VERDICT", "RunOptions", "RunSettings", "merge_settings"]

@@ -8,7 +8,7 @@ well the judge agrees with them.
 * ``calibrate(run, labels)``: one ``CalibrationCard`` per labelled criterion of a recorded
   run, bound to the criterion's version, its judge models and its prompt's hash
   (``CalibrationCard.current_for`` tells a stale card), with the statistics of
-  ``agenteval.stats.judge_calibration``; ``write_cards`` / ``read_cards`` keep them in the
+  ``agenteval._stats.judge_calibration``; ``write_cards`` / ``read_cards`` keep them in the
   run folder's ``calibration.json``.
 """
 

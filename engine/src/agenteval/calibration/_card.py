@@ -12,11 +12,11 @@ from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._results import CaseResult, IntervalInfo, Status
+from .._stats import derive_seed, judge_calibration
 from .._verdicts import _interval_info
-from ..results import CaseResult, IntervalInfo, Status
 from ..runs import CriterionEntry, RecordedRun
 from ..runs._folder import utc_now
-from ..stats import derive_seed, judge_calibration
 from ._labels import HumanLabel
 
 __all__ = ["CALIBRATION_FILE", "CalibrationCard", "UnmatchedLabel", "calibrate", "read_cards", "write_cards"]
@@ -39,7 +39,7 @@ class UnmatchedLabel(BaseModel):
 
 
 class CalibrationCard(BaseModel):
-    """A judge criterion's agreement with human labels (``agenteval.stats.JudgeCalibration``):
+    """A judge criterion's agreement with human labels (``agenteval._stats.JudgeCalibration``):
     ``kappa`` (Cohen's κ; ``None`` when undefined) with ``kappa_interval``, ``accuracy``,
     ``sensitivity`` and ``specificity`` (Clopper–Pearson), ``base_rate`` (share people
     passed), ``judge_rate``, and ``rank_correlation`` (Kendall's τ-b, graded scores only),

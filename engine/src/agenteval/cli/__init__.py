@@ -4,9 +4,8 @@ import the engine lazily, so ``agenteval --help`` stays fast and imports no plug
 Distributions add subcommands through the entry-point group ``agenteval.commands`` (one
 ``click.Command`` each, e.g. ``agenteval view`` from agenteval-viewer); a plugin command is
 imported only when it is run or listed by ``--help``. What such a command shares with the
-built-in ones is public here: ``RUNS_DIR_OPTION`` and ``runs_folder`` (``--runs-dir``), and
-``reports_errors`` (an ``agenteval`` error is one message and exit 2, never a traceback); and
-for reporters, ``rerun_command`` (the command that reruns some cases of a recorded run)."""
+built-in ones (``--runs-dir``, errors as one message and exit 2, the rerun command) is public
+in ``agenteval.plugins``; ``main`` is the only public name here."""
 
 from __future__ import annotations
 
@@ -15,15 +14,13 @@ import click
 from ._calibrate import calibrate
 from ._compare import compare
 from ._criteria import criteria
-from ._exit import ExitCode, reports_errors
+from ._exit import ExitCode
 from ._merge import merge
 from ._migrate import migrate
-from ._options import RUNS_DIR_OPTION, runs_folder
-from ._rerun import rerun_command
 from ._run import run
 from ._runs import runs
 
-__all__ = ["RUNS_DIR_OPTION", "ExitCode", "main", "reports_errors", "rerun_command", "runs_folder"]
+__all__ = ["main"]
 
 _COMMANDS_GROUP = "agenteval.commands"
 

@@ -12,8 +12,8 @@ from ._exit import reports_errors
 from ._options import RUNS_DIR_OPTION, runs_folder
 
 if TYPE_CHECKING:
+    from .._results import IntervalInfo
     from ..calibration import CalibrationCard
-    from ..results import IntervalInfo
 
 __all__ = ["calibrate"]
 

@@ -76,7 +76,7 @@ def compare(
     --fail-on-flip, a case went from PASSED to worse), 2 usage or pairing error, 3
     non-inferiority not shown (with --margin).
     """
-    from .._comparison import compare_sides, load_side, render_markdown
+    from ..runs._comparison import compare_sides, load_side, render_markdown
 
     folder = runs_folder(runs_dir)
     names = comma_list(criteria, "--criteria needs at least one criterion name")

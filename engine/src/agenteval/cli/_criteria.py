@@ -30,7 +30,7 @@ def list_criteria(check: bool, output_format: str) -> None:
     """
     from .._plugin_source import read_description
     from .._registry import Registry
-    from ..errors import CriterionLoadError
+    from ..errors import PluginLoadError
 
     registry = Registry()
     rows = []
@@ -46,7 +46,7 @@ def list_criteria(check: bool, output_format: str) -> None:
             try:
                 registry.load([ref.name])
                 row["status"] = "ok"
-            except CriterionLoadError as exc:
+            except PluginLoadError as exc:
                 row["status"] = " ".join(str(exc).split("\n", 1)[-1].split())
         rows.append(row)
     if output_format == "json":

@@ -20,8 +20,8 @@ from ._exit import ExitCode
 from ._options import ECHO
 
 if TYPE_CHECKING:
+    from .._results import RunResult, RunSummary
     from .._run import EvalRun, Plan
-    from ..results import RunResult, RunSummary
     from ..runs import RecordedRun
 
 __all__ = [
@@ -120,7 +120,7 @@ def _exit(code: int) -> None:
     """Exit with ``code``; when the agent started threads that would keep the process alive
     (non-daemon threads still running), say so and leave at once. Not inside a test process
     (pytest imported): there the host owns the process."""
-    from ..agents import stray_threads
+    from .._agents import stray_threads
 
     left = [t for t in stray_threads() if t.ident not in _THREADS_AT_START]
     if left and "pytest" not in sys.modules:
@@ -138,7 +138,7 @@ def _exit(code: int) -> None:
 
 
 def write_reports(reporters: dict, folder: Path, report_dir: Optional[Path], log: IO[str]) -> None:
-    from ..reporting import write_reports
+    from .._reporting import write_reports
     from ..runs import RecordedRun
 
     try:
@@ -214,14 +214,14 @@ def render_report(
         if output is not None:
             handle = stack.enter_context(output.open("w", encoding="utf-8", errors="backslashreplace"))
         if output_format == "json":
+            from .._reporting import write_json
             from .._terminal import json_visible
-            from ..reporting import write_json
 
             write_json(source, handle or ECHO, summary=summary, transform=json_visible)
             return
         from rich.console import Console
 
-        from ..reporting import render_table
+        from .._reporting import render_table
 
         console = Console(file=handle, width=120, no_color=True) if handle is not None else Console()
         render_table(source, console, summary=summary, detailed=detailed, show=show)

@@ -1,6 +1,6 @@
 """``agenteval migrate``: convert a legacy ADK list file into the eval-set format.
 
-Checked first as ADK's migration checks it (``agenteval.loading._migration``): the
+Checked first as ADK's migration checks it (``agenteval._loading._migration``): the
 ``test_config.json`` beside the old file names only legacy criteria, and every turn has
 the keys those criteria need (``reference`` for ``response_match_score``...).
 """
@@ -39,11 +39,11 @@ def migrate(old: Path, initial_session: Optional[Path], output: Path, force: boo
     """Convert a legacy list file (flat turns or multi-case) to an eval-set JSON file."""
     from pydantic import ValidationError
 
+    from .._loading import read_eval_file
+    from .._loading._json import read_json
+    from .._loading._migration import check_migratable, migration_config
+    from .._loading._paths import describe_validation_error
     from ..errors import DataError
-    from ..loading import read_eval_file
-    from ..loading._json import read_json
-    from ..loading._migration import check_migratable, migration_config
-    from ..loading._paths import describe_validation_error
     from ..models import SessionInput
 
     session = None

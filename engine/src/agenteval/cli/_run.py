@@ -14,8 +14,8 @@ from ._finish import finish_run, late_signals_ignored, remember_threads, scratch
 from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
+    from .._judging import JudgeService
     from .._run import Plan
-    from ..judging import JudgeService
 
 __all__ = ["run"]
 
@@ -351,8 +351,8 @@ def run(
     --fail-on-inconclusive) all passed but some verdict is INCONCLUSIVE, 130 interrupted
     (what was scored is still reported).
     """
+    from .._agents import detach_std_streams
     from .._run import RunOptions, RunRequest, assemble, progress_for, run_sync
-    from ..agents import detach_std_streams
 
     if strict:
         click.echo("warning: --strict is deprecated; it is now called --raise-errors", err=True)
@@ -476,7 +476,7 @@ def _reporters(names: Optional[str], no_record: bool) -> dict:
         return {}
     if no_record:
         raise click.UsageError("--report renders the recorded run; it cannot be combined with --no-record")
-    from ..reporting import resolve_reporters
+    from .._reporting import resolve_reporters
 
     return resolve_reporters(
         comma_list(names, "--report needs at least one reporter name, e.g. --report junit")

@@ -102,7 +102,7 @@ def report_command(
     run_ref: Optional[str], reports: str, report_dir: Optional[Path], runs_dir: Optional[Path]
 ) -> None:
     """Run reporters on a recorded run (RUN: an id, its prefix, a folder, or latest)."""
-    from ..reporting import resolve_reporters, write_reports
+    from .._reporting import resolve_reporters, write_reports
     from ..runs import find_run
 
     run = find_run(runs_folder(runs_dir), run_ref)

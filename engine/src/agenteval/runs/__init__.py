@@ -13,12 +13,18 @@ versioned schema):
 ``--actual RUN_FOLDER`` go through it); ``RecordedRun.case_briefs()`` yields each case as a
 typed ``CaseBrief`` (with ``CriterionBrief`` and ``RubricBrief``) for listings, the folder's
 reading rules applied once; ``RunWriter`` writes one.
+
+Comparing two runs (``agenteval compare A B``): ``load_side`` reads one side (a run folder,
+a run id in a runs folder, or ADK eval-history results); ``compare_sides`` pairs two sides
+and tests each criterion; the ``CompareReport``'s ``to_json()`` is the document
+``agenteval compare A B --format json`` prints, and ``render_markdown`` its pull-request
+comment. Pairing and configuration problems raise ``agenteval.errors.ConfigError``.
 """
 
 from ._briefs import CaseBrief, CriterionBrief, RubricBrief, not_reached, rubric_failed
+from ._comparison import CaseFlip, CompareReport, Side, compare_sides, load_side, render_markdown
 from ._folder import (
     RUNS_DIR_ENV,
-    RecordingError,
     RunWriter,
     default_runs_dir,
     new_run_id,
@@ -40,6 +46,12 @@ from ._records import (
 )
 
 __all__ = [
+    "CaseFlip",
+    "CompareReport",
+    "Side",
+    "compare_sides",
+    "load_side",
+    "render_markdown",
     "MANIFEST_SCHEMA",
     "RECORD_SCHEMA",
     "RUNS_DIR_ENV",
@@ -52,7 +64,6 @@ __all__ = [
     "InputFile",
     "Manifest",
     "RecordedRun",
-    "RecordingError",
     "RubricBrief",
     "RunState",
     "RunWriter",

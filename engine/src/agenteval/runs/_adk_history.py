@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from .._results import CriterionResult, Status
 from ..models import Invocation
-from ..results import CriterionResult, Status
 from ._records import CaseRecord, EvalSetEntry
 
 __all__ = ["ADK_STATUS", "adk_history_documents", "write_adk_history"]

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Optional
 
+from .._results import CaseResult, Status
 from .._verdicts import point_verdict
-from ..results import CaseResult, Status
 from ._index import _rubrics, index_entry
 from ._records import CaseRecord, EvalSetEntry
 

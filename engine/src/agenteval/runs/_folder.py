@@ -20,7 +20,7 @@ import pydantic_core
 
 from .._jsonsafe import writable
 from .._secrets import Scrubber
-from ..errors import AgentEvalError, ConfigError
+from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
@@ -40,10 +40,6 @@ MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 _LOCK = ".lock"
-
-
-class RecordingError(AgentEvalError):
-    """The run folder could not be written (disk full, removed, no permission)."""
 
 
 def utc_now() -> str:

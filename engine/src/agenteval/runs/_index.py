@@ -25,8 +25,8 @@ from typing import Any, Optional
 
 import pydantic_core
 
+from .._results import Status
 from ..models import Invocation
-from ..results import Status
 from ._records import CaseRecord
 
 __all__ = [

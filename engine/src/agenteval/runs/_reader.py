@@ -16,9 +16,9 @@ from typing import IO, Any, Optional
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs
 from ..errors import ConfigError
-from ..results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from ._briefs import BRIEFS, CaseBrief, brief_from_index, brief_from_line, brief_from_result
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at

@@ -15,8 +15,8 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._jsonsafe import dump_model
+from .._results import AgentRunRecord, CriterionResult, ErrorInfo, RunSummary, Status
 from ..models import Invocation
-from ..results import AgentRunRecord, CriterionResult, ErrorInfo, RunSummary, Status
 
 __all__ = [
     "MANIFEST_SCHEMA",
@@ -128,7 +128,7 @@ class Manifest(_Doc):
     #: ``auto``: the level asked for, which the eval sets' statistics use (``None``:
     #: ``confidence``).
     set_confidence: Optional[float] = None
-    #: The eval sets' verdict rule (``statistics.set_verdict``; ``agenteval.stats.set_verdict``).
+    #: The eval sets' verdict rule (``statistics.set_verdict``; ``agenteval._stats.set_verdict``).
     set_verdict: str = "holm"
     #: sha256 over everything that decides what a case's result is (eval files, criteria,
     #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Optional
 
-from agenteval import ConfigError
+from agenteval.errors import ConfigError
 
 from ._target import AGENT_FILES
 

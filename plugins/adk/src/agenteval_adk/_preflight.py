@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-from agenteval import ConfigError
+from agenteval.errors import ConfigError
 
 __all__ = ["check_credentials"]
 

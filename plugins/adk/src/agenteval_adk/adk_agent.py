@@ -42,9 +42,9 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, Optional
 
-from agenteval import ConfigError
-from agenteval.agents import Agent, AgentSession
+from agenteval.errors import ConfigError
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.plugins import Agent, AgentSession
 
 from . import _logs, _target
 from ._events import Form, app_details, build_invocation, to_genai_content

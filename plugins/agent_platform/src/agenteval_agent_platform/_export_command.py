@@ -38,11 +38,11 @@ def export(file: Path, target: str, folder: Path) -> None:
     EvaluationDataset.load_from_adk_eval_set converts the same eval set; --to adk writes
     <id>.evalset.json. Every field the target cannot hold is listed.
     """
+    from agenteval._loading import ADK_FORMAT, read_eval_file
     from agenteval._plugins import KINDS, PluginFinder
     from agenteval._registry import FORMAT_WRITERS_GROUP
     from agenteval._terminal import visible
     from agenteval.errors import DataError, PluginLoadError
-    from agenteval.loading import ADK_FORMAT, read_eval_file
 
     loaded = read_eval_file(file)
     warnings = list(loaded.warnings)

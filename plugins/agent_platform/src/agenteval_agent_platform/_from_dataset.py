@@ -23,8 +23,8 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from agenteval._loading._paths import describe_validation_error, json_path
 from agenteval.errors import DataError
-from agenteval.loading._paths import describe_validation_error, json_path
 from agenteval.models import Content, EvalCase, Invocation
 from agenteval.models._rubric import RUBRIC_TYPES
 from pydantic import ValidationError

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agenteval._loading._json import parse_json, read_file
 from agenteval.errors import DataError
-from agenteval.loading import FormatReader, leading_keys
-from agenteval.loading._json import parse_json, read_file
 from agenteval.models import EvalCase, EvalSet
+from agenteval.plugins import FormatReader, leading_keys
 
 from ._from_dataset import ReadCase, read_case
 

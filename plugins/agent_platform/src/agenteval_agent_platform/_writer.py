@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agenteval.loading import FormatWriter
 from agenteval.models import EvalSet
+from agenteval.plugins import FormatWriter
 
 from ._to_dataset import dataset_of
 

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Optional
 
-from agenteval.agents import AgentBaseException
+from agenteval.errors import AgentBaseException
 
 __all__ = ["CallStopped", "FunctionCaller"]
 

@@ -22,10 +22,9 @@ import os
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from agenteval import ConfigError
-from agenteval.agents import Agent, AgentSession
-from agenteval.judging import register_secret, scrub_secrets
+from agenteval.errors import ConfigError
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.plugins import Agent, AgentSession, register_secret, scrub_secrets
 
 from ._usage import model_call_event
 

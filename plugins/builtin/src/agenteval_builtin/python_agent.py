@@ -28,7 +28,7 @@ in its own daemon thread, a coroutine function on the adapter's own event loop t
 slow or hung agent does not hold up other cases, its timeout fires in wall time, and a call
 that cannot be stopped is abandoned (the case's failure names the thread) without keeping
 the run from ending. For calls that must be killed, run with process isolation
-(``agenteval.agents.ProcessIsolatedAgent``).
+(``agenteval._agents.ProcessIsolatedAgent``).
 
 This is how agents built on any framework are evaluated: wrap the framework's call in such
 a function.
@@ -45,9 +45,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agenteval import ConfigError
-from agenteval.agents import Agent, AgentSession
+from agenteval.errors import ConfigError
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.plugins import Agent, AgentSession
 from pydantic import ValidationError
 
 from ._agent_threads import FunctionCaller

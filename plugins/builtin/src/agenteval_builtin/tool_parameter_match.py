@@ -11,7 +11,7 @@ from typing import Optional
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 from agenteval.models import FunctionCall
-from agenteval.reporting import ArgDiff, TrajectoryRow, row_text
+from agenteval.plugins import ArgDiff, TrajectoryRow, row_text
 
 from ._summary import summarise
 

@@ -39,7 +39,7 @@ class ToolTrajectoryAvgScore(Evaluator):
     expected call(s), with a hint (same tool called with other arguments, called out of
     order, called too few times, never called). ``details``: ``actual_calls``,
     ``expected_calls`` and, for a failed invocation, ``alignment``: trajectory rows
-    (``agenteval.reporting.TrajectoryRow`` JSON, as ``tool_trajectory_match_v2`` in its
+    (``agenteval.plugins.TrajectoryRow`` JSON, as ``tool_trajectory_match_v2`` in its
     binary setting aligns them: pairs, ``missing`` and ``extra`` calls, arguments that differ).
     """
 

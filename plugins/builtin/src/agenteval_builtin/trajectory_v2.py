@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple, Optional
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationScore, Score
 from agenteval import Params as ParamsBase
 from agenteval.models import FunctionCall, Invocation
-from agenteval.reporting import ArgDiff, TrajectoryRow, row_text
+from agenteval.plugins import ArgDiff, TrajectoryRow, row_text
 from pydantic import Field, field_validator, model_validator
 
 from ._arguments import ArgsConfig, ArgumentRule
@@ -86,7 +86,7 @@ class ToolTrajectoryMatchV2(Evaluator):
     partly matching pairs with the arguments that differ. ``details`` per invocation:
     ``actual_calls``, ``expected_calls``, ``matched`` (M), ``precision``, ``recall`` and,
     unless every call matched perfectly, ``alignment``: trajectory rows
-    (``agenteval.reporting.TrajectoryRow`` JSON: pairs with their ``similarity`` and
+    (``agenteval.plugins.TrajectoryRow`` JSON: pairs with their ``similarity`` and
     per-key ``arg_diffs`` naming the ``matcher``, ``missing`` and ``extra`` calls).
     """
 
@@ -342,7 +342,7 @@ def _expected_order(row: TrajectoryRow) -> tuple[bool, int, int, int, int]:
 
 def _reason(rows: Sequence[TrajectoryRow], details: dict[str, Any]) -> str:
     """Precision and recall, then what cost points: the rows that are not perfect matches,
-    written as the report writes them (``agenteval.reporting.row_text``)."""
+    written as the report writes them (``agenteval.plugins.row_text``)."""
     if details.get("precision") is not None:
         head = f"precision {details['precision']:.3g}, recall {details['recall']:.3g}"
     else:

@@ -16,8 +16,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional, TypeVar
 
-from agenteval import EvaluationContext, Evaluator, InvocationScore, Score, explain_scores
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeResponse, JudgeUnavailable
+from agenteval import (
+    EvaluationContext,
+    Evaluator,
+    InvocationScore,
+    JudgeOptions,
+    JudgeRequest,
+    JudgeResponse,
+    Score,
+    explain_scores,
+)
+from agenteval.errors import JudgeUnavailable
 
 from ._parsing import Unparseable, parse_answer
 from ._render import template_sha256

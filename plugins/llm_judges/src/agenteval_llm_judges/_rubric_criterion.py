@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional
 
-from agenteval import EvaluationContext, InvocationScore, Score
+from agenteval import EvaluationContext, InvocationScore, JudgeOptions, Score
 from agenteval import Params as ParamsBase
-from agenteval.judging import JudgeOptions
 from agenteval.models import Invocation, Rubric
 from pydantic import Field
 

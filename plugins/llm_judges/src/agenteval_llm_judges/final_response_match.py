@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from agenteval import EvaluationContext, EvaluatorInfo, InvocationScore, Score
+from agenteval import EvaluationContext, EvaluatorInfo, InvocationScore, JudgeOptions, Score
 from agenteval import Params as ParamsBase
-from agenteval.judging import JudgeOptions
 from agenteval.models import Invocation
 from pydantic import Field
 

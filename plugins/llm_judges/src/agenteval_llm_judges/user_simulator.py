@@ -32,17 +32,16 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar, Optional
 
-from agenteval.agents import (
+from agenteval import JudgeOptions, JudgeRequest, JudgeService
+from agenteval.errors import ConfigError, JudgeUnavailable, UserSimulatorError
+from agenteval.models import ConversationScenario, EvalCase, Invocation, UserPersona
+from agenteval.plugins import (
     NextUserMessage,
     SimulationContext,
     SimulatorStatus,
     UserSimulator,
     UserSimulatorConfig,
-    UserSimulatorError,
 )
-from agenteval.errors import ConfigError
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeService, JudgeUnavailable
-from agenteval.models import ConversationScenario, EvalCase, Invocation, UserPersona
 
 from ._custom_instructions import TemplateProblem, check_template, render_template
 from ._judge import shorten
@@ -116,7 +115,7 @@ class LlmBackedUserSimulator(UserSimulator):
             msg = (
                 f"the llm_backed user simulator calls the model {config.model!r} through the run's "
                 "judge service, and none was given: pass it to "
-                "agenteval.agents.user_simulator_factory(config, judge)"
+                "agenteval._agents.user_simulator_factory(config, judge)"
             )
             raise ConfigError(msg, source=config.source)
         try:

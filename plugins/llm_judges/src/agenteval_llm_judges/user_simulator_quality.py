@@ -7,9 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from agenteval import EvaluationContext, EvaluatorInfo, InvocationScore, Score
+from agenteval import EvaluationContext, EvaluatorInfo, InvocationScore, JudgeOptions, Score
 from agenteval import Params as ParamsBase
-from agenteval.judging import JudgeOptions
 from agenteval.models import ConversationScenario, Invocation, UserPersona
 from pydantic import Field
 

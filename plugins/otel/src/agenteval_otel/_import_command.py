@@ -54,7 +54,7 @@ def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Option
 
     cases = None
     if cases_file is not None:
-        from agenteval.loading import load_eval_set
+        from agenteval import load_eval_set
 
         cases = load_eval_set(cases_file).eval_cases
     eval_set = eval_set_from_trace(file, _set_id(output), as_expected=as_expected, cases=cases)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import click
-from agenteval.cli import reports_errors
+from agenteval.plugins import reports_errors
 
 __all__ = ["lint_trace"]
 

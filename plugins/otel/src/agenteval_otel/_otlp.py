@@ -36,7 +36,7 @@ _SPAN_KEYS = {"traceId", "trace_id", "spanId", "span_id"}
 
 def sniff(head: bytes) -> bool:
     """Whether a file starting with ``head`` is a trace file this reader reads (by its first keys)."""
-    from agenteval.loading import leading_keys
+    from agenteval.plugins import leading_keys
 
     keys = leading_keys(head)
     if keys[:1] and keys[0] in (*_REQUEST_KEYS, *LOG_KEYS):

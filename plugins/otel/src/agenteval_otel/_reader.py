@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Optional
 
 from agenteval.errors import DataError
-from agenteval.loading import FormatReader
 from agenteval.models import EvalCase, EvalSet
+from agenteval.plugins import FormatReader
 
 from ._otlp import Span, read_spans, sniff
 from ._turns import CAPTURE_SETTING, Turn, turns_of

@@ -34,8 +34,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Optional
 
-from agenteval.reporting import ReportContext, Reporter
-from agenteval.results import CriterionResult, Status
+from agenteval import CriterionResult, Status
+from agenteval.plugins import ReportContext, Reporter
 
 __all__ = ["OtelReporter"]
 

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:  # agenteval is imported when the functions are called
-    from agenteval import RunResult
-    from agenteval._run import CriteriaSpec
-    from agenteval.agents import Agent
+    from agenteval import CriteriaSpec, RunResult
     from agenteval.models import Invocation
+    from agenteval.plugins import Agent
 
 __all__ = ["EvalCasesFailed", "assert_agent_passes", "assert_agent_passes_async"]
 
@@ -41,7 +40,7 @@ def assert_agent_passes(
 
     Args:
         agent: an ``--agent`` target (``pkg.module:function``, ``path/to/agent.py:function``,
-            an agent folder, an ADK agent module...) or an ``agenteval.agents.Agent``.
+            an agent folder, an ADK agent module...) or an ``agenteval.plugins.Agent``.
         paths: eval files, folders of them, or ``FILE:CASE,CASE``.
         num_runs: how many times each case runs (``None``: the config's
             ``statistics.num_runs``, else 1); verdicts use the mean score.
@@ -56,7 +55,7 @@ def assert_agent_passes(
     Raises:
         EvalCasesFailed: (an ``AssertionError``) some case did not pass; its message
             explains each one.
-        agenteval.AgentEvalError: a bad eval file, config, criterion or agent.
+        agenteval.errors.AgentEvalError: a bad eval file, config, criterion or agent.
         RuntimeError: called inside a running event loop (use the async variant there).
     """
     from agenteval import evaluate_agent
@@ -119,7 +118,8 @@ class _ExpectedTurns:
     def get(self, source: Optional[str], eval_id: str) -> Optional[list[Invocation]]:
         if source is None:
             return None
-        from agenteval import AgentEvalError, load_eval_set
+        from agenteval import load_eval_set
+        from agenteval.errors import AgentEvalError
 
         if source not in self._sets:
             try:

@@ -19,7 +19,7 @@ def pytest_agenteval_agent(path: Path, config: pytest.Config) -> Any:
     ``agenteval_agent`` ini option. Return an ``--agent`` target (``pkg.module:function``,
     ``path/to/agent.py:function``, an agent folder, ``http://host/v1?model=m``...; build
     paths from ``__file__``, since a relative one is taken from the directory pytest was
-    started in) or an ``agenteval.agents.Agent``. It is called once per eval file, and a
+    started in) or an ``agenteval.plugins.Agent``. It is called once per eval file, and a
     returned ``Agent`` is closed after that file's run, so return a new one each time.
 
     :param path: the eval file (``*.test.json`` or ``*.evalset.json``).

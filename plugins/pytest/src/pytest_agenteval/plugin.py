@@ -6,7 +6,7 @@ its folder), ``--agenteval-agent TARGET``, or the ``agenteval_agent`` ini option
 JSON files, and eval files without an agent, are left alone.
 
 The first test of a file runs the file's selected cases (all at once, concurrently)
-through the engine's run assembler (``agenteval.pipeline.assemble``, what ``agenteval run``
+through the engine's run assembler (``agenteval.assemble``, what ``agenteval run``
 and ``agenteval.evaluate_agent`` call: the same settings, config and ``statistics`` block)
 and keeps the result on the file's collector; every test then reads its own case. A case
 passes when its status is PASSED or INFORMATIONAL, the rule of ``agenteval run``'s exit
@@ -300,13 +300,14 @@ class EvalFile(pytest.File):
         self._case_ids: list[str] = []
 
     def collect(self) -> Iterator[EvalCaseItem]:
-        from agenteval import AgentEvalError, load_eval_set
-        from agenteval.agents import Agent
+        from agenteval import load_eval_set
+        from agenteval.errors import AgentEvalError
+        from agenteval.plugins import Agent
 
         if not isinstance(self.agent, (str, Agent)):
             msg = (
                 f"pytest_agenteval_agent returned {self.agent!r}; return an agenteval --agent "
-                "target (a str) or an agenteval.agents.Agent, or None"
+                "target (a str) or an agenteval.plugins.Agent, or None"
             )
             raise self.CollectError(msg)
         try:
@@ -347,8 +348,8 @@ class EvalFile(pytest.File):
         return self._outcome
 
     def _evaluate(self) -> Union[RunResult, _EvalProblem]:
-        from agenteval import AgentEvalError
-        from agenteval.pipeline import RunOptions, RunRequest, assemble
+        from agenteval import RunOptions, RunRequest, assemble
+        from agenteval.errors import AgentEvalError
 
         settings = self.config.stash[_SETTINGS]
         request = RunRequest(

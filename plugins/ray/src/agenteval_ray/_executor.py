@@ -23,7 +23,7 @@ import os
 from typing import Any
 
 from agenteval.errors import ConfigError
-from agenteval.pipeline import Executor, ExecutorContext, UnitRunner, WorkUnit
+from agenteval.plugins import Executor, ExecutorContext, UnitRunner, WorkUnit
 from agenteval.runs import CaseRecord
 
 __all__ = ["RayExecutor"]

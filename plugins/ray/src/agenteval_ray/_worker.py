@@ -34,7 +34,7 @@ def run_unit(payload: tuple[Any, str, Optional[str]], unit: Any) -> str:
 
 def _assembled(request: Any, fingerprint: str) -> Any:
     """The driver's run, assembled here: no judge cache (one writer: the driver), run locally."""
-    from agenteval.pipeline import assemble
+    from agenteval import assemble
 
     options = dataclasses.replace(request.options, cache_dir=None, executor="local")
     assembled = assemble(dataclasses.replace(request, options=options))

@@ -15,9 +15,9 @@ import math
 import os
 from typing import Any, ClassVar, Optional
 
-from agenteval import EvaluationContext, Evaluator, InvocationScore
+from agenteval import EvaluationContext, Evaluator, InvocationScore, JudgeOptions, JudgeRequest
 from agenteval import Params as ParamsBase
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeUnavailable
+from agenteval.errors import JudgeUnavailable
 from pydantic import Field
 
 from .provider import model_name

@@ -41,15 +41,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from agenteval.errors import ConfigError
-from agenteval.judging import (
-    JudgeCallError,
-    JudgeModel,
-    JudgeRequest,
-    JudgeResponse,
-    google_auth_error,
-    retry_after_seconds,
-)
+from agenteval import JudgeRequest, JudgeResponse
+from agenteval.errors import ConfigError, JudgeCallError
+from agenteval.plugins import JudgeModel, google_auth_error, retry_after_seconds
 from agenteval.text import one_line
 
 __all__ = [
@@ -362,7 +356,7 @@ class VertexSafetyJudge(JudgeModel):
                 retryable=retryable,
                 status=status,
                 retry_after=retry_after,
-                # One set of codes for every provider (agenteval.judging.REASON_CODES).
+                # One set of codes for every provider (agenteval.errors.REASON_CODES).
                 code="judge_auth" if status in (401, 403) else "judge_error",
             )
         transport = _transport_error(exc)

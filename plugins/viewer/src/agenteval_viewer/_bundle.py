@@ -24,10 +24,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
 
+from agenteval import CaseResult, CriterionResult, Status
 from agenteval.calibration import read_cards
-from agenteval.cli import rerun_command
 from agenteval.models import Invocation
-from agenteval.results import CaseResult, CriterionResult, Status
+from agenteval.plugins import rerun_command
 from agenteval.runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun, RubricBrief
 
 __all__ = [
@@ -660,7 +660,7 @@ def _criterion_rows(result: CriterionResult, turn: Optional[int]) -> Optional[di
     """The aligned trajectory ``result`` recorded (in its first run) for invocation ``turn``,
     or for the whole case when ``turn`` is ``None`` (a criterion that aligned the whole
     conversation at once): ``{criterion, status, score, rows}``; ``None`` when it recorded none."""
-    from agenteval.reporting import rows_from_details
+    from agenteval.plugins import rows_from_details
 
     first = result.runs[0] if result.runs else result
     if turn is None:
@@ -691,7 +691,7 @@ def _turns(
     texts: dict[str, str],
     diffed: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
-    from agenteval.reporting import align_trajectory
+    from agenteval.plugins import align_trajectory
 
     turns = []
     for index in range(max(len(expected), len(actual))):
@@ -813,11 +813,11 @@ def _with_spans(
     turns: list[dict[str, Any]], run: RecordedRun, actual: list[Invocation], first: Optional[CaseRecord]
 ) -> list[dict[str, Any]]:
     """Each turn recorded from a trace gets its spans (``"spans"``: the waterfall rows of
-    ``agenteval.loading.read_timeline``), read from the run's ``--actual`` file when it is
+    ``agenteval.plugins.read_timeline``), read from the run's ``--actual`` file when it is
     still the one the run read."""
     if first is None or first.origin != "recorded" or not actual or not run.manifest.actual_files:
         return turns
-    from agenteval.loading import read_timeline
+    from agenteval.plugins import read_timeline
 
     ids = [invocation.invocation_id for invocation in actual]
     for source in run.manifest.actual_files:

@@ -160,7 +160,7 @@ def case_from_chat(chat: Chat, case_id: str) -> dict[str, Any]:
 class Chats:
     """The chats of one viewer session, on one event loop in a daemon thread.
 
-    ``resolve`` stands in for ``agenteval.pipeline.resolve_agent`` (tests)."""
+    ``resolve`` stands in for ``agenteval.resolve_agent`` (tests)."""
 
     def __init__(self, timeout: float = 120.0, resolve: Optional[Callable[..., Any]] = None) -> None:
         self.timeout = timeout
@@ -187,7 +187,7 @@ class Chats:
             if self._resolve is not None:
                 agent = self._resolve(target, agent_type)
             else:
-                from agenteval.pipeline import resolve_agent
+                from agenteval import resolve_agent
 
                 agent = resolve_agent(target, agent_type)
             agent.check_ready()
@@ -261,8 +261,8 @@ class Chats:
     def send(self, chat_id: str, text: object) -> Iterator[dict[str, Any]]:
         """One user message; yields the turn's events (see the module docstring). Never
         raises for the agent's faults."""
-        from agenteval.judging import scrub_secrets
         from agenteval.models import Content, Invocation
+        from agenteval.plugins import scrub_secrets
 
         chat = self.get(chat_id)
         if not isinstance(text, str) or not text.strip():

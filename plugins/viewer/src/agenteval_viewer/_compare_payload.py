@@ -53,8 +53,8 @@ class ComparePayloads:
         return document
 
     def _compare(self, a: str, b: str) -> dict[str, Any]:
-        from agenteval.comparison import compare_sides, load_side
         from agenteval.errors import AgentEvalError
+        from agenteval.runs import compare_sides, load_side
 
         try:
             report = compare_sides(

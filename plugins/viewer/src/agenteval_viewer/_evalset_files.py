@@ -1,6 +1,6 @@
 """Eval-set files for the authoring screens: list, load, preview and save.
 
-* **Loading** goes through the engine's loader (``agenteval.loading.read_eval_file``), so a
+* **Loading** goes through the engine's loader (``agenteval._loading.read_eval_file``), so a
   file the CLI refuses is refused here with the same message; the editor gets the cases in
   snake_case (``_evalset_spelling.to_snake``).
 * **Saving** applies edits (``put_case``, ``delete_case``) to the file's *text*: only the
@@ -230,8 +230,8 @@ class EvalSetFiles:
     def load(self, root: object, relative: object) -> dict[str, Any]:
         """The eval set at ``relative`` in folder ``root``: its cases (snake_case), sha256,
         spelling and the loader's warnings; ``Invalid`` when the engine's loader refuses it."""
+        from agenteval._loading import read_eval_file
         from agenteval.errors import AgentEvalError
-        from agenteval.loading import read_eval_file
 
         path = self.guard.resolve(root, relative)
         text = self._read(path)
@@ -340,8 +340,8 @@ class EvalSetFiles:
     def _check(self, text: str, path: Path, shown: str) -> tuple[Path, list[str]]:
         """Write ``text`` to a temporary file beside ``path`` and load it with the engine's
         loader; the temporary file (kept for the rename) or ``Invalid``."""
+        from agenteval._loading import read_eval_file
         from agenteval.errors import AgentEvalError
-        from agenteval.loading import read_eval_file
 
         temp = path.with_name(f".{path.name}.agenteval-{secrets.token_hex(4)}.tmp")
         with open(temp, "w", encoding="utf-8", newline="") as handle:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 import click
-from agenteval.cli import RUNS_DIR_OPTION, reports_errors
+from agenteval.plugins import RUNS_DIR_OPTION, reports_errors
 
 __all__ = ["report"]
 

@@ -1,6 +1,6 @@
 """Runs started from the browser: the engine's own run, in a background thread.
 
-``RunJobs.start`` assembles the run as ``agenteval run`` does (``agenteval.pipeline.assemble``:
+``RunJobs.start`` assembles the run as ``agenteval run`` does (``agenteval.assemble``:
 the same settings merge, loader, config checks, criterion preflight and agent
 ``check_ready``; a problem is a ``RunRefused`` with the CLI's message, before anything
 runs), opens it in the viewer's runs folder (a run folder like any CLI run's) and executes
@@ -123,9 +123,9 @@ class RunJobs:
         ``test_config.json``, else ADK's defaults), ``num_runs`` (absent: the config's
         ``statistics.num_runs``, else 1), ``judge_model``,
         ``user_simulator_config``, ``executor`` (absent: ``local``)."""
+        from agenteval import RunOptions, RunRequest, assemble, run_command
+        from agenteval._loading import CONFIG_FILE_NAME, config_from_data
         from agenteval.errors import AgentEvalError
-        from agenteval.loading import CONFIG_FILE_NAME, config_from_data
-        from agenteval.pipeline import RunOptions, RunRequest, assemble, run_command
         from agenteval.runs import new_run_id
 
         paths = self._paths(request.get("files"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import click
-from agenteval.cli import RUNS_DIR_OPTION, runs_folder
+from agenteval.plugins import RUNS_DIR_OPTION, runs_folder
 
 __all__ = ["view"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenteval.reporting import ReportContext, Reporter
+from agenteval.plugins import ReportContext, Reporter
 
 __all__ = ["HtmlReporter"]
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import agenteval
 import pytest
+from agenteval._reporting import resolve_reporters
 from agenteval.cli import main
 from agenteval.models import EvalSet
-from agenteval.reporting import ReportContext, resolve_reporters
+from agenteval.plugins import ReportContext
 from agenteval.runs import RecordedRun
 from agenteval.testing import make_case, make_invocation
 from agenteval_builtin.reporters.github import COMMENT_CHARS, MARKER, annotation

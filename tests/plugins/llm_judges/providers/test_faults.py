@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from agenteval import JudgeOptions, JudgeRequest, JudgeService
 from agenteval._registry import ProviderRegistry
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeService, JudgeUnavailable
+from agenteval.errors import JudgeUnavailable
 from agenteval_llm_judges.providers.gemini import GeminiJudge
 from agenteval_llm_judges.providers.openai_compat import OpenAICompatibleJudge
 from agenteval_tests_fixtures_fake_llm_servers import FakeGeminiServer, FakeOpenAIServer, Reply
@@ -180,7 +181,7 @@ spec = importlib.util.spec_from_file_location("fake_llm_servers", sys.argv[1])
 servers = importlib.util.module_from_spec(spec); sys.modules["fake_llm_servers"] = servers
 spec.loader.exec_module(servers)
 import os
-from agenteval.judging import JudgeOptions, JudgeRequest, JudgeService
+from agenteval import JudgeOptions, JudgeRequest, JudgeService
 body = "not json " * (5_000_000 // 9)
 def rss_mb():
     # what is held, not what the allocator keeps cached: collect, then give free heap back

@@ -17,8 +17,8 @@ import subprocess
 import sys
 
 import pytest
-from agenteval import ConfigError
-from agenteval.judging import JudgeCallError, JudgeRequest, JudgeResponse, JudgeService
+from agenteval import JudgeRequest, JudgeResponse, JudgeService
+from agenteval.errors import ConfigError, JudgeCallError
 from agenteval_llm_judges.providers.gemini import GeminiJudge
 from agenteval_tests_fixtures_fake_llm_servers import FakeGeminiServer, Reply
 

@@ -17,7 +17,8 @@ import json
 import os
 
 import pytest
-from agenteval.judging import JudgeModel, JudgeRequest, JudgeResponse
+from agenteval import JudgeRequest, JudgeResponse
+from agenteval.plugins import JudgeModel
 from agenteval_llm_judges.providers.gemini import GeminiJudge
 from agenteval_llm_judges.providers.openai_compat import OpenAICompatibleJudge
 

@@ -15,8 +15,8 @@ import socket
 
 import openai
 import pytest
-from agenteval import ConfigError
-from agenteval.judging import JudgeCallError, JudgeRequest, JudgeResponse, JudgeService
+from agenteval import JudgeRequest, JudgeResponse, JudgeService
+from agenteval.errors import ConfigError, JudgeCallError
 from agenteval_llm_judges.providers.openai_compat import OpenAICompatibleJudge
 from agenteval_tests_fixtures_fake_llm_servers import FakeOpenAIServer, Reply
 

@@ -1,4 +1,4 @@
-"""``agenteval.judging.JudgeService`` end to end: the real providers (found through their
+"""``agenteval.JudgeService`` end to end: the real providers (found through their
 entry points), the real SDKs, the fake servers. Retries, timeouts, the concurrency
 limit and the cache are the service's; these tests check they hold with real clients."""
 
@@ -9,14 +9,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import pytest
-from agenteval.judging import (
-    JudgeCache,
-    JudgeOptions,
-    JudgeRequest,
-    JudgeResponse,
-    JudgeService,
-    JudgeUnavailable,
-)
+from agenteval import JudgeCache, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService
+from agenteval.errors import JudgeUnavailable
 from agenteval_tests_fixtures_fake_llm_servers import Reply
 
 CRITERION = "some_judge_criterion"

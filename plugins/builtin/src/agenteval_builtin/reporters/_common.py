@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Optional
 
-from agenteval.results import CaseResult, CriterionResult, Status
+from agenteval import CaseResult, CriterionResult, Status
 from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
 
 __all__ = ["CaseView", "cases_of", "cell", "clip", "code", "first_problem", "status_counts"]

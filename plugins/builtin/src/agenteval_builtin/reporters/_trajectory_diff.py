@@ -1,7 +1,7 @@
 """The trajectory diff of a failed criterion as Markdown: why the trajectory lost points.
 
 One table per criterion, for the first failed invocation that recorded an aligned trajectory
-(``agenteval.reporting.rows_from_details``; or the case's own rows for a criterion that
+(``agenteval.plugins.rows_from_details``; or the case's own rows for a criterion that
 aligned the whole conversation at once): one row per call, with what was expected, what the
 agent called, and what differs (each argument's expected and actual value and the matcher
 that decided). Tool names, keys and values are untrusted: they go through ``code``.
@@ -13,8 +13,8 @@ import json
 from collections.abc import Iterable
 from typing import Any, Optional
 
-from agenteval.reporting import TrajectoryRow, diff_text, rows_from_details
-from agenteval.results import CriterionResult, Status
+from agenteval import CriterionResult, Status
+from agenteval.plugins import TrajectoryRow, diff_text, rows_from_details
 
 from ._common import clip, code
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenteval.reporting import ReportContext, Reporter
-from agenteval.results import Status
+from agenteval import Status
+from agenteval.plugins import ReportContext, Reporter
 from agenteval.runs._locate import case_lines
 
 from ._common import cases_of, clip, first_problem

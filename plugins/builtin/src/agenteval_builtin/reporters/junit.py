@@ -15,8 +15,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from agenteval.reporting import ReportContext, Reporter
-from agenteval.results import Status
+from agenteval import Status
+from agenteval.plugins import ReportContext, Reporter
 from agenteval.runs._locate import case_lines
 
 from ._common import CaseView, cases_of, clip, first_problem

@@ -13,9 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from agenteval.cli import rerun_command
-from agenteval.reporting import ReportContext, Reporter
-from agenteval.results import Status
+from agenteval import Status
+from agenteval.plugins import ReportContext, Reporter, rerun_command
 from agenteval.runs import RecordedRun
 
 from ._common import CaseView, cases_of, cell, clip, code, first_problem

@@ -2,7 +2,7 @@
 releasing failed responses at once.
 
 Every provider maps the same failure to the same reason code
-(``agenteval.judging.REASON_CODES``):
+(``agenteval.errors.REASON_CODES``):
 
 * connection refused, DNS failure, TLS failure -> ``judge_unreachable`` (not retried; the
   judge service takes the endpoint out of the run);
@@ -25,7 +25,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any, Optional
 
-from agenteval.judging import JudgeCallError, response_size_cap, retry_after_seconds
+from agenteval.errors import JudgeCallError
+from agenteval.plugins import response_size_cap, retry_after_seconds
 from agenteval.text import one_line
 
 __all__ = [
@@ -197,7 +198,7 @@ def _capped_transport_class() -> type:
 
 def capped_async_client(**kwargs: Any) -> Any:
     """An ``httpx.AsyncClient`` that enforces the judge call's response-size cap
-    (``agenteval.judging.response_size_cap``) while reading; no client-side timeout (the
+    (``agenteval.plugins.response_size_cap``) while reading; no client-side timeout (the
     judge service bounds each call in wall time and closes what it cancels)."""
     import httpx
 

@@ -21,15 +21,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, ClassVar, Optional
 
-from agenteval.errors import ConfigError
-from agenteval.judging import (
-    JudgeCallError,
-    JudgeModel,
-    JudgeRequest,
-    JudgeResponse,
-    JudgeUsage,
-    google_auth_error,
-)
+from agenteval import JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval.errors import ConfigError, JudgeCallError
+from agenteval.plugins import JudgeModel, google_auth_error
 
 from ._common import (
     MALFORMED,

@@ -22,8 +22,9 @@ import importlib.util
 import os
 from typing import Any, ClassVar
 
-from agenteval.errors import ConfigError
-from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval import JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval.errors import ConfigError, JudgeCallError
+from agenteval.plugins import JudgeModel
 
 from ._common import clip, is_retryable_status, release, retry_after_seconds, status_code, transport_failure
 

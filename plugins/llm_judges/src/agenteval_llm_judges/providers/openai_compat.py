@@ -24,8 +24,9 @@ import os
 from typing import Any, Optional
 from urllib.parse import urlparse
 
-from agenteval.errors import ConfigError
-from agenteval.judging import JudgeCallError, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval import JudgeRequest, JudgeResponse, JudgeUsage
+from agenteval.errors import ConfigError, JudgeCallError
+from agenteval.plugins import JudgeModel
 
 from ._common import (
     MALFORMED,

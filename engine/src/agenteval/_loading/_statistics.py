@@ -1,0 +1,114 @@
+"""The ``statistics`` block of ``test_config.json``: agenteval's run-wide statistical
+settings, kept beside ADK's keys (ADK ignores unknown top-level keys, so the file stays
+ADK-compatible).
+
+    {"statistics": {"confidence": 0.95, "num_runs": "auto", "run_budget": 200,
+                    "judge_sampling": "curtailed", "judge_budget": 1000,
+                    "max_judge_tokens": 500000,
+                    "fail_on_inconclusive": true, "set_verdict": "holm"}}
+
+Every key is optional; a command-line flag overrides its key. An unknown key or a bad
+value is a ``ConfigError`` naming the file, the JSON path and the valid choices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Optional, Union
+
+from .._stats import SET_VERDICT_RULES
+from ..errors import ConfigError
+
+__all__ = ["JUDGE_SAMPLING_MODES", "SET_VERDICT_RULES", "StatisticsConfig", "parse_statistics"]
+
+#: The run-wide judge sampling modes (``--judge-sampling``).
+JUDGE_SAMPLING_MODES = ("majority", "curtailed", "sequential", "pivotal")
+
+
+@dataclass(frozen=True)
+class StatisticsConfig:
+    """The ``statistics`` block; ``None`` for a key not given (the flag or default decides).
+
+    ``confidence`` in [0.5, 0.999]; ``num_runs`` a whole number ≥ 1 or ``"auto"`` (used
+    only when the run runs the agent); ``run_budget`` ≥ 1 (only with ``"auto"``);
+    ``judge_sampling`` one of ``JUDGE_SAMPLING_MODES``; ``judge_budget`` ≥ 0 (calls);
+    ``max_judge_tokens`` ≥ 0 (judge tokens, input + output as reported: a soft budget);
+    ``fail_on_inconclusive`` a boolean; ``set_verdict`` one of ``SET_VERDICT_RULES`` (the
+    eval sets' verdict rule; ``holm`` when not given)."""
+
+    confidence: Optional[float] = None
+    num_runs: Union[int, str, None] = None
+    run_budget: Optional[int] = None
+    judge_sampling: Optional[str] = None
+    judge_budget: Optional[int] = None
+    fail_on_inconclusive: Optional[bool] = None
+    set_verdict: Optional[str] = None
+    max_judge_tokens: Optional[int] = None
+
+
+_KEYS = tuple(f.name for f in fields(StatisticsConfig))
+
+
+def _whole(value: Any, path: str, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{path}: expected a whole number of at least {least}, got {_shown(value)}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    text = json.dumps(value) if isinstance(value, (str, bool, int, float)) or value is None else repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _check(key: str, value: Any, path: str) -> Any:
+    if key == "confidence":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.5 <= value <= 0.999:
+            raise ValueError(f"{path}: expected a number from 0.5 to 0.999 (e.g. 0.95), got {_shown(value)}")
+        return float(value)
+    if key == "num_runs":
+        if value == "auto":
+            return value
+        if isinstance(value, str) or isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f'{path}: expected a whole number of at least 1 or "auto", got {_shown(value)}')
+        return value
+    if key == "run_budget":
+        return _whole(value, path, 1)
+    if key in ("judge_budget", "max_judge_tokens"):
+        return _whole(value, path, 0)
+    if key in ("judge_sampling", "set_verdict"):
+        valid = JUDGE_SAMPLING_MODES if key == "judge_sampling" else SET_VERDICT_RULES
+        if value not in valid:
+            choices = ", ".join(f'"{m}"' for m in valid)
+            raise ValueError(f"{path}: expected one of {choices}, got {_shown(value)}")
+        return value
+    if not isinstance(value, bool):  # fail_on_inconclusive
+        raise ValueError(f"{path}: expected true or false, got {_shown(value)}")
+    return value
+
+
+def parse_statistics(data: Any, where: str, key: str = "statistics") -> StatisticsConfig:
+    """The checked block (``key`` is its spelling in the file); ``ConfigError`` listing
+    every problem at once."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{key}: expected an object, got {_shown(data)}", source=where)
+    values: dict[str, Any] = {}
+    problems = []
+    for name, value in data.items():
+        path = f"{key}.{name}"
+        if name not in _KEYS:
+            problems.append(f"{path}: unknown key; the statistics block takes {', '.join(_KEYS)}")
+            continue
+        if value is None:
+            continue
+        try:
+            values[name] = _check(name, value, path)
+        except ValueError as exc:
+            problems.append(str(exc))
+    if "run_budget" in values and values.get("num_runs") != "auto":
+        problems.append(f'{key}.run_budget: caps the runs of "num_runs": "auto"; set that too, or remove it')
+    if problems:
+        many = f"{len(problems)} problems:\n  " if len(problems) > 1 else ""
+        raise ConfigError(many + "\n  ".join(problems), source=where)
+    return StatisticsConfig(**values)

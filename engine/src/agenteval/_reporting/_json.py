@@ -1,0 +1,77 @@
+"""The ``--format json`` document (see docs/json-format.md): ``RunResult`` as JSON, written
+from a ``RunResult`` in memory or streamed from a recorded run one case at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Optional, Union
+
+from .._jsonsafe import dump_model
+from .._results import EvalSetResult, RunResult, RunSummary
+from ..runs import RecordedRun
+from ._cases import case_views
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+__all__ = ["json_chunks", "render_json", "write_json"]
+
+_EVAL_SETS = '\n  "eval_sets": [],\n'
+
+
+def render_json(result: RunResult, *, indent: int = 2) -> str:
+    """The stable JSON document: format_version, engine_version, summary, eval_sets, warnings.
+
+    Serialised by pydantic's own encoder (several times faster than the standard library on
+    large runs); non-finite numbers become ``null``, and a value pydantic cannot encode (a
+    lone surrogate, nesting past its depth limit) is made writable instead of losing the
+    report (``agenteval._jsonsafe``).
+    """
+    return dump_model(result, indent=indent) + "\n"
+
+
+def json_chunks(source: RecordedRun, *, summary: Optional[RunSummary] = None) -> Iterator[str]:
+    """The same document as ``render_json(run.result())``, character for character, in
+    pieces: one case in memory at a time. ``summary`` is the run's own when the caller has
+    it (otherwise recomputed from the records: one more pass over them)."""
+    if summary is None:
+        summary = source.result_summary()
+    manifest = source.manifest
+    shell = RunResult(
+        engine_version=manifest.engine_version,
+        summary=summary,
+        eval_sets=[],
+        warnings=list(manifest.warnings),
+        interrupted=manifest.state.value != "complete",
+        run_id=source.run_id,
+    )
+    head, _, tail = dump_model(shell, indent=2).partition(_EVAL_SETS)
+    yield head + '\n  "eval_sets": ['
+    sets = manifest.eval_sets
+    views = case_views(source)
+    for position, entry in enumerate(sets):
+        shell_set = EvalSetResult(eval_set_id=entry.eval_set_id, source=entry.path, cases=[])
+        before, _, after = dump_model(shell_set, indent=2).replace("\n", "\n    ").partition('"cases": []')
+        yield ("," if position else "") + "\n    " + before + '"cases": ['
+        for number in range(len(entry.case_ids)):
+            view = next(views)
+            case = dump_model(view.case, indent=2).replace("\n", "\n        ")
+            yield ("," if number else "") + "\n        " + case
+        yield ("\n      ]" if entry.case_ids else "]") + after
+    yield ("\n  ]" if sets else "]") + ",\n" + tail + "\n"
+
+
+def write_json(
+    source: Union[RecordedRun, RunResult],
+    out: SupportsWrite[str],
+    *,
+    summary: Optional[RunSummary] = None,
+    transform: Callable[[str], str] = lambda text: text,
+) -> None:
+    """Write the document to ``out``; ``transform`` is applied to each piece (e.g. making
+    control characters visible for a terminal)."""
+    if isinstance(source, RunResult):
+        out.write(transform(render_json(source)))
+        return
+    for chunk in json_chunks(source, summary=summary):
+        out.write(transform(chunk))

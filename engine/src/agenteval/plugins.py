@@ -1,0 +1,128 @@
+"""The contracts of every plugin kind but criteria, for their authors: subclass (or call) what
+is here and register it under the entry-point group named beside it. Criteria have their own
+contract at the top (``agenteval.Evaluator``); the data model is ``agenteval.models``; the
+exceptions a plugin raises are in ``agenteval.errors``.
+
+* agent adapters (``agenteval.agents``): ``Agent``, whose ``start`` gives an ``AgentSession``
+  (a crashed agent process: ``agenteval.errors.AgentCrashed``);
+* user simulators (``agenteval.user_simulators``): ``UserSimulator``, configured by a
+  ``UserSimulatorConfig``, asked with a ``SimulationContext`` for a ``NextUserMessage``
+  (``SimulatorStatus``); ``agenteval.errors.UserSimulatorError`` when it cannot answer;
+* judge models (``agenteval.judge_models``): ``JudgeModel``, which answers an
+  ``agenteval.JudgeRequest`` with an ``agenteval.JudgeResponse`` or raises
+  ``agenteval.errors.JudgeCallError`` with one of ``agenteval.errors.REASON_CODES``;
+  ``google_auth_error`` (google-auth's errors as those codes), ``retry_after_seconds``,
+  ``response_size_cap``, and ``register_secret`` / ``scrub_secrets`` (keys never shown);
+* reporters (``agenteval.reporters``): ``Reporter``, given a ``ReportContext``; the aligned
+  expected-vs-actual tool trajectory every report shows: ``align_trajectory``
+  (``TrajectoryRow``, ``ArgDiff``, ``row_text``), a criterion's recorded alignment as rows
+  (``rows_from_details``) and one argument difference in words (``diff_text``);
+* data-format readers (``agenteval.formats``): ``FormatReader``, recognised by the file's
+  ``leading_keys`` (``read_timeline``: a recorded turn's spans, for a viewer); writers
+  (``agenteval.format_writers``): ``FormatWriter``;
+* executors (``agenteval.executors``): ``Executor``, which runs ``WorkUnit``s (one case ×
+  run each) with a ``UnitRunner`` and the run's ``ExecutorContext``, and hands the records
+  back to the driver, the run folder's only writer;
+* custom metric runners (``agenteval.custom_metric_runners``): a callable that runs ADK
+  ``custom_metrics`` functions (docs/writing-a-criterion.md); nothing to import;
+* commands (``agenteval.commands``, one ``click.Command`` each): ``RUNS_DIR_OPTION`` and
+  ``runs_folder`` (``--runs-dir``), ``reports_errors`` (an ``agenteval`` error is one
+  message and ``ExitCode.USAGE``, never a traceback), ``rerun_command`` (the command that
+  reruns some cases of a recorded run).
+
+Nothing else is here: the runtime that calls these plugins is private. Attributes are
+imported on first use (PEP 562).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    # agent adapters
+    "Agent": "._agents",
+    "AgentSession": "._agents",
+    # user simulators
+    "NextUserMessage": "._agents",
+    "SimulationContext": "._agents",
+    "SimulatorStatus": "._agents",
+    "UserSimulator": "._agents",
+    "UserSimulatorConfig": "._loading._simulator_config",
+    # judge models
+    "JudgeModel": "._judging",
+    "google_auth_error": "._judging",
+    "register_secret": "._secrets",
+    "response_size_cap": "._judging",
+    "retry_after_seconds": "._judging",
+    "scrub_secrets": "._secrets",
+    # reporters
+    "ArgDiff": "._reporting",
+    "ReportContext": "._reporting",
+    "Reporter": "._reporting",
+    "TrajectoryRow": "._reporting",
+    "align_trajectory": "._reporting",
+    "diff_text": "._reporting",
+    "rows_from_details": "._reporting",
+    "row_text": "._reporting",
+    # data formats: readers and writers
+    "FormatReader": "._loading",
+    "FormatWriter": "._loading",
+    "leading_keys": "._loading",
+    "read_timeline": "._loading",
+    # commands
+    "RUNS_DIR_OPTION": ".cli._options",
+    "ExitCode": ".cli._exit",
+    "reports_errors": ".cli._exit",
+    "rerun_command": ".cli._rerun",
+    "runs_folder": ".cli._options",
+    # executors
+    "Executor": "._run._executor",
+    "ExecutorContext": "._run._executor",
+    "UnitRunner": "._run._executor",
+    "WorkUnit": "._run._executor",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agenteval.plugins' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, "agenteval"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
+    from ._agents import (
+        Agent,
+        AgentSession,
+        NextUserMessage,
+        SimulationContext,
+        SimulatorStatus,
+        UserSimulator,
+    )
+    from ._judging import JudgeModel, google_auth_error, response_size_cap, retry_after_seconds
+    from ._loading import FormatReader, FormatWriter, leading_keys, read_timeline
+    from ._loading._simulator_config import UserSimulatorConfig
+    from ._reporting import (
+        ArgDiff,
+        ReportContext,
+        Reporter,
+        TrajectoryRow,
+        align_trajectory,
+        diff_text,
+        row_text,
+        rows_from_details,
+    )
+    from ._run._executor import Executor, ExecutorContext, UnitRunner, WorkUnit
+    from ._secrets import register_secret, scrub_secrets
+    from .cli._exit import ExitCode, reports_errors
+    from .cli._options import RUNS_DIR_OPTION, runs_folder
+    from .cli._rerun import rerun_command

@@ -1,0 +1,427 @@
+"""``agenteval compare A B``: did the candidate run B get better or worse than the baseline A?
+
+Each side is an agenteval run folder (or its id in the runs folder) or ADK eval-history
+results (``*.evalset_result.json`` files, or a folder of them), so ADK users compare the runs
+they already have. Cases pair on (eval_set_id, eval_id); the unpaired are listed. A criterion
+whose configuration differs between the sides (threshold, parameters, plugin version, judge
+model) makes the comparison meaningless, so it is refused unless ``allow_config_change``.
+
+Per criterion the case scores (each case's mean over its runs) are compared with the paired
+statistics of ``agenteval._stats.compare_runs`` (Δ with an interval, one-sided sign-flip
+tests, Holm across criteria, the minimum detectable effect, REGRESSED / IMPROVED / NO
+DETECTABLE CHANGE); per case, verdict flips are listed, regressions first, with
+Benjamini–Hochberg flags when both sides have repeated runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from .._results import Status
+from ..errors import ConfigError, DataError
+from ._reader import RecordedRun, find_run
+from ._records import CriterionEntry
+
+__all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "render_markdown"]
+
+_ADK_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
+
+
+@dataclass
+class Side:
+    """One side of a comparison: per (eval_set_id, case_id) and criterion, every run's score
+    and the case's status under that criterion; and each criterion's configuration."""
+
+    label: str
+    source: str
+    scores: dict[tuple[str, str], dict[str, list[Optional[float]]]] = field(default_factory=dict)
+    statuses: dict[tuple[str, str], dict[str, Status]] = field(default_factory=dict)
+    criteria: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _config_of(entry: CriterionEntry) -> dict[str, Any]:
+    return {
+        "threshold": entry.threshold,
+        "params": entry.params,
+        "version": f"{entry.distribution} {entry.version}",
+        "judge_models": entry.judge_models,
+        "higher_is_better": entry.higher_is_better,
+        "informational": entry.informational,
+        "min_score": entry.min_score,
+        "max_score": entry.max_score,
+    }
+
+
+def _from_run(run: RecordedRun, label: str) -> Side:
+    """A side from a recorded run's case briefs (``RecordedRun.case_briefs``: a run of one
+    run per case from its index, several runs combined from their records): each case's
+    status under each criterion and, for the cases recorded, every run's score."""
+    side = Side(label=label, source=f"run {run.run_id}")
+    for entry in run.manifest.eval_sets:
+        for criterion in entry.criteria:
+            side.criteria.setdefault(criterion.name, _config_of(criterion))
+    for brief in run.case_briefs():
+        key = (brief.entry.eval_set_id, brief.case_id)
+        criteria = brief.criteria
+        side.statuses[key] = {c.name: c.status for c in criteria}
+        if brief.recorded:
+            side.scores[key] = {c.name: list(c.run_scores) for c in criteria}
+    return side
+
+
+def _adk_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(path.rglob("*.evalset_result.json"))
+    return [path]
+
+
+def _from_adk(path: Path, label: str) -> Side:
+    side = Side(label=label, source=str(path))
+    files = _adk_files(path)
+    if not files:
+        raise ConfigError(f"{label}: {str(path)!r} holds no ADK *.evalset_result.json files")
+    for file in files:
+        try:
+            document = json.loads(file.read_text(encoding="utf-8"))
+            if isinstance(document, str):  # ADK before 1.22 wrote the JSON double-encoded
+                document = json.loads(document)
+            results = document["eval_case_results"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DataError(
+                f"not an ADK eval-history result ({type(exc).__name__}: {exc})", source=str(file)
+            ) from None
+        set_id = str(document.get("eval_set_id", file.stem))
+        for case in results:
+            key = (str(case.get("eval_set_id") or set_id), str(case.get("eval_id")))
+            per_case = side.scores.setdefault(key, {})
+            statuses = side.statuses.setdefault(key, {})
+            for metric in case.get("overall_eval_metric_results") or []:
+                name = str(metric.get("metric_name"))
+                per_case.setdefault(name, []).append(metric.get("score"))
+                status = _ADK_STATUS.get(metric.get("eval_status"), Status.NOT_EVALUATED)
+                # ADK keeps one result per run of a case: the case fails if any run did.
+                if statuses.get(name) not in (Status.FAILED, Status.NOT_EVALUATED) or status is Status.FAILED:
+                    statuses[name] = status
+                side.criteria.setdefault(
+                    name,
+                    {
+                        "threshold": metric.get("threshold"),
+                        "params": None,  # ADK spells criteria its own way: not compared
+                        "version": "google-adk",
+                        "judge_models": [],
+                        "higher_is_better": True,
+                        "informational": metric.get("eval_status") == 4,
+                        "min_score": 0.0,
+                        "max_score": 1.0,
+                    },
+                )
+    return side
+
+
+def load_side(ref: str, runs_dir: Path, label: str) -> Side:
+    """A comparison side from a run folder, a run id (or prefix) in ``runs_dir``, or ADK
+    eval-history results (a file or a folder of them)."""
+    path = Path(ref)
+    if path.is_file() or (
+        path.is_dir() and not (path / "manifest.json").exists() and any(path.rglob("*.evalset_result.json"))
+    ):
+        return _from_adk(path, label)
+    return _from_run(find_run(runs_dir, ref), label)
+
+
+#: The false discovery rate of the per-case flags (Benjamini–Hochberg).
+CASE_FDR = 0.10
+
+
+@dataclass(frozen=True)
+class CaseFlip:
+    """A case whose verdict under a criterion differs between A and B."""
+
+    eval_set_id: str
+    case_id: str
+    criterion: str
+    status_a: Status
+    status_b: Status
+    delta: Optional[float]
+    flagged: Optional[bool] = None
+    q_value: Optional[float] = None
+
+    @property
+    def regression(self) -> bool:
+        return self.status_a is Status.PASSED and self.status_b is not Status.PASSED
+
+
+@dataclass
+class CompareReport:
+    """Everything ``agenteval compare`` shows and decides."""
+
+    a: Side
+    b: Side
+    paired: list[tuple[str, str]]
+    only_a: list[tuple[str, str]]
+    only_b: list[tuple[str, str]]
+    comparison: Any  # agenteval._stats.Comparison
+    flips: list[CaseFlip]
+    config_changes: list[str]
+    skipped: dict[str, str]
+
+    @property
+    def exit_code(self) -> int:
+        return self.comparison.exit_code if self.comparison is not None else 0
+
+    @property
+    def case_flags(self) -> dict[str, Any]:
+        """When a flipped case can be flagged: Benjamini–Hochberg q below ``fdr``, which
+        needs ``min_runs_per_side`` runs on each side (the smallest p fewer runs can give is
+        not below it); ``flips_not_testable`` counts the flips with fewer."""
+        from .._stats import flag_min_runs
+
+        return {
+            "fdr": CASE_FDR,
+            "min_runs_per_side": flag_min_runs(CASE_FDR),
+            "flips_not_testable": sum(1 for f in self.flips if f.flagged is None),
+        }
+
+    def case_flags_note(self) -> Optional[str]:
+        """One line for the terminal when some flips could not be flagged, else ``None``."""
+        flags = self.case_flags
+        if not flags["flips_not_testable"]:
+            return None
+        return (
+            f"per-case flags (Benjamini–Hochberg q < {flags['fdr']:.2f}) need {flags['min_runs_per_side']} "
+            f"runs or more per side; {flags['flips_not_testable']} flipped case(s) had fewer"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        criteria = []
+        for item in self.comparison.criteria if self.comparison is not None else ():
+            criteria.append(
+                {
+                    "criterion": item.criterion,
+                    "n_pairs": item.n_pairs,
+                    "mean_a": item.mean_a,
+                    "mean_b": item.mean_b,
+                    "delta": item.delta,
+                    "interval": {
+                        "low": item.interval.low,
+                        "high": item.interval.high,
+                        "level": item.interval.level,
+                        "method": item.interval.method,
+                    },
+                    "p_worse": item.p_worse,
+                    "p_better": item.p_better,
+                    "p_value": item.p_value,
+                    "p_holm": item.p_holm,
+                    "mde": item.mde,
+                    "status": item.status.value,
+                    "test": item.test_method,
+                    "discordant": list(item.discordant) if item.discordant else None,
+                    "non_inferior": item.non_inferior,
+                }
+            )
+        return {
+            "baseline": self.a.source,
+            "candidate": self.b.source,
+            "paired_cases": len(self.paired),
+            "only_in_baseline": [list(k) for k in self.only_a],
+            "only_in_candidate": [list(k) for k in self.only_b],
+            "criteria": criteria,
+            "not_compared": self.skipped,
+            "config_changes": self.config_changes,
+            "flips": [
+                {
+                    "eval_set_id": f.eval_set_id,
+                    "case_id": f.case_id,
+                    "criterion": f.criterion,
+                    "baseline": f.status_a.value,
+                    "candidate": f.status_b.value,
+                    "delta": f.delta,
+                    "flagged": f.flagged,
+                    "q_value": f.q_value,
+                }
+                for f in self.flips
+            ],
+            "case_flags": self.case_flags,
+            "exit_code": self.exit_code,
+        }
+
+
+def _config_changes(a: Side, b: Side, names: Sequence[str]) -> list[str]:
+    changes = []
+    for name in names:
+        before, after = a.criteria.get(name, {}), b.criteria.get(name, {})
+        for key, label in (
+            ("threshold", "threshold"),
+            ("params", "parameters"),
+            ("judge_models", "judge model"),
+            ("version", "plugin version"),
+        ):
+            if key in ("version", "params", "judge_models") and "google-adk" in (
+                before.get("version"),
+                after.get("version"),
+            ):
+                continue  # an ADK history file records neither versions nor agenteval's parameters
+            if before.get(key) != after.get(key):
+                changes.append(f"{name}: {label} {before.get(key)!r} -> {after.get(key)!r}")
+    return changes
+
+
+def _mean(values: Sequence[Optional[float]]) -> Optional[float]:
+    present = [v for v in values if v is not None]
+    if len(present) != len(values) or not present:
+        return None  # a run that was not scored makes the case not comparable
+    return math.fsum(present) / len(present)
+
+
+def compare_sides(
+    a: Side,
+    b: Side,
+    *,
+    alpha: float = 0.05,
+    margin: Optional[float] = None,
+    allow_config_change: bool = False,
+    criteria: Optional[Sequence[str]] = None,
+) -> CompareReport:
+    """Pair ``a`` and ``b`` and compare them (see the module docstring). ``ConfigError``
+    when no case pairs, or when a criterion's configuration changed and that is not allowed."""
+    from .._stats import compare_case_runs, compare_runs, derive_seed
+
+    paired = sorted(set(a.scores) & set(b.scores))
+    only_a = sorted(set(a.scores) - set(b.scores))
+    only_b = sorted(set(b.scores) - set(a.scores))
+    if not paired:
+        raise ConfigError(
+            f"no case of {a.source} pairs with one of {b.source} on (eval_set_id, eval_id); "
+            "compare runs of the same eval sets"
+        )
+    shared = [n for n in a.criteria if n in b.criteria]
+    if criteria:
+        unknown = [n for n in criteria if n not in shared]
+        if unknown:
+            raise ConfigError(
+                f"--criteria: {', '.join(map(repr, unknown))} is not in both runs; "
+                f"criteria in both: {', '.join(shared) or '(none)'}"
+            )
+        shared = list(criteria)
+    changes = _config_changes(a, b, shared)
+    if changes and not allow_config_change:
+        raise ConfigError(
+            "the runs applied a criterion differently, so their scores are not comparable: "
+            + "; ".join(changes)
+            + ". Compare runs with the same configuration, or pass --allow-config-change"
+        )
+    skipped: dict[str, str] = {}
+    scores: dict[str, tuple[list[float], list[float]]] = {}
+    directions: dict[str, bool] = {}
+    bounds: dict[str, tuple[float, float]] = {}
+    for name in shared:
+        config = a.criteria[name]
+        if config.get("informational") or b.criteria[name].get("informational"):
+            skipped[name] = "informational (a measurement, never pass/fail)"
+            continue
+        lo, hi = config.get("min_score"), config.get("max_score")
+        if lo is None or hi is None:
+            skipped[name] = "its score range is unbounded"
+            continue
+        pairs = [(_mean(a.scores[k].get(name, [None])), _mean(b.scores[k].get(name, [None]))) for k in paired]
+        both = [(x, y) for x, y in pairs if x is not None and y is not None]
+        if not both:
+            skipped[name] = "no paired case has a score on both sides"
+            continue
+        scores[name] = ([x for x, _ in both], [y for _, y in both])
+        directions[name] = bool(config.get("higher_is_better", True))
+        bounds[name] = (float(lo), float(hi))
+    comparison = None
+    if scores:
+        comparison = compare_runs(
+            scores,
+            bounds=bounds,
+            higher_is_better=directions,
+            alpha=alpha,
+            non_inferiority_margin=margin,
+            seeds={n: derive_seed(a.source, b.source, n) for n in scores},
+        )
+    flips: list[CaseFlip] = []
+    for name in shared:
+        if name in skipped:
+            continue
+        keys = [k for k in paired if name in a.statuses.get(k, {}) and name in b.statuses.get(k, {})]
+        runs_a = [[s for s in a.scores[k].get(name, []) if s is not None] for k in keys]
+        runs_b = [[s for s in b.scores[k].get(name, []) if s is not None] for k in keys]
+        changes_by_key: dict[tuple[str, str], Any] = {}
+        testable = [i for i, k in enumerate(keys) if runs_a[i] and runs_b[i]]
+        if testable:
+            found = compare_case_runs(
+                [runs_a[i] for i in testable],
+                [runs_b[i] for i in testable],
+                fdr=CASE_FDR,
+                seed=derive_seed(a.source, b.source, name),
+            )
+            changes_by_key = {keys[testable[c.index]]: c for c in found}
+        for key in keys:
+            before, after = a.statuses[key][name], b.statuses[key][name]
+            if before is after:
+                continue
+            change = changes_by_key.get(key)
+            tested = change if change is not None and change.p_value is not None else None
+            flips.append(
+                CaseFlip(
+                    key[0],
+                    key[1],
+                    name,
+                    before,
+                    after,
+                    change.delta if change is not None else None,
+                    tested.flagged if tested is not None else None,
+                    tested.q_value if tested is not None else None,
+                )
+            )
+    flips.sort(key=lambda f: (not f.regression, f.eval_set_id, f.case_id, f.criterion))
+    return CompareReport(a, b, paired, only_a, only_b, comparison, flips, changes, skipped)
+
+
+def render_markdown(report: CompareReport, *, limit: int = 50) -> str:
+    """The comparison as Markdown, for a pull-request comment."""
+    lines = [
+        f"### agenteval compare: {report.b.source} vs {report.a.source}",
+        "",
+        f"{len(report.paired)} paired case(s)"
+        + (f"; {len(report.only_a)} only in the baseline" if report.only_a else "")
+        + (f"; {len(report.only_b)} only in the candidate" if report.only_b else ""),
+        "",
+    ]
+    if report.comparison is not None:
+        lines += [
+            "| criterion | baseline | candidate | Δ | interval | p (Holm) | verdict |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for item in report.comparison.criteria:
+            lines.append(
+                f"| `{item.criterion}` | {_num(item.mean_a)} | {_num(item.mean_b)} | {item.delta:+.3f} | "
+                f"[{item.interval.low:+.3f}, {item.interval.high:+.3f}] | {item.p_holm:.3g} | "
+                f"**{item.status.value}** |"
+            )
+    for name, why in report.skipped.items():
+        lines.append(f"\n`{name}` not compared: {why}")
+    regressions = [f for f in report.flips if f.regression]
+    if report.flips:
+        lines += ["", f"**Verdict flips** ({len(regressions)} regression(s) first):", ""]
+        for flip in report.flips[:limit]:
+            lines.append(
+                f"- `{flip.eval_set_id}/{flip.case_id}` · `{flip.criterion}`: "
+                f"{flip.status_a.value} → {flip.status_b.value}"
+            )
+        if len(report.flips) > limit:
+            lines.append(f"- … and {len(report.flips) - limit} more")
+    else:
+        lines += ["", "No case changed its verdict."]
+    return "\n".join(lines) + "\n"
+
+
+def _num(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.3f}"
