@@ -63,6 +63,21 @@ def test_recorded_responses_are_scored_without_running_the_agent(project):
     assert set(scores) == {"opening_hours", "order_status", "return_follow_up"}
 
 
+def test_the_history_is_context_and_only_the_judged_turn_is_scored(project):
+    dataset = "tests/eval/datasets/orders-dataset.json"
+    result = CliRunner().invoke(
+        main,
+        ["run", dataset, "--actual", dataset, "--criteria", "response_match_score", "--format", "json"]
+        + ["--no-record", "-q"],
+    )
+    doc = json.loads(result.stdout)
+    [case] = [c for s in doc["eval_sets"] for c in s["cases"] if c["eval_id"] == "return_follow_up"]
+    [criterion] = case["criteria"]
+    [judged] = criterion["per_invocation"]
+    assert judged["index"] == 1  # the history's turn (identical in both) is not scored
+    assert criterion["score"] == judged["score"] < 0.9
+
+
 def test_a_bad_dataset_stops_the_run_before_any_work_naming_the_field(project):
     bad = project / "tests" / "eval" / "datasets" / "bad-dataset.json"
     bad.write_text(
