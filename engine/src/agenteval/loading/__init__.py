@@ -10,6 +10,7 @@ from ._config import (
 )
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
 from ._formats import ADK_FORMAT, FormatReader, FormatWriter, leading_keys, read_timeline
+from ._recorded import recorded_eval_file
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
@@ -30,5 +31,6 @@ __all__ = [
     "load_eval_set",
     "read_eval_file",
     "read_timeline",
+    "recorded_eval_file",
     "with_efficiency",
 ]
