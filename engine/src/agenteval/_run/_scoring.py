@@ -192,7 +192,8 @@ async def _score_one(
 ) -> CriterionResult:
     blocked = _precondition(case, actual, resolved, entry)
     if blocked is None:
-        blocked = missing_input_result(actual[case.context_turns :], resolved.info, entry)
+        skip = case.context_turns
+        blocked = missing_input_result(actual[skip:], resolved.info, entry, first=skip)
     if blocked is not None:
         return blocked
     ctx = context_for(case, actual, resolved, judge, scope)
