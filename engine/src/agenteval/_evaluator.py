@@ -106,10 +106,14 @@ class EvaluationContext(BaseModel):
 
     Attributes:
         case: the eval case (its rubrics, session input, scenario...).
-        actual: the agent's invocations, in order.
-        expected: the case's expected invocations (``None`` for scenario cases). When the
-            evaluator declares ``requires_expected``, the engine guarantees it is set and
-            as long as ``actual``.
+        actual: the agent's invocations to score, in order: every turn, or the turns after
+            the case's ``context_turns``.
+        expected: the case's expected invocations for the same turns (``None`` for scenario
+            cases). When the evaluator declares ``requires_expected``, the engine guarantees
+            it is set and as long as ``actual``.
+        history: the turns before ``actual`` that are context only, not scored (the case's
+            ``context_turns``: an Agent Platform dataset's ``conversation_history``); empty
+            when every turn is scored. Judges may show it as the conversation so far.
         threshold: the threshold the engine will apply (``None`` for informational ones).
         judge: for criteria with ``requires_judge``, an ``agenteval._judging.JudgeClient``
             bound to this criterion (run-wide concurrency, retries, timeout, cache).
@@ -122,6 +126,7 @@ class EvaluationContext(BaseModel):
     expected: Optional[Sequence[Invocation]] = None
     threshold: Optional[float] = None
     judge: Optional[Any] = None
+    history: Sequence[Invocation] = ()
 
     def pairs(self) -> list[tuple[Invocation, Invocation]]:
         """``(actual, expected)`` pairs; ``ValueError`` if there is no expected data."""

@@ -69,3 +69,22 @@ def test_make_case_with_a_scenario():
     assert case.conversation is None
     assert case.conversation_scenario.starting_prompt == "Roll a die"
     assert make_case().conversation == []
+
+
+def test_context_turns_are_never_written_and_leave_a_judged_turn():
+    turns = [make_invocation("q1", "a1"), make_invocation("q2", "a2")]
+    case = EvalCase(eval_id="a", conversation=turns, context_turns=1)
+    assert case.context_turns == 1
+    es = EvalSet(eval_set_id="s", eval_cases=[case])
+    assert "context_turns" not in es.to_json() and "context_turns" not in es.to_json(compact=False)
+    assert EvalCase(eval_id="a", conversation=turns).context_turns == 0
+    with pytest.raises(ValidationError, match="at least the last turn is judged"):
+        EvalCase(eval_id="a", conversation=turns, context_turns=2)
+    with pytest.raises(ValidationError, match="at least the last turn is judged"):
+        make_case(scenario="Roll a die").model_validate(
+            {
+                "eval_id": "b",
+                "conversation_scenario": {"starting_prompt": "p", "conversation_plan": "x"},
+                "context_turns": 1,
+            }
+        )

@@ -62,6 +62,20 @@ def test_a_criterion_reading_a_missing_input_is_not_evaluated_and_never_called(r
         assert criterion.status is Status.PASSED and calls == 1
 
 
+def test_a_context_turn_lacking_an_input_is_not_scored_so_blocks_nothing_and_turns_keep_their_number():
+    turns = [_turn("final_response"), _turn(), _turn("final_response")]
+    case = make_case([_turn() for _ in turns], eval_id="c").model_copy(update={"context_turns": 1})
+    evaluator = _reading(frozenset({"final_response"}))
+    cases = EvalSet(eval_set_id="s", eval_cases=[case])
+    result = evaluate(cases, {"c": turns}, {"x": 0.5}, registry=registry_for(x=evaluator))
+    [criterion] = result.cases()[0].criteria
+    assert criterion.status is Status.NOT_EVALUATED and evaluator.calls == 0
+    assert "turn 3 of the recording" in criterion.reason
+    turns[2] = _turn()
+    result = evaluate(cases, {"c": turns}, {"x": 0.5}, registry=registry_for(x=evaluator))
+    assert result.cases()[0].criteria[0].status is Status.PASSED and evaluator.calls == 1
+
+
 def test_a_complete_recording_is_scored_and_the_mark_is_kept_by_copies():
     criterion, calls = _run(None, _turn())
     assert criterion.status is Status.PASSED and calls == 1

@@ -240,6 +240,22 @@ def test_the_context_the_evaluator_sees():
     assert ctx.threshold == 0.7
 
 
+def test_context_turns_are_history_and_only_the_judged_turns_are_scored():
+    NeedsExpected.calls.clear()
+    cases = eval_set(turns=3)
+    case = cases.eval_cases[0].model_copy(update={"context_turns": 2})
+    cases = cases.model_copy(update={"eval_cases": [case]})
+    actual = [make_invocation(f"q{n}", f"a{n}", invocation_id=f"x{n}") for n in range(3)]
+    result = run({"needs_expected": 0.7, "fixed": 0.5}, cases=cases, actual={"c": actual})
+    [ctx] = NeedsExpected.calls
+    assert list(ctx.history) == actual[:2]
+    assert list(ctx.actual) == actual[2:]
+    assert list(ctx.expected) == case.conversation[2:]
+    fixed = next(c for c in result.cases()[0].criteria if c.criterion == "fixed")
+    assert fixed.details == {"seen": 1}
+    assert [(p.index, p.invocation_id) for p in fixed.per_invocation] == [(2, "x2")]
+
+
 @pytest.mark.parametrize("value", [-0.5, 1.5])
 def test_score_outside_declared_range_is_errored(value):
     criterion = only(run({"fixed": {"threshold": 0.5, "value": value}}))

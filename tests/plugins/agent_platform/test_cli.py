@@ -63,6 +63,58 @@ def test_recorded_responses_are_scored_without_running_the_agent(project):
     assert set(scores) == {"opening_hours", "order_status", "return_follow_up"}
 
 
+def test_a_dataset_whose_cases_all_carry_responses_is_scored_without_actual_or_agent(project):
+    dataset = "tests/eval/datasets/orders-dataset.json"
+    result = CliRunner().invoke(
+        main, ["run", dataset, "--criteria", "response_match_score", "--no-record", "-q", "--format", "json"]
+    )
+    assert result.exit_code in (0, 1), result.output
+    assert f"no --actual or --agent: scoring the responses recorded in {dataset}" in result.stderr
+    assert _scores(dataset, "--criteria", "response_match_score") == _scores(
+        dataset, "--actual", dataset, "--criteria", "response_match_score"
+    )
+    assert _scores(f"{dataset}:opening_hours", "--criteria", "response_match_score") == {
+        "opening_hours": (1.0, "PASSED")
+    }
+    assert set(_scores("tests/eval/datasets", "--criteria", "response_match_score")) == {
+        "opening_hours",
+        "order_status",
+        "return_follow_up",
+    }
+
+
+@pytest.mark.parametrize("extra", ["unanswered", "adk"])
+def test_without_a_recording_for_every_case_the_run_asks_for_actual_or_agent(project, extra):
+    datasets = project / "tests" / "eval" / "datasets"
+    if extra == "unanswered":
+        data = json.loads((datasets / "orders-dataset.json").read_text())
+        del data["eval_cases"][0]["responses"]
+        (datasets / "orders-dataset.json").write_text(json.dumps(data))
+        target = "tests/eval/datasets/orders-dataset.json"
+    else:
+        shutil.copy(WEATHER, project)
+        target = WEATHER.name
+    result = CliRunner().invoke(main, ["run", target, "--no-record"])
+    assert result.exit_code == 2
+    assert "say where the agent's turns come from: --agent TARGET" in result.output
+    assert "scoring the responses recorded" not in result.output
+
+
+def test_the_history_is_context_and_only_the_judged_turn_is_scored(project):
+    dataset = "tests/eval/datasets/orders-dataset.json"
+    result = CliRunner().invoke(
+        main,
+        ["run", dataset, "--actual", dataset, "--criteria", "response_match_score", "--format", "json"]
+        + ["--no-record", "-q"],
+    )
+    doc = json.loads(result.stdout)
+    [case] = [c for s in doc["eval_sets"] for c in s["cases"] if c["eval_id"] == "return_follow_up"]
+    [criterion] = case["criteria"]
+    [judged] = criterion["per_invocation"]
+    assert judged["index"] == 1  # the history's turn (identical in both) is not scored
+    assert criterion["score"] == judged["score"] < 0.9
+
+
 def test_a_bad_dataset_stops_the_run_before_any_work_naming_the_field(project):
     bad = project / "tests" / "eval" / "datasets" / "bad-dataset.json"
     bad.write_text(

@@ -65,6 +65,7 @@ def test_shape_a_cases_map_field_by_field():
     assert [(c.name, c.args) for c in turn.tool_calls()] == [("find_order", {"order_id": "7781"})]
     assert status.session_input.app_name == "shop_agent" and status.session_input.state == {"tier": "gold"}
     earlier, last = follow_up.conversation
+    assert (hours.context_turns, follow_up.context_turns) == (0, 1)  # the history is context
     assert (earlier.invocation_id, earlier.user_content.text(), earlier.final_text()) == (
         "t1",
         "I want to return a jacket.",
@@ -100,6 +101,7 @@ def test_agent_data_is_split_at_each_user_event_and_its_replies_are_the_actual_t
     ]
     assert expected[0].final_text() == "They run half a size small."
     assert expected[1].final_text() == "Yes, take a 43."  # the reference, not the recorded reply
+    assert reader.read_eval_set(DATASETS / "chat-dataset.json").case("size_advice").context_turns == 1
     actual = reader.read_actual(DATASETS / "chat-dataset.json", []).case("size_advice").conversation
     assert actual[1].final_text() == "Yes, a 43 fits a 42.5 foot."
     assert actual[1].app_details.agent_details["shop_agent"].instructions == "Help shoppers."

@@ -271,3 +271,49 @@ def test_the_files_list_stays_at_the_top_of_a_tall_page(browser_page: Any, serve
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     after = page.evaluate(where)
     assert after[1] > 500 and after[0] == top[0]  # it did not follow the scroll
+
+
+def test_an_agent_platform_dataset_opens_and_a_case_is_saved_in_its_format(
+    browser_page: Any, server: Any
+) -> None:
+    """A ``*-dataset.json`` (the installed agent-platform format) is listed, opens, says it is
+    saved by its format's writer; an edited case is written back as a dataset case, the other
+    cases as they were, and the file still loads as an EvaluationDataset."""
+    from agenteval._loading import read_eval_file
+    from playwright.sync_api import expect
+
+    page = browser_page
+    source = (
+        helpers.REPO
+        / "tests/plugins/agent_platform/fixtures/shop_agent/tests/eval/datasets/orders-dataset.json"
+    )
+    (server.evals / "suites" / "orders-dataset.json").write_text(source.read_text())
+    saved = server.evals / "suites" / "orders-dataset.json"
+    _open(page, server)
+    page.get_by_test_id("file").filter(has_text="orders-dataset.json").click()
+    expect(page.get_by_test_id("format-note")).to_contain_text("agent-platform writer", timeout=TIMEOUT)
+    expect(page.get_by_test_id("case-row")).to_have_count(3)
+    page.click("[data-testid=edit-case] >> nth=0")
+    editor = page.get_by_test_id("case-editor")
+    editor.get_by_test_id("final-text").first.fill("The Lyon shop opens at 11:00 on Sunday.")
+    page.get_by_test_id("evalset").locator("section.panel").first.screenshot(
+        path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_dataset_header.png")
+    )
+    _seen_right(page)
+    editor.get_by_test_id("preview").click()
+    warning = editor.get_by_test_id("save-warning")  # the recorded response goes: said before writing
+    expect(warning).to_contain_text("case opening_hours: responses not written by the agent-platform writer")
+    _seen_right(page)
+    editor.screenshot(
+        path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_dataset_preview.png")
+    )
+    editor.get_by_test_id("confirm-save").click()
+    editor.get_by_test_id("saved").wait_for(timeout=TIMEOUT)
+    data = json.loads(saved.read_text())
+    assert "eval_set_id" not in data
+    first, *rest = data["eval_cases"]
+    assert first["eval_case_id"] == "opening_hours"
+    assert first["reference"]["response"]["parts"] == [{"text": "The Lyon shop opens at 11:00 on Sunday."}]
+    assert rest == json.loads(source.read_text())["eval_cases"][1:]
+    loaded = read_eval_file(saved)
+    assert loaded.format == "agent-platform" and loaded.eval_set.eval_set_id == "orders"

@@ -326,3 +326,102 @@ def test_a_new_eval_set_can_go_to_any_folder_under_the_eval_set_folders(
         0, "suites/travel/fresh.evalset.json", None, [], preview=False, new_set={"eval_set_id": "fresh"}
     )
     assert out.written and (tmp_path / "suites" / "travel" / "fresh.evalset.json").is_file()
+
+
+DATASET = (
+    Path(__file__).parents[1]
+    / "agent_platform"
+    / "fixtures"
+    / "shop_agent"
+    / "tests"
+    / "eval"
+    / "datasets"
+    / "orders-dataset.json"
+)
+
+
+@pytest.fixture
+def datasets(tmp_path: Path) -> EvalSetFiles:
+    (tmp_path / "orders-dataset.json").write_text(DATASET.read_text(encoding="utf-8"), encoding="utf-8")
+    return EvalSetFiles(WriteGuard([tmp_path]))
+
+
+def test_an_installed_formats_eval_files_are_listed_and_open_editable(
+    datasets: EvalSetFiles, tmp_path: Path
+) -> None:
+    (tmp_path / "rows-dataset.jsonl").write_text('{"prompt": "hi", "response": "hello"}\n', encoding="utf-8")
+    assert {f["path"] for f in datasets.list()} == {"orders-dataset.json", "rows-dataset.jsonl"}
+    loaded = datasets.load(0, "orders-dataset.json")
+    assert (loaded["format"], loaded["editable"], loaded["eval_set_id"]) == ("agent-platform", True, "orders")
+    assert [c["eval_id"] for c in loaded["cases"]] == ["opening_hours", "order_status", "return_follow_up"]
+    rows = datasets.load(0, "rows-dataset.jsonl")  # a table form: the writer writes JSON, so read-only
+    assert (rows["format"], rows["editable"]) == ("agent-platform", False)
+
+
+def test_a_dataset_case_is_saved_by_the_formats_writer_and_the_rest_stays(
+    datasets: EvalSetFiles, tmp_path: Path
+) -> None:
+    from agenteval._loading import read_eval_file
+
+    path = tmp_path / "orders-dataset.json"
+    before = json.loads(path.read_text())
+    loaded = datasets.load(0, "orders-dataset.json")
+    case = _case(loaded, "opening_hours")
+    case["conversation"][0]["final_response"]["parts"][0]["text"] = "It opens at 11:00."
+    new = {
+        "eval_id": "gift_wrap",
+        "conversation": [{"user_content": {"role": "user", "parts": [{"text": "Gift wrap?"}]}}],
+    }
+    edits = [
+        {"op": "put_case", "case_id": "opening_hours", "case": case},
+        {"op": "put_case", "case": new},
+        {"op": "delete_case", "case_id": "order_status"},
+    ]
+    out = datasets.save(0, "orders-dataset.json", loaded["sha256"], edits, preview=False)
+    assert out.written
+    assert any("responses not written by the agent-platform writer" in w for w in out.warnings)
+    data = json.loads(path.read_text())
+    hours, follow_up, gift = data["eval_cases"]
+    assert hours == {
+        "eval_case_id": "opening_hours",
+        "prompt": before["eval_cases"][0]["prompt"],
+        "reference": {"response": {"role": "model", "parts": [{"text": "It opens at 11:00."}]}},
+    }
+    assert follow_up == before["eval_cases"][2]  # untouched, its recorded response kept
+    assert gift["eval_case_id"] == "gift_wrap" and gift["prompt"]["parts"] == [{"text": "Gift wrap?"}]
+    reread = read_eval_file(path)
+    assert reread.format == "agent-platform"
+    assert [c.eval_id for c in reread.eval_set.eval_cases] == [
+        "opening_hours",
+        "return_follow_up",
+        "gift_wrap",
+    ]
+    assert [p.name for p in tmp_path.iterdir()] == ["orders-dataset.json"]  # no temporary copy left
+
+
+def test_saving_a_dataset_case_unchanged_keeps_its_text_and_recording(
+    datasets: EvalSetFiles, tmp_path: Path
+) -> None:
+    loaded = datasets.load(0, "orders-dataset.json")
+    edits = [{"op": "put_case", "case_id": c["eval_id"], "case": c} for c in loaded["cases"]]
+    out = datasets.save(0, "orders-dataset.json", loaded["sha256"], edits, preview=False)
+    assert not out.changed and not out.written
+    assert (tmp_path / "orders-dataset.json").read_text() == DATASET.read_text()
+
+
+def test_an_invalid_dataset_case_is_refused_and_nothing_is_written(
+    datasets: EvalSetFiles, tmp_path: Path
+) -> None:
+    path = tmp_path / "orders-dataset.json"
+    loaded = datasets.load(0, "orders-dataset.json")
+    case = _case(loaded, "opening_hours")
+    case["conversation"][0]["user_content"]["role"] = "bot"
+    with pytest.raises(Invalid, match="role"):
+        datasets.save(
+            0,
+            "orders-dataset.json",
+            loaded["sha256"],
+            [{"op": "put_case", "case_id": "opening_hours", "case": case}],
+            preview=False,
+        )
+    assert path.read_text() == DATASET.read_text()

@@ -12,7 +12,8 @@ from ._config import (
     with_efficiency,
 )
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
-from ._formats import ADK_FORMAT, FormatReader, FormatWriter, leading_keys, read_timeline
+from ._formats import ADK_FORMAT, FormatReader, FormatWriter, eval_file_patterns, leading_keys, read_timeline
+from ._recorded import recorded_eval_file
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "FormatWriter",
     "LoadedEvalSet",
     "config_from_data",
+    "eval_file_patterns",
     "eval_set_from_data",
     "expand_targets",
     "leading_keys",
@@ -33,5 +35,6 @@ __all__ = [
     "load_eval_set",
     "read_eval_file",
     "read_timeline",
+    "recorded_eval_file",
     "with_efficiency",
 ]

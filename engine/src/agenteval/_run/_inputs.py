@@ -29,13 +29,14 @@ _SAID = {
 
 
 def missing_input_result(
-    actual: Sequence[Invocation], info: EvaluatorInfo, entry: CriterionEntry
+    actual: Sequence[Invocation], info: EvaluatorInfo, entry: CriterionEntry, first: int = 0
 ) -> Optional[CriterionResult]:
-    """NOT_EVALUATED when a turn of ``actual`` lacks an input the criterion reads; else ``None``."""
+    """NOT_EVALUATED when a turn of ``actual`` lacks an input the criterion reads; else ``None``.
+    ``first``: the index of ``actual[0]`` in the case's turns (after its context turns)."""
     reads = frozenset(INVOCATION_INPUTS) if info.reads is None else info.reads
     if not reads:
         return None
-    for number, invocation in enumerate(actual, start=1):
+    for number, invocation in enumerate(actual, start=first + 1):
         for missing in invocation.missing_inputs():
             if missing.input in reads:
                 return not_evaluated(

@@ -114,12 +114,18 @@ def _precondition(
 
 
 def _to_result(
-    score: Score, entry: CriterionEntry, actual: Sequence[Invocation], started: float, point: bool
+    score: Score,
+    entry: CriterionEntry,
+    actual: Sequence[Invocation],
+    started: float,
+    point: bool,
+    first: int = 0,
 ) -> CriterionResult:
-    """A ``Score`` that keeps the contract (``score_problem``) as this criterion's result."""
+    """A ``Score`` that keeps the contract (``score_problem``) as this criterion's result;
+    ``first``: the index of ``actual[0]`` in the case's turns (after its context turns)."""
     per_invocation = [
         InvocationResult(
-            index=index,
+            index=first + index,
             invocation_id=actual[index].invocation_id,
             score=item.score,
             status=status_for(item.score, entry),
@@ -154,14 +160,22 @@ def context_for(
     judge: Optional[JudgeService],
     scope: str,
 ) -> EvaluationContext:
-    """The context an evaluator sees for one case (also used by ``--dry-run``)."""
+    """The context an evaluator sees for one case (also used by ``--dry-run``): the turns
+    after the case's ``context_turns``, the context turns as its ``history``."""
     client = (
         judge.client(criterion.name, scope) if judge is not None and criterion.info.requires_judge else None
     )
+    skip = case.context_turns
+    expected = case.conversation[skip:] if case.conversation is not None else None
     # Built from already-validated parts: validating them again would cost more than
     # most deterministic criteria themselves.
     return EvaluationContext.model_construct(
-        case=case, actual=actual, expected=case.conversation, threshold=criterion.threshold, judge=client
+        case=case,
+        actual=actual[skip:],
+        expected=expected,
+        threshold=criterion.threshold,
+        judge=client,
+        history=actual[:skip],
     )
 
 
@@ -178,7 +192,8 @@ async def _score_one(
 ) -> CriterionResult:
     blocked = _precondition(case, actual, resolved, entry)
     if blocked is None:
-        blocked = missing_input_result(actual, resolved.info, entry)
+        skip = case.context_turns
+        blocked = missing_input_result(actual[skip:], resolved.info, entry, first=skip)
     if blocked is not None:
         return blocked
     ctx = context_for(case, actual, resolved, judge, scope)
@@ -195,10 +210,10 @@ async def _score_one(
                 raise
             return _errored(entry, exc, started, "the evaluator raised", "evaluator_error")
     try:
-        broken = score_problem(outcome, entry, len(actual))
+        broken = score_problem(outcome, entry, len(ctx.actual))
         if broken:
             raise (TypeError if not isinstance(outcome, Score) else ValueError)(broken)
-        result = _to_result(outcome, entry, actual, started, point)
+        result = _to_result(outcome, entry, ctx.actual, started, point, first=case.context_turns)
     except (TypeError, ValueError) as exc:
         if strict:
             raise

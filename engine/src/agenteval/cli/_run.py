@@ -26,6 +26,18 @@ _NO_ACTUAL = (
 )
 
 
+def _recorded_responses(paths: tuple[str, ...]) -> tuple[Path, ...]:
+    """Without ``--actual`` and ``--agent``: the eval file itself when every case it selects
+    carries a recorded response (said in one line); else nothing (the usage error follows)."""
+    from .._loading import recorded_eval_file
+
+    found = recorded_eval_file(paths)
+    if found is None:
+        return ()
+    click.echo(f"no --actual or --agent: scoring the responses recorded in {_visible(str(found))}", err=True)
+    return (found,)
+
+
 class _NumRuns(click.ParamType):
     """``--num-runs``: a whole number of at least 1, or ``auto``."""
 
@@ -357,6 +369,8 @@ def run(
     if strict:
         click.echo("warning: --strict is deprecated; it is now called --raise-errors", err=True)
         raise_errors = True
+    if not actual and not agent_target:
+        actual = _recorded_responses(paths)
     if bool(actual) == bool(agent_target):
         raise click.UsageError(_NO_ACTUAL if not actual else "give --actual or --agent, not both")
     if format_in is not None and not actual:

@@ -84,7 +84,15 @@ class ConversationScenario(AdkModel):
 
 
 class EvalCase(AdkModelKeepExtra):
-    """One test case: a fixed conversation *or* a conversation scenario (exactly one)."""
+    """One test case: a fixed conversation *or* a conversation scenario (exactly one).
+
+    ``context_turns`` (not an ADK field, never written to a file): how many leading turns of
+    ``conversation`` are context only, the history the judged turns follow (an Agent Platform
+    dataset's ``conversation_history``). The engine hands criteria only the turns after them
+    (``EvaluationContext.actual`` / ``expected``; the context is ``EvaluationContext.history``),
+    so a criterion scores what the case judges. 0 (every turn judged) unless a reader sets it;
+    it is less than the number of turns, and 0 for a scenario case.
+    """
 
     eval_id: str
     conversation: Optional[list[Invocation]] = None
@@ -93,6 +101,7 @@ class EvalCase(AdkModelKeepExtra):
     creation_timestamp: float = 0.0
     rubrics: Optional[list[Rubric]] = None
     final_session_state: Optional[dict[str, Any]] = Field(default_factory=dict)
+    context_turns: int = Field(default=0, ge=0, exclude=True)
 
     @field_validator("eval_id")
     @classmethod
@@ -124,6 +133,17 @@ class EvalCase(AdkModelKeepExtra):
             msg = (
                 f"a case needs exactly one of 'conversation' (fixed turns) and "
                 f"'conversation_scenario' (simulated user); it has {both}"
+            )
+            raise ValueError(msg)
+        return self
+
+    @model_validator(mode="after")
+    def _context_before_a_judged_turn(self) -> EvalCase:
+        turns = len(self.conversation or ())
+        if self.context_turns and self.context_turns >= turns:
+            msg = (
+                f"context_turns is {self.context_turns}, but the case has {turns} turn(s); "
+                "at least the last turn is judged"
             )
             raise ValueError(msg)
         return self

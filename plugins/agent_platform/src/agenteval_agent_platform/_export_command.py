@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from agenteval.cli import reports_errors
+from agenteval.plugins import reports_errors
 
 __all__ = ["export"]
 

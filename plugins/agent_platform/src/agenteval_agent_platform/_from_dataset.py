@@ -1,13 +1,16 @@
 """Agent Platform ``EvaluationDataset`` cases as ADK eval cases (``docs/data-model.md``).
 
 * ``prompt`` (and ``reference``) -> the last turn's user content (and expected final response);
-* ``conversation_history`` -> the earlier turns, split at each user message (a ``user``
+* ``conversation_history`` -> the earlier turns, context only (the case's ``context_turns``:
+  criteria score the last turn, as Google's evaluation scores ``responses`` against
+  ``reference``), split at each user message (a ``user``
   message without tool responses); in a turn, the last message without an author and without
   tool calls or responses is its final response, the others its intermediate steps (events
   when they all have an author, else ADK's legacy form, as Google's converter wrote them);
 * ``reference_trajectory`` -> the last turn's expected tool calls;
 * ``agent_data`` -> turns split at each event authored ``user``; the agent's events are the
-  recorded (actual) turns, the expected last reply is ``reference``. Beside ``prompt`` (as
+  recorded (actual) turns, the expected last reply is ``reference``; the turns before the last
+  are context, as a history is. Beside ``prompt`` (as
   agents-cli's ``eval generate`` writes it) ``agent_data`` is the recorded run of the same turns;
 * ``responses[0]`` (and ``intermediate_events``) -> the recorded actual last turn;
 * ``session_inputs`` -> ``session_input``; ``user_scenario`` -> ``conversation_scenario``;
@@ -313,6 +316,7 @@ def read_case(case: Any, index: int, loc: list[Any], where: str) -> ReadCase:
             case, {"user_content": _content(case["prompt"], at("prompt"), where, "user")}, loc, where
         )
         out["conversation"] = [*turns, last]
+        out["context_turns"] = len(turns)
         actual = _recorded(case, turns, last, loc, where, warnings)
         if "agent_data" in case:  # the recorded run of the prompt, as agents-cli's `eval generate` adds it
             actual = _agent_run(case, out["conversation"], actual, loc, where, warnings)
@@ -322,6 +326,7 @@ def read_case(case: Any, index: int, loc: list[Any], where: str) -> ReadCase:
             {k: v for k, v in t.items() if k not in ("final_response", "intermediate_data")} for t in turns
         ]
         out["conversation"] = [*turns[:-1], _expected(case, expected[-1], loc, where)]
+        out["context_turns"] = len(turns) - 1
         responses = _recorded(case, [], expected[-1], loc, where, [])
         actual = _agent_run(case, out["conversation"], responses, loc, where, warnings)
     else:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 import click
-from agenteval.cli import reports_errors
+from agenteval.plugins import reports_errors
 
 __all__ = ["import_trace"]
 

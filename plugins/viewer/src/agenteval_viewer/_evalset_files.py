@@ -12,6 +12,11 @@
 * **Concurrent edits**: a save names the sha256 of the text it loaded; if the file on disk
   is not that text any more, nothing is written and ``Conflict`` carries the unified diff
   from what was loaded to what is on disk.
+* **Other formats** (``agenteval.formats`` readers with ``eval_file_patterns``, e.g. Agent
+  Platform datasets) are listed, loaded through the same loader and, when a writer of the
+  format is installed (``agenteval.format_writers``) and the file is a JSON object of
+  ``eval_cases``, edited the same way: a changed case is the element the format's writer
+  writes for it (``_Shape``); what that drops of the element it replaces is a warning.
 * **New files** are written as ADK writes them (``LocalEvalSetsManager``): snake_case, two
   spaces of indentation, ``<eval_set_id>.evalset.json``.
 
@@ -23,13 +28,18 @@ so ``adk web`` opens the file); a case id saved from here matches
 from __future__ import annotations
 
 import difflib
+import fnmatch
+import functools
 import hashlib
 import json
 import os
 import re
 import secrets
+import shutil
+import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -52,6 +62,8 @@ __all__ = [
 EVAL_SET_ID = re.compile(r"[A-Za-z0-9_]+")
 CASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 _PATTERNS = ("*.evalset.json", "*.test.json")
+_ADK_NAMES = (".evalset.json", ".test.json")
+_ADK_FORMATS = ("evalset", "legacy-flat", "legacy-multi")
 _SKIP_DIRS = {".git", ".agenteval", ".adk", ".venv", "venv", "node_modules", "__pycache__"}
 _MAX_LISTED = 2000
 _MAX_BYTES = 20 * 1024 * 1024
@@ -163,13 +175,15 @@ class EvalSetFiles:
     # ------------------------------------------------------------------ reading
 
     def list(self) -> list[dict[str, Any]]:
-        """Every ``*.evalset.json`` and ``*.test.json`` under the folders (hidden and tool
-        folders skipped; at most 2,000), without reading them."""
+        """Every ``*.evalset.json`` and ``*.test.json`` under the folders, and every eval file of
+        the installed formats (``eval_file_patterns``, e.g. ``*-dataset.json``); hidden and tool
+        folders skipped, at most 2,000, without reading them."""
         found: list[dict[str, Any]] = []
+        patterns = _eval_file_patterns()
         for root in self.guard.roots:
             for folder, files in _walk(root.folder):
                 for name in sorted(files):
-                    if not name.endswith((".evalset.json", ".test.json")):
+                    if not name.endswith(_ADK_NAMES) and not any(fnmatch.fnmatch(name, p) for p in patterns):
                         continue
                     path = Path(folder) / name
                     try:
@@ -244,18 +258,21 @@ class EvalSetFiles:
                 str(exc).replace(str(path), shown),
                 field_errors(getattr(exc, "message", str(exc)), str(path), shown),
             ) from None
-        data = json.loads(text.lstrip("\ufeff"))
+        in_format = loaded.format not in _ADK_FORMATS
+        data = json.loads(text.lstrip("\ufeff")) if not in_format else None
         editable = loaded.format == "evalset" and isinstance(data, dict)
-        cases = [to_snake(c) for c in data.get("eval_cases", [])] if editable else []
-        if not editable:  # a legacy list file: shown as the engine converts it, read-only
+        cases = [to_snake(c) for c in data.get("eval_cases", [])] if editable and data else []
+        if not editable:  # a legacy list file or another format: shown as the engine reads it
             cases = [json.loads(c.model_dump_json(exclude_unset=True)) for c in loaded.eval_set.eval_cases]
+        if in_format:  # saved through the format's writer, when one is installed (JSON forms only)
+            editable = loaded.format in _writer_names() and find_spans(text) is not None
         return {
             "root": self.guard.root(root).index,
             "path": shown,
             "sha256": sha,
             "format": loaded.format,
             "editable": editable,
-            "spelling": "camelCase" if file_uses_camel(data) else "snake_case",
+            "spelling": "camelCase" if data is not None and file_uses_camel(data) else "snake_case",
             "eval_set_id": loaded.eval_set.eval_set_id,
             "name": loaded.eval_set.name,
             "description": loaded.eval_set.description,
@@ -265,22 +282,14 @@ class EvalSetFiles:
 
     # ------------------------------------------------------------------ editing
 
-    def _apply(self, text: str, edits: list[dict[str, Any]]) -> str:
-        data = json.loads(text.lstrip("\ufeff"))
-        if not isinstance(data, dict) or not isinstance(data.get("eval_cases"), list):
-            raise EditRefused(
-                "this file is in a legacy list format; convert it with agenteval migrate OLD -o NEW "
-                "and edit the new file"
-            )
-        camel = bool(file_uses_camel(data))
+    def _apply(self, text: str, edits: list[dict[str, Any]], shape: _Shape) -> str:
+        elements, ids = shape.elements, shape.ids
         layout = Layout.of(text)
         for number, edit in enumerate(edits):
             if not isinstance(edit, dict):
                 raise EditRefused(f"edit {number}: give an object")
-            cases = data["eval_cases"]
-            ids = [c.get("eval_id", c.get("evalId")) if isinstance(c, dict) else None for c in cases]
             spans = find_spans(text)
-            if spans is None or len(spans.elements) != len(cases):
+            if spans is None or len(spans.elements) != len(elements):
                 raise EditRefused("the file's eval_cases array could not be located in its text")
             op = edit.get("op")
             if op == "delete_case":
@@ -289,25 +298,17 @@ class EvalSetFiles:
                     raise EditRefused(f"edit {number}: there is no case {case_id!r} to delete")
                 index = ids.index(case_id)
                 text = remove_element(text, spans, index)
-                del cases[index]
+                del elements[index], ids[index]
             elif op == "put_case":
-                text = self._put(text, spans, cases, ids, edit, number, layout, camel)
-                data = json.loads(text.lstrip("\ufeff"))
+                text = self._put(text, spans, shape, edit, number, layout)
             else:
                 raise EditRefused(f"edit {number}: unknown op {op!r}; use put_case or delete_case")
         return text
 
     def _put(
-        self,
-        text: str,
-        spans: Any,
-        cases: list[Any],
-        ids: list[Any],
-        edit: dict[str, Any],
-        number: int,
-        layout: Layout,
-        camel: bool,
+        self, text: str, spans: Any, shape: _Shape, edit: dict[str, Any], number: int, layout: Layout
     ) -> str:
+        elements, ids = shape.elements, shape.ids
         case = edit.get("case")
         if not isinstance(case, dict):
             raise EditRefused(f"edit {number}: 'case' must be an eval case object")
@@ -322,20 +323,22 @@ class EvalSetFiles:
             raise EditRefused(f"edit {number}: there is no case {old_id!r} to change (was it deleted?)")
         if new_id in ids and new_id != old_id and not edit.get("overwrite"):
             raise CaseExists(new_id)
-        if old_id is not None:
-            index = ids.index(old_id)
-            written = respell(cases[index], case, camel)
-            if written == cases[index]:
-                return text
-            text = replace_element(text, spans, index, written, layout)
-            if new_id != old_id and new_id in ids:  # renamed onto another case: that one goes
-                return remove_element(text, find_spans(text), ids.index(new_id))  # type: ignore[arg-type]
+        at = ids.index(old_id) if old_id is not None else ids.index(new_id) if new_id in ids else None
+        if at is None:
+            written = shape.render(None, case)
+            elements.append(written)
+            ids.append(new_id)
+            return append_element(text, spans, written, layout)
+        written = shape.render(elements[at], case)
+        if written == elements[at]:
             return text
-        if new_id in ids:  # overwrite another case in its place
-            index = ids.index(new_id)
-            written = respell(cases[index], case, camel)
-            return text if written == cases[index] else replace_element(text, spans, index, written, layout)
-        return append_element(text, spans, respell(None, _ordered(case), camel), layout)
+        text = replace_element(text, spans, at, written, layout)
+        elements[at], ids[at] = written, new_id
+        if new_id in ids[:at] + ids[at + 1 :]:  # renamed onto another case: that one goes
+            other = next(n for n, i in enumerate(ids) if i == new_id and n != at)
+            text = remove_element(text, find_spans(text), other)  # type: ignore[arg-type]
+            del elements[other], ids[other]
+        return text
 
     def _check(self, text: str, path: Path, shown: str) -> tuple[Path, list[str]]:
         """Write ``text`` to a temporary file beside ``path`` and load it with the engine's
@@ -343,7 +346,11 @@ class EvalSetFiles:
         from agenteval._loading import read_eval_file
         from agenteval.errors import AgentEvalError
 
-        temp = path.with_name(f".{path.name}.agenteval-{secrets.token_hex(4)}.tmp")
+        if path.name.endswith(_ADK_NAMES):
+            temp = path.with_name(f".{path.name}.agenteval-{secrets.token_hex(4)}.tmp")
+        else:  # another format: the copy keeps the file's name, in a hidden folder beside it
+            temp = path.with_name(f".agenteval-{secrets.token_hex(4)}.tmp") / path.name
+            temp.parent.mkdir()
         with open(temp, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
@@ -351,13 +358,13 @@ class EvalSetFiles:
         try:
             loaded = read_eval_file(temp)
         except AgentEvalError as exc:
-            temp.unlink(missing_ok=True)
+            _discard(temp, path)
             raise Invalid(
                 str(exc).replace(str(temp), shown),
                 field_errors(getattr(exc, "message", str(exc)), str(temp), shown),
             ) from None
         except BaseException:
-            temp.unlink(missing_ok=True)
+            _discard(temp, path)
             raise
         return temp, [w.replace(str(temp), shown) for w in loaded.warnings]
 
@@ -394,21 +401,23 @@ class EvalSetFiles:
                     _sha(current),
                 )
             start = current if current is not None else _new_file_text(new_set or {})
-            text = self._apply(start, edits)
+            shape = _Shape.of(start, path)
+            text = self._apply(start, edits, shape)
             changed = current is None or text != current
             diff = unified_diff(current or "", text, shown)
             if not changed:
                 return SaveOutcome(changed=False, diff="", sha256=_sha(text))
             temp, warnings = self._check(text, path, shown)
+            warnings = [*shape.warnings, *warnings]
             if preview:
-                temp.unlink(missing_ok=True)
+                _discard(temp, path)
                 return SaveOutcome(changed=True, diff=diff, sha256=_sha(text), warnings=warnings)
             try:
                 if current is not None:
                     os.chmod(temp, path.stat().st_mode & 0o7777)
                 os.replace(temp, path)
             finally:
-                temp.unlink(missing_ok=True)
+                _discard(temp, path)
         sha = self._remember(text)
         return SaveOutcome(changed=True, diff=diff, sha256=sha, written=True, warnings=warnings)
 
@@ -427,6 +436,154 @@ class EvalSetFiles:
         if not path.parent.is_dir():
             raise PathRefused(f"there is no folder {path.parent.name!r} for {relative!r}")
         return path
+
+
+@functools.lru_cache(maxsize=1)
+def _eval_file_patterns() -> tuple[str, ...]:
+    """The installed formats' eval-file patterns (their readers imported once per session)."""
+    from agenteval._loading import eval_file_patterns
+
+    return eval_file_patterns()
+
+
+def _writers() -> Any:
+    from agenteval._plugins import KINDS, PluginFinder
+    from agenteval._registry import FORMAT_WRITERS_GROUP
+
+    return PluginFinder(KINDS[FORMAT_WRITERS_GROUP])
+
+
+def _writer_names() -> list[str]:
+    """The formats a writer is installed for (``agenteval.format_writers``)."""
+    return _writers().names()
+
+
+@dataclass
+class _Shape:
+    """How a file's cases are edited: its ``eval_cases`` elements, their case ids, and how a
+    case (ADK's JSON, snake_case) becomes an element (``render(old element or None, case)``).
+    ``warnings``: what a render dropped (said in the save's outcome)."""
+
+    elements: list[Any]
+    ids: list[Any]
+    render: Callable[[Any, dict[str, Any]], Any]
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, text: str, path: Path) -> _Shape:
+        """An ADK eval set (edited in its own spelling), or a file of an installed format
+        (each changed case written by the format's writer)."""
+        if not path.name.endswith(_ADK_NAMES) and path.exists():
+            in_format = _format_shape(text, path)
+            if in_format is not None:
+                return in_format
+        data = json.loads(text.lstrip("\ufeff"))
+        if not isinstance(data, dict) or not isinstance(data.get("eval_cases"), list):
+            raise EditRefused(
+                "this file is in a legacy list format; convert it with agenteval migrate OLD -o NEW "
+                "and edit the new file"
+            )
+        camel = bool(file_uses_camel(data))
+        cases = data["eval_cases"]
+        ids = [c.get("eval_id", c.get("evalId")) if isinstance(c, dict) else None for c in cases]
+        return cls(
+            cases, ids, lambda old, case: respell(old, case if old is not None else _ordered(case), camel)
+        )
+
+
+def _format_shape(text: str, path: Path) -> Optional[_Shape]:
+    """A file of an installed format: its cases' ids as the engine reads them; a changed case
+    is what the format's writer writes for it, and the keys of the case it replaces that the
+    writer does not write (a recorded response...) are dropped with a warning. ``None`` for
+    a file in ADK's format."""
+    from agenteval._loading import read_eval_file
+    from agenteval.errors import AgentEvalError
+
+    try:
+        loaded = read_eval_file(path)
+    except AgentEvalError as exc:
+        raise EditRefused(f"the file on disk does not load any more: {exc}") from None
+    if loaded.format in _ADK_FORMATS:
+        return None
+    if loaded.format not in _writer_names():
+        raise EditRefused(
+            f"no writer is installed for the {loaded.format} format; this file is read-only here"
+        )
+    data = json.loads(text.lstrip("\ufeff")) if text.lstrip("\ufeff").startswith("{") else None
+    cases = data.get("eval_cases") if isinstance(data, dict) else None
+    if not isinstance(cases, list) or len(cases) != len(loaded.eval_set.eval_cases):
+        raise EditRefused(
+            f"this {loaded.format} file is not a JSON object of eval_cases (a table form); "
+            "edit it in a text editor or export it (agenteval export)"
+        )
+    shape = _Shape(cases, [c.eval_id for c in loaded.eval_set.eval_cases], lambda old, case: None)
+    eval_set_id, writer_name = loaded.eval_set.eval_set_id, loaded.format
+    as_read = {
+        id(element): _dumped(model) for element, model in zip(cases, loaded.eval_set.eval_cases, strict=True)
+    }
+
+    def render(old: Any, case: dict[str, Any]) -> Any:
+        if old is not None and as_read.get(id(old)) == _dumped(case):
+            return old  # the case as the file holds it: its text stays, recording included
+        written = _written_case(writer_name, eval_set_id, case, shape.warnings)
+        if isinstance(old, dict):
+            dropped = [k for k in old if k not in written]
+            if dropped:
+                shape.warnings.append(
+                    f"case {case['eval_id']}: {', '.join(dropped)} not written by the {writer_name} "
+                    "writer (a recording of the case before this edit); dropped"
+                )
+        return written
+
+    shape.render = render
+    return shape
+
+
+def _dumped(case: Any) -> Any:
+    """An eval case (a model, or its JSON) with every field spelled out, for comparing; the
+    JSON itself when it is not a valid case."""
+    from agenteval.models import EvalCase
+    from pydantic import ValidationError
+
+    try:
+        model = case if isinstance(case, EvalCase) else EvalCase.model_validate(case)
+    except ValidationError:
+        return case
+    return model.model_dump(mode="json")
+
+
+def _written_case(writer_name: str, eval_set_id: str, case: dict[str, Any], warnings: list[str]) -> Any:
+    """The one case element the format's writer writes for ``case`` (``Invalid`` when the
+    case is not a valid eval case, ``EditRefused`` when the writer cannot write it)."""
+    from agenteval._loading._paths import describe_validation_error
+    from agenteval.errors import AgentEvalError
+    from agenteval.models import EvalCase, EvalSet
+    from pydantic import ValidationError
+
+    try:
+        model = EvalCase.model_validate(case)
+    except ValidationError as exc:
+        message = describe_validation_error(exc, EvalCase)
+        raise Invalid(message, []) from None
+    writer = _writers().load_one(writer_name)()
+    with tempfile.TemporaryDirectory(prefix="agenteval-viewer-") as folder:
+        try:
+            [written] = writer.write(EvalSet(eval_set_id=eval_set_id, eval_cases=[model]), Path(folder))
+            data = json.loads(written.read_text(encoding="utf-8"))
+        except (AgentEvalError, ValueError) as exc:
+            raise EditRefused(f"the {writer_name} writer cannot write this case: {exc}") from None
+    warnings.extend(f"case {model.eval_id}: {w}" for w in writer.warnings)
+    elements = data.get("eval_cases") if isinstance(data, dict) else None
+    if not isinstance(elements, list) or len(elements) != 1:
+        raise EditRefused(f"the {writer_name} writer does not write a JSON object of eval_cases")
+    return elements[0]
+
+
+def _discard(temp: Path, path: Path) -> None:
+    """Remove a temporary copy (and its hidden folder, for a file of another format)."""
+    temp.unlink(missing_ok=True)
+    if temp.parent != path.parent:
+        shutil.rmtree(temp.parent, ignore_errors=True)
 
 
 def _walk(top: Path) -> Any:

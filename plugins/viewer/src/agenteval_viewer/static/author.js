@@ -120,6 +120,7 @@
       ${s.problem && s.problem.ask ? html`<div class="banner" data-testid="ask-overwrite">${s.problem.error}
         <button type="button" data-testid="overwrite" onClick=${function () { request(true, true); }}>Overwrite ${s.problem.ask}</button></div>` : html`<${Problem} problem=${s.problem} />`}
       ${s.preview ? html`<div class="preview"><h4>What will be written to ${props.target.path}</h4><${Diff} diff=${s.preview.diff} />
+        ${(s.preview.warnings || []).map(function (w) { return html`<p class="banner" data-testid="save-warning">${w}</p>`; })}
         ${s.preview.changed ? html`<button type="button" class="primary" data-testid="confirm-save" onClick=${function () { request(false, s.overwrite); }}>Write the file</button>` : null}
         <button type="button" class="link" onClick=${function () { state[1]({ preview: null, problem: null, overwrite: false, saved: null }); }}>Cancel</button></div>` : null}
       ${s.saved ? html`<p class="saved" data-testid="saved">${s.saved.written ? "Saved " + props.target.path + "." : "Nothing changed."}</p>` : null}
@@ -605,8 +606,10 @@
     }
     var res = result[0];
     return html`<div class="evalset" data-testid="evalset">
-      <section class="panel"><h2>${d.eval_set_id}${d.name ? " — " + d.name : ""} <span class="muted">${d.path} · ${d.spelling} · ${d.cases.length} cases</span></h2>
-        ${!d.editable ? html`<p class="banner">A legacy list file: shown as the engine reads it, not editable here. Convert it with agenteval migrate.</p>` : null}
+      <section class="panel"><h2>${d.eval_set_id}${d.name ? " — " + d.name : ""} <span class="muted">${d.path} · ${d.format === "evalset" ? d.spelling : d.format} · ${d.cases.length} cases</span></h2>
+        ${!d.editable && d.format.indexOf("legacy") === 0 ? html`<p class="banner">A legacy list file: shown as the engine reads it, not editable here. Convert it with agenteval migrate.</p>` : null}
+        ${!d.editable && d.format !== "evalset" && d.format.indexOf("legacy") !== 0 ? html`<p class="banner">This file is in the ${d.format} format, which no installed writer saves in its own form: shown as the engine reads it, not editable here.</p>` : null}
+        ${d.editable && d.format !== "evalset" ? html`<p class="banner" data-testid="format-note">This file is in the ${d.format} format: a case you save is written by the ${d.format} writer, in this file's format; the other cases stay as they are.</p>` : null}
         ${d.warnings.map(function (w) { return html`<p class="banner">${w}</p>`; })}
         <table class="cases-table"><thead><tr><th></th><th>case</th><th>kind</th><th>turns</th>
           <th>${res ? html`result of run <a href=${"#/run/" + encodeURIComponent(res.run_id)}>${res.run_id}</a>${res.running ? " (running)" : ""}` : "result (run the cases below)"}</th><th></th></tr></thead><tbody>
@@ -660,7 +663,7 @@
             var on = current[0] && current[0].root === f.root && current[0].path === f.path;
             return html`<button type="button" class=${"file" + (on ? " current" : "")} data-testid="file" onClick=${function () { current[1](f); }}>${f.path}</button>`;
           }) : html`<p class="loading">…</p>`}
-          ${list && !list.files.length ? html`<p class="muted">No *.evalset.json or *.test.json here yet: save a chat as a case in a new eval set.</p>` : null}
+          ${list && !list.files.length ? html`<p class="muted">No eval files (*.evalset.json, *.test.json, or an installed format's) here yet: save a chat as a case in a new eval set.</p>` : null}
         </aside>
         <main>
           <${ChatPanel} files=${list ? list.files : []} folders=${list ? list.folders || [] : []} roots=${list ? list.roots : []}
