@@ -103,8 +103,8 @@ def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
         if key in JSON_ATTRIBUTES and isinstance(item, str):
             try:
                 item = json.loads(item)
-            except ValueError:
-                pass  # "<elided>" and other plain text stay text
+            except (ValueError, RecursionError):
+                pass  # "<elided>" and other plain text (or text json cannot read) stay text
         flat[key] = item
     return flat
 
