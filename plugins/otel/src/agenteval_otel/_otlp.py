@@ -26,7 +26,7 @@ from ._jaeger import is_jaeger, jaeger_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
 from ._span import Span, attributes_of, content_from_events, hex_id, list_at
 
-__all__ = ["Span", "logs_beside", "read_spans", "sniff"]
+__all__ = ["Span", "logs_beside", "read_spans", "request_spans", "sniff"]
 
 #: An export request's list of resources; Tempo's API calls it ``batches``.
 _REQUEST_KEYS = ("resourceSpans", "resource_spans", "batches")
@@ -185,6 +185,14 @@ def _jsonl(lines: list[str], where: str, records: list[dict[str, Any]]) -> Itera
             yield _span(item, f"line {number}: span", where)
         else:
             raise DataError(f"line {number}: expected a span or an export request object", source=where)
+
+
+def request_spans(document: Any, where: str) -> list[Span]:
+    """The spans of one OTLP trace export request (``ExportTraceServiceRequest`` as JSON), as
+    a receiver gets them; ``DataError`` (with ``where``) when it is not one."""
+    if not isinstance(document, dict) or not any(k in document for k in _REQUEST_KEYS):
+        raise DataError("not an OTLP trace export request: expected 'resourceSpans'", source=where)
+    return list(_request(document, "", where))
 
 
 def _request(document: dict[str, Any], prefix: str, where: str) -> Iterator[Span]:
