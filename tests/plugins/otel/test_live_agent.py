@@ -219,6 +219,21 @@ def test_the_receiver_refuses_what_it_cannot_read_with_the_reason(body, kind, st
         receiver.close()
 
 
+def test_the_receiver_answers_a_request_without_a_length_or_to_another_path():
+    receiver = OtlpReceiver(0)
+    try:
+        with socket.create_connection(("127.0.0.1", int(receiver.endpoint.rsplit(":", 1)[1]))) as raw:
+            raw.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
+            assert raw.recv(100).startswith(b"HTTP/1.0 411")
+        request = urllib.request.Request(f"{receiver.endpoint}/v1/logs", data=b"{}", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=10)
+        info.value.close()
+        assert info.value.code == 404
+    finally:
+        receiver.close()
+
+
 def test_the_receiver_takes_gzip_bodies():
     import gzip
 

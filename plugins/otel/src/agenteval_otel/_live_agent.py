@@ -130,13 +130,9 @@ class TracedHttpAgent(HttpAgent):
                 raise ConfigError(
                     f"--agent-type http-traces: cannot receive spans on 127.0.0.1:{port} ({exc.strerror}). "
                     "Fix: stop what listens there, or give another port with ?otlp_port=N in the --agent "
-                    "target and the agent's OTEL_EXPORTER_OTLP_ENDPOINT"
+                    "target and the agent's OTEL_EXPORTER_OTLP_ENDPOINT (http-traces does not run under "
+                    "--agent-isolation process: the receiver lives in the run's process)"
                 ) from None
-
-    @property
-    def endpoint_for_agent(self) -> str:
-        """``OTEL_EXPORTER_OTLP_ENDPOINT`` for the agent (the receiver must be started)."""
-        return self._started().endpoint
 
     def _started(self) -> OtlpReceiver:
         if self._receiver is None:

@@ -107,7 +107,13 @@ class OtlpReceiver:
                 if self.path.split("?", 1)[0] != TRACES_PATH:
                     self._answer(404, f"only {TRACES_PATH} is received here")
                     return
-                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    length = int(self.headers.get("Content-Length") or "")
+                except ValueError:
+                    length = -1
+                if length < 0:
+                    self._answer(411, "a Content-Length is required")
+                    return
                 if length > _MAX_BODY:
                     self._answer(413, "export request too large")
                     return
