@@ -157,6 +157,19 @@ def test_a_live_agent_s_spans_score_as_its_recorded_trace_criterion_by_criterion
     assert len({h.split("-")[1] for h in fake_agent.traceparents}) == 3  # a new trace per turn
 
 
+def test_the_traceparent_is_one_opentelemetry_s_propagator_extracts(runner, fake_agent, otlp_port):
+    propagation = pytest.importorskip("opentelemetry.trace.propagation.tracecontext")
+    from opentelemetry import trace
+
+    target = _target(fake_agent, otlp_port)
+    run_scores(runner, f"{EVALSET}:weather_paris", "--agent", target, "--agent-type", "http-traces")
+    [header] = fake_agent.traceparents
+    context = propagation.TraceContextTextMapPropagator().extract({"traceparent": header})
+    span_context = trace.get_current_span(context).get_span_context()
+    assert span_context.is_valid and span_context.is_remote
+    assert f"{span_context.trace_id:032x}" == header.split("-")[1]
+
+
 def test_each_recorded_turn_keeps_its_trace_id(runner, fake_agent, otlp_port, tmp_path):
     args = ["run", str(EVALSET), "--agent", _target(fake_agent, otlp_port), "--agent-type", "http-traces"]
     result = runner.invoke(main, [*args, "--runs-dir", str(tmp_path), "--format", "json"])
