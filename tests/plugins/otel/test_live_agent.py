@@ -31,6 +31,7 @@ from tests.plugins.otel._encode import encode
 FIXTURES = Path(__file__).parent / "fixtures"
 EVALSET = FIXTURES / "travel.evalset.json"
 ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
+_CONTENT = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments")
 _TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$")
 
 
@@ -59,9 +60,12 @@ def _free_port() -> int:
 class FakeAgent:
     """A chat endpoint exporting the recorded spans of each turn into the caller's trace."""
 
-    def __init__(self, otlp_endpoint: str, protocol: str = "json", traceparent: bool = True) -> None:
+    def __init__(
+        self, otlp_endpoint: str, protocol: str = "json", traceparent: bool = True, elide: bool = False
+    ) -> None:
         self.recorded = _recorded_turns()
         self.otlp_endpoint, self.protocol, self.propagates = otlp_endpoint, protocol, traceparent
+        self.elide = elide  # content capture off: every message attribute is "<elided>"
         self.traceparents: list[str] = []
         agent = self
 
@@ -95,7 +99,12 @@ class FakeAgent:
             root = spans[0].span_id
             spans = [
                 dataclasses.replace(
-                    s, trace_id=trace_id, parent_id=parent if s.span_id == root else s.parent_id
+                    s,
+                    trace_id=trace_id,
+                    parent_id=parent if s.span_id == root else s.parent_id,
+                    attributes={
+                        k: "<elided>" if self.elide and k in _CONTENT else v for k, v in s.attributes.items()
+                    },
                 )
                 for s in spans
             ]
@@ -168,6 +177,22 @@ def test_the_traceparent_is_one_opentelemetry_s_propagator_extracts(runner, fake
     span_context = trace.get_current_span(context).get_span_context()
     assert span_context.is_valid and span_context.is_remote
     assert f"{span_context.trace_id:032x}" == header.split("-")[1]
+
+
+@pytest.mark.parametrize("fake_agent", [{"elide": True}], indirect=True)
+def test_what_the_trace_lacks_is_not_evaluated_and_the_http_answer_stands_in_for_the_final_text(
+    runner, fake_agent, otlp_port
+):
+    args = ["run", f"{EVALSET}:weather_paris", "--agent", _target(fake_agent, otlp_port)]
+    result = runner.invoke(main, [*args, "--agent-type", "http-traces", "--format", "json", "--no-record"])
+    [case] = json.loads(result.stdout)["eval_sets"][0]["cases"]
+    results = {r["criterion"]: r for r in case["criteria"]}
+    assert (results["response_match_score"]["score"], results["response_match_score"]["status"]) == (
+        1.0,
+        "PASSED",
+    )
+    elided = results["tool_trajectory_avg_score"]  # the tool calls' content was elided
+    assert elided["status"] == "NOT_EVALUATED" and elided["reason_code"] == "content_elided"
 
 
 def test_each_recorded_turn_keeps_its_trace_id(runner, fake_agent, otlp_port, tmp_path):

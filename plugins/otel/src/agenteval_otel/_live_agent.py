@@ -85,11 +85,11 @@ def _invocation(spans: list[Span], answered: Invocation, trace_id: str) -> Invoc
         raise ValueError(f"the agent's spans hold no turn: {reason}")
     turn = turns[0]  # one request, one turn: of several outermost agent spans, the first
     final = turn.invocation.final_response or answered.final_response
-    settled = {"no_user_content"} | ({"no_final_text"} if final is not None else set())
+    known = {"user_content"} | ({"final_response"} if final is not None else set())
     invocation = turn.invocation.model_copy(
         update={"invocation_id": trace_id, "user_content": answered.user_content, "final_response": final}
     )
-    invocation.mark_missing(tuple(m for f in turn.findings if f.code not in settled for m in f.missing()))
+    invocation.mark_missing(tuple(m for f in turn.findings for m in f.missing() if m.input not in known))
     return invocation
 
 
