@@ -62,7 +62,32 @@ def _span(
     return span
 
 
-def _trace(tmp_path, *, content: bool, as_logs: bool):
+def _jaeger(span: dict[str, Any]) -> dict[str, Any]:
+    """An OTLP span as Jaeger's JSON: tags, CHILD_OF references, microseconds, events as logs."""
+
+    def tags(attributes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"key": a["key"], "type": "string", "value": a["value"]["stringValue"]} for a in attributes]
+
+    parent = span.get("parentSpanId")
+    return {
+        "traceID": TRACE,
+        "spanID": span["spanId"],
+        "operationName": span["name"],
+        "references": [{"refType": "CHILD_OF", "traceID": TRACE, "spanID": parent}] if parent else [],
+        "startTime": int(span["startTimeUnixNano"]),
+        "duration": 10,
+        "tags": tags(span["attributes"]),
+        "logs": [
+            {
+                "timestamp": 0,
+                "fields": [{"key": "event", "type": "string", "value": e["name"]}, *tags(e["attributes"])],
+            }
+            for e in span.get("events", ())
+        ],
+    }
+
+
+def _trace(tmp_path, *, content: bool, as_logs: bool, jaeger: bool = False):
     chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"}
     spans = [
         _span("00000000000000a1", None, "invoke_agent travel", 0, {"gen_ai.operation.name": "invoke_agent"}),
@@ -90,6 +115,8 @@ def _trace(tmp_path, *, content: bool, as_logs: bool):
         else:
             span["events"] = [{"name": name, "attributes": _kv(fields)} for name, fields in events]
     doc: dict[str, Any] = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    if jaeger:
+        doc = {"data": [{"traceID": TRACE, "spans": [_jaeger(span) for span in spans], "processes": {}}]}
     if records:
         doc["resourceLogs"] = [{"scopeLogs": [{"logRecords": records}]}]
     path = tmp_path / "legacy.otlp.json"
@@ -108,9 +135,13 @@ def _any(value: Any) -> dict[str, Any]:
     return {"stringValue": value}
 
 
-@pytest.mark.parametrize("as_logs", [False, True], ids=["span-events", "log-records"])
-def test_legacy_events_give_the_turn_s_user_message_tool_calls_and_final_text(tmp_path, as_logs):
-    [turn] = _trace(tmp_path, content=True, as_logs=as_logs)
+@pytest.mark.parametrize(
+    ("as_logs", "jaeger"),
+    [(False, False), (True, False), (False, True)],
+    ids=["span-events", "log-records", "jaeger"],
+)
+def test_legacy_events_give_the_turn_s_user_message_tool_calls_and_final_text(tmp_path, as_logs, jaeger):
+    [turn] = _trace(tmp_path, content=True, as_logs=as_logs, jaeger=jaeger)
     invocation = turn.invocation
     assert invocation.user_content.text() == USER
     assert invocation.final_response is not None and invocation.final_response.text() == FINAL

@@ -81,7 +81,8 @@ def content_from_events(
             continue
         found = attributes_of(event.get("attributes"), f"{at}.events[{e}]", where)
         body = any_value(event.get("body"))
-        name = event.get("name") or event.get("eventName") or found.get("event.name")
+        # a span event's name, a log record's (or its event.name attribute), a Jaeger log's event field
+        name = event.get("name") or event.get("eventName") or found.get("event.name") or found.get("event")
         if name in LEGACY_EVENTS:
             legacy.append((str(name), event_fields(body, found)))
             continue
