@@ -29,8 +29,8 @@ import time
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlsplit
 
-from agenteval import ConfigError
 from agenteval.agents import AgentSession
+from agenteval.errors import ConfigError
 from agenteval.models import Content, EvalCase, Invocation
 from agenteval_builtin.http_agent import HttpAgent
 
