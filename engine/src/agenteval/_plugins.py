@@ -85,7 +85,12 @@ _HINTS: dict[str, dict[str, str]] = {
             _FROM["vertex_safety"],
         ),
     },
-    "agent adapter": {"adk": _FROM["adk"], "python": _FROM["builtin"], "http": _FROM["builtin"]},
+    "agent adapter": {
+        "adk": _FROM["adk"],
+        "python": _FROM["builtin"],
+        "http": _FROM["builtin"],
+        "http-traces": _FROM["otel"],
+    },
     "judge model provider": {
         "gemini": _FROM["llm_judges"],
         "openai": _FROM["llm_judges"],

@@ -136,6 +136,17 @@ def test_lint_trace_of_a_damaged_file_exits_2(runner, tmp_path):
     assert result.exit_code == 2 and f"error: {path}: not valid JSON" in result.output
 
 
+def test_a_jsonl_line_with_a_5000_digit_integer_exits_2_without_a_traceback(runner, tmp_path):
+    path = tmp_path / "t.jsonl"
+    span = '{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "000000000000a101"}'
+    path.write_text(f'{span}\n{{"traceId": {"9" * 5000}}}\n')
+    for args in (["lint-trace", str(path)], ["run", str(EVALSET), "--actual", str(path), "--no-record"]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert f"error: {path}: line 2: not valid JSON" in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_the_distribution_registers_the_format_and_the_command():
     from agenteval._plugins import KINDS, PluginFinder
     from agenteval_otel import OtelReader

@@ -178,6 +178,45 @@ def test_a_damaged_file_names_the_place_and_the_reason(tmp_path, content, fragme
     assert fragment in str(info.value) and str(info.value).startswith(str(path))
 
 
+_SPAN_LINE = '{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "000000000000a101"}'
+_HUGE = "9" * 5000  # beyond the interpreter's 4,300-digit int conversion: a plain ValueError
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (
+            f'{_SPAN_LINE}\n{{"traceId": {_HUGE}}}\n',
+            "line 2: not valid JSON (Exceeds the limit (4300 digits)",
+        ),
+        (f'{{"resourceSpans": [], "n": {_HUGE}}}', "not valid JSON: Exceeds the limit (4300 digits)"),
+        (f"{_SPAN_LINE}\n{'[' * 100_000}\n", "line 2: not valid JSON (arrays or objects nested too deeply"),
+        ("[" * 100_000, "not valid JSON: arrays or objects nested too deeply"),
+    ],
+    ids=["jsonl-huge-int", "document-huge-int", "jsonl-deep", "document-deep"],
+)
+def test_text_json_refuses_without_a_decode_error_is_still_a_data_error(tmp_path, content, fragment):
+    path = tmp_path / "t.jsonl"
+    path.write_text(content)
+    with pytest.raises(DataError) as info:
+        read_spans(path)
+    message = str(info.value)
+    assert fragment in message and message.startswith(str(path))
+    assert "set_int_max_str_digits" not in message  # the interpreter's advice is not the user's fix
+
+
+@pytest.mark.parametrize("arguments", ['{"n": ' + _HUGE + "}", "[" * 100_000], ids=["huge-int", "deep"])
+def test_an_attribute_s_json_text_json_cannot_read_stays_text(tmp_path, arguments):
+    span = json.loads(_SPAN_LINE) | {
+        "name": "execute_tool f",
+        "attributes": [{"key": "gen_ai.tool.call.arguments", "value": {"stringValue": arguments}}],
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    [read] = read_spans(path)
+    assert read.attributes["gen_ai.tool.call.arguments"] == arguments
+
+
 def test_elided_content_and_missing_tool_arguments_are_warnings_naming_the_setting(tmp_path):
     doc = json.loads(ADK_TRACE.read_text())
     for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:

@@ -26,7 +26,7 @@ from ._jaeger import is_jaeger, jaeger_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
 from ._span import Span, attributes_of, content_from_events, hex_id, list_at
 
-__all__ = ["Span", "logs_beside", "read_spans", "sniff"]
+__all__ = ["Span", "logs_beside", "read_spans", "request_spans", "sniff"]
 
 #: An export request's list of resources; Tempo's API calls it ``batches``.
 _REQUEST_KEYS = ("resourceSpans", "resource_spans", "batches")
@@ -52,7 +52,7 @@ def sniff(head: bytes) -> bool:
     first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
     try:
         line = json.loads(first)
-    except ValueError:
+    except _REFUSALS:
         return bool(keys[:1]) and keys[0] in _SPAN_KEYS  # a long first line, cut off
     return isinstance(line, dict) and (any(k in line for k in (*_REQUEST_KEYS, *LOG_KEYS)) or _is_span(line))
 
@@ -95,12 +95,12 @@ def _read(path: Path, spans: list[Span], records: list[dict[str, Any]], *, logs_
         ) from None
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as whole:
+    except _REFUSALS as whole:
         lines = text.splitlines()
         if not _is_jsonl(lines):
             raise DataError(
-                f"not valid JSON: {whole.msg} at line {whole.lineno}, column {whole.colno}. Fix: export the "
-                "trace again (the file looks cut off or damaged)",
+                f"not valid JSON: {_why(whole)}. Fix: export the trace again (the file looks cut off or "
+                "damaged)",
                 source=where,
             ) from None
         for item in _jsonl(lines, where, records):
@@ -132,6 +132,28 @@ def _read(path: Path, spans: list[Span], records: list[dict[str, Any]], *, logs_
         )
 
 
+#: What ``json.loads`` raises on text it refuses: a ``JSONDecodeError`` (a ``ValueError``) for bad
+#: syntax, a plain ``ValueError`` for an integer longer than the interpreter converts (4,300 digits),
+#: a ``RecursionError`` for nesting deeper than the stack.
+_REFUSALS = (ValueError, RecursionError)
+
+
+def _why(exc: BaseException, *, one_line: bool = False) -> str:
+    """Why ``json.loads`` refused the text, and where when it knows (the column alone for a JSONL
+    line)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return (
+            f"{exc.msg} at column {exc.colno}"
+            if one_line
+            else (f"{exc.msg} at line {exc.lineno}, column {exc.colno}")
+        )
+    if isinstance(exc, RecursionError):
+        return "arrays or objects nested too deeply to read"
+    # "Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; use
+    # sys.set_int_max_str_digits() to increase the limit": the advice is for programmers, not users
+    return str(exc).split(";", 1)[0] or type(exc).__name__
+
+
 def _is_jsonl(lines: list[str]) -> bool:
     """Whether the file is JSON lines: its first line is a whole JSON object and more follow."""
     filled = [ln for ln in lines if ln.strip()]
@@ -139,7 +161,7 @@ def _is_jsonl(lines: list[str]) -> bool:
         return False
     try:
         return isinstance(json.loads(filled[0]), dict)
-    except ValueError:
+    except _REFUSALS:
         return False
 
 
@@ -149,9 +171,9 @@ def _jsonl(lines: list[str], where: str, records: list[dict[str, Any]]) -> Itera
             continue
         try:
             item = json.loads(line)
-        except ValueError as exc:
+        except _REFUSALS as exc:
             raise DataError(
-                f"line {number}: not valid JSON ({exc.msg} at column {exc.colno}). Fix: each line of an "
+                f"line {number}: not valid JSON ({_why(exc, one_line=True)}). Fix: each line of an "
                 "OTLP JSONL file is one span or one export request; the file looks cut off or damaged",
                 source=where,
             ) from None
@@ -163,6 +185,14 @@ def _jsonl(lines: list[str], where: str, records: list[dict[str, Any]]) -> Itera
             yield _span(item, f"line {number}: span", where)
         else:
             raise DataError(f"line {number}: expected a span or an export request object", source=where)
+
+
+def request_spans(document: Any, where: str) -> list[Span]:
+    """The spans of one OTLP trace export request (``ExportTraceServiceRequest`` as JSON), as
+    a receiver gets them; ``DataError`` (with ``where``) when it is not one."""
+    if not isinstance(document, dict) or not any(k in document for k in _REQUEST_KEYS):
+        raise DataError("not an OTLP trace export request: expected 'resourceSpans'", source=where)
+    return list(_request(document, "", where))
 
 
 def _request(document: dict[str, Any], prefix: str, where: str) -> Iterator[Span]:

@@ -17,6 +17,8 @@ from typing import Any, Optional
 
 from agenteval.errors import DataError
 
+from ._legacy_events import LEGACY_EVENTS, event_fields, legacy_messages
+
 __all__ = [
     "ELIDED",
     "JSON_ATTRIBUTES",
@@ -70,18 +72,32 @@ def content_from_events(
     attributes: dict[str, Any], events: Iterable[Any], at: str, where: str, *, replace: bool = False
 ) -> None:
     """Take the content attributes (``JSON_ATTRIBUTES``) of span events or log records into
-    ``attributes``: where the span has none (or, with ``replace``, only ``<elided>``)."""
+    ``attributes``: where the span has none (or, with ``replace``, only ``<elided>``). The
+    legacy per-message events (``gen_ai.user.message``, ``gen_ai.choice``...) give theirs as
+    ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (``_legacy_events``)."""
+    legacy: list[tuple[str, dict[str, Any]]] = []
     for e, event in enumerate(events):
         if not isinstance(event, dict):
             continue
         found = attributes_of(event.get("attributes"), f"{at}.events[{e}]", where)
         body = any_value(event.get("body"))
+        # a span event's name, a log record's (or its event.name attribute), a Jaeger log's event field
+        name = event.get("name") or event.get("eventName") or found.get("event.name") or found.get("event")
+        if name in LEGACY_EVENTS:
+            legacy.append((str(name), event_fields(body, found)))
+            continue
         if isinstance(body, dict):
             found = {**attributes_of(body, f"{at}.events[{e}].body", where), **found}
-        for key, value in found.items():
-            if key in JSON_ATTRIBUTES and value not in (None, ELIDED):
-                if key not in attributes or (replace and attributes[key] == ELIDED):
-                    attributes[key] = value
+        _take(attributes, found, replace=replace)
+    if legacy:
+        _take(attributes, legacy_messages(legacy, elided=ELIDED), replace=replace)
+
+
+def _take(attributes: dict[str, Any], found: dict[str, Any], *, replace: bool) -> None:
+    for key, value in found.items():
+        if key in JSON_ATTRIBUTES and value not in (None, ELIDED):
+            if key not in attributes or (replace and attributes[key] == ELIDED):
+                attributes[key] = value
 
 
 def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
@@ -103,8 +119,8 @@ def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
         if key in JSON_ATTRIBUTES and isinstance(item, str):
             try:
                 item = json.loads(item)
-            except ValueError:
-                pass  # "<elided>" and other plain text stay text
+            except (ValueError, RecursionError):
+                pass  # "<elided>" and other plain text (or text json cannot read) stay text
         flat[key] = item
     return flat
 

@@ -468,7 +468,7 @@ def _object(value: Any) -> Optional[dict[str, Any]]:
 
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     return value if isinstance(value, dict) else {"result": value}
 
