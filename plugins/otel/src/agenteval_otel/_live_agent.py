@@ -29,9 +29,9 @@ import time
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlsplit
 
-from agenteval.agents import AgentSession
 from agenteval.errors import ConfigError
 from agenteval.models import Content, EvalCase, Invocation
+from agenteval.plugins import AgentSession
 from agenteval_builtin.http_agent import HttpAgent
 
 from ._otlp import Span
