@@ -121,6 +121,58 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
         live.close()
 
 
+def test_a_live_run_gets_only_the_rows_that_changed_since_its_cursor(
+    tmp_path, runs_dir, run_ids, browser_page
+):
+    from playwright.sync_api import expect
+
+    live = helpers.LiveRun(tmp_path / "live-runs", RecordedRun.open(runs_dir / run_ids[0]))
+    indexes: list[tuple[str, dict]] = []
+
+    def answered(response) -> None:
+        if f"/api/runs/{live.run_id}/index" in response.url:
+            indexes.append((response.url, response.json()))
+
+    try:
+        with helpers.serving(live.folder.parent) as server:
+            page = browser_page
+            page.on("response", answered)
+            page.goto(f"{server.url}#/run/{live.run_id}")
+            rows = page.get_by_test_id("grid-row")
+            expect(rows).to_have_count(3, timeout=WAIT_MS)
+            pending = page.get_by_test_id("count-PENDING").locator(".n")
+            expect(pending).to_have_text("3")
+            page.wait_for_timeout(300)  # the event stream is open
+            for row, left in ((0, "2"), (1, "1")):
+                record = live.append()
+                expect(pending).to_have_text(left, timeout=WAIT_MS)
+                chip = rows.nth(row).locator(".chip").first
+                expect(chip).to_have_text(record.status.value)
+            # one whole index (the first load), then patches from the cursor each answer gave
+            (whole_url, whole), *patches = indexes
+            assert "since=" not in whole_url and whole["n"] == 3 and patches
+            cursor = whole["cursor"]
+            for url, patch in patches:
+                assert url.endswith(f"/index?since={cursor}")
+                assert patch["schema"] == "agenteval.viewer.index-patch/1" and patch["since"] == cursor
+                cursor = patch["cursor"]
+            assert sorted(r for _, p in patches for r in p["rows"]) == [0, 1]  # each new row once
+            assert all(len(p["status"]) == len(p["rows"]) for _, p in patches)
+            page.get_by_test_id("count-PENDING").click()
+            expect(rows).to_have_count(1)  # filters see the patched rows
+            page.get_by_test_id("count-PENDING").click()
+            assert visibility.problems(page, "#app") == []
+            _screenshot(page, "live_patched")
+            live.append()
+            live.finish()
+            expect(page.locator(".run-header .state")).to_have_text("complete", timeout=WAIT_MS)
+            expect(page.get_by_test_id("count-PENDING")).to_have_count(0)
+            assert "since=" not in indexes[-1][0]  # a new state: the whole index again
+            page.wait_for_timeout(1500)
+    finally:
+        live.close()
+
+
 def test_compare_lists_the_engines_flips_regressions_first(server, run_ids, browser_page):
     from playwright.sync_api import expect
 
