@@ -7,8 +7,10 @@ Gemini server of ours on 127.0.0.1 that answers every call after ``--latency`` s
 compete with the client for the interpreter lock. Prints:
 
 * wall time and effective concurrency = calls x latency / wall, at the default
-  ``--judge-concurrency`` (16) unless told otherwise (goal: at least 80% of it; ADK 2.13
-  runs these calls one at a time by default);
+  ``--judge-concurrency`` (16) unless told otherwise (goal: at least 90% of it; ADK 2.13
+  runs these calls one at a time by default), and the same over the judging span the
+  server saw (its first call to its last answer), which leaves out the start of the run
+  (imports, planning) before the first call;
 * a second, identical run served from the answer cache: its judge calls (goal: zero) and
   wall time (goal: under 2 s);
 * a 429 storm: a server that serves at most ``--storm-capacity`` calls at once (default 6)
@@ -19,15 +21,25 @@ compete with the client for the interpreter lock. Prints:
   limit the service settled on;
 * the judge service alone (an in-process provider, no SDK or HTTP) at 100, 300 and 1,000
   calls: effective concurrency at the default limit and under the same 429 storm, so the
-  cost of the limits themselves is told apart from the SDK's CPU per call.
+  cost of the limits themselves is told apart from the SDK's CPU per call;
+* case admission (an in-process provider through the whole run, no SDK or HTTP): the same
+  invocations with a unanimous judge (curtailed sampling asks 3 of 5) and one that says no
+  once (3, then a 4th: the case waits for the first answers before asking again), at limits
+  16, 32 and 64: calls used and saved, and the judge calls in flight over the judging span.
+  A run admits enough cases for every judge slot to have one (``EvalRun.units_in_flight``),
+  so the limit stays full while curtailment still saves its calls.
 
     python benchmarks/judge_concurrency.py
     python benchmarks/judge_concurrency.py --invocations 40 --judge-concurrency 16
+    python benchmarks/judge_concurrency.py --only admission
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -82,17 +94,19 @@ def load(name, path):
 servers = load("_fake_llm_servers", sys.argv[1])
 answers = load("_schema_answers", sys.argv[2])
 latency, capacity = float(sys.argv[3]), int(sys.argv[4])
-throttled = []
+throttled, started = [], []
 with servers.FakeGeminiServer() as server:
     def respond(request):
         if capacity and server.in_flight > capacity:
             throttled.append(1)
             return servers.Reply(status=429, retry_after=0.2)
+        started.append(time.monotonic())
         return servers.Reply(text=answers.answer_for(request.body), delay=latency)
     server.responder = respond
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the benchmark closes our standard input
-    print(len(server.requests), len(throttled), server.max_in_flight, flush=True)
+    span = max(started) + latency - min(started) if started else 0.0
+    print(len(server.requests), len(throttled), server.max_in_flight, span, flush=True)
 """
 
 
@@ -115,12 +129,13 @@ def _start_server(latency: float, capacity: int = 0) -> tuple[subprocess.Popen, 
     return process, process.stdout.readline().strip()
 
 
-def _stop_server(process: subprocess.Popen) -> tuple[int, int, int]:
-    """Requests served, how many were answered 429, the most answered at once."""
+def _stop_server(process: subprocess.Popen) -> tuple[int, int, int, float]:
+    """Requests served, how many were answered 429, the most answered at once, and the
+    judging span: seconds from the first call answered to the last answer."""
     process.stdin.close()
     served = process.stdout.readline().split()
     process.wait(timeout=30)
-    return int(served[0]), int(served[1]), int(served[2])
+    return int(served[0]), int(served[1]), int(served[2]), float(served[3])
 
 
 def _storm(eval_set, args) -> None:
@@ -132,7 +147,7 @@ def _storm(eval_set, args) -> None:
         os.environ["GOOGLE_GEMINI_BASE_URL"] = base_url
         result, wall = _run(eval_set, concurrency, None)
     finally:
-        requests, throttled, _ = _stop_server(process)
+        requests, throttled, _, _ = _stop_server(process)
     judge = result.summary.judge
     failed = sum(judge.failures.values())
     answered = requests - throttled
@@ -208,6 +223,74 @@ def _service_alone(latency: float, capacity: int) -> None:
         print(f"   {count:5d}   {plain:13.1f}   {storm:9.1f}   {throttled:4d}   {slots:16d}")
 
 
+def _load_fixture(name: str):
+    spec = importlib.util.spec_from_file_location(f"_{name}", ROOT / "tests" / "fixtures" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _admission(invocations: int, latency: float) -> None:
+    """Whole runs with an in-process judge (no SDK, no HTTP): whether the cases admitted keep
+    the judge's limit full while curtailed sampling waits for each batch's answers."""
+    from agenteval._registry import ProviderRegistry
+    from agenteval.judging import JudgeModel, JudgeResponse, JudgeService
+
+    instance_of = _load_fixture("schema_answers").instance_of
+    budget = invocations * 5
+
+    class Judge(JudgeModel):
+        """Answers after ``latency``: always "valid" (unanimous), or, when ``split``, "invalid"
+        to a question's second call (curtailed sampling asks 3, then a 4th, saving the 5th)."""
+
+        split = False
+        asked: dict[str, int] = {}
+        calls: list[tuple[float, float]] = []
+
+        async def generate(self, request):
+            cls = type(self)
+            count = cls.asked[request.prompt] = cls.asked.get(request.prompt, 0) + 1
+            flip = cls.split and count == 2
+            started = time.perf_counter()
+            await asyncio.sleep(latency)
+            cls.calls.append((started, time.perf_counter()))
+            answer = instance_of(request.response_schema, lambda _path, options: options[flip % len(options)])
+            return JudgeResponse(text=json.dumps(answer))
+
+        def identity(self) -> dict:
+            return {"provider": "in-process", "model": self.model}
+
+    import agenteval
+
+    eval_set = _eval_set(invocations)
+    print(
+        f"case admission (in-process judge, {latency * 1000:.0f} ms per call, no SDK or HTTP): "
+        f"{invocations} invocations x final_response_match_v2, num_samples=5 ({budget} calls without "
+        "curtailment); judge calls in flight over the judging span (first call to last answer)"
+    )
+    print("   judge      limit   calls   saved   wall s   in flight   of the limit")
+    for split in (False, True):
+        for limit in (16, 32, 64):
+            Judge.split, Judge.asked, Judge.calls = split, {}, []
+            judge = JudgeService(concurrency=limit, providers=ProviderRegistry(classes={"in-process": Judge}))
+            criteria = {
+                "final_response_match_v2": {
+                    "threshold": 0.5,
+                    "judge_model_options": {"judge_model": "in-process:judge", "num_samples": 5},
+                }
+            }
+            started = time.perf_counter()
+            agenteval.evaluate(eval_set, eval_set, criteria, judge=judge)
+            wall = time.perf_counter() - started
+            first, last = min(c[0] for c in Judge.calls), max(c[1] for c in Judge.calls)
+            in_flight = sum(end - start for start, end in Judge.calls) / (last - first)
+            calls, name = len(Judge.calls), "2 to 1" if split else "unanimous"
+            print(
+                f"   {name:9s}  {limit:5d}   {calls:5d}   {budget - calls:5d}   "
+                f"{wall:6.2f}   {in_flight:9.1f}   {100 * in_flight / limit:11.0f}%"
+            )
+
+
 def main(argv=None) -> int:
     from agenteval._judging import DEFAULT_JUDGE_CONCURRENCY
 
@@ -220,8 +303,14 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--storm-capacity", type=int, default=6, help="calls the 429-storm server serves at once"
     )
+    parser.add_argument(
+        "--only", choices=("all", "admission"), default="all", help="admission: that table alone"
+    )
     args = parser.parse_args(argv)
     concurrency = args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY
+    if args.only == "admission":
+        _admission(args.invocations, args.latency)
+        return 0
 
     eval_set = _eval_set(args.invocations)
     os.environ.update({"GOOGLE_API_KEY": "benchmark-key", "AGENTEVAL_JUDGE_BACKOFF_SECONDS": "0.2"})
@@ -257,11 +346,18 @@ def main(argv=None) -> int:
             same = [c.status for c in first.cases()] == [c.status for c in second.cases()]
             print(f"same verdicts both runs: {'yes' if same else 'NO'}")
     finally:
-        served, _, most = _stop_server(process)
+        served, _, most, span = _stop_server(process)
     print(f"the server answered {served} requests in all, at most {most} at once")
+    spanned = calls * args.latency / span if span else 0.0
+    print(
+        f"judging span (the server's first call to its last answer) {span:.2f} s of the first run's "
+        f"{wall:.2f} s: effective concurrency over it {spanned:.1f} of {concurrency} "
+        f"({100 * spanned / concurrency:.0f}%)"
+    )
     if args.storm_capacity:
         _storm(eval_set, args)
     _service_alone(args.latency, args.storm_capacity or 6)
+    _admission(args.invocations, args.latency)
     return 0
 
 

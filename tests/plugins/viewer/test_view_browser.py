@@ -1,7 +1,8 @@
 """``agenteval view`` in headless chromium: the served front end over the real server and
-runs recorded by the engine (first rows, a case, live records through server-sent events,
-compare with flips and with nothing changed, the history). ``browser_page`` (conftest) fails a
-test on any console error, page error or non-local request and keeps a screenshot."""
+runs recorded by the engine (first rows, a case, live records through server-sent events and
+index patches, compare with flips and with nothing changed, the history). ``browser_page``
+(conftest) fails a test on any console error, page error or non-local request and keeps a
+screenshot."""
 
 from __future__ import annotations
 
@@ -72,9 +73,16 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
     from playwright.sync_api import expect
 
     live = helpers.LiveRun(tmp_path / "live-runs", RecordedRun.open(runs_dir / run_ids[0]))
+    indexes: list[tuple[str, dict]] = []
+
+    def answered(response) -> None:
+        if f"/api/runs/{live.run_id}/index" in response.url:
+            indexes.append((response.url, response.json()))
+
     try:
         with helpers.serving(live.folder.parent) as server:
             page = browser_page
+            page.on("response", answered)
             page.goto(f"{server.url}#/run/{live.run_id}")
             rows = page.get_by_test_id("grid-row")
             expect(rows).to_have_count(3, timeout=WAIT_MS)
@@ -86,12 +94,23 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
             expect(rows.first.locator(".chip").first).to_have_text("PENDING")
             page.wait_for_timeout(300)  # the event stream is open
             latencies = []
-            for left in ("2", "1"):
+            for row, left in ((0, "2"), (1, "1")):
                 appended = time.perf_counter()
-                live.append()
+                record = live.append()
                 expect(pending).to_have_text(left, timeout=WAIT_MS)
                 latencies.append(time.perf_counter() - appended)
+                expect(rows.nth(row).locator(".chip").first).to_have_text(record.status.value)
             print("live record shown after " + ", ".join(f"{s:.2f} s" for s in latencies) + " (budget 2 s)")
+            # one whole index (the first load), then only the rows new since each answer's cursor
+            (whole_url, whole), *patches = indexes
+            assert "since=" not in whole_url and whole["n"] == 3 and patches
+            cursor = whole["cursor"]
+            for url, patch in patches:
+                assert url.endswith(f"/index?since={cursor}")
+                assert patch["schema"] == "agenteval.viewer.index-patch/1" and patch["since"] == cursor
+                assert len(patch["status"]) == len(patch["rows"])
+                cursor = patch["cursor"]
+            assert sorted(r for _, p in patches for r in p["rows"]) == [0, 1]  # each new row once
             expect(not_evaluated).to_have_text("0")
             # the pass rate is over the finished cases, and says so (not over all planned)
             finished = [r.criteria for r in live.records[:2]]
@@ -116,6 +135,7 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
             expect(page.locator(".run-header .state")).to_have_text("complete", timeout=WAIT_MS)
             expect(not_evaluated).to_have_text("0")
             expect(page.get_by_test_id("count-PENDING")).to_have_count(0)
+            assert "since=" not in indexes[-1][0]  # a new state: the whole index again
             page.wait_for_timeout(1500)  # the EventSource's reconnection gets 204 and stops quietly
     finally:
         live.close()

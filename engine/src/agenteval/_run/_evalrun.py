@@ -169,6 +169,8 @@ class EvalRun:
         self.judge = judge if judge is not None else (JudgeService() if needs_judge else None)
         self.concurrency = max(1, concurrency)
         self.agent_concurrency = max(1, agent_concurrency)
+        #: Units admitted for judge criteria's calls (0 without judge criteria).
+        self._judge_lane = self.judge.concurrency if needs_judge and self.judge is not None else 0
         self.agent_timeout = agent_timeout
         self.strict = strict
         self.writer = writer
@@ -190,6 +192,16 @@ class EvalRun:
         #: (``--run-budget``).
         self.runs_used = 0
         self._reserved = 0
+
+    @property
+    def units_in_flight(self) -> int:
+        """The most case × run units started and not yet recorded: enough for every lane to
+        stay full. The evaluation slots (``concurrency``), twice the agent's (one unit running,
+        one ready) and, with judge criteria, the judge's limit: a case that waits for its
+        sampling's first answers before asking for more has nothing to ask meanwhile, so
+        every judge slot needs a case of its own beside those. Memory is bounded by these
+        units (a case, its actual turns, its results)."""
+        return self.concurrency + self.agent_concurrency * 2 + self._judge_lane
 
     # -- interruption -------------------------------------------------------------
     def interrupt(self, signal_name: str = "SIGINT") -> None:
@@ -319,7 +331,7 @@ class EvalRun:
     ) -> None:
         limit = asyncio.Semaphore(self.concurrency)
         agent_limit = asyncio.Semaphore(self.agent_concurrency)
-        window = asyncio.Semaphore(self.concurrency + self.agent_concurrency * 2)
+        window = asyncio.Semaphore(self.units_in_flight)
         tasks: set[asyncio.Task] = set()
         failure: list[BaseException] = []
 

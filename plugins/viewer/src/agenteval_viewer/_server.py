@@ -347,7 +347,11 @@ class _Handler(BaseHTTPRequestHandler):
             if what == "summary":
                 self._encoded(store.summary(run_id))
             elif what == "index":
-                self._encoded(store.index(run_id))
+                since = query.get("since", [""])[0]
+                if since.isascii() and since.isdigit():
+                    self._encoded(store.index_since(run_id, int(since)))
+                else:
+                    self._encoded(store.index(run_id))
             elif what == "head":
                 self._encoded(store.head(run_id))
             else:

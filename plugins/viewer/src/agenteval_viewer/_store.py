@@ -23,6 +23,7 @@ from typing import Any, Optional
 import pydantic_core
 
 from ._disk_cache import DiskCache
+from ._index_patch import complete_end, index_patch
 
 __all__ = ["Encoded", "NotFound", "RunStore", "encode_json"]
 
@@ -155,6 +156,8 @@ class RunStore:
         self._run_locks: dict[str, threading.Lock] = {}
         self._open: OrderedDict[str, _Open] = OrderedDict()
         self._payloads: OrderedDict[tuple[str, str], tuple[tuple[int, ...], Encoded]] = OrderedDict()
+        #: The last case index built of each running run, as built (what ``index_since`` cuts).
+        self._live_index: dict[str, tuple[Encoded, dict[str, Any]]] = {}
         #: How many times each payload kind was built (not served from the cache): for tests.
         self.builds: dict[str, int] = {}
         #: threads writing payloads to the disk cache (``flush`` waits for them)
@@ -245,11 +248,18 @@ class RunStore:
             kinds = list(builders) if scan is not None else [kind]
             built = self._from_disk(opened, kinds)
             if not built:
+                cursor = complete_end(opened.run.folder / _RESULTS)  # taken before the records are read
                 scanned = (scan(opened.run),) if scan is not None else ()
                 for name in kinds:
                     self.builds[name] = self.builds.get(name, 0) + 1
                     etag = '"' + "-".join(map(str, opened.stamp)) + f'-{name}"'
-                    built[name] = Encoded(encode_json(builders[name](opened.run, *scanned)), etag)
+                    document = builders[name](opened.run, *scanned)
+                    if name == "index":
+                        document = {**document, "cursor": cursor}
+                    built[name] = Encoded(encode_json(document), etag)
+                    if name == "index":
+                        self._keep_live(run_id, opened, built[name], document)
+                    del document
                 del scanned
                 # gzipped and written after this request is answered (a loopback client gets
                 # the plain payload at once)
@@ -266,10 +276,23 @@ class RunStore:
                     self._payloads.popitem(last=False)
             return built[kind]
 
-    def _disk_keys(self, opened: _Open, kinds: list[str]) -> Optional[dict[str, str]]:
+    def _keep_live(self, run_id: str, opened: _Open, encoded: Encoded, document: dict[str, Any]) -> None:
+        """Keep a running run's index as built (at most ``keep_runs`` runs); forget a finished one's."""
+        with self._lock:
+            self._live_index.pop(run_id, None)
+            if self._running(opened):
+                self._live_index[run_id] = (encoded, document)
+                while len(self._live_index) > self._keep:
+                    self._live_index.pop(next(iter(self._live_index)))
+
+    @staticmethod
+    def _running(opened: _Open) -> bool:
         from agenteval.runs import RunState
 
-        if self._disk is None or opened.run.manifest.state is RunState.RUNNING:
+        return opened.run.manifest.state is RunState.RUNNING
+
+    def _disk_keys(self, opened: _Open, kinds: list[str]) -> Optional[dict[str, str]]:
+        if self._disk is None or self._running(opened):
             return None  # a running run changes all the time
         return {k: self._disk.key(opened.run.folder, opened.stamp, self.bundle, k) for k in kinds}
 
@@ -305,6 +328,25 @@ class RunStore:
     def index(self, run_id: str) -> Encoded:
         """``bundle.case_index(run)``: one row per planned case, encoded."""
         return self._payload(run_id, "index")
+
+    def index_since(self, run_id: str, since: int) -> Encoded:
+        """The rows of a running run's case index whose records were appended after byte
+        ``since`` of its results (``_index_patch``); the whole index when the run is not
+        running or ``since`` is past the end of its results (the file got shorter)."""
+        from ._live import RunTail
+
+        folder = self.folder(run_id)
+        if since > complete_end(folder / _RESULTS):
+            return self.index(run_id)
+        tail = RunTail(folder, self.rows_by_key(run_id), since)
+        rows = tail.new_rows()
+        whole = self.index(run_id)  # built from the files as they are now: every row read above
+        with self._lock:
+            live = self._live_index.get(run_id)
+        if live is None or live[0] is not whole:
+            return whole
+        self.builds["patch"] = self.builds.get("patch", 0) + 1
+        return Encoded(encode_json(index_patch(live[1], sorted(rows), since, tail.offset)), None)
 
     def head(self, run_id: str) -> Encoded:
         """``bundle.head_index(run)``: the first rows of a big run, read at once while its

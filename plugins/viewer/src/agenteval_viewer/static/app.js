@@ -94,6 +94,9 @@
       runs: function () { return getJSON("api/runs"); },
       summary: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/summary"); },
       index: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/index"); },
+      indexSince: function (id, cursor) {
+        return getJSON("api/runs/" + encodeURIComponent(id) + "/index?since=" + cursor);
+      },
       head: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/head"); },
       detail: function (row, id) {
         return getJSON("api/runs/" + encodeURIComponent(id) + "/cases/" + row);
@@ -195,6 +198,46 @@
 
   /* The rows of a running run's index whose case has no record yet (the engine reads them as
    * NOT_EVALUATED, reason ``pending``): a byte per row, 1 for pending. */
+  function extends_(longer, shorter) {
+    return shorter.length <= longer.length && shorter.every(function (v, i) { return longer[i] === v; });
+  }
+
+  // A live run's index with the rows of ``patch`` (``GET index?since=``) in place: a new object
+  // (the grid's memo sees it changed), or null when the patch does not fit this index (another
+  // shape or legends reordered: load the whole index instead). The whole index, when the server
+  // sent that instead of a patch, is taken as it is.
+  function patchedIndex(index, patch) {
+    if (patch.schema !== "agenteval.viewer.index-patch/1") { return patch; }
+    if (!index || patch.n !== index.n || patch.criteria.join("\n") !== index.criteria.join("\n")
+        || !extends_(patch.reason_codes, index.reason_codes) || !extends_(patch.rubrics, index.rubrics)) {
+      return null;
+    }
+    var next = Object.assign({}, index, {
+      cursor: patch.cursor, reason_codes: patch.reason_codes, rubrics: patch.rubrics,
+      status: index.status.slice(), search: index.search.slice(),
+      failed_rubrics: Object.assign({}, index.failed_rubrics), by_criterion: {}
+    });
+    index.criteria.forEach(function (name) {
+      var c = index.by_criterion[name];
+      next.by_criterion[name] = { status: c.status.slice(), score: c.score.slice(), reason_code: Object.assign({}, c.reason_code) };
+    });
+    patch.rows.forEach(function (r, i) {
+      var k = String(r);
+      next.status[r] = patch.status[i];
+      next.search[r] = patch.search[i];
+      delete next.failed_rubrics[k];
+      if (k in patch.failed_rubrics) { next.failed_rubrics[k] = patch.failed_rubrics[k]; }
+      index.criteria.forEach(function (name) {
+        var c = next.by_criterion[name], p = patch.by_criterion[name];
+        c.status[r] = p.status[i];
+        c.score[r] = p.score[i];
+        delete c.reason_code[k];
+        if (k in p.reason_code) { c.reason_code[k] = p.reason_code[k]; }
+      });
+    });
+    return next;
+  }
+
   function pendingRows(index, running) {
     var out = new Uint8Array(index.n);
     var code = running ? index.reason_codes.indexOf("pending") : -1;
@@ -819,15 +862,22 @@
     // How long the last load of the summary and index took, and whether one is under way:
     // a live run's refreshes are spaced by twice that (never under 250 ms), so a big run's
     // rebuilds never pile up.
-    var loading = useRef({ busy: false, ms: 0, load: 0 });
+    // ``patch``: the next load asks only for the rows changed since the index's cursor (after
+    // ``rows`` events); ``whole``: the whole index (first load, and after a new state).
+    var loading = useRef({ busy: false, ms: 0, load: 0, patch: false, whole: false, index: null });
     useEffect(function () {
       var alive = true;
       var began = Date.now();
       var load = ++loading.current.load;
+      var had = loading.current.patch && !loading.current.whole && loading.current.index;
       loading.current.busy = true;
-      Promise.all([SOURCE.summary(runId), SOURCE.index(runId)]).then(function (r) {
+      loading.current.patch = loading.current.whole = false;
+      var index = had && had.cursor !== undefined && SOURCE.indexSince
+        ? SOURCE.indexSince(runId, had.cursor).then(function (patch) { return patchedIndex(had, patch) || SOURCE.index(runId); })
+        : SOURCE.index(runId);
+      Promise.all([SOURCE.summary(runId), index]).then(function (r) {
         if (r[1] && r[0]) { r[1].pending = pendingRows(r[1], r[0].verdict === "RUNNING"); }
-        if (alive) { data[1]({ summary: r[0], index: r[1], error: null }); }
+        if (alive) { loading.current.index = r[1]; data[1]({ summary: r[0], index: r[1], error: null }); }
       }).catch(function (e) { if (alive) { data[1]({ summary: null, index: null, error: String(e.message || e) }); } })
         .then(function () {
           if (load !== loading.current.load) { return; }  // a later load is under way
@@ -841,7 +891,14 @@
       var events = SOURCE.events(runId);
       if (!events) { return; }
       var pending = null;
-      function refresh() {
+      function refresh(e) {
+        if (e.type === "rows") {
+          loading.current.patch = true;
+        } else if (JSON.parse(e.data).state !== "running") {
+          loading.current.whole = true;
+        } else {
+          return;  // each stream starts by saying the run is running: the view knows
+        }
         if (pending) { return; }
         var wait = Math.max(250, 2 * loading.current.ms);
         pending = setTimeout(function again() {

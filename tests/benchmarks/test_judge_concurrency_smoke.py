@@ -1,0 +1,26 @@
+"""Smoke test of ``benchmarks/judge_concurrency.py --only admission``: a row per judge and
+limit, with the calls curtailed sampling used and saved. No timing assertions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "judge_concurrency.py"
+
+
+def test_the_admission_table_has_a_row_per_judge_and_limit() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--only", "admission", "--invocations", "10", "--latency", "0.01"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.endswith("%")]
+    # judge, limit, calls, saved (the judge "2 to 1" is three words)
+    table = {(row[0], int(row[-6])): (int(row[-5]), int(row[-4])) for row in rows}
+    assert list(table) == [(judge, limit) for judge in ("unanimous", "2") for limit in (16, 32, 64)]
+    assert table["unanimous", 16] == (30, 20)  # 3 of 5 samples each: 2 saved per invocation
+    assert table["2", 64] == (40, 10)  # one "no": a 4th sample, the 5th saved
