@@ -233,8 +233,9 @@ def _load_fixture(name: str):
 def _admission(invocations: int, latency: float) -> None:
     """Whole runs with an in-process judge (no SDK, no HTTP): whether the cases admitted keep
     the judge's limit full while curtailed sampling waits for each batch's answers."""
+    from agenteval import JudgeResponse, JudgeService
     from agenteval._registry import ProviderRegistry
-    from agenteval.judging import JudgeModel, JudgeResponse, JudgeService
+    from agenteval.plugins import JudgeModel
 
     instance_of = _load_fixture("schema_answers").instance_of
     budget = invocations * 5

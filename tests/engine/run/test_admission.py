@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 
-from agenteval import Evaluator, EvaluatorInfo, Score
+from agenteval import Evaluator, EvaluatorInfo, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService, Score
 from agenteval._api import run_sync
 from agenteval._registry import ProviderRegistry
 from agenteval._run import EvalRun, plan_eval_sets
-from agenteval.judging import JudgeModel, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService
 from agenteval.models import EvalSet
+from agenteval.plugins import JudgeModel
 from agenteval.testing import make_case, make_invocation, registry_for
 
 
