@@ -3,7 +3,8 @@ with two worker processes and a loopback fake judge that counts the requests it 
 once: the shared window holds across workers, and a 429 storm seen by a worker halves it once.
 
 Each unit asks the judge for several samples at once (3 or 4 of 4: a decided majority stops
-early), so two workers with limits of their own would send 6 to 8 together; with ``--judge-concurrency 4`` shared, the judge never sees more than 4."""
+early), so two workers with limits of their own would send 6 to 8 together; with
+``--judge-concurrency 4`` shared, the judge never sees more than 4."""
 
 from __future__ import annotations
 
