@@ -142,7 +142,7 @@ def shared_limits(run_token: str, requests_per_minute: Optional[float]) -> Limit
 
     def make(key: str, label: str, ceiling: int) -> EndpointLimit:
         digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-        actor = window_actor.options(  # type: ignore[attr-defined]
+        actor = window_actor.options(
             name=f"{_PREFIX}{run_token}-{digest}",
             namespace=NAMESPACE,
             get_if_exists=True,
