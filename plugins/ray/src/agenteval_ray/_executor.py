@@ -102,17 +102,18 @@ class RayExecutor(Executor):
     async def aclose(self) -> None:
         import ray
 
-        if self._payload is not None and ray.is_initialized():
-            from ._limits import kill_limits, limit_states
+        try:
+            if self._payload is not None and ray.is_initialized():
+                from ._limits import kill_limits, limit_states
 
-            try:
-                limits = await asyncio.to_thread(limit_states, self._run_token)
-                self._report["limits"] = limits
-            finally:
-                await asyncio.to_thread(kill_limits, self._run_token)
-        if self._started_here:
-            await asyncio.to_thread(ray.shutdown)
-            self._started_here = False
+                try:
+                    self._report["limits"] = await asyncio.to_thread(limit_states, self._run_token)
+                finally:
+                    await asyncio.to_thread(kill_limits, self._run_token)
+        finally:  # a local Ray is stopped even when its limits could not be read
+            if self._started_here:
+                self._started_here = False
+                await asyncio.to_thread(ray.shutdown)
 
     def report(self) -> dict[str, Any]:
         """Each judge endpoint's shared limit at the end: window, halvings, most in flight."""
