@@ -22,7 +22,9 @@ exceptions a plugin raises are in ``agenteval.errors``.
   (``agenteval.format_writers``): ``FormatWriter``;
 * executors (``agenteval.executors``): ``Executor``, which runs ``WorkUnit``s (one case ×
   run each) with a ``UnitRunner`` and the run's ``ExecutorContext``, and hands the records
-  back to the driver, the run folder's only writer;
+  back to the driver, the run folder's only writer; an executor whose workers must share a
+  judge endpoint's limit gives their ``JudgeService`` a ``LimitFactory`` of ``EndpointLimit``s
+  (the engine's own, in-process one: ``AdaptiveLimit``, which a shared one may wrap);
 * custom metric runners (``agenteval.custom_metric_runners``): a callable that runs ADK
   ``custom_metrics`` functions (docs/writing-a-criterion.md); nothing to import;
 * commands (``agenteval.commands``, one ``click.Command`` each): ``RUNS_DIR_OPTION`` and
@@ -76,7 +78,10 @@ _EXPORTS = {
     "reports_errors": ".cli._exit",
     "rerun_command": ".cli._rerun",
     "runs_folder": ".cli._options",
-    # executors
+    # executors, and the judge limits they may share between workers
+    "AdaptiveLimit": "._judging",
+    "EndpointLimit": "._judging",
+    "LimitFactory": "._judging",
     "Executor": "._run._executor",
     "ExecutorContext": "._run._executor",
     "UnitRunner": "._run._executor",
@@ -108,7 +113,15 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
         SimulatorStatus,
         UserSimulator,
     )
-    from ._judging import JudgeModel, google_auth_error, response_size_cap, retry_after_seconds
+    from ._judging import (
+        AdaptiveLimit,
+        EndpointLimit,
+        JudgeModel,
+        LimitFactory,
+        google_auth_error,
+        response_size_cap,
+        retry_after_seconds,
+    )
     from ._loading import FormatReader, FormatWriter, leading_keys, read_timeline
     from ._loading._simulator_config import UserSimulatorConfig
     from ._reporting import (

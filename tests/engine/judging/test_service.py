@@ -8,12 +8,13 @@ logic; the providers themselves are tested against fake servers through the real
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from agenteval import JudgeCache, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService, JudgeUsage
 from agenteval._registry import ProviderRegistry
 from agenteval.errors import ConfigError, JudgeCallError, JudgeUnavailable, PluginLoadError
-from agenteval.plugins import JudgeModel
+from agenteval.plugins import AdaptiveLimit, JudgeModel
 
 
 class Scripted(JudgeModel):
@@ -271,6 +272,34 @@ def test_429s_halve_the_endpoint_limit_and_progress_shows_retries():
     [limit] = during.limits.values()
     assert limit == 4  # halved once for the whole window of 429s, not eight times
     assert after.calls == 16 and after.retrying == after.waiting == after.in_flight == 0
+
+
+def test_an_injected_limit_factory_makes_every_endpoints_limit():
+    """``JudgeService(limits=...)``: an executor's shared limit replaces the in-process one, and
+    the service drives it as it drives its own (acquire, release, succeeded, throttled)."""
+    made, seen = [], []
+
+    class Counting(AdaptiveLimit):
+        def throttled(self, window):
+            seen.append(("throttled", window))
+            super().throttled(window)
+
+        def succeeded(self):
+            seen.append(("succeeded",))
+            super().succeeded()
+
+    def factory(key, label, ceiling):
+        made.append((json.loads(key)["provider"], label, ceiling))
+        return Counting(ceiling)
+
+    judges = service(concurrency=3, limits=factory)
+    Scripted.script = [JudgeCallError("slow down", retryable=True, status=429, retry_after=0.001), "fine"]
+    answer = asyncio.run(judges.generate("c", JudgeRequest(prompt="q"), options()))
+    assert answer.text == "fine"
+    assert made == [("scripted", "scripted", 3)]
+    assert seen == [("throttled", 0), ("succeeded",)]
+    [limit] = judges.progress().limits.values()
+    assert limit == 2  # halved from 3 to 1.5 once, then grown by 1/1.5
 
 
 def test_a_failing_cache_never_costs_an_answer(tmp_path):

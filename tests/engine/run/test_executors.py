@@ -135,6 +135,42 @@ def test_an_executor_s_records_are_written_by_the_driver_once_each_and_equal_loc
     )
 
 
+class Reporting(Elsewhere):
+    """An executor that reports its shared limits' end state (asked after ``aclose``)."""
+
+    def report(self):
+        assert self.closed
+        return {"limits": [{"label": "judge at x", "window": 2, "halvings": 1}]}
+
+
+def test_a_non_local_executor_s_workers_show_in_the_progress_line_and_its_report_in_the_manifest(
+    tmp_path,
+):
+    from agenteval._run import SilentProgress
+
+    cases = _eval_set(2)
+    assembled = assemble(
+        RunRequest(eval_sets=(cases,), actual_turns=cases, config=as_config({"fixed": 0.5})),
+        registry=REGISTRY,
+    )
+    info = {"name": "elsewhere", "distribution": "x", "version": "1"}
+    progress = SilentProgress()
+    evaluation = dataclasses.replace(assembled, executor=Reporting, executor_info=info).open(
+        runs_dir=tmp_path, progress=progress
+    )
+    asyncio.run(evaluation.execute())
+    assert progress.line().startswith("2/2 cases on 3 workers · 2 passed")
+    manifest = RecordedRun.open(evaluation.writer.folder).manifest
+    assert manifest.executor == {
+        **info,
+        "workers": 3,
+        "limits": [{"label": "judge at x", "window": 2, "halvings": 1}],
+    }
+    local = SilentProgress()
+    asyncio.run(assembled.open(runs_dir=None, progress=local).execute())
+    assert local.line().startswith("2/2 cases · 2 passed")  # one process: no workers shown
+
+
 def test_an_executor_that_breaks_its_contract_is_refused_by_the_finder():
     finder = PluginFinder(KINDS["agenteval.executors"], {"bad": object, "good": LocalExecutor})
     assert finder.load_one("good") is LocalExecutor

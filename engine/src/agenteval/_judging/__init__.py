@@ -14,7 +14,7 @@ For provider authors: subclass ``JudgeModel`` and register it under the
 """
 
 from .._secrets import register_secret, scrub_secrets
-from ._adaptive import AdaptiveLimit
+from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory
 from ._cache import DEFAULT_CACHE_DIR, JudgeCache, cache_key
 from ._errors import ENDPOINT_DOWN_CODES, REASON_CODES, JudgeCallError, JudgeUnavailable
 from ._google_auth import google_auth_error
@@ -31,6 +31,7 @@ __all__ = [
     "ENDPOINT_DOWN_CODES",
     "REASON_CODES",
     "AdaptiveLimit",
+    "EndpointLimit",
     "JudgeCache",
     "JudgeCallError",
     "JudgeClient",
@@ -42,6 +43,7 @@ __all__ = [
     "JudgeService",
     "JudgeUnavailable",
     "JudgeUsage",
+    "LimitFactory",
     "cache_key",
     "google_auth_error",
     "register_secret",

@@ -6,15 +6,49 @@ or any answer with ``Retry-After``) halves it (multiplicative decrease), at most
 window: a throttled call that was started before the last decrease does not decrease it
 again, so a burst of 429s for one window of calls halves the limit once, not sixteen times.
 The limit never goes below 1 nor above the ceiling.
+
+``EndpointLimit`` is what the judge service needs of such a limit; ``AdaptiveLimit`` (this
+process's calls) is the default, and a ``LimitFactory`` given to ``JudgeService(limits=...)``
+makes another kind (an executor's limit shared by its workers, e.g. ``agenteval-ray``'s).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Optional
+from collections.abc import Callable
+from typing import Optional, Protocol
 
-__all__ = ["AdaptiveLimit"]
+__all__ = ["AdaptiveLimit", "EndpointLimit", "LimitFactory"]
+
+
+class EndpointLimit(Protocol):
+    """The slots for calls to one endpoint, as the judge service uses them (one event loop).
+
+    ``acquire`` waits for a slot and returns its window (epoch); every granted slot is given
+    back with ``release``; ``succeeded`` after an answer, ``throttled(window)`` after a 429
+    or ``Retry-After`` (a decrease at most once per window). ``in_flight`` counts the slots
+    this process holds; ``open_slots`` is the limit as last known (at least 1)."""
+
+    ceiling: int
+    in_flight: int
+
+    @property
+    def open_slots(self) -> int: ...
+
+    async def acquire(self) -> int: ...
+
+    def release(self) -> None: ...
+
+    def succeeded(self) -> None: ...
+
+    def throttled(self, window: Optional[int]) -> None: ...
+
+
+#: Makes the limit of one endpoint: ``(key, label, ceiling)`` -> the limit. ``key`` tells
+#: endpoints apart (provider and address, JSON), ``label`` names one for people
+#: (``openai at http://...``), ``ceiling`` is the run's judge concurrency.
+LimitFactory = Callable[[str, str, int], EndpointLimit]
 
 
 class AdaptiveLimit:

@@ -48,7 +48,7 @@ from .._registry import ProviderRegistry
 from .._results import BudgetInfo, JudgeActivity
 from .._secrets import scrub_secrets
 from ..errors import ConfigError
-from ._adaptive import AdaptiveLimit
+from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory
 from ._cache import JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable
 from ._http import RESPONSE_SIZE_CAP
@@ -99,6 +99,11 @@ def _endpoint_of(model: JudgeModel) -> str:
     """The endpoint a model's calls go to: its identity without the model name."""
     identity = {k: v for k, v in model.identity().items() if k != "model"}
     return json.dumps(identity, sort_keys=True, default=str)
+
+
+def _local_limit(key: str, label: str, ceiling: int) -> EndpointLimit:
+    """The default ``LimitFactory``: a limit of this process's calls only."""
+    return AdaptiveLimit(ceiling)
 
 
 def _endpoint_label(model: JudgeModel) -> str:
@@ -157,9 +162,9 @@ class _Tally:
 class _Endpoint:
     """What the service knows about one endpoint in this run."""
 
-    def __init__(self, label: str, ceiling: int) -> None:
+    def __init__(self, label: str, limit: EndpointLimit) -> None:
         self.label = label
-        self.limit = AdaptiveLimit(ceiling)
+        self.limit = limit
         self.down: Optional[JudgeUnavailable] = None
         self.timeouts_in_a_row = 0
         #: the most calls in flight together since the last answer.
@@ -206,6 +211,9 @@ class JudgeService:
         on_warning: called with each warning (a cache that stopped working, an endpoint
             taken out of the run); default: the ``agenteval.judging`` logger. Either way
             the warnings are kept in ``warnings``.
+        limits: makes each endpoint's adaptive limit (``LimitFactory``); default: an
+            ``AdaptiveLimit`` of this process's calls. An executor whose workers share an
+            endpoint sets it (also as the ``limits`` attribute, before the first call).
     """
 
     def __init__(
@@ -218,8 +226,10 @@ class JudgeService:
         budget: Optional[int] = None,
         sampling: Optional[str] = None,
         max_tokens: Optional[int] = None,
+        limits: Optional[LimitFactory] = None,
     ) -> None:
         self.concurrency = max(1, concurrency)
+        self.limits: LimitFactory = limits or _local_limit
         #: The most calls the run's criteria may make (``None``: no limit); a retry is part
         #: of its call. ``spent`` counts the calls charged, ``refused`` those turned away.
         self.budget = budget
@@ -316,7 +326,8 @@ class JudgeService:
         key = _endpoint_of(model)
         endpoint = self._endpoints.get(key)
         if endpoint is None:
-            endpoint = self._endpoints[key] = _Endpoint(_endpoint_label(model), self.concurrency)
+            label = _endpoint_label(model)
+            endpoint = self._endpoints[key] = _Endpoint(label, self.limits(key, label, self.concurrency))
         return endpoint
 
     def activity(
@@ -519,7 +530,7 @@ class JudgeService:
         self._take_down(endpoint, failure)
         return failure
 
-    async def _slot(self, limit: AdaptiveLimit) -> int:
+    async def _slot(self, limit: EndpointLimit) -> int:
         self._waiting += 1
         try:
             return await limit.acquire()

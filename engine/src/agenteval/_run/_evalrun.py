@@ -289,6 +289,8 @@ class EvalRun:
         await self.executor.start(self._context)
         if self.writer is not None:
             self.writer.manifest.executor = {**self.executor_info, "workers": self.executor.workers}
+        if self.executor_info.get("name", DEFAULT_EXECUTOR) != DEFAULT_EXECUTOR:
+            self.progress.workers = self.executor.workers
         await self._work(book, resumed, preparation)
 
     def _write_adk_history(self, book: _Book) -> None:
@@ -681,6 +683,8 @@ class EvalRun:
             if code == 0 and self.fail_on_inconclusive and result.summary.inconclusive():
                 code = 3  # the CLI's ExitCode.INCONCLUSIVE
         manifest = self.writer.manifest
+        if manifest.executor is not None:
+            manifest.executor.update(self.executor.report())
         manifest.state = state
         manifest.finished_at = utc_now()
         manifest.stopped_by = self.stopped_by

@@ -93,6 +93,11 @@ class Executor(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Let go of whatever ``start`` took."""
 
+    def report(self) -> dict[str, Any]:
+        """What the manifest records of the run beyond ``workers`` (e.g. shared limits' end
+        state), asked once after ``aclose``; JSON values only."""
+        return {}
+
 
 class LocalExecutor(Executor):
     """Every unit in the driver's event loop, under the run's limits (``--concurrency``,

@@ -25,6 +25,8 @@ class Progress:
         self.counts = {status: 0 for status in Status}
         self.started = time.monotonic()
         self._judge = judge_counters
+        #: How many workers run the units (set by the run when its executor is not ``local``).
+        self.workers: Optional[int] = None
 
     def start(self, total: int, done: int = 0) -> None:
         self.total, self.done = total, done
@@ -38,9 +40,12 @@ class Progress:
         """Called once at the end (interrupted or not)."""
 
     def line(self) -> str:
-        """One line: cases done of total, outcomes so far, judge activity, elapsed, ETA."""
+        """One line: cases done of total (on how many workers, when not one process), outcomes
+        so far, judge activity, elapsed, ETA."""
         elapsed = time.monotonic() - self.started
         parts = [f"{self.done}/{self.total} cases"]
+        if self.workers is not None:
+            parts[0] += f" on {self.workers} worker{'s' if self.workers != 1 else ''}"
         outcomes = [
             f"{self.counts[s]} {label}"
             for s, label in (

@@ -11,8 +11,11 @@ image, or ``RAY_RUNTIME_ENV``-style ``pip`` in your own ``ray.init``).
 Each task assembles the run's request again on its worker, once per worker process, and
 refuses to run when that plan's inputs fingerprint is not the driver's (the files differ
 there). Workers judge without the judge cache (the driver's cache file has one writer, the
-driver), and each worker's judge limits are its own. A task whose worker dies is retried by
-Ray (``max_retries``); the driver writes the record it returns, once.
+driver). Their judge limits are shared (``agenteval_ray._limits``): one actor per judge
+endpoint holds the adaptive window every worker draws from (ceiling: ``--judge-concurrency``)
+and, with ``AGENTEVAL_RAY_JUDGE_RPM`` set, a requests-per-minute bucket; the manifest's
+``executor.limits`` records each one's end state (window, halvings). A task whose worker
+dies is retried by Ray (``max_retries``); the driver writes the record it returns, once.
 """
 
 from __future__ import annotations
@@ -20,13 +23,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from typing import Any
+import uuid
+from typing import Any, Optional
 
 from agenteval.errors import ConfigError
 from agenteval.plugins import Executor, ExecutorContext, UnitRunner, WorkUnit
 from agenteval.runs import CaseRecord
 
-__all__ = ["RayExecutor"]
+__all__ = ["RATE_VARIABLE", "RayExecutor"]
+
+#: The environment variable that sets each judge endpoint's requests per minute (shared).
+RATE_VARIABLE = "AGENTEVAL_RAY_JUDGE_RPM"
 
 #: How many times Ray runs a unit again when its worker is lost.
 MAX_RETRIES = 3
@@ -41,6 +48,8 @@ class RayExecutor(Executor):
         self._started_here = False
         self._task: Any = None
         self._payload: Any = None
+        self._run_token = uuid.uuid4().hex[:12]
+        self._report: dict[str, Any] = {}
 
     async def start(self, context: ExecutorContext) -> None:
         request = context.request
@@ -75,7 +84,8 @@ class RayExecutor(Executor):
         from ._worker import run_unit
 
         folder = None if address is not None else os.getcwd()
-        self._payload = ray.put((request, context.plan.fingerprint(), folder))
+        rate = _requests_per_minute()
+        self._payload = ray.put((request, context.plan.fingerprint(), folder, self._run_token, rate))
         self._task = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(run_unit)
 
     async def run(self, unit: WorkUnit, local: UnitRunner) -> CaseRecord:
@@ -90,8 +100,38 @@ class RayExecutor(Executor):
         return CaseRecord.model_validate_json(document)
 
     async def aclose(self) -> None:
-        if self._started_here:
-            import ray
+        import ray
 
-            await asyncio.to_thread(ray.shutdown)
-            self._started_here = False
+        try:
+            if self._payload is not None and ray.is_initialized():
+                from ._limits import kill_limits, limit_states
+
+                try:
+                    self._report["limits"] = await asyncio.to_thread(limit_states, self._run_token)
+                finally:
+                    await asyncio.to_thread(kill_limits, self._run_token)
+        finally:  # a local Ray is stopped even when its limits could not be read
+            if self._started_here:
+                self._started_here = False
+                await asyncio.to_thread(ray.shutdown)
+
+    def report(self) -> dict[str, Any]:
+        """Each judge endpoint's shared limit at the end: window, halvings, most in flight."""
+        return dict(self._report)
+
+
+def _requests_per_minute() -> Optional[float]:
+    """``AGENTEVAL_RAY_JUDGE_RPM`` (``None`` when unset); a bad value stops the run."""
+    text = os.environ.get(RATE_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = 0.0
+    if not rate > 0:
+        raise ConfigError(
+            f"{RATE_VARIABLE}={text!r}: expected a positive number of judge requests per minute "
+            f"(e.g. {RATE_VARIABLE}=600), or leave it unset for no rate limit"
+        )
+    return rate

@@ -10,24 +10,29 @@ from typing import Any, Optional
 
 __all__ = ["run_unit"]
 
-#: The run of each plan this worker process serves, by inputs fingerprint, and its loop.
+#: The run this worker process serves, by run token and inputs fingerprint, and its loop.
 _RUNS: dict[str, Any] = {}
 _LOOP: Optional[asyncio.AbstractEventLoop] = None
 
 
-def run_unit(payload: tuple[Any, str, Optional[str]], unit: Any) -> str:
+def run_unit(payload: tuple[Any, str, Optional[str], str, Optional[float]], unit: Any) -> str:
     """The unit's record (``CaseRecord`` JSON). ``payload``: the run's request, its plan's
-    fingerprint, and the driver's folder when the worker shares its machine (``None``: the
-    driver's folder was shipped as the working directory)."""
+    fingerprint, the driver's folder when the worker shares its machine (``None``: the
+    driver's folder was shipped as the working directory), the run's token (naming its
+    shared limits) and the judge requests per minute (``None``: no rate limit)."""
     global _LOOP
-    request, fingerprint, folder = payload
+    request, fingerprint, folder, run_token, rate = payload
     if folder is not None and os.path.isdir(folder) and os.getcwd() != folder:
         os.chdir(folder)
     if _LOOP is None:
         _LOOP = asyncio.new_event_loop()
-    evaluation = _RUNS.get(fingerprint)
+    evaluation = _RUNS.get(run_token + fingerprint)
     if evaluation is None:
-        evaluation = _RUNS[fingerprint] = _assembled(request, fingerprint)
+        evaluation = _RUNS[run_token + fingerprint] = _assembled(request, fingerprint)
+        if evaluation.judge is not None:
+            from ._limits import shared_limits
+
+            evaluation.judge.limits = shared_limits(run_token, rate)
     record = _LOOP.run_until_complete(evaluation.run_unit(unit))
     return record.dump()
 

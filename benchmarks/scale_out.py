@@ -1,0 +1,184 @@
+"""Local vs Ray on one machine: a CPU-bound Python agent over N one-turn cases.
+
+    python benchmarks/scale_out.py                 # 400 cases
+    python benchmarks/scale_out.py --cases 40      # smaller
+    python benchmarks/scale_out.py --cases 40 --write   # also write benchmarks/scale_out_figures.json
+
+What it does:
+
+1. Calibrates a pure-Python loop to about ``--turn-seconds`` (0.1 s) of CPU on this machine
+   and writes a project in a temporary folder: one eval set of ``--cases`` one-turn cases, and
+   ``agent.py`` whose ``respond`` runs that loop (holding the GIL) and answers what the case
+   expects, scored by ``response_match_score`` (no judge).
+2. Times ``agenteval run ... --executor local`` (one process: the agent's turns cannot use a
+   second core) and ``agenteval run ... --executor ray`` (a local Ray started and stopped by
+   the run; one worker per CPU), each as a whole command, wall clock.
+3. Times Ray's fixed cost on its own: ``ray.init()`` of a local head (no dashboard) and
+   ``ray.shutdown()``, in a fresh interpreter.
+
+Prints both wall times, the ratio local/Ray, Ray's workers (from the run's manifest) and the
+start cost. The ratio includes the start cost, so it grows with the number of cases; on a
+machine shared with other work the figures vary from run to run. ``--write`` records the
+figures; ``tests/docs/test_scale_out_figures.py`` checks that docs/scale-out.md quotes them as
+``doc_lines`` prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+JSON_PATH = HERE / "scale_out_figures.json"
+
+AGENT = """
+LOOPS = {loops}
+
+
+def respond(message, history):
+    total = 0
+    for i in range(LOOPS):
+        total += i * i % 7
+    return "answer " + message
+"""
+
+RAY_START = """
+import time
+t = time.perf_counter()
+import ray
+ray.init(include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+started = time.perf_counter() - t
+t = time.perf_counter()
+ray.shutdown()
+print(started, time.perf_counter() - t)
+"""
+
+
+def calibrate(seconds: float) -> int:
+    """Loop iterations that take about ``seconds`` of CPU here (the median of 5 tries)."""
+    loops = 100_000
+    tries = []
+    for _ in range(5):
+        started = time.process_time()
+        total = 0
+        for i in range(loops):
+            total += i * i % 7
+        tries.append(time.process_time() - started)
+    return max(1, int(loops * seconds / sorted(tries)[2]))
+
+
+def write_project(folder: Path, cases: int, loops: int) -> None:
+    eval_set = {
+        "eval_set_id": "scale",
+        "eval_cases": [
+            {
+                "eval_id": f"case_{i}",
+                "conversation": [
+                    {
+                        "invocation_id": f"i{i}",
+                        "user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
+                        "final_response": {"role": "model", "parts": [{"text": f"answer q{i}"}]},
+                    }
+                ],
+            }
+            for i in range(cases)
+        ],
+    }
+    (folder / "scale.evalset.json").write_text(json.dumps(eval_set), encoding="utf-8")
+    (folder / "agent.py").write_text(AGENT.format(loops=loops), encoding="utf-8")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env.update(RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0")
+    return env
+
+
+def timed_run(folder: Path, executor: str) -> tuple[float, int]:
+    """Wall seconds of the whole ``agenteval run`` and the workers its manifest records."""
+    command = [sys.executable, "-m", "agenteval", "run", "scale.evalset.json", "--agent", "agent.py:respond"]
+    command += ["--criteria", "response_match_score", "--no-cache", "-q"]
+    command += ["--executor", executor, "--runs-dir", executor]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=folder, env=_env(), capture_output=True, text=True, timeout=3600)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"--executor {executor} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+    [manifest] = (folder / executor).glob("*/manifest.json")
+    return seconds, int(json.loads(manifest.read_text())["executor"]["workers"])
+
+
+def ray_start_cost() -> tuple[float, float]:
+    """Seconds of ``import ray`` + ``ray.init()`` (local head), and of ``ray.shutdown()``."""
+    done = subprocess.run(
+        [sys.executable, "-c", RAY_START], env=_env(), capture_output=True, text=True, timeout=600
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"ray.init() failed:\n{done.stderr}")
+    started, stopped = done.stdout.split()[-2:]
+    return float(started), float(stopped)
+
+
+def measure(cases: int, turn_seconds: float) -> dict:
+    loops = calibrate(turn_seconds)
+    with tempfile.TemporaryDirectory(prefix="agenteval-scale-out-") as name:
+        folder = Path(name)
+        write_project(folder, cases, loops)
+        local, _ = timed_run(folder, "local")
+        ray, workers = timed_run(folder, "ray")
+    start, stop = ray_start_cost()
+    return {
+        "cases": cases,
+        "turn_seconds": turn_seconds,
+        "cpus": os.cpu_count(),
+        "local_seconds": round(local, 1),
+        "ray_seconds": round(ray, 1),
+        "ratio": round(local / ray, 2),
+        "ray_workers": workers,
+        "ray_start_seconds": round(start, 1),
+        "ray_stop_seconds": round(stop, 1),
+    }
+
+
+def doc_lines(f: dict) -> dict[str, str]:
+    """The text the figures take in docs/scale-out.md (checked by the docs test)."""
+    return {
+        "walls": (
+            f"{f['cases']} cases of one {f['turn_seconds']:g} s turn: `--executor local` "
+            f"{f['local_seconds']:.1f} s, `--executor ray` ({f['ray_workers']} workers) "
+            f"{f['ray_seconds']:.1f} s, a ratio of {f['ratio']:.2f}"
+        ),
+        "start": (
+            f"starting a local Ray (`import ray` and `ray.init()`) took {f['ray_start_seconds']:.1f} s "
+            f"and stopping it {f['ray_stop_seconds']:.1f} s"
+        ),
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=400, help="one-turn cases (default 400)")
+    parser.add_argument("--turn-seconds", type=float, default=0.1, help="CPU per turn (default 0.1)")
+    parser.add_argument("--write", action="store_true", help=f"write {JSON_PATH.name}")
+    args = parser.parse_args(argv)
+    figures = measure(args.cases, args.turn_seconds)
+    print(f"cases {figures['cases']} x {figures['turn_seconds']:g} s of CPU, {figures['cpus']} CPUs")
+    print(f"local        {figures['local_seconds']:8.1f} s")
+    print(f"ray          {figures['ray_seconds']:8.1f} s  ({figures['ray_workers']} workers)")
+    print(f"local / ray  {figures['ratio']:8.2f}x  (includes Ray's start)")
+    print(f"ray start    {figures['ray_start_seconds']:8.1f} s, stop {figures['ray_stop_seconds']:.1f} s")
+    for line in doc_lines(figures).values():
+        print(f"doc: {line}")
+    if args.write:
+        JSON_PATH.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,80 @@
+"""Judge limits shared by every Ray worker (``agenteval_ray._limits``), on a real local Ray
+with two worker processes and a loopback fake judge that counts the requests it answers at
+once: the shared window holds across workers, and a 429 storm seen by a worker halves it once.
+
+Each unit asks the judge for several samples at once (3 or 4 of 4: a decided majority stops
+early), so two workers with limits of their own would send 6 to 8 together; with
+``--judge-concurrency 4`` shared, the judge never sees more than 4."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agenteval.runs import RecordedRun, find_run
+
+from tests.fixtures.one_turn import write_one_turn_eval_set
+
+pytest.importorskip("ray")
+pytest.importorskip("agenteval_ray")
+
+VALID = json.dumps({"reasoning": "same meaning", "verdict": "valid"})
+
+
+def _run(project: Path, judge_url: str, runs: str) -> RecordedRun:
+    write_one_turn_eval_set(project / "shop.evalset.json", 4, lambda i: f"answer {i}")
+    criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "openai:judge", "num_samples": 4}}
+    (project / "config.json").write_text(json.dumps({"criteria": {"final_response_match_v2": criterion}}))
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
+    }
+    env.update(
+        RAY_AUTH_MODE="disabled",
+        RAY_USAGE_STATS_ENABLED="0",
+        OPENAI_API_KEY="sk-fake",
+        OPENAI_BASE_URL=f"{judge_url}/v1",
+        AGENTEVAL_JUDGE_BACKOFF_SECONDS="0.01",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "agenteval", "run", "shop.evalset.json", "--actual", "shop.evalset.json"]
+        + ["--config", "config.json", "--judge-concurrency", "4", "--no-cache", "-q"]
+        + ["--executor", "ray", "--runs-dir", runs],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return find_run(project / runs)
+
+
+@pytest.mark.slow  # starts a local Ray twice: 12 s each on an idle 2-core machine, a minute under load
+def test_two_workers_share_one_judge_window_and_a_429_storm_halves_it_once(tmp_path, fake_openai):
+    fake_openai.responder = lambda request: VALID
+    fake_openai.latency = 0.3  # calls overlap: the workers' units run at the same time
+    shared = _run(tmp_path, fake_openai.base_url, "shared")
+    assert shared.manifest.executor["workers"] == 2
+    assert fake_openai.max_in_flight <= 4
+    [limit] = shared.manifest.executor["limits"]
+    assert limit["ceiling"] == 4 and limit["most_in_flight"] == 4 and limit["halvings"] == 0
+    assert limit["granted"] == len(fake_openai.requests) >= 12
+
+    servers = sys.modules[type(fake_openai).__module__]
+    fake_openai.requests.clear()
+    fake_openai.script(*[servers.Reply(status=429, retry_after=0.05, delay=0.3)] * 4)
+    storm = _run(tmp_path, fake_openai.base_url, "storm")
+    [limit] = storm.manifest.executor["limits"]
+    assert limit["halvings"] == 1  # four 429s of one window: halved once, not four times
+    assert limit["granted"] == len(fake_openai.requests) and fake_openai.max_in_flight <= 4
+    retries = sum(
+        criterion.judge.retries
+        for record in storm.records()
+        for criterion in record.criteria
+        if criterion.judge is not None
+    )
+    assert retries == 4
