@@ -35,9 +35,11 @@ if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the re
 
 __all__ = [
     "AUTO_LOOKS",
+    "CALIBRATION_BASIS",
     "SummaryBuilder",
     "case_decided",
     "look_confidence",
+    "calibration_gated",
     "case_criteria",
     "over_runs",
     "point_verdict",
@@ -260,29 +262,69 @@ def case_criteria(
         results = list(per_run[0])
         if confidence is None:
             return results
-        return [
+        found = [
             r if r.verdict is not None else r.model_copy(update={"verdict": point_verdict(r.status)})
             for r in results
         ]
-    results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(criteria)]
-    if confidence is None:
-        return results
-    from .stats import derive_seed
+    else:
+        results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(criteria)]
+        if confidence is None:
+            return results
+        from .stats import derive_seed
 
-    return [
-        r.model_copy(
-            update={
-                "verdict": over_runs(
-                    entry,
-                    r,
-                    level=confidence,
-                    seed=derive_seed(*seed_parts, entry.name),
-                    identical_outputs=identical_outputs,
-                )
-            }
+        found = [
+            r.model_copy(
+                update={
+                    "verdict": over_runs(
+                        entry,
+                        r,
+                        level=confidence,
+                        seed=derive_seed(*seed_parts, entry.name),
+                        identical_outputs=identical_outputs,
+                    )
+                }
+            )
+            for entry, r in zip(criteria, results, strict=True)
+        ]
+    return [calibration_gated(entry, r) for entry, r in zip(criteria, found, strict=True)]
+
+
+#: The basis of a verdict the calibration gate made INCONCLUSIVE.
+CALIBRATION_BASIS = "calibration"
+
+
+def calibration_gated(criterion: CriterionEntry, result: CriterionResult) -> CriterionResult:
+    """``result`` with its tri-state verdict made INCONCLUSIVE (basis ``calibration``) when
+    the run gates its judge criterion on a calibration card (``criterion.calibration``) and
+    the card is missing, stale or below the κ floor, or was made with another judge prompt
+    than the result's (``details["prompt_sha256"]``). NOT_EVALUATED stays: more is wrong
+    than calibration. The reason names the problem and the verdict it replaced."""
+    gate = criterion.calibration
+    verdict = result.verdict
+    if (
+        gate is None
+        or verdict is None
+        or verdict.basis == CALIBRATION_BASIS  # gated already (a one-run record is gated when scored)
+        or verdict.verdict not in ("PASS", "FAIL", "INCONCLUSIVE")
+    ):
+        return result
+    problem = gate.problem
+    if problem is None:
+        made_with = next((r.details for r in (result, *result.runs) if "prompt_sha256" in r.details), None)
+        if made_with is None or made_with.get("prompt_sha256") == gate.prompt_sha256:
+            return result
+        problem = (
+            f"the calibration card (run {gate.card_run_id}) is stale: the judge prompt changed "
+            "(prompt_sha256); label its verdicts and run `agenteval calibrate RUN --labels FILE` again"
         )
-        for entry, r in zip(criteria, results, strict=True)
-    ]
+    replaced = verdict.verdict if verdict.verdict != "INCONCLUSIVE" else f"INCONCLUSIVE ({verdict.reason})"
+    gated = VerdictInfo(
+        verdict="INCONCLUSIVE",
+        basis=CALIBRATION_BASIS,
+        reason=f"the judge is not calibrated: {problem} (without the gate: {replaced})",
+        interval=verdict.interval,
+    )
+    return result.model_copy(update={"verdict": gated})
 
 
 _STATUSES = tuple(Status)
@@ -303,7 +345,11 @@ def case_decided(results: Sequence[CriterionResult]) -> bool:
     """Whether more runs could change the case's tri-state verdict: decided when a gating
     criterion FAILs (or is NOT_EVALUATED: the case fails whatever comes), or when none is
     INCONCLUSIVE. Informational criteria and results with no verdict never keep it open."""
-    verdicts = [r.verdict.verdict for r in results if r.verdict is not None and not _informs(r)]
+    verdicts = [
+        r.verdict.verdict
+        for r in results
+        if r.verdict is not None and not _informs(r) and r.verdict.basis != CALIBRATION_BASIS
+    ]
     return any(v in ("FAIL", "NOT_EVALUATED") for v in verdicts) or "INCONCLUSIVE" not in verdicts
 
 
@@ -558,10 +604,18 @@ def _set_verdict(
 ) -> SetVerdict:
     """The set's verdict (``agenteval.stats.set_verdict``) from its cases' units; a
     criterion with no bounded range keeps the per-case rule (no interval to correct)."""
-    from .stats import derive_seed, set_verdict
+    from .stats import SetVerdict, Verdict, derive_seed, set_verdict
 
     low, high = criterion.min_score, criterion.max_score
     bounded = low is not None and high is not None and high > low
+    gated = [unit[0] for unit in ordered if unit[4] == CALIBRATION_BASIS]
+    if gated and rule == "mean":  # the mean reads the scores, not the gated verdicts
+        return SetVerdict(
+            Verdict.INCONCLUSIVE,
+            rule,
+            f"the judge is not calibrated for {len(gated)} of {len(ordered)} cases (see their verdicts)",
+            "none: the judge's verdicts are not calibrated against human labels",
+        )
     return set_verdict(
         [unit[1] for unit in ordered],
         [(unit[2], unit[4]) for unit in ordered],

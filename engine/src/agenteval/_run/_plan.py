@@ -401,7 +401,9 @@ class Plan:
                     "path": str(s.source) if s.source else None,
                     "sha256": s.sha256 or _content_hash(s.cases),
                     "cases": list(s.case_ids),
-                    "criteria": [e.model_dump(mode="json") for e in s.entries],
+                    # the calibration gate decides verdicts, which are read again from the
+                    # manifest, not results: a resume may use newer cards
+                    "criteria": [e.model_dump(mode="json", exclude={"calibration"}) for e in s.entries],
                 }
                 for s in self.sets
             ],

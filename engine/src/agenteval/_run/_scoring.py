@@ -17,7 +17,7 @@ from typing import Optional, Union
 
 from .._contracts import score_problem
 from .._resolve import ResolvedCriterion
-from .._verdicts import base_fields, not_evaluated, point_verdict, status_for
+from .._verdicts import base_fields, calibration_gated, not_evaluated, point_verdict, status_for
 from ..agents import AgentFailure
 from ..evaluator import EvaluationContext, Evaluator, Score
 from ..judging import JudgeService
@@ -134,7 +134,7 @@ def _to_result(
     reason_code = score.reason_code
     if status is Status.NOT_EVALUATED and reason_code is None:
         reason_code = "not_evaluated"
-    return CriterionResult(
+    result = CriterionResult(
         **base_fields(entry),
         score=score.value,
         status=status,
@@ -145,6 +145,7 @@ def _to_result(
         duration_seconds=time.perf_counter() - started,
         verdict=verdict,
     )
+    return calibration_gated(entry, result)  # recorded so, for the index's listings
 
 
 def context_for(
