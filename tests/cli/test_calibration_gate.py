@@ -177,3 +177,25 @@ def test_an_unreadable_gate_stops_the_run_before_any_call(project, tmp_path):
     floor = project.run("--min-kappa", "0.5")
     assert floor.exit_code == 2 and "--min-kappa" in floor.output and "--calibration FILE" in floor.output
     assert list_runs(project.runs) == []
+
+
+def _show(project: Project, run: str) -> str:
+    """``runs show RUN`` with its lines joined (the table wraps at the terminal's width)."""
+    shown = project.runner.invoke(main, ["runs", "show", run, "--runs-dir", str(project.runs)])
+    return " ".join(shown.stdout.split())
+
+
+def test_runs_show_prints_the_card_and_the_gate(project):
+    card_run = project.calibrated()
+    shown = _show(project, card_run.name)
+    assert f"calibration of {JUDGED}: Cohen's κ 0.00 [" in shown
+    assert "over 3 human label(s), people passed 67%, judge 100%, accuracy 67% [" in shown
+    assert project.run("--calibration", str(card_run), "--min-kappa", "0.4").exit_code in (0, 1)
+    shown = _show(project, "latest")
+    line = f"calibration gate of {JUDGED}: its verdicts are INCONCLUSIVE: κ 0.00 ["
+    assert line in shown and "below the floor 0.4 (--min-kappa)" in shown
+    assert "or a judge not calibrated (--calibration; a current card settles it)" in shown
+    assert project.run("--calibration", str(card_run)).exit_code in (0, 1)
+    shown = _show(project, "latest")
+    assert f"calibration gate of {JUDGED}: a current card (run {card_run.name}, κ 0.00 [" in shown
+    assert "over 3 label(s))" in shown

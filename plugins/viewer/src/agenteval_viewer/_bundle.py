@@ -419,6 +419,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 "mean_interval": stats[0]["mean"] if len(stats) == 1 else None,
                 "eval_sets": stats,
                 "calibration": cards[name].model_dump(mode="json") if name in cards else None,
+                "calibration_gate": entry.calibration.model_dump(mode="json") if entry.calibration else None,
                 "verdicts": agg.verdicts,
                 "histogram": _histogram(agg.scores, entry.min_score, entry.max_score),
                 "not_evaluated": agg.reasons["NOT_EVALUATED"],
