@@ -199,3 +199,28 @@ def test_runs_show_prints_the_card_and_the_gate(project):
     shown = _show(project, "latest")
     assert f"calibration gate of {JUDGED}: a current card (run {card_run.name}, κ 0.00 [" in shown
     assert "over 3 label(s))" in shown
+
+
+def test_judge_prices_give_the_judge_cost_in_the_summary_and_the_report(project, tmp_path):
+    """Not the gate, but the same judged run: ``statistics.judge_prices`` price the judge's
+    tokens per model (the fake judge reports 10 input and 5 output tokens a call)."""
+    config = tmp_path / "priced.json"
+    prices = {"gemini-2.5-flash": {"input_per_mtok": 100_000, "output_per_mtok": 400_000}}
+    config.write_text(json.dumps({"criteria": {JUDGED: 0.5}, "statistics": {"judge_prices": prices}}))
+    assert project.run(config=config).exit_code in (0, 1)
+    run = find_run(project.runs)
+    assert run.manifest.judge_prices == prices
+    summary = run.summary().summary
+    usage = summary.judge.models["gemini-2.5-flash"]
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (summary.judge.calls, 120, 60)
+    expected = (120 * 100_000 + 60 * 400_000) / 1_000_000
+    assert summary.judge_cost is not None and summary.judge_cost.total == pytest.approx(expected)
+    assert run.result_summary().judge_cost == summary.judge_cost  # the reader prices it the same
+    assert f"judge cost: {expected:,.4f} at the configured prices" in _show(project, "latest")
+    cheap = {"other-model": {"input_per_mtok": 1, "output_per_mtok": 1}}
+    config.write_text(json.dumps({"criteria": {JUDGED: 0.5}, "statistics": {"judge_prices": cheap}}))
+    assert project.run(config=config).exit_code in (0, 1)
+    shown = _show(project, "latest")
+    assert (
+        "judge cost: 0.0000" in shown and "no price for gemini-2.5-flash (statistics.judge_prices)" in shown
+    )

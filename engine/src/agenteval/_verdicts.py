@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from .results import (
@@ -21,6 +21,8 @@ from .results import (
     IntervalInfo,
     JudgeActivity,
     JudgeAgreementInfo,
+    JudgeCostInfo,
+    ModelUsage,
     PluginInfo,
     RunSummary,
     SetCriterionSummary,
@@ -47,6 +49,7 @@ __all__ = [
     "case_status",
     "combine_runs",
     "not_evaluated",
+    "judge_cost",
     "plugin_of",
     "set_criterion_summary",
     "status_for",
@@ -105,9 +108,15 @@ def sum_activity(activities: Iterable[Optional[JudgeActivity]]) -> Optional[Judg
     if not present:
         return None
     failures: dict[str, int] = {}
+    models: dict[str, list[int]] = {}
     for activity in present:
         for code, count in activity.failures.items():
             failures[code] = failures.get(code, 0) + count
+        for name, usage in activity.models.items():
+            counts = models.setdefault(name, [0, 0, 0])
+            counts[0] += usage.calls
+            counts[1] += usage.input_tokens
+            counts[2] += usage.output_tokens
     return JudgeActivity(
         calls=sum(a.calls for a in present),
         cache_hits=sum(a.cache_hits for a in present),
@@ -115,7 +124,32 @@ def sum_activity(activities: Iterable[Optional[JudgeActivity]]) -> Optional[Judg
         failures=dict(sorted(failures.items())),
         input_tokens=sum(a.input_tokens for a in present),
         output_tokens=sum(a.output_tokens for a in present),
+        models={
+            name: ModelUsage(calls=calls, input_tokens=inputs, output_tokens=outputs)
+            for name, (calls, inputs, outputs) in sorted(models.items())
+        },
     )
+
+
+def judge_cost(
+    activity: Optional[JudgeActivity], prices: Mapping[str, Mapping[str, float]]
+) -> Optional[JudgeCostInfo]:
+    """What ``activity``'s calls cost at ``prices`` (judge model -> ``input_per_mtok`` and
+    ``output_per_mtok``, per million tokens as reported): ``None`` without prices or
+    activity. A model with calls and no price is listed in ``unpriced``, never costed 0."""
+    if not prices or activity is None:
+        return None
+    by_model: dict[str, float] = {}
+    unpriced = []
+    for name, usage in activity.models.items():
+        price = prices.get(name)
+        if price is None:
+            unpriced.append(name)
+            continue
+        by_model[name] = (
+            usage.input_tokens * price["input_per_mtok"] + usage.output_tokens * price["output_per_mtok"]
+        ) / 1_000_000
+    return JudgeCostInfo(total=math.fsum(by_model.values()), by_model=by_model, unpriced=unpriced)
 
 
 def combine_runs(criterion: CriterionEntry, runs: Sequence[CriterionResult]) -> CriterionResult:
@@ -429,7 +463,9 @@ class SummaryBuilder:
         judge_by_criterion: Optional[dict[str, JudgeActivity]] = None,
         judge: Optional[JudgeActivity] = None,
         user_simulator: Optional[JudgeActivity] = None,
+        prices: Optional[Mapping[str, Mapping[str, float]]] = None,
     ) -> RunSummary:
+        """The summary; ``prices`` (``statistics.judge_prices``) give ``judge_cost``."""
         total = sum(self._cases.values())
         criteria = [
             CriterionSummary(
@@ -454,6 +490,7 @@ class SummaryBuilder:
             judge=judge,
             user_simulator=user_simulator,
             eval_sets=self._set_summaries(),
+            judge_cost=judge_cost(judge, prices or {}),
         )
 
     def _set_summaries(self) -> list[EvalSetSummary]:

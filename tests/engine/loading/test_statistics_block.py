@@ -108,3 +108,25 @@ def test_a_bad_calibration_key_names_the_json_path_and_the_fix(block, message):
     with pytest.raises(ConfigError) as caught:
         parse_statistics(block, "cfg.json")
     assert message in str(caught.value)
+
+
+def test_judge_prices_are_read_per_model():
+    block = {"judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3, "output_per_mtok": 2}}}
+    assert parse_statistics(block, "cfg.json").judge_prices == (("gemini-2.5-flash", 0.3, 2.0),)
+
+
+@pytest.mark.parametrize(
+    ("prices", "message"),
+    [
+        ([1], "statistics.judge_prices: expected an object of judge models"),
+        ({"m": {"input_per_mtok": 1}}, "statistics.judge_prices.m: expected exactly input_per_mtok and"),
+        (
+            {"m": {"input_per_mtok": -1, "output_per_mtok": 1}},
+            "statistics.judge_prices.m.input_per_mtok: expected a price of 0 or more",
+        ),
+    ],
+)
+def test_a_bad_price_names_the_json_path(prices, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_statistics({"judge_prices": prices}, "cfg.json")
+    assert message in str(caught.value)

@@ -99,6 +99,7 @@ STATISTICS = {
     "set_verdict": "mean",
     "calibration": "calibration.json",
     "min_kappa": 0.2,
+    "judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3, "output_per_mtok": 2.5}},
 }
 
 #: name -> (cases, the config beside the eval file, options per caller). A caller left out
@@ -321,6 +322,8 @@ def test_the_statistics_block_applies_from_every_caller(judged, tmp_path, monkey
     assert manifest["set_verdict"] == "mean"
     gate = manifest["eval_sets"][0]["criteria"][2]["calibration"]
     assert gate["reason_code"] == "calibration_missing" and gate["min_kappa"] == 0.2
+    assert manifest["judge_prices"] == STATISTICS["judge_prices"]
+    assert summary["judge_cost"]["total"] > 0 and summary["judge_cost"]["unpriced"] == []
     assert manifest["exit_code"] == 3  # everything passed, flip is INCONCLUSIVE: fail_on_inconclusive
     assert summary["budget"]["judge_calls_limit"] == 1000
     assert summary["budget"]["judge_tokens_limit"] == 1_000_000 and summary["budget"]["judge_tokens_used"] > 0

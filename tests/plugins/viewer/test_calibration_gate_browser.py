@@ -1,6 +1,7 @@
 """The calibration gate in the single-file HTML report (``agenteval report``), in headless
 chromium: under the judge criterion, whether its verdicts were gated and why; in a case's
-drawer, the verdict's basis ``calibration`` and its reason in words."""
+drawer, the verdict's basis ``calibration`` and its reason in words. And the judge's cost at
+the config's prices in the report's header."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ WAIT_MS = 15_000
 JUDGED = "final_response_match_v2"
 
 
-def _record(folder: Path, *options: str) -> Path:
+def _record(folder: Path, *options: str, statistics: dict | None = None) -> Path:
     """The travel example's recording scored by a judge criterion under ``options``; the runs folder."""
     config = folder / "config.json"
-    config.write_text(json.dumps({"criteria": {JUDGED: 0.5}}))
+    config.write_text(
+        json.dumps({"criteria": {JUDGED: 0.5}, **({"statistics": statistics} if statistics else {})})
+    )
     runs = folder / "runs"
     args = ["run", str(helpers.TRAVEL / "travel.evalset.json"), "--config", str(config)]
     args += ["--actual", str(helpers.TRAVEL / "travel.actual.json"), "--runs-dir", str(runs), "--no-cache"]
@@ -103,3 +106,21 @@ def test_a_current_card_is_named_in_the_report(tmp_path, gemini_env, schema_answ
         f"calibration gate: a current card (run {card_run.run_id}, κ undefined over 1 label(s))"
     )
     assert visibility.problems(page, f"[data-testid=criterion-{JUDGED}]") == []
+
+
+def test_the_judge_cost_shows_in_the_reports_header(tmp_path, gemini_env, schema_answers, browser_page):
+    from playwright.sync_api import expect
+
+    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
+    prices = {"gemini-2.5-flash": {"input_per_mtok": 1000, "output_per_mtok": 4000}}
+    run = find_run(_record(tmp_path, statistics={"judge_prices": prices}))
+    cost = run.summary().summary.judge_cost
+    assert cost is not None and cost.total > 0 and not cost.unpriced
+    report = render_report(run, tmp_path / "report.html", details="all").path
+    page = browser_page
+    page.goto(report.as_uri())
+    shown = page.get_by_test_id("judge-cost")
+    expect(shown).to_be_visible(timeout=WAIT_MS)
+    expect(shown).to_have_text(f"{cost.total:.4f}")  # as the terminal prints it
+    assert visibility.problems(page, "header") == []
+    _screenshot(page, "judge_cost")

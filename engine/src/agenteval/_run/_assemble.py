@@ -171,6 +171,8 @@ def assemble(
     if options.shard is not None:
         index, count = parse_shard(options.shard)
         plan = shard_plan(plan, index, count, fail_on_inconclusive=settings.fail_on_inconclusive)
+    if settings.judge_prices:
+        plan = dataclasses.replace(plan, judge_prices=settings.judge_prices)
     if settings.calibration is not None:
         plan = _calibrated(plan, settings.calibration, settings.min_kappa)
     executor, executor_info = _executor(options.executor)

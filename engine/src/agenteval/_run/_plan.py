@@ -369,6 +369,8 @@ class Plan:
     statistics: Optional[StatisticsConfig] = None
     #: ``--shard I/N``: which slice of a whole plan this one is (``_shards.ShardInfo``).
     shard: Optional[Any] = None
+    #: Judge model -> price per million input / output tokens (``statistics.judge_prices``).
+    judge_prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.recorded, RecordedTurns):

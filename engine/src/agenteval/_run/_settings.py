@@ -7,7 +7,7 @@ the caller's explicit option, key by key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, TypeVar, Union, overload
 
@@ -87,6 +87,8 @@ class RunSettings:
     set_verdict: str
     calibration: Optional[Path] = None
     min_kappa: Optional[float] = None
+    #: Judge model -> ``{"input_per_mtok", "output_per_mtok"}`` (the block's ``judge_prices``).
+    judge_prices: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def merge_settings(
@@ -121,6 +123,10 @@ def merge_settings(
         set_verdict=_first(options.set_verdict, block.set_verdict, DEFAULT_SET_VERDICT),
         calibration=None if calibration is None else Path(calibration),
         min_kappa=min_kappa,
+        judge_prices={
+            model: {"input_per_mtok": inputs, "output_per_mtok": outputs}
+            for model, inputs, outputs in block.judge_prices or ()
+        },
     )
 
 

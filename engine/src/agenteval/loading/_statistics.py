@@ -6,7 +6,9 @@ ADK-compatible).
                     "judge_sampling": "curtailed", "judge_budget": 1000,
                     "max_judge_tokens": 500000,
                     "fail_on_inconclusive": true, "set_verdict": "holm",
-                    "calibration": "cards.json", "min_kappa": 0.6}}
+                    "calibration": "cards.json", "min_kappa": 0.6,
+                    "judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3,
+                                                          "output_per_mtok": 2.5}}}}
 
 Every key is optional; a command-line flag overrides its key. An unknown key or a bad
 value is a ``ConfigError`` naming the file, the JSON path and the valid choices.
@@ -39,7 +41,9 @@ class StatisticsConfig:
     eval sets' verdict rule; ``holm`` when not given); ``calibration`` the calibration cards
     (a ``calibration.json`` or the run folder holding one; a relative path is from the
     config's folder) that gate the judge criteria's verdicts; ``min_kappa`` in [-1, 1], the
-    floor of a card's κ lower bound (needs ``calibration``)."""
+    floor of a card's κ lower bound (needs ``calibration``); ``judge_prices`` each judge
+    model's price per million input and output tokens (``(model, input, output)`` here),
+    which give the summary's judge cost (none are built in)."""
 
     confidence: Optional[float] = None
     num_runs: Union[int, str, None] = None
@@ -51,6 +55,7 @@ class StatisticsConfig:
     max_judge_tokens: Optional[int] = None
     calibration: Optional[str] = None
     min_kappa: Optional[float] = None
+    judge_prices: Optional[tuple[tuple[str, float, float], ...]] = None
 
 
 _KEYS = tuple(f.name for f in fields(StatisticsConfig))
@@ -67,6 +72,35 @@ def _shown(value: Any) -> str:
 
     text = json.dumps(value) if isinstance(value, (str, bool, int, float)) or value is None else repr(value)
     return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+_PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
+
+
+def _prices(value: Any, path: str) -> tuple[tuple[str, float, float], ...]:
+    """``{model: {"input_per_mtok": P, "output_per_mtok": Q}}`` as ``((model, P, Q), ...)``."""
+    example = '{"gemini-2.5-flash": {"input_per_mtok": 0.3, "output_per_mtok": 2.5}}'
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: expected an object of judge models, e.g. {example}, got {_shown(value)}")
+    found = []
+    for model, price in value.items():
+        where = f"{path}.{model}"
+        if not isinstance(price, dict) or set(price) != set(_PRICE_KEYS):
+            raise ValueError(
+                f"{where}: expected exactly input_per_mtok and output_per_mtok, got {_shown(price)}"
+            )
+        amounts = [price[k] for k in _PRICE_KEYS]
+        for key, amount in zip(_PRICE_KEYS, amounts, strict=True):
+            if (
+                isinstance(amount, bool)
+                or not isinstance(amount, (int, float))
+                or not 0 <= amount < float("inf")
+            ):
+                raise ValueError(
+                    f"{where}.{key}: expected a price of 0 or more per million tokens, got {_shown(amount)}"
+                )
+        found.append((model, float(amounts[0]), float(amounts[1])))
+    return tuple(found)
 
 
 def _check(key: str, value: Any, path: str, where: str) -> Any:
@@ -93,6 +127,8 @@ def _check(key: str, value: Any, path: str, where: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
             raise ValueError(f"{path}: expected a number from -1 to 1 (e.g. 0.6), got {_shown(value)}")
         return float(value)
+    if key == "judge_prices":
+        return _prices(value, path)
     if key == "run_budget":
         return _whole(value, path, 1)
     if key in ("judge_budget", "max_judge_tokens"):

@@ -569,6 +569,26 @@ def _judge_line(summary: RunSummary) -> Optional[Text]:
     return text
 
 
+def _cost_line(summary: RunSummary) -> Optional[Text]:
+    """What the judge calls cost at the config's prices (``statistics.judge_prices``)."""
+    cost = summary.judge_cost
+    if cost is None:
+        return None
+    models = ", ".join(f"{visible(name)} {amount:,.4f}" for name, amount in cost.by_model.items())
+    text = Text(
+        f"judge cost: {cost.total:,.4f} at the configured prices per million tokens"
+        + (f" ({models})" if models else ""),
+        style="dim",
+    )
+    if cost.unpriced:
+        text.append(
+            f"; no price for {', '.join(visible(n) for n in cost.unpriced)} (statistics.judge_prices): "
+            "not counted",
+            style="yellow",
+        )
+    return text
+
+
 def _budget_lines(summary: RunSummary) -> list[Text]:
     """The judge budgets (calls, tokens) and their use, one line each."""
     budget = summary.budget
@@ -692,6 +712,7 @@ def _footer(
         console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
     for line in (
         _judge_line(summary),
+        _cost_line(summary),
         *_budget_lines(summary),
         *_agreement_lines(summary),
         *calibration,

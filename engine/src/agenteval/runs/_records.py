@@ -155,6 +155,9 @@ class Manifest(_Doc):
     set_confidence: Optional[float] = None
     #: The eval sets' verdict rule (``statistics.set_verdict``; ``agenteval.stats.set_verdict``).
     set_verdict: str = "holm"
+    #: Judge model -> ``{"input_per_mtok", "output_per_mtok"}`` (``statistics.judge_prices``):
+    #: the prices of the summary's ``judge_cost``.
+    judge_prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     #: sha256 over everything that decides what a case's result is (eval files, criteria,
     #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.
     inputs_fingerprint: str = ""

@@ -372,6 +372,7 @@
         <div><dt>duration</dt><dd>${s.duration_s === null ? "—" : fmt(s.duration_s, 1) + " s"}</dd></div>
         ${judge ? html`<div><dt>judge calls</dt><dd>${judge.calls} (cache hits ${judge.cache_hits})</dd></div>` : null}
         ${judge ? html`<div><dt>judge tokens</dt><dd data-testid="judge-tokens">${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        ${s.judge_cost ? html`<div><dt>judge cost</dt><dd data-testid="judge-cost" title="at the prices of statistics.judge_prices, per million tokens">${fmt(s.judge_cost.total, 4)}${s.judge_cost.unpriced.length ? " (no price for " + s.judge_cost.unpriced.join(", ") + ")" : ""}</dd></div>` : null}
         ${budgetFacts(s.budget)}
         <div><dt>engine</dt><dd>${s.engine_version}</dd></div>
         ${s.git_commit ? html`<div><dt>commit</dt><dd class="mono">${s.git_commit.slice(0, 10)}</dd></div>` : null}
