@@ -224,3 +224,17 @@ def test_judge_prices_give_the_judge_cost_in_the_summary_and_the_report(project,
     assert (
         "judge cost: 0.0000" in shown and "no price for gemini-2.5-flash (statistics.judge_prices)" in shown
     )
+
+
+def test_the_markdown_report_shows_the_gate_and_the_cost(project, tmp_path):
+    from agenteval_builtin.reporters.markdown import render_markdown
+
+    cards = tmp_path / "cards.json"
+    cards.write_text(json.dumps({"cards": []}))
+    config = tmp_path / "priced.json"
+    prices = {"gemini-2.5-flash": {"input_per_mtok": 1000, "output_per_mtok": 1000}}
+    config.write_text(json.dumps({"criteria": {JUDGED: 0.5}, "statistics": {"judge_prices": prices}}))
+    assert project.run("--calibration", str(cards), config=config).exit_code in (0, 1)
+    text = render_markdown(find_run(project.runs))
+    assert "- Judge cost: 0.1800 at the configured prices per million tokens." in text
+    assert f"- Calibration gate of `{JUDGED}`: verdicts INCONCLUSIVE: no calibration card for" in text
