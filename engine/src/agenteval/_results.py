@@ -107,9 +107,19 @@ class ErrorInfo(_Record):
     traceback: str
 
 
+class ModelUsage(_Record):
+    """One judge model's calls (answered, not from the cache) and the tokens they used, as
+    the provider reported them."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
 class JudgeActivity(_Record):
     """What judge calls cost: calls made, answers served by the cache, retries,
-    failures by reason code, and tokens (as reported by the provider)."""
+    failures by reason code, and tokens (as reported by the provider), in total and by
+    judge model (``models``, the name as the criterion gave it)."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -117,6 +127,18 @@ class JudgeActivity(_Record):
     failures: dict[str, int] = Field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
+    models: dict[str, ModelUsage] = Field(default_factory=dict)
+
+
+class JudgeCostInfo(_Record):
+    """What the judge calls cost at the prices the config gives (``statistics.judge_prices``,
+    per million tokens, in the config's own currency): ``total`` over the priced models,
+    ``by_model``, and ``unpriced``: the models that made calls but have no price (their
+    tokens are not in ``total``)."""
+
+    total: float
+    by_model: dict[str, float] = Field(default_factory=dict)
+    unpriced: list[str] = Field(default_factory=list)
 
 
 class InvocationResult(_Record):
@@ -343,6 +365,8 @@ class RunSummary(_Record):
     eval_sets: list[EvalSetSummary] = Field(default_factory=list)
     #: The run's budgets and their use (``None`` when the run had none).
     budget: Optional[BudgetInfo] = None
+    #: What the judge calls cost at the config's prices (``None`` without prices).
+    judge_cost: Optional[JudgeCostInfo] = None
 
     def inconclusive(self) -> int:
         """How many criterion results of the eval sets' statistics are INCONCLUSIVE (their

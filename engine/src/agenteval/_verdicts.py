@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from ._results import (
@@ -21,6 +21,8 @@ from ._results import (
     IntervalInfo,
     JudgeActivity,
     JudgeAgreementInfo,
+    JudgeCostInfo,
+    ModelUsage,
     PluginInfo,
     RunSummary,
     SetCriterionSummary,
@@ -35,9 +37,11 @@ if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the re
 
 __all__ = [
     "AUTO_LOOKS",
+    "CALIBRATION_BASIS",
     "SummaryBuilder",
     "case_decided",
     "look_confidence",
+    "calibration_gated",
     "case_criteria",
     "over_runs",
     "point_verdict",
@@ -45,6 +49,7 @@ __all__ = [
     "case_status",
     "combine_runs",
     "not_evaluated",
+    "judge_cost",
     "plugin_of",
     "set_criterion_summary",
     "status_for",
@@ -103,9 +108,15 @@ def sum_activity(activities: Iterable[Optional[JudgeActivity]]) -> Optional[Judg
     if not present:
         return None
     failures: dict[str, int] = {}
+    models: dict[str, list[int]] = {}
     for activity in present:
         for code, count in activity.failures.items():
             failures[code] = failures.get(code, 0) + count
+        for name, usage in activity.models.items():
+            counts = models.setdefault(name, [0, 0, 0])
+            counts[0] += usage.calls
+            counts[1] += usage.input_tokens
+            counts[2] += usage.output_tokens
     return JudgeActivity(
         calls=sum(a.calls for a in present),
         cache_hits=sum(a.cache_hits for a in present),
@@ -113,7 +124,32 @@ def sum_activity(activities: Iterable[Optional[JudgeActivity]]) -> Optional[Judg
         failures=dict(sorted(failures.items())),
         input_tokens=sum(a.input_tokens for a in present),
         output_tokens=sum(a.output_tokens for a in present),
+        models={
+            name: ModelUsage(calls=calls, input_tokens=inputs, output_tokens=outputs)
+            for name, (calls, inputs, outputs) in sorted(models.items())
+        },
     )
+
+
+def judge_cost(
+    activity: Optional[JudgeActivity], prices: Mapping[str, Mapping[str, float]]
+) -> Optional[JudgeCostInfo]:
+    """What ``activity``'s calls cost at ``prices`` (judge model -> ``input_per_mtok`` and
+    ``output_per_mtok``, per million tokens as reported): ``None`` without prices or
+    activity. A model with calls and no price is listed in ``unpriced``, never costed 0."""
+    if not prices or activity is None:
+        return None
+    by_model: dict[str, float] = {}
+    unpriced = []
+    for name, usage in activity.models.items():
+        price = prices.get(name)
+        if price is None:
+            unpriced.append(name)
+            continue
+        by_model[name] = (
+            usage.input_tokens * price["input_per_mtok"] + usage.output_tokens * price["output_per_mtok"]
+        ) / 1_000_000
+    return JudgeCostInfo(total=math.fsum(by_model.values()), by_model=by_model, unpriced=unpriced)
 
 
 def combine_runs(criterion: CriterionEntry, runs: Sequence[CriterionResult]) -> CriterionResult:
@@ -260,29 +296,69 @@ def case_criteria(
         results = list(per_run[0])
         if confidence is None:
             return results
-        return [
+        found = [
             r if r.verdict is not None else r.model_copy(update={"verdict": point_verdict(r.status)})
             for r in results
         ]
-    results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(criteria)]
-    if confidence is None:
-        return results
-    from ._stats import derive_seed
+    else:
+        results = [combine_runs(entry, [run[i] for run in per_run]) for i, entry in enumerate(criteria)]
+        if confidence is None:
+            return results
+        from ._stats import derive_seed
 
-    return [
-        r.model_copy(
-            update={
-                "verdict": over_runs(
-                    entry,
-                    r,
-                    level=confidence,
-                    seed=derive_seed(*seed_parts, entry.name),
-                    identical_outputs=identical_outputs,
-                )
-            }
+        found = [
+            r.model_copy(
+                update={
+                    "verdict": over_runs(
+                        entry,
+                        r,
+                        level=confidence,
+                        seed=derive_seed(*seed_parts, entry.name),
+                        identical_outputs=identical_outputs,
+                    )
+                }
+            )
+            for entry, r in zip(criteria, results, strict=True)
+        ]
+    return [calibration_gated(entry, r) for entry, r in zip(criteria, found, strict=True)]
+
+
+#: The basis of a verdict the calibration gate made INCONCLUSIVE.
+CALIBRATION_BASIS = "calibration"
+
+
+def calibration_gated(criterion: CriterionEntry, result: CriterionResult) -> CriterionResult:
+    """``result`` with its tri-state verdict made INCONCLUSIVE (basis ``calibration``) when
+    the run gates its judge criterion on a calibration card (``criterion.calibration``) and
+    the card is missing, stale or below the κ floor, or was made with another judge prompt
+    than the result's (``details["prompt_sha256"]``). NOT_EVALUATED stays: more is wrong
+    than calibration. The reason names the problem and the verdict it replaced."""
+    gate = criterion.calibration
+    verdict = result.verdict
+    if (
+        gate is None
+        or verdict is None
+        or verdict.basis == CALIBRATION_BASIS  # gated already (a one-run record is gated when scored)
+        or verdict.verdict not in ("PASS", "FAIL", "INCONCLUSIVE")
+    ):
+        return result
+    problem = gate.problem
+    if problem is None:
+        made_with = next((r.details for r in (result, *result.runs) if "prompt_sha256" in r.details), None)
+        if made_with is None or made_with.get("prompt_sha256") == gate.prompt_sha256:
+            return result
+        problem = (
+            f"the calibration card (run {gate.card_run_id}) is stale: the judge prompt changed "
+            "(prompt_sha256); label its verdicts and run `agenteval calibrate RUN --labels FILE` again"
         )
-        for entry, r in zip(criteria, results, strict=True)
-    ]
+    replaced = verdict.verdict if verdict.verdict != "INCONCLUSIVE" else f"INCONCLUSIVE ({verdict.reason})"
+    gated = VerdictInfo(
+        verdict="INCONCLUSIVE",
+        basis=CALIBRATION_BASIS,
+        reason=f"the judge is not calibrated: {problem} (without the gate: {replaced})",
+        interval=verdict.interval,
+    )
+    return result.model_copy(update={"verdict": gated})
 
 
 _STATUSES = tuple(Status)
@@ -303,7 +379,11 @@ def case_decided(results: Sequence[CriterionResult]) -> bool:
     """Whether more runs could change the case's tri-state verdict: decided when a gating
     criterion FAILs (or is NOT_EVALUATED: the case fails whatever comes), or when none is
     INCONCLUSIVE. Informational criteria and results with no verdict never keep it open."""
-    verdicts = [r.verdict.verdict for r in results if r.verdict is not None and not _informs(r)]
+    verdicts = [
+        r.verdict.verdict
+        for r in results
+        if r.verdict is not None and not _informs(r) and r.verdict.basis != CALIBRATION_BASIS
+    ]
     return any(v in ("FAIL", "NOT_EVALUATED") for v in verdicts) or "INCONCLUSIVE" not in verdicts
 
 
@@ -383,7 +463,9 @@ class SummaryBuilder:
         judge_by_criterion: Optional[dict[str, JudgeActivity]] = None,
         judge: Optional[JudgeActivity] = None,
         user_simulator: Optional[JudgeActivity] = None,
+        prices: Optional[Mapping[str, Mapping[str, float]]] = None,
     ) -> RunSummary:
+        """The summary; ``prices`` (``statistics.judge_prices``) give ``judge_cost``."""
         total = sum(self._cases.values())
         criteria = [
             CriterionSummary(
@@ -408,6 +490,7 @@ class SummaryBuilder:
             judge=judge,
             user_simulator=user_simulator,
             eval_sets=self._set_summaries(),
+            judge_cost=judge_cost(judge, prices or {}),
         )
 
     def _set_summaries(self) -> list[EvalSetSummary]:
@@ -558,10 +641,18 @@ def _set_verdict(
 ) -> SetVerdict:
     """The set's verdict (``agenteval._stats.set_verdict``) from its cases' units; a
     criterion with no bounded range keeps the per-case rule (no interval to correct)."""
-    from ._stats import derive_seed, set_verdict
+    from ._stats import SetVerdict, Verdict, derive_seed, set_verdict
 
     low, high = criterion.min_score, criterion.max_score
     bounded = low is not None and high is not None and high > low
+    gated = [unit[0] for unit in ordered if unit[4] == CALIBRATION_BASIS]
+    if gated and rule == "mean":  # the mean reads the scores, not the gated verdicts
+        return SetVerdict(
+            Verdict.INCONCLUSIVE,
+            rule,
+            f"the judge is not calibrated for {len(gated)} of {len(ordered)} cases (see their verdicts)",
+            "none: the judge's verdicts are not calibrated against human labels",
+        )
     return set_verdict(
         [unit[1] for unit in ordered],
         [(unit[2], unit[4]) for unit in ordered],

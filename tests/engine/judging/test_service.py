@@ -370,3 +370,27 @@ def test_a_timed_out_call_is_not_retried_while_other_calls_to_the_server_are_sti
     outcomes = _hung_server_calls(openai_env, first=9, late=3)
     assert {getattr(o, "code", o) for o in outcomes} == {"judge_timeout"}
     assert len(openai_env.requests) == 12  # the first nine wait for the late three, then all give up
+
+
+def test_tokens_are_counted_per_judge_model_and_cache_hits_are_free(tmp_path):
+    from agenteval import JudgeCache
+
+    judges = service(cache=JudgeCache(tmp_path))
+
+    async def ask() -> None:
+        await judges.generate("c", JudgeRequest(prompt="q"), options(), scope="case-1")
+        await judges.generate("c", JudgeRequest(prompt="q"), options(), scope="case-1")  # cached
+        await judges.generate(
+            "c", JudgeRequest(prompt="r"), JudgeOptions(judge_model="scripted-2"), scope="case-2"
+        )
+        await judges.generate("d", JudgeRequest(prompt="s"), options(), scope="case-1")
+
+    asyncio.run(ask())
+    whole = judges.activity()
+    assert {name: (u.calls, u.input_tokens, u.output_tokens) for name, u in whole.models.items()} == {
+        "scripted-1": (2, 6, 2),
+        "scripted-2": (1, 3, 1),
+    }
+    assert whole.cache_hits == 1 and whole.input_tokens == 9
+    one_case = judges.activity("c", "case-1")
+    assert {name: u.calls for name, u in one_case.models.items()} == {"scripted-1": 1}

@@ -83,3 +83,50 @@ def test_any_block_is_either_read_or_a_config_error(block):
     except ConfigError:
         return
     assert isinstance(parsed, StatisticsConfig)
+
+
+def test_the_calibration_cards_are_found_from_the_configs_folder(tmp_path):
+    path = tmp_path / "evals" / "test_config.json"
+    block = {"calibration": "cards/calibration.json", "min_kappa": 0.6}
+    config = config_from_data({"criteria": CRITERIA, "statistics": block}, source=path)
+    assert config.statistics is not None
+    assert config.statistics.calibration == str(tmp_path / "evals" / "cards" / "calibration.json")
+    assert config.statistics.min_kappa == 0.6
+    absolute = str(tmp_path / "elsewhere.json")
+    assert parse_statistics({"calibration": absolute}, str(path)).calibration == absolute
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ({"calibration": 3}, "statistics.calibration: expected the path of a calibration.json"),
+        ({"calibration": "c.json", "min_kappa": 1.5}, "statistics.min_kappa: expected a number from -1 to 1"),
+        ({"min_kappa": 0.5}, "statistics.min_kappa: is a floor on the calibration cards' κ; set"),
+    ],
+)
+def test_a_bad_calibration_key_names_the_json_path_and_the_fix(block, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_statistics(block, "cfg.json")
+    assert message in str(caught.value)
+
+
+def test_judge_prices_are_read_per_model():
+    block = {"judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3, "output_per_mtok": 2}}}
+    assert parse_statistics(block, "cfg.json").judge_prices == (("gemini-2.5-flash", 0.3, 2.0),)
+
+
+@pytest.mark.parametrize(
+    ("prices", "message"),
+    [
+        ([1], "statistics.judge_prices: expected an object of judge models"),
+        ({"m": {"input_per_mtok": 1}}, "statistics.judge_prices.m: expected exactly input_per_mtok and"),
+        (
+            {"m": {"input_per_mtok": -1, "output_per_mtok": 1}},
+            "statistics.judge_prices.m.input_per_mtok: expected a price of 0 or more",
+        ),
+    ],
+)
+def test_a_bad_price_names_the_json_path(prices, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_statistics({"judge_prices": prices}, "cfg.json")
+    assert message in str(caught.value)

@@ -14,6 +14,7 @@ from agenteval._loading._statistics import JUDGE_SAMPLING_MODES, StatisticsConfi
 from agenteval._run import DEFAULT_CONCURRENCY, merge_settings
 from agenteval._run._settings import DEFAULT_CONFIDENCE
 from agenteval.cli import main
+from agenteval.errors import ConfigError
 from agenteval.models import EvalSet
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ _confidence = st.one_of(st.none(), st.floats(0.5, 0.999))
 _sampling = st.one_of(st.none(), st.sampled_from(JUDGE_SAMPLING_MODES))
 _budget = st.one_of(st.none(), st.integers(0, 10_000))
 _flag = st.one_of(st.none(), st.booleans())
+_kappa = st.one_of(st.none(), st.floats(-1.0, 1.0))
 
 _blocks = st.builds(
     StatisticsConfig,
@@ -34,6 +36,8 @@ _blocks = st.builds(
     judge_budget=_budget,
     max_judge_tokens=_budget,
     fail_on_inconclusive=_flag,
+    calibration=st.one_of(st.none(), st.just("/block/calibration.json")),
+    min_kappa=_kappa,
 )
 #: The statistics keys a caller may set (``None``: not given).
 _STATISTICS_OPTIONS = {
@@ -45,6 +49,8 @@ _STATISTICS_OPTIONS = {
     "judge_budget": _budget,
     "max_judge_tokens": _budget,
     "judge_sampling": _sampling,
+    "calibration": st.one_of(st.none(), st.just(Path("/cards/calibration.json"))),
+    "min_kappa": _kappa,
 }
 _options = st.builds(RunOptions, **_STATISTICS_OPTIONS)
 
@@ -56,8 +62,16 @@ def _first(*values: Any) -> Any:
 @settings(deadline=None)  # a loaded machine once took more than hypothesis' 200 ms
 @given(options=_options, block=st.one_of(st.none(), _blocks), runs_agent=st.booleans())
 def test_each_key_is_the_option_else_the_block_else_the_default(options, block, runs_agent):
-    merged = merge_settings(options, block, runs_agent=runs_agent)
     found = block or StatisticsConfig()
+    calibration = _first(options.calibration, found.calibration)
+    min_kappa = _first(options.min_kappa, found.min_kappa)
+    if min_kappa is not None and calibration is None:  # a floor without cards is refused
+        with pytest.raises(ConfigError, match="--min-kappa"):
+            merge_settings(options, block, runs_agent=runs_agent)
+        return
+    merged = merge_settings(options, block, runs_agent=runs_agent)
+    assert merged.calibration == (None if calibration is None else Path(calibration))
+    assert merged.min_kappa == min_kappa
     confidence = _first(options.confidence, found.confidence, DEFAULT_CONFIDENCE)
     assert merged.confidence == (confidence if options.statistics else None)
     assert merged.fail_on_inconclusive is bool(

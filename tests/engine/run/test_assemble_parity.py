@@ -97,6 +97,9 @@ STATISTICS = {
     "max_judge_tokens": 1_000_000,
     "fail_on_inconclusive": True,
     "set_verdict": "mean",
+    "calibration": "calibration.json",
+    "min_kappa": 0.2,
+    "judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3, "output_per_mtok": 2.5}},
 }
 
 #: name -> (cases, the config beside the eval file, options per caller). A caller left out
@@ -196,6 +199,8 @@ class Project:
         self.file = self.evals / "shop.evalset.json"
         self.file.write_text(json.dumps({"eval_set_id": "shop", "eval_cases": [CASES[c] for c in cases]}))
         (self.evals / "test_config.json").write_text(json.dumps(config))
+        # the cards the statistics block gates on (none: its judge criterion is INCONCLUSIVE)
+        (self.evals / "calibration.json").write_text(json.dumps({"cards": []}))
         (self.folder / "agent.py").write_text(AGENT)
         self.agent = f"{self.folder / 'agent.py'}:respond"
 
@@ -315,6 +320,10 @@ def test_the_statistics_block_applies_from_every_caller(judged, tmp_path, monkey
     manifest, summary, verdicts = _recorded(runs)
     assert manifest["confidence"] == 0.8 and manifest["num_runs"] == 2
     assert manifest["set_verdict"] == "mean"
+    gate = manifest["eval_sets"][0]["criteria"][2]["calibration"]
+    assert gate["reason_code"] == "calibration_missing" and gate["min_kappa"] == 0.2
+    assert manifest["judge_prices"] == STATISTICS["judge_prices"]
+    assert summary["judge_cost"]["total"] > 0 and summary["judge_cost"]["unpriced"] == []
     assert manifest["exit_code"] == 3  # everything passed, flip is INCONCLUSIVE: fail_on_inconclusive
     assert summary["budget"]["judge_calls_limit"] == 1000
     assert summary["budget"]["judge_tokens_limit"] == 1_000_000 and summary["budget"]["judge_tokens_used"] > 0
@@ -333,7 +342,9 @@ def test_evaluate_scores_recorded_turns_with_the_block_as_the_cli_does(judged, t
     result = CliRunner().invoke(
         main, ["run", str(project.file), "--actual", str(actual), "--runs-dir", str(runs)]
     )
-    assert result.exit_code in (0, 1), result.output
+    # 3: the block fails on INCONCLUSIVE, and its cards have none for the judge criterion
+    assert result.exit_code == 3, result.output
+    assert "final_response_match_v2 is not calibrated (--calibration)" in result.output
     cli = _recorded(runs)
     runs = project.place("evaluate", monkeypatch)
     evaluate(project.file, actual, load_config(project.evals / "test_config.json"), runs_dir=runs)

@@ -1,7 +1,10 @@
 """The viewer shows what a verdict rests on, readably: under each criterion, every eval set's
 verdict with its rule, why and the error it controls (``guarantee``); in a case's drawer, a
 verdict's basis and reason in words, e.g. ``identical-runs`` for two runs that gave the same
-output (before, the reason was a tooltip and the set verdict's guarantee was not shown)."""
+output (before, the reason was a tooltip and the set verdict's guarantee was not shown), and
+``calibration`` for a judge criterion the calibration gate held back (``--calibration``), with
+the gate's finding under the criterion; the judge's cost at the config's prices in the header.
+The gate and the cost are checked in the single-file HTML report (``agenteval report``)."""
 
 from __future__ import annotations
 
@@ -10,22 +13,30 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import agenteval_viewer_server_test_helpers as helpers
 import agenteval_viewer_visibility as visibility
 import pytest
 from agenteval.runs import find_run
+from agenteval_viewer._report import render_report
 
 pytestmark = pytest.mark.browser
 
 WAIT_MS = 15_000
+JUDGED = "final_response_match_v2"
 
 
-def _record(folder: Path, criteria: dict, *options: str, actual_runs: int = 1) -> Path:
+def _record(
+    folder: Path, criteria: dict, *options: str, actual_runs: int = 1, statistics: Optional[dict] = None
+) -> Path:
     """The travel example scored by ``agenteval run`` in a subprocess on its recording
-    (``actual_runs`` times: identical runs) under ``criteria``; the runs folder."""
+    (``actual_runs`` times: identical runs) under ``criteria`` (and a ``statistics`` block);
+    the runs folder."""
     config = folder / "config.json"
-    config.write_text(json.dumps({"criteria": criteria}))
+    config.write_text(
+        json.dumps({"criteria": criteria, **({"statistics": statistics} if statistics else {})})
+    )
     runs = folder / "runs"
     args = [
         "run",
@@ -155,3 +166,80 @@ def test_a_criterions_calibration_card_shows_in_its_panel(tmp_path, gemini_env, 
         expect(line).to_contain_text("judge gemini-2.5-flash")
         assert visibility.problems(page, "[data-testid=criterion-final_response_match_v2]") == []
         _screenshot(page, "calibration")
+
+
+def test_the_report_shows_the_gate_and_the_gated_verdicts_reason(
+    tmp_path, gemini_env, schema_answers, browser_page
+):
+    from playwright.sync_api import expect
+
+    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
+    cards = tmp_path / "cards.json"
+    cards.write_text(json.dumps({"cards": []}))
+    run = find_run(_record(tmp_path, {JUDGED: 0.5}, "--no-cache", "--calibration", str(cards)))
+    gate = run.manifest.eval_sets[0].criteria[0].calibration
+    assert gate is not None and gate.problem
+    report = render_report(run, tmp_path / "report.html", details="all").path
+    page = browser_page
+    page.goto(report.as_uri())
+    line = page.get_by_test_id(f"criterion-{JUDGED}").get_by_test_id("calibration-gate")
+    expect(line).to_be_visible(timeout=WAIT_MS)
+    expect(line).to_contain_text("calibration gate: verdicts INCONCLUSIVE calibration_missing")
+    expect(line).to_contain_text(f"no calibration card for {JUDGED} in {cards}")
+    assert visibility.problems(page, f"[data-testid=criterion-{JUDGED}]") == []
+    _screenshot(page, "report_calibration_gate")
+    page.get_by_test_id("grid-row").first.click()
+    drawer = page.get_by_test_id("drawer")
+    expect(drawer).to_be_visible(timeout=WAIT_MS)
+    basis = drawer.get_by_test_id("verdict-basis").first
+    expect(basis).to_be_visible(timeout=WAIT_MS)
+    expect(basis).to_contain_text("calibration the judge is not calibrated: no calibration card")
+    expect(basis).to_contain_text("(without the gate: PASS)")
+    assert visibility.problems(page, "[data-testid=drawer]") == []
+    _screenshot(page, "report_calibration_gate_drawer")
+
+
+def test_a_current_card_is_named_in_the_report(tmp_path, gemini_env, schema_answers, browser_page):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+    from playwright.sync_api import expect
+
+    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
+    first = tmp_path / "first"
+    first.mkdir()
+    runs = _record(first, {JUDGED: 0.5}, "--no-cache")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"eval_id": "weather_paris", "criterion": JUDGED, "label": "pass"}) + "\n")
+    done = CliRunner().invoke(main, ["calibrate", "latest", "--labels", str(labels), "--runs-dir", str(runs)])
+    assert done.exit_code == 0, done.output
+    card_run = find_run(runs)
+    second = tmp_path / "second"
+    second.mkdir()
+    run = find_run(_record(second, {JUDGED: 0.5}, "--no-cache", "--calibration", str(card_run.folder)))
+    report = render_report(run, tmp_path / "report.html", details="all").path
+    page = browser_page
+    page.goto(report.as_uri())
+    line = page.get_by_test_id(f"criterion-{JUDGED}").get_by_test_id("calibration-gate")
+    expect(line).to_be_visible(timeout=WAIT_MS)
+    expect(line).to_contain_text(
+        f"calibration gate: a current card (run {card_run.run_id}, κ undefined over 1 label(s))"
+    )
+    assert visibility.problems(page, f"[data-testid=criterion-{JUDGED}]") == []
+
+
+def test_the_judge_cost_shows_in_the_reports_header(tmp_path, gemini_env, schema_answers, browser_page):
+    from playwright.sync_api import expect
+
+    gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
+    prices = {"gemini-2.5-flash": {"input_per_mtok": 1000, "output_per_mtok": 4000}}
+    run = find_run(_record(tmp_path, {JUDGED: 0.5}, "--no-cache", statistics={"judge_prices": prices}))
+    cost = run.summary().summary.judge_cost
+    assert cost is not None and cost.total > 0 and not cost.unpriced
+    report = render_report(run, tmp_path / "report.html", details="all").path
+    page = browser_page
+    page.goto(report.as_uri())
+    shown = page.get_by_test_id("judge-cost")
+    expect(shown).to_be_visible(timeout=WAIT_MS)
+    expect(shown).to_have_text(f"{cost.total:.4f}")  # as the terminal prints it
+    assert visibility.problems(page, "header") == []
+    _screenshot(page, "report_judge_cost")

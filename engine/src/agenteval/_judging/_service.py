@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from .._registry import ProviderRegistry
-from .._results import BudgetInfo, JudgeActivity
+from .._results import BudgetInfo, JudgeActivity, ModelUsage
 from .._secrets import scrub_secrets
 from ..errors import ConfigError
 from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory
@@ -139,14 +139,23 @@ class _Tally:
         self.calls = self.cache_hits = self.retries = 0
         self.input_tokens = self.output_tokens = 0
         self.failures: dict[str, int] = {}
+        #: judge model -> [calls, input tokens, output tokens]
+        self.models: dict[str, list[int]] = {}
 
-    def record(self, response: JudgeResponse) -> None:
+    def record(self, response: JudgeResponse, model: str) -> None:
         if response.cached:
             self.cache_hits += 1
         else:
             self.calls += 1
             self.input_tokens += response.usage.input_tokens
             self.output_tokens += response.usage.output_tokens
+            self.add_model(model, 1, response.usage.input_tokens, response.usage.output_tokens)
+
+    def add_model(self, model: str, calls: int, input_tokens: int, output_tokens: int) -> None:
+        counts = self.models.setdefault(model, [0, 0, 0])
+        counts[0] += calls
+        counts[1] += input_tokens
+        counts[2] += output_tokens
 
     def snapshot(self) -> JudgeActivity:
         return JudgeActivity(
@@ -156,6 +165,10 @@ class _Tally:
             failures=dict(self.failures),
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
+            models={
+                name: ModelUsage(calls=calls, input_tokens=inputs, output_tokens=outputs)
+                for name, (calls, inputs, outputs) in sorted(self.models.items())
+            },
         )
 
 
@@ -349,6 +362,8 @@ class JudgeService:
             total.retries += tally.retries
             total.input_tokens += tally.input_tokens
             total.output_tokens += tally.output_tokens
+            for name, (calls, inputs, outputs) in tally.models.items():
+                total.add_model(name, calls, inputs, outputs)
             for code, count in tally.failures.items():
                 total.failures[code] = total.failures.get(code, 0) + count
         return total.snapshot()
@@ -383,7 +398,7 @@ class JudgeService:
             key = cache_key(model.identity(), request, sample_index)
             hit = self.cache.get(key)
             if hit is not None:
-                tally.record(hit)
+                tally.record(hit, options.judge_model)
                 return hit
         charged = criterion != USER_SIMULATOR_ACTIVITY
         if charged:
@@ -400,7 +415,7 @@ class JudgeService:
         except JudgeUnavailable as exc:
             tally.failures[exc.code] = tally.failures.get(exc.code, 0) + 1
             raise
-        tally.record(response)
+        tally.record(response, options.judge_model)
         if charged:
             self.tokens_spent += response.usage.input_tokens + response.usage.output_tokens
         if key is not None and self.cache is not None:

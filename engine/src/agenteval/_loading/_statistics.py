@@ -5,7 +5,10 @@ ADK-compatible).
     {"statistics": {"confidence": 0.95, "num_runs": "auto", "run_budget": 200,
                     "judge_sampling": "curtailed", "judge_budget": 1000,
                     "max_judge_tokens": 500000,
-                    "fail_on_inconclusive": true, "set_verdict": "holm"}}
+                    "fail_on_inconclusive": true, "set_verdict": "holm",
+                    "calibration": "cards.json", "min_kappa": 0.6,
+                    "judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3,
+                                                          "output_per_mtok": 2.5}}}}
 
 Every key is optional; a command-line flag overrides its key. An unknown key or a bad
 value is a ``ConfigError`` naming the file, the JSON path and the valid choices.
@@ -14,6 +17,7 @@ value is a ``ConfigError`` naming the file, the JSON path and the valid choices.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Optional, Union
 
 from .._stats import SET_VERDICT_RULES
@@ -34,7 +38,12 @@ class StatisticsConfig:
     ``judge_sampling`` one of ``JUDGE_SAMPLING_MODES``; ``judge_budget`` ≥ 0 (calls);
     ``max_judge_tokens`` ≥ 0 (judge tokens, input + output as reported: a soft budget);
     ``fail_on_inconclusive`` a boolean; ``set_verdict`` one of ``SET_VERDICT_RULES`` (the
-    eval sets' verdict rule; ``holm`` when not given)."""
+    eval sets' verdict rule; ``holm`` when not given); ``calibration`` the calibration cards
+    (a ``calibration.json`` or the run folder holding one; a relative path is from the
+    config's folder) that gate the judge criteria's verdicts; ``min_kappa`` in [-1, 1], the
+    floor of a card's κ lower bound (needs ``calibration``); ``judge_prices`` each judge
+    model's price per million input and output tokens (``(model, input, output)`` here),
+    which give the summary's judge cost (none are built in)."""
 
     confidence: Optional[float] = None
     num_runs: Union[int, str, None] = None
@@ -44,6 +53,9 @@ class StatisticsConfig:
     fail_on_inconclusive: Optional[bool] = None
     set_verdict: Optional[str] = None
     max_judge_tokens: Optional[int] = None
+    calibration: Optional[str] = None
+    min_kappa: Optional[float] = None
+    judge_prices: Optional[tuple[tuple[str, float, float], ...]] = None
 
 
 _KEYS = tuple(f.name for f in fields(StatisticsConfig))
@@ -62,7 +74,36 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 
-def _check(key: str, value: Any, path: str) -> Any:
+_PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
+
+
+def _prices(value: Any, path: str) -> tuple[tuple[str, float, float], ...]:
+    """``{model: {"input_per_mtok": P, "output_per_mtok": Q}}`` as ``((model, P, Q), ...)``."""
+    example = '{"gemini-2.5-flash": {"input_per_mtok": 0.3, "output_per_mtok": 2.5}}'
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: expected an object of judge models, e.g. {example}, got {_shown(value)}")
+    found = []
+    for model, price in value.items():
+        where = f"{path}.{model}"
+        if not isinstance(price, dict) or set(price) != set(_PRICE_KEYS):
+            raise ValueError(
+                f"{where}: expected exactly input_per_mtok and output_per_mtok, got {_shown(price)}"
+            )
+        amounts = [price[k] for k in _PRICE_KEYS]
+        for key, amount in zip(_PRICE_KEYS, amounts, strict=True):
+            if (
+                isinstance(amount, bool)
+                or not isinstance(amount, (int, float))
+                or not 0 <= amount < float("inf")
+            ):
+                raise ValueError(
+                    f"{where}.{key}: expected a price of 0 or more per million tokens, got {_shown(amount)}"
+                )
+        found.append((model, float(amounts[0]), float(amounts[1])))
+    return tuple(found)
+
+
+def _check(key: str, value: Any, path: str, where: str) -> Any:
     if key == "confidence":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.5 <= value <= 0.999:
             raise ValueError(f"{path}: expected a number from 0.5 to 0.999 (e.g. 0.95), got {_shown(value)}")
@@ -73,6 +114,21 @@ def _check(key: str, value: Any, path: str) -> Any:
         if isinstance(value, str) or isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f'{path}: expected a whole number of at least 1 or "auto", got {_shown(value)}')
         return value
+    if key == "calibration":
+        if not isinstance(value, str) or not value:
+            raise ValueError(
+                f"{path}: expected the path of a calibration.json (or its run folder), got {_shown(value)}"
+            )
+        found = Path(value).expanduser()
+        if not found.is_absolute() and not where.startswith("<"):
+            found = Path(where).parent / found
+        return str(found)
+    if key == "min_kappa":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
+            raise ValueError(f"{path}: expected a number from -1 to 1 (e.g. 0.6), got {_shown(value)}")
+        return float(value)
+    if key == "judge_prices":
+        return _prices(value, path)
     if key == "run_budget":
         return _whole(value, path, 1)
     if key in ("judge_budget", "max_judge_tokens"):
@@ -103,11 +159,13 @@ def parse_statistics(data: Any, where: str, key: str = "statistics") -> Statisti
         if value is None:
             continue
         try:
-            values[name] = _check(name, value, path)
+            values[name] = _check(name, value, path, where)
         except ValueError as exc:
             problems.append(str(exc))
     if "run_budget" in values and values.get("num_runs") != "auto":
         problems.append(f'{key}.run_budget: caps the runs of "num_runs": "auto"; set that too, or remove it')
+    if "min_kappa" in values and "calibration" not in values:
+        problems.append(f"{key}.min_kappa: is a floor on the calibration cards' κ; set {key}.calibration too")
     if problems:
         many = f"{len(problems)} problems:\n  " if len(problems) > 1 else ""
         raise ConfigError(many + "\n  ".join(problems), source=where)

@@ -569,6 +569,26 @@ def _judge_line(summary: RunSummary) -> Optional[Text]:
     return text
 
 
+def _cost_line(summary: RunSummary) -> Optional[Text]:
+    """What the judge calls cost at the config's prices (``statistics.judge_prices``)."""
+    cost = summary.judge_cost
+    if cost is None:
+        return None
+    models = ", ".join(f"{visible(name)} {amount:,.4f}" for name, amount in cost.by_model.items())
+    text = Text(
+        f"judge cost: {cost.total:,.4f} at the configured prices per million tokens"
+        + (f" ({models})" if models else ""),
+        style="dim",
+    )
+    if cost.unpriced:
+        text.append(
+            f"; no price for {', '.join(visible(n) for n in cost.unpriced)} (statistics.judge_prices): "
+            "not counted",
+            style="yellow",
+        )
+    return text
+
+
 def _budget_lines(summary: RunSummary) -> list[Text]:
     """The judge budgets (calls, tokens) and their use, one line each."""
     budget = summary.budget
@@ -613,6 +633,57 @@ def _agreement_lines(summary: RunSummary) -> list[Text]:
     return lines
 
 
+def _calibration_lines(source: Union[RecordedRun, RunResult]) -> list[Text]:
+    """Each judge criterion's calibration card (the run folder's ``calibration.json``, from
+    ``agenteval calibrate``) and the calibration gate's finding (``--calibration``, in the
+    manifest), one line each; none for a result in memory."""
+    if not isinstance(source, RecordedRun):
+        return []
+    from ..calibration import read_cards
+
+    lines = []
+    entries = {e.name: e for s in source.manifest.eval_sets for e in s.criteria}
+    for name, card in read_cards(source).items():
+        lines.append(
+            Text(
+                f"calibration of {visible(name)}: Cohen's κ {card.kappa_text()} over {card.n:,} human "
+                f"label(s), people passed {card.base_rate:.0%}, judge {card.judge_rate:.0%}, "
+                f"accuracy {_interval(card.accuracy, percent=True)} "
+                f"(judge {visible(', '.join(card.judge_models) or 'none')}, "
+                f"{visible(card.criterion_version)})",
+                style="dim",
+            )
+        )
+    for name, entry in entries.items():
+        gate = entry.calibration
+        if gate is None:
+            continue
+        if gate.problem is None:
+            floor = f", floor {gate.min_kappa:g}" if gate.min_kappa is not None else ""
+            kappa = (
+                "undefined"
+                if gate.kappa is None
+                else f"{gate.kappa:.2f} [{gate.kappa_low:.2f}, {gate.kappa_high:.2f}]"
+            )
+            lines.append(
+                Text(
+                    f"calibration gate of {visible(name)}: a current card "
+                    f"(run {visible(gate.card_run_id or '-')}, κ {kappa} "
+                    f"over {gate.n or 0:,} label(s){floor})",
+                    style="dim",
+                )
+            )
+        else:
+            lines.append(
+                Text(
+                    f"calibration gate of {visible(name)}: its verdicts are INCONCLUSIVE: "
+                    f"{visible(gate.problem)}",
+                    style="yellow",
+                )
+            )
+    return lines
+
+
 def _not_evaluated_line(summary: RunSummary) -> Optional[Text]:
     parts = [f"{n:,} {visible(code)}" for code, n in summary.not_evaluated_reasons.items()]
     parts += [f"{n:,} invocation(s) {visible(code)}" for code, n in summary.invocations_not_evaluated.items()]
@@ -621,7 +692,14 @@ def _not_evaluated_line(summary: RunSummary) -> Optional[Text]:
     return Text(f"not evaluated: {', '.join(parts)}", style="yellow")
 
 
-def _footer(console: Console, summary: RunSummary, undecided: int, left_out: int, hidden: int) -> None:
+def _footer(
+    console: Console,
+    summary: RunSummary,
+    undecided: int,
+    left_out: int,
+    hidden: int,
+    calibration: Sequence[Text] = (),
+) -> None:
     if left_out:
         console.print(
             Text(
@@ -634,8 +712,10 @@ def _footer(console: Console, summary: RunSummary, undecided: int, left_out: int
         console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
     for line in (
         _judge_line(summary),
+        _cost_line(summary),
         *_budget_lines(summary),
         *_agreement_lines(summary),
+        *calibration,
         _not_evaluated_line(summary),
     ):
         if line is not None:
@@ -643,7 +723,11 @@ def _footer(console: Console, summary: RunSummary, undecided: int, left_out: int
     if undecided:
         console.print(
             Text(
-                f"inconclusive: {undecided:,} criterion result(s) whose interval over the runs contains "
+                f"inconclusive: {undecided:,} criterion result(s) neither shown to PASS nor to FAIL, each "
+                "saying why: an interval over the runs that contains the threshold (more runs, --num-runs, "
+                "settle it) or a judge not calibrated (--calibration; a current card settles it)"
+                if any(line.style == "yellow" for line in calibration)
+                else f"inconclusive: {undecided:,} criterion result(s) whose interval over the runs contains "
                 "the threshold; more runs (--num-runs) would settle them",
                 style="yellow",
             )
@@ -688,5 +772,5 @@ def render_table(
     if unreached:
         why = "not scored yet" if stopped == "running" else "not reached before the interruption"
         console.print(Text(f"{unreached:,} case(s) {why}", style="yellow"))
-    _footer(console, summary, undecided, left_out, hidden)
+    _footer(console, summary, undecided, left_out, hidden, _calibration_lines(source))
     console.print(_verdict_line(summary, stopped))

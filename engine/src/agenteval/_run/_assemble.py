@@ -171,6 +171,10 @@ def assemble(
     if options.shard is not None:
         index, count = parse_shard(options.shard)
         plan = shard_plan(plan, index, count, fail_on_inconclusive=settings.fail_on_inconclusive)
+    if settings.judge_prices:
+        plan = dataclasses.replace(plan, judge_prices=settings.judge_prices)
+    if settings.calibration is not None:
+        plan = _calibrated(plan, settings.calibration, settings.min_kappa)
     executor, executor_info = _executor(options.executor)
     if judge is not None:
         judge.budget = settings.judge_budget
@@ -184,6 +188,25 @@ def assemble(
         executor=executor,
         executor_info=executor_info,
     )
+
+
+def _calibrated(plan: Plan, cards_file: Path, min_kappa: Optional[float]) -> Plan:
+    """``plan`` with each criterion's calibration gate (``agenteval.calibration.gate_for``)
+    recorded in its entry; ``ConfigError`` when the cards cannot be read."""
+    from ..calibration import gate_for, read_cards_file
+
+    cards = read_cards_file(cards_file)
+    sets = tuple(
+        dataclasses.replace(
+            planned,
+            entries=tuple(
+                entry.model_copy(update={"calibration": gate_for(entry, cards, cards_file, min_kappa)})
+                for entry in planned.entries
+            ),
+        )
+        for planned in plan.sets
+    )
+    return dataclasses.replace(plan, sets=sets)
 
 
 @functools.lru_cache(maxsize=1)
@@ -242,6 +265,8 @@ _FLAGS = (
     ("max_judge_tokens", "--max-judge-tokens"),
     ("judge_sampling", "--judge-sampling"),
     ("set_verdict", "--set-verdict"),
+    ("calibration", "--calibration"),
+    ("min_kappa", "--min-kappa"),
     ("concurrency", "--concurrency"),
     ("judge_concurrency", "--judge-concurrency"),
     ("agent_concurrency", "--agent-concurrency"),

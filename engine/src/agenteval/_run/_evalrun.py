@@ -650,6 +650,7 @@ class EvalRun:
             },
             judge=judge.activity() if judge is not None else None,
             user_simulator=judge.activity(USER_SIMULATOR_ACTIVITY) if judge is not None else None,
+            prices=self.plan.judge_prices,
         )
         if judge is not None and (budget := judge.budget_info()) is not None:
             run_summary = run_summary.model_copy(update={"budget": budget})

@@ -369,6 +369,8 @@ class Plan:
     statistics: Optional[StatisticsConfig] = None
     #: ``--shard I/N``: which slice of a whole plan this one is (``_shards.ShardInfo``).
     shard: Optional[Any] = None
+    #: Judge model -> price per million input / output tokens (``statistics.judge_prices``).
+    judge_prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.recorded, RecordedTurns):
@@ -401,7 +403,9 @@ class Plan:
                     "path": str(s.source) if s.source else None,
                     "sha256": s.sha256 or _content_hash(s.cases),
                     "cases": list(s.case_ids),
-                    "criteria": [e.model_dump(mode="json") for e in s.entries],
+                    # the calibration gate decides verdicts, which are read again from the
+                    # manifest, not results: a resume may use newer cards
+                    "criteria": [e.model_dump(mode="json", exclude={"calibration"}) for e in s.entries],
                 }
                 for s in self.sets
             ],

@@ -21,7 +21,7 @@ from .._evaluator import EvaluationContext, Evaluator, Score
 from .._judging import JudgeService
 from .._resolve import ResolvedCriterion
 from .._results import CriterionResult, ErrorInfo, InvocationResult, Status
-from .._verdicts import base_fields, not_evaluated, point_verdict, status_for
+from .._verdicts import base_fields, calibration_gated, not_evaluated, point_verdict, status_for
 from ..models import EvalCase, Invocation
 from ..runs import CriterionEntry
 from ._inputs import missing_input_result
@@ -140,7 +140,7 @@ def _to_result(
     reason_code = score.reason_code
     if status is Status.NOT_EVALUATED and reason_code is None:
         reason_code = "not_evaluated"
-    return CriterionResult(
+    result = CriterionResult(
         **base_fields(entry),
         score=score.value,
         status=status,
@@ -151,6 +151,7 @@ def _to_result(
         duration_seconds=time.perf_counter() - started,
         verdict=verdict,
     )
+    return calibration_gated(entry, result)  # recorded so, for the index's listings
 
 
 def context_for(

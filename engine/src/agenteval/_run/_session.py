@@ -83,6 +83,7 @@ def build_manifest(
         confidence=plan.case_confidence(confidence),
         set_confidence=confidence if plan.auto_runs else None,
         set_verdict=set_verdict,
+        judge_prices={model: dict(price) for model, price in plan.judge_prices.items()},
         inputs_fingerprint=plan.fingerprint(),
         shard=plan.shard.record() if plan.shard is not None else None,
         warnings=list(plan.warnings),
@@ -207,6 +208,7 @@ def open_run(
                 "confidence": plan.case_confidence(options.get("confidence", 0.95)),
                 "set_confidence": options.get("confidence", 0.95) if plan.auto_runs else None,
                 "set_verdict": options.get("set_verdict", "holm"),
+                "judge_prices": manifest.judge_prices,
             }
         )
         writer = RunWriter.reopen(previous.folder, continued)

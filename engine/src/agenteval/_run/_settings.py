@@ -7,13 +7,14 @@ the caller's explicit option, key by key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, TypeVar, Union, overload
 
 from .._judging._cache import DEFAULT_CACHE_DIR
 from .._judging._service import DEFAULT_JUDGE_CONCURRENCY
 from .._loading._statistics import StatisticsConfig
+from ..errors import ConfigError
 from ._executor import DEFAULT_EXECUTOR
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SET_VERDICT", "RunOptions", "RunSettings", "merge_settings"]
@@ -48,6 +49,11 @@ class RunOptions:
     judge_sampling: Optional[str] = None
     #: How an eval set's verdict is drawn from its cases: ``holm`` (default), ``any-case``, ``mean``.
     set_verdict: Optional[str] = None
+    #: The calibration cards (a ``calibration.json`` or its run folder) that gate the judge
+    #: criteria's verdicts: without a current card, INCONCLUSIVE (``--calibration``).
+    calibration: Optional[Path] = None
+    #: The floor of a card's κ lower bound (``--min-kappa``; needs ``calibration``).
+    min_kappa: Optional[float] = None
     #: How many evaluations may run at once (``None``: ``EvalRun``'s default).
     concurrency: Optional[int] = None
     judge_concurrency: int = DEFAULT_JUDGE_CONCURRENCY
@@ -79,6 +85,10 @@ class RunSettings:
     max_judge_tokens: Optional[int]
     judge_sampling: Optional[str]
     set_verdict: str
+    calibration: Optional[Path] = None
+    min_kappa: Optional[float] = None
+    #: Judge model -> ``{"input_per_mtok", "output_per_mtok"}`` (the block's ``judge_prices``).
+    judge_prices: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def merge_settings(
@@ -95,6 +105,15 @@ def merge_settings(
         num_runs = block.num_runs
         run_budget = block.run_budget if run_budget is None else run_budget
     confidence = _first(options.confidence, block.confidence, DEFAULT_CONFIDENCE)
+    calibration: Optional[Path] = _first(
+        options.calibration, None if block.calibration is None else Path(block.calibration)
+    )
+    min_kappa = _first(options.min_kappa, block.min_kappa)
+    if min_kappa is not None and calibration is None:
+        raise ConfigError(
+            "--min-kappa (statistics.min_kappa) is a floor on the calibration cards' κ: give the cards "
+            "too (--calibration FILE or statistics.calibration)"
+        )
     return RunSettings(
         num_runs=1 if num_runs is None else num_runs,
         run_budget=run_budget,
@@ -104,6 +123,12 @@ def merge_settings(
         max_judge_tokens=_first(options.max_judge_tokens, block.max_judge_tokens),
         judge_sampling=_first(options.judge_sampling, block.judge_sampling),
         set_verdict=_first(options.set_verdict, block.set_verdict, DEFAULT_SET_VERDICT),
+        calibration=calibration,
+        min_kappa=min_kappa,
+        judge_prices={
+            model: {"input_per_mtok": inputs, "output_per_mtok": outputs}
+            for model, inputs, outputs in block.judge_prices or ()
+        },
     )
 
 

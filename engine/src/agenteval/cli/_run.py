@@ -243,6 +243,26 @@ class _NumRuns(click.ParamType):
         "(the verdict of the mean over cases). Default: the config's statistics.set_verdict, else holm."
     ),
 )
+@click.option(
+    "--calibration",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    default=None,
+    help=(
+        "Calibration cards (a calibration.json written by `agenteval calibrate`, or its run folder) "
+        "gating the judge criteria: one without a current card, or below --min-kappa, gives "
+        "INCONCLUSIVE instead of PASS or FAIL. Default: the config's statistics.calibration."
+    ),
+)
+@click.option(
+    "--min-kappa",
+    type=click.FloatRange(-1.0, 1.0),
+    default=None,
+    help=(
+        "With --calibration: the lowest lower bound of a card's κ interval that lets a judge "
+        "criterion decide. Default: the config's statistics.min_kappa, else none."
+    ),
+)
 @click.option("--no-stats", is_flag=True, help="No tri-state verdicts (only ADK's point verdicts).")
 @click.option(
     "--fail-on-inconclusive",
@@ -324,6 +344,8 @@ def run(
     judge_concurrency: int,
     judge_sampling: Optional[str],
     set_verdict: Optional[str],
+    calibration: Optional[Path],
+    min_kappa: Optional[float],
     judge_budget: Optional[int],
     max_judge_tokens: Optional[int],
     no_cache: bool,
@@ -410,6 +432,8 @@ def run(
             max_judge_tokens=max_judge_tokens,
             judge_sampling=judge_sampling,
             set_verdict=set_verdict,
+            calibration=calibration.absolute() if calibration is not None else None,
+            min_kappa=min_kappa,
             concurrency=concurrency,
             judge_concurrency=judge_concurrency,
             agent_concurrency=agent_concurrency,
@@ -451,7 +475,7 @@ def run(
             finish_run(result, plan, evaluation, save_actual, paths, output_format, output, detailed, show)
         except SystemExit as done:
             if done.code == ExitCode.OK and assembled.settings.fail_on_inconclusive:
-                _exit_if_inconclusive(result)
+                _exit_if_inconclusive(result, plan)
             raise
 
 
@@ -471,14 +495,23 @@ def _adk_history(plan: Plan, folder: Optional[Path]) -> Optional[Path]:
     return app[0] / ".adk" / "eval_history" if app is not None else None
 
 
-def _exit_if_inconclusive(result) -> None:
+def _exit_if_inconclusive(result, plan: Plan) -> None:
     """``--fail-on-inconclusive``: exit 3 when some tri-state verdict is INCONCLUSIVE (the
     per-eval-set counts of the summary say how many)."""
     found = result.summary.inconclusive()
     if found:
+        uncalibrated = sorted(
+            {e.name for s in plan.sets for e in s.entries if e.calibration and e.calibration.problem}
+        )
+        why = (
+            f"; {', '.join(uncalibrated)} {'is' if len(uncalibrated) == 1 else 'are'} not calibrated "
+            "(--calibration): more runs do not settle those, a current calibration card does"
+            if uncalibrated
+            else ""
+        )
         click.echo(
-            f"agenteval: {found} criterion result(s) INCONCLUSIVE: their intervals contain the threshold; "
-            "exit 3 (--fail-on-inconclusive). More runs would settle them (--num-runs)",
+            f"agenteval: {found} criterion result(s) INCONCLUSIVE, each saying why{why}; "
+            "exit 3 (--fail-on-inconclusive)",
             err=True,
         )
         sys.exit(ExitCode.INCONCLUSIVE)

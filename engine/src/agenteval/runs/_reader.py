@@ -464,7 +464,7 @@ class RecordedRun:
         if written is not None:
             judge, user_simulator = written.summary.judge, written.summary.user_simulator
             by_criterion = {c.criterion: c.judge for c in written.summary.criteria if c.judge is not None}
-        summary = builder.build(by_criterion, judge, user_simulator)
+        summary = builder.build(by_criterion, judge, user_simulator, prices=manifest.judge_prices)
         if written is not None and written.summary.budget is not None:  # what the run's limits allowed
             summary = summary.model_copy(update={"budget": written.summary.budget})
         return summary

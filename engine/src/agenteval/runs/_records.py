@@ -22,6 +22,7 @@ __all__ = [
     "MANIFEST_SCHEMA",
     "RECORD_SCHEMA",
     "SUMMARY_SCHEMA",
+    "CalibrationGate",
     "CaseRecord",
     "CriterionEntry",
     "EvalSetEntry",
@@ -52,6 +53,28 @@ class RunState(str, enum.Enum):
     FAILED = "failed"
 
 
+class CalibrationGate(_Doc):
+    """The calibration gate's finding for a gating judge criterion (``statistics.calibration``,
+    ``--calibration``), made when the run was planned: the card found for it in
+    ``cards_file`` (its ``kappa`` and κ interval's ``kappa_low``, ``n`` labels, the run it
+    was made from and the ``prompt_sha256`` it is bound to), the floor ``min_kappa`` (on
+    κ's lower bound), and ``problem``: why its verdicts cannot be trusted (no card, a stale
+    card naming what changed, κ below the floor; ``None``: current). ``reason_code`` is
+    ``calibration_missing``, ``calibration_stale`` or ``calibration_below_floor``. A
+    result whose ``details["prompt_sha256"]`` differs from the card's is stale too."""
+
+    cards_file: str
+    min_kappa: Optional[float] = None
+    kappa: Optional[float] = None
+    kappa_low: Optional[float] = None
+    kappa_high: Optional[float] = None
+    n: Optional[int] = None
+    card_run_id: Optional[str] = None
+    prompt_sha256: Optional[str] = None
+    problem: Optional[str] = None
+    reason_code: Optional[str] = None
+
+
 class CriterionEntry(_Doc):
     """One criterion as the run applied it to an eval set."""
 
@@ -72,6 +95,8 @@ class CriterionEntry(_Doc):
     judge_models: list[str] = Field(default_factory=list)
     #: whatever the evaluator says about itself for provenance (prompt version, hash...).
     describe: dict[str, Any] = Field(default_factory=dict)
+    #: The calibration gate's finding, when the run has one (``statistics.calibration``).
+    calibration: Optional[CalibrationGate] = None
 
 
 class EvalSetEntry(_Doc):
@@ -130,6 +155,9 @@ class Manifest(_Doc):
     set_confidence: Optional[float] = None
     #: The eval sets' verdict rule (``statistics.set_verdict``; ``agenteval._stats.set_verdict``).
     set_verdict: str = "holm"
+    #: Judge model -> ``{"input_per_mtok", "output_per_mtok"}`` (``statistics.judge_prices``):
+    #: the prices of the summary's ``judge_cost``.
+    judge_prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     #: sha256 over everything that decides what a case's result is (eval files, criteria,
     #: thresholds, params, agent target, num_runs): ``--resume`` refuses a changed input.
     inputs_fingerprint: str = ""

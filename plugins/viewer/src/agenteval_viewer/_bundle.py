@@ -377,6 +377,12 @@ def _budget(written: Any) -> Optional[dict[str, Any]]:
     return None if budget is None else budget.model_dump(mode="json")
 
 
+def _judge_cost(written: Any) -> Optional[dict[str, Any]]:
+    """What the judge calls cost at the config's prices (``summary.judge_cost``), if priced."""
+    cost = getattr(written.summary, "judge_cost", None) if written is not None else None
+    return None if cost is None else cost.model_dump(mode="json")
+
+
 def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, Any]:
     """The run header and the criteria panel (``docs/viewer.md``, "summary")."""
     scanned = scanned or scan(run)
@@ -419,6 +425,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 "mean_interval": stats[0]["mean"] if len(stats) == 1 else None,
                 "eval_sets": stats,
                 "calibration": cards[name].model_dump(mode="json") if name in cards else None,
+                "calibration_gate": entry.calibration.model_dump(mode="json") if entry.calibration else None,
                 "verdicts": agg.verdicts,
                 "histogram": _histogram(agg.scores, entry.min_score, entry.max_score),
                 "not_evaluated": agg.reasons["NOT_EVALUATED"],
@@ -474,6 +481,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
         "judge_models": judge_models,
         "judge": tokens,
         "budget": _budget(written),
+        "judge_cost": _judge_cost(written),
         "status": status,
         "verdict": "RUNNING" if scanned.pending else "PASS" if status == "PASSED" else "FAIL",
         "counts": counts,

@@ -102,8 +102,9 @@ def _passed(item: dict[str, float]) -> str:
 
 
 def _judge_lines(run: RecordedRun) -> list[str]:
-    """What the judges cost (calls, tokens as the providers reported them, the budgets) and
-    each calibration card's agreement with people; none when the run had no judge."""
+    """What the judges cost (calls, tokens as the providers reported them, the budgets, the
+    cost at the config's prices), each calibration card's agreement with people and the
+    calibration gate's finding (``--calibration``); none when the run had no judge."""
     from agenteval.calibration import read_cards
 
     written = run.summary()
@@ -124,6 +125,12 @@ def _judge_lines(run: RecordedRun) -> list[str]:
                 else "."
             )
         )
+    cost = written.summary.judge_cost if written is not None else None
+    if cost is not None:
+        lines.append(
+            f"Judge cost: {cost.total:,.4f} at the configured prices per million tokens"
+            + (f"; no price for {cell(', '.join(cost.unpriced))} (not counted)." if cost.unpriced else ".")
+        )
     for name, card in read_cards(run).items():
         accuracy = card.accuracy.estimate or 0.0
         lines.append(
@@ -131,6 +138,13 @@ def _judge_lines(run: RecordedRun) -> list[str]:
             f"people passed {card.base_rate:.0%}, judge {card.judge_rate:.0%}, accuracy {accuracy:.0%} "
             f"({cell(', '.join(card.judge_models))}, {cell(card.criterion_version)})."
         )
+    for entry in {e.name: e for s in run.manifest.eval_sets for e in s.criteria}.values():
+        gate = entry.calibration
+        if gate is not None:
+            found = (
+                "a current card" if gate.problem is None else f"verdicts INCONCLUSIVE: {cell(gate.problem)}"
+            )
+            lines.append(f"Calibration gate of {code(entry.name)}: {found}.")
     return ["", *(f"- {line}" for line in lines)] if lines else []
 
 

@@ -415,6 +415,7 @@
         <div><dt>duration</dt><dd>${s.duration_s === null ? "—" : fmt(s.duration_s, 1) + " s"}</dd></div>
         ${judge ? html`<div><dt>judge calls</dt><dd>${judge.calls} (cache hits ${judge.cache_hits})</dd></div>` : null}
         ${judge ? html`<div><dt>judge tokens</dt><dd data-testid="judge-tokens">${judge.input_tokens} in / ${judge.output_tokens} out</dd></div>` : null}
+        ${s.judge_cost ? html`<div><dt>judge cost</dt><dd data-testid="judge-cost" title="at the prices of statistics.judge_prices, per million tokens">${fmt(s.judge_cost.total, 4)}${s.judge_cost.unpriced.length ? " (no price for " + s.judge_cost.unpriced.join(", ") + ")" : ""}</dd></div>` : null}
         ${budgetFacts(s.budget)}
         <div><dt>engine</dt><dd>${s.engine_version}</dd></div>
         ${s.git_commit ? html`<div><dt>commit</dt><dd class="mono">${s.git_commit.slice(0, 10)}</dd></div>` : null}
@@ -465,6 +466,18 @@
       <span class="muted"> · judge ${(card.judge_models || []).join(", ") || "none"}, ${card.criterion_version}</span></p>`;
   }
 
+  // The calibration gate (agenteval run --calibration): whether the judge may decide, and why not.
+  function CalibrationGateLine(props) {
+    var gate = props.gate;
+    if (gate.problem) {
+      return html`<p class="set-verdict" data-testid="calibration-gate">calibration gate: <b>verdicts INCONCLUSIVE</b> <span class="code">${gate.reason_code}</span><span class="set-reason"> ${gate.problem}</span></p>`;
+    }
+    var kappa = gate.kappa === null ? "undefined"
+      : fmt(gate.kappa, 2) + " [" + fmt(gate.kappa_low, 2) + ", " + fmt(gate.kappa_high, 2) + "]";
+    var floor = gate.min_kappa === null ? "" : ", floor " + fmt(gate.min_kappa, 2);
+    return html`<p class="set-verdict" data-testid="calibration-gate">calibration gate: <b>a current card</b> (run ${gate.card_run_id}, κ ${kappa} over ${gate.n} label(s)${floor})</p>`;
+  }
+
   function CriteriaPanel(props) {
     var s = props.summary, route = props.route;
     var running = pendingOf(s) > 0;
@@ -487,6 +500,7 @@
               <span>threshold ${fmt(c.threshold)}</span>
             </div>
             ${c.calibration ? html`<${CalibrationLine} card=${c.calibration} />` : null}
+            ${c.calibration_gate ? html`<${CalibrationGateLine} gate=${c.calibration_gate} />` : null}
             ${(c.eval_sets || []).filter(function (e) { return e.verdict; }).map(function (e) {
               // the eval set's verdict, the rule that drew it, why, and the error it controls
               return html`<p class="set-verdict" data-testid="set-verdict">eval set <b>${e.eval_set_id}</b>: <b data-testid="set-verdict-word">${e.verdict}</b>${e.verdict_rule ? html` <span class="muted">(${e.verdict_rule})</span>` : null}
