@@ -46,7 +46,9 @@ def _run(project: Path, executor: str) -> RecordedRun:
         timeout=600,
     )
     assert done.returncode == 1, done.stdout + done.stderr  # case_3 fails on purpose
-    return find_run(project / executor)
+    run = find_run(project / executor)
+    assert run.manifest.state.value == "complete", done.stdout + done.stderr  # not FAILED (exit 1 too)
+    return run
 
 
 def _timeless(data):

@@ -216,6 +216,8 @@ def test_an_existing_eval_set_runs_without_a_chat_with_its_criteria_described(
     page.wait_for_selector("[data-testid=run-state] >> text=complete", timeout=60_000)
     results = page.get_by_test_id("case-result")
     expect(results).to_have_count(3, timeout=TIMEOUT)
+    for index in range(3):  # each result fills in when its case's record is read ("pending…" until then)
+        expect(results.nth(index)).to_contain_text("response_match_score", timeout=TIMEOUT)
     for text in results.all_inner_texts():
         assert "response_match_score" in text and "tool_trajectory" not in text
     page.get_by_test_id("evalset").screenshot(

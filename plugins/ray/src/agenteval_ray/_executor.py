@@ -72,7 +72,7 @@ class RayExecutor(Executor):
             if address is not None:
                 options["runtime_env"] = {"working_dir": os.getcwd(), "excludes": _NOT_SHIPPED}
             try:  # in this thread: nothing else runs before the first unit
-                ray.init(**options)
+                _init(ray, options, retries=0 if address is not None else 1)
             except Exception as exc:  # noqa: BLE001 - Ray raises bare Exception when a node fails to start
                 where = f"the Ray cluster at {address}" if address else "a local Ray"
                 raise ConfigError(
@@ -135,3 +135,17 @@ def _requests_per_minute() -> Optional[float]:
             f"(e.g. {RATE_VARIABLE}=600), or leave it unset for no rate limit"
         )
     return rate
+
+
+def _init(ray: Any, options: dict[str, Any], *, retries: int) -> None:
+    """``ray.init(**options)``, tried again ``retries`` times after a failure: a local head
+    node on a loaded machine can miss Ray's own start-up deadline once and start the next
+    time."""
+    for attempt in range(retries + 1):
+        try:
+            ray.init(**options)
+            return
+        except Exception:  # Ray raises a bare Exception when a node fails to start (re-raised)
+            ray.shutdown()
+            if attempt == retries:
+                raise
