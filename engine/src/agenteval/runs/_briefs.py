@@ -151,13 +151,20 @@ def brief_from_index(entry: EvalSetEntry, row: int, found: dict[str, Any], point
             for name, status, score, reason_code, verdict, rubrics in found["criteria"]
         ]
     )
+    return _recorded_brief(entry, row, found, criteria)
+
+
+def _recorded_brief(
+    entry: EvalSetEntry, row: int, found: dict[str, Any], criteria: tuple[CriterionBrief, ...]
+) -> CaseBrief:
+    """The brief of a recorded case from a line's key, status, preview and rubric texts."""
     preview = found.get("preview") or {}
     return CaseBrief._make(
         (
             entry,
             found["key"][1],
             row,
-            statuses[found["status"]],
+            _STATUS[found["status"]],
             criteria,
             True,
             preview.get("user", ""),
@@ -242,17 +249,4 @@ def brief_from_line(entry: EvalSetEntry, row: int, found: dict[str, Any]) -> Cas
         )
         for name, status, score, reason_code, verdict, rubrics, run_scores in found["criteria"]
     )
-    preview = found.get("preview") or {}
-    return CaseBrief._make(
-        (
-            entry,
-            found["key"][1],
-            row,
-            statuses[found["status"]],
-            criteria,
-            True,
-            preview.get("user", ""),
-            preview.get("reply", ""),
-            found.get("rubric_texts") or {},
-        )
-    )
+    return _recorded_brief(entry, row, found, criteria)
