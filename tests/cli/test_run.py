@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -129,12 +130,17 @@ def test_unknown_criterion_exit_2_lists_installed(runner, example):
 
 def test_adk_vertex_criterion_without_a_project_stops_before_any_call(runner, example, monkeypatch):
     # Every ADK 2.13 criterion is installed in the dev venv; a Vertex one without a Google
-    # Cloud project stops in preflight with the setup to do.
+    # Cloud project stops in preflight with the setup to do. Without agenteval-vertex-safety
+    # (the floors' core install) it stops naming the distribution to install.
     for name in ("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "AGENTEVAL_VERTEX_EVAL_ENDPOINT"):
         monkeypatch.delenv(name, raising=False)
     result = _run(runner, example, "--criteria", "multi_turn_task_success_v1")
     assert result.exit_code == 2, result.output
-    assert "GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION are not set" in result.output
+    if importlib.util.find_spec("agenteval_vertex_safety") is not None:
+        assert "GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION are not set" in result.output
+    else:
+        assert "'multi_turn_task_success_v1' is not installed" in result.output
+        assert "agenteval-vertex-safety" in result.output
     assert "Traceback" not in result.output
 
 

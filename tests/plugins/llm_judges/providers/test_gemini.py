@@ -280,8 +280,8 @@ def test_a_hang_is_cut_by_wait_for_and_timeout_error_propagates(server: FakeGemi
         try:
             await judge.generate(JudgeRequest(prompt="warm up"))  # client set up, token fetched
             server.script(Reply(text="too late", delay=10))
-            with pytest.raises(asyncio.TimeoutError):
-                await asyncio.wait_for(judge.generate(JudgeRequest(prompt="slow")), 0.2)
+            with pytest.raises(asyncio.TimeoutError):  # 2 s: the request reaches the server first
+                await asyncio.wait_for(judge.generate(JudgeRequest(prompt="slow")), 2)
             # The client survives a cancelled call.
             return (await judge.generate(JudgeRequest(prompt="next"))).text
         finally:
