@@ -57,6 +57,9 @@ install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges .
 echo "== floors (adk): every distribution, google-adk and the Vertex SDK included"
 install_at_floors "$work/adk" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/vertex_safety \
   ./plugins/adk ./plugins/pytest ./plugins/agent_platform
+# Google's own EvaluationDataset converter, the oracle of test_parity.py, needs pandas (a test
+# dependency only, at its current version).
+VIRTUAL_ENV="$work/adk" "$uv" pip install --quiet pandas
 "$work/adk/bin/python" -m pytest -q -p no:cacheprovider \
   tests/plugins/adk/test_loading.py tests/plugins/adk/test_sessions.py tests/plugins/adk/test_parity.py \
   tests/plugins/adk/test_claims.py tests/plugins/vertex_safety/test_safety.py tests/engine/loading/test_config.py \

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.plugins.agent_platform._strategies import eval_sets
 
 google_types = pytest.importorskip("vertexai._genai.types", reason="google-cloud-aiplatform is not installed")
+pytest.importorskip("pandas", reason="Google's converter (load_from_adk_eval_set) needs pandas")
 
 ROOT = Path(__file__).resolve().parents[3]
 
