@@ -110,3 +110,60 @@ def test_turns_are_timed_unless_the_adapter_timed_them():
     assert before <= turn.creation_timestamp <= time.time()
     [[own]] = asyncio.run(run_agent(Timed("x"), [case("b", "hi")]))
     assert (own.duration, own.creation_timestamp) == (7.0, 123.0)
+
+
+class _Remembers(Agent):
+    """Takes history: answers with the texts of the conversation it was given and has had."""
+
+    takes_history = True
+    opened: list[EvalCase] = []
+
+    async def session(self, case: EvalCase) -> AgentSession:
+        _Remembers.opened.append(case)
+        return _RemembersSession([t.user_content.text() for t in case.history()])
+
+
+class _RemembersSession(AgentSession):
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    async def turn(self, user_content: Content) -> Invocation:
+        self.seen.append(user_content.text())
+        return Invocation(user_content=user_content, final_response=Content.from_text(" | ".join(self.seen)))
+
+
+def _with_history() -> EvalCase:
+    return make_case(
+        [make_invocation("first", "recorded 1"), make_invocation("second", "recorded 2")]
+        + [make_invocation("now", "x")],
+        eval_id="h",
+        context_turns=2,
+    )
+
+
+def test_a_case_with_history_starts_the_session_with_it_and_sends_only_the_judged_turns():
+    _Remembers.opened = []
+    case = _with_history()
+    [turns] = asyncio.run(run_agent(_Remembers("x"), [case]))
+    assert _Remembers.opened == [case]
+    # the history as recorded (never sent again), then the one turn the agent played
+    assert [t.final_text() for t in turns] == ["recorded 1", "recorded 2", "first | second | now"]
+    assert turns[:2] == case.conversation[:2]
+
+
+def test_an_adapter_that_cannot_take_history_does_not_run_the_case():
+    Echo.closed = 0
+    [outcome] = asyncio.run(run_agent(Echo("x"), [_with_history()]))
+    assert isinstance(outcome, AgentFailure) and outcome.code == "history_unsupported"
+    assert "first 2 turn(s) are history" in outcome.message and "--actual" in outcome.message
+    assert Echo.closed == 0  # no session was opened: nothing was sent to the agent
+
+
+def test_a_process_isolated_adapter_takes_history_as_the_one_it_wraps():
+    from agenteval._agents import ProcessIsolatedAgent
+
+    assert ProcessIsolatedAgent(_Remembers("x")).takes_history is True
+    assert ProcessIsolatedAgent(Echo("x")).takes_history is False
+    assert EvalCase.model_fields["context_turns"].exclude  # history() is rebuilt from the case in a worker
+    assert _with_history().history() == _with_history().conversation[:2]
+    assert make_case([make_invocation("a", "b")]).history() == []

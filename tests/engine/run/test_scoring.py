@@ -572,3 +572,14 @@ def _write_eval_set():
     path = folder / "x.evalset.json"
     path.write_text(eval_set("a", "b").to_json())
     return path
+
+
+def test_a_case_the_adapter_could_not_start_with_its_history_is_not_evaluated():
+    from agenteval._agents import AgentFailure
+    from agenteval._run._scoring import agent_failed
+    from agenteval.runs import CriterionEntry
+
+    entry = CriterionEntry(name="exact", distribution="d", version="1", entry_point="m:C", threshold=0.5)
+    result = agent_failed(entry, AgentFailure("the adapter cannot take history", "history_unsupported"))
+    assert (result.status, result.reason_code) == (Status.NOT_EVALUATED, "history_unsupported")
+    assert result.reason == "the adapter cannot take history" and result.score is None

@@ -162,3 +162,38 @@ def test_export_of_a_turn_time_no_dataset_can_hold_exits_2_naming_it(tmp_path):
     )
     assert done.exit_code == 2
     assert f"{source}: eval_cases[0].conversation[0].creation_timestamp: 1e+300 is not a time" in done.output
+
+
+_REMEMBERING_AGENT = """
+import json, pathlib
+
+def respond(message, history):
+    said = [(t.user_content.text(), t.final_text()) for t in history]
+    with pathlib.Path("calls.jsonl").open("a") as log:
+        log.write(json.dumps({"message": message, "history": said}) + "\\n")
+    asked = [("I want to return a jacket.", "Sure. What is the order number?")]
+    if said == asked and message == "It is 5521.":
+        return "Return label for order 5521 sent by email."
+    return "Which order do you mean?"
+"""
+
+
+def test_with_the_agent_a_case_s_history_reaches_the_agent_and_only_its_prompt_is_played(project):
+    (project / "agent.py").write_text(_REMEMBERING_AGENT)
+    dataset = "tests/eval/datasets/orders-dataset.json"
+    result = CliRunner().invoke(
+        main,
+        ["run", dataset, "--agent", "agent.py:respond", "--criteria", "response_match_score"]
+        + ["--format", "json", "--no-record", "-q"],
+    )
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.stdout)
+    [case] = [c for s in doc["eval_sets"] for c in s["cases"] if c["eval_id"] == "return_follow_up"]
+    [criterion] = case["criteria"]
+    assert (criterion["score"], criterion["status"]) == (1.0, "PASSED")
+    assert [judged["index"] for judged in criterion["per_invocation"]] == [1]
+    calls = [json.loads(line) for line in (project / "calls.jsonl").read_text().splitlines()]
+    # one call for this case (the history is not played again), with the dataset's history
+    history = [["I want to return a jacket.", "Sure. What is the order number?"]]
+    assert [c for c in calls if c["history"]] == [{"message": "It is 5521.", "history": history}]
+    assert len(calls) == 3  # one per case

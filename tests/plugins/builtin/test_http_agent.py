@@ -94,3 +94,34 @@ def test_the_agent_key_never_echoes_in_a_failure(fake_openai, monkeypatch):
         with pytest.raises((RuntimeError, ValueError)) as info:
             _talk(agent, "hi")
         assert "agent-key-0123456789" not in str(info.value) and "[redacted]" in str(info.value)
+
+
+def test_a_case_s_history_opens_the_messages_and_only_the_judged_turn_is_sent(fake_openai):
+    from agenteval._agents import run_agent
+    from agenteval.models import IntermediateData
+    from agenteval_tests_fixtures_fake_llm_servers import Reply
+
+    fake_openai.script(Reply(raw_body=_completion("Take the 9:40 train.")))
+    first = make_invocation("Weather in Paris?", "Sunny.").model_copy(
+        update={"intermediate_data": IntermediateData(tool_uses=[{"name": "get_weather", "args": {}}])}
+    )
+    case = make_case(
+        [first, make_invocation("And Lyon?", "Rain."), make_invocation("Which train?", "x")], context_turns=2
+    )
+
+    async def go(agent):
+        try:
+            return await run_agent(agent, [case])
+        finally:
+            await agent.aclose()
+
+    [turns] = asyncio.run(go(HttpAgent(f"{fake_openai.base_url}/v1")))
+    [request] = fake_openai.requests  # one call: the history is never sent as turns of its own
+    assert request.body["messages"] == [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "And Lyon?"},
+        {"role": "assistant", "content": "Rain."},
+        {"role": "user", "content": "Which train?"},
+    ]
+    assert [t.final_text() for t in turns] == ["Sunny.", "Rain.", "Take the 9:40 train."]

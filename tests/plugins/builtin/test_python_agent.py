@@ -123,3 +123,25 @@ def test_sync_and_async_functions_get_the_history(tmp_path):
 def test_load_errors_are_config_errors(target, message):
     with pytest.raises(ConfigError, match=message):
         PythonAgent(target).check_ready()
+
+
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_a_case_s_history_is_the_start_of_the_function_s_history(tmp_path, isolation):
+    from agenteval._agents import run_agent
+
+    target = _write_agent(
+        tmp_path,
+        "def respond(message, history):\n"
+        "    said = [(t.user_content.text(), t.final_response.parts[0].text) for t in history]\n"
+        "    return f'{message} after {said}'\n",
+    )
+    case = make_case(
+        [make_invocation("hi", "hello"), make_invocation("weather?", "sunny"), make_invocation("now?", "x")],
+        context_turns=2,
+    )
+    [turns] = asyncio.run(run_agent(PythonAgent(target), [case], isolation=isolation))
+    assert [t.final_text() for t in turns] == [
+        "hello",
+        "sunny",
+        "now? after [('hi', 'hello'), ('weather?', 'sunny')]",
+    ]

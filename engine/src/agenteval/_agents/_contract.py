@@ -9,6 +9,14 @@ session for the case, sends each user turn, and records what the agent did as an
 
 ``agenteval run --agent TARGET`` picks the adapter whose ``claims(target)`` accepts the
 target (or the one named by ``--agent-type``).
+
+A case may start in the middle of a conversation: its first ``context_turns`` are history
+(``EvalCase.history()``: an Agent Platform dataset's ``conversation_history``), recorded turns
+the judged ones follow. An adapter with ``takes_history = True`` starts such a case's session
+with that history, as if the agent had had those turns (``session(case)`` reads it from the
+case); the engine then sends only the turns after it and scores only those. An adapter
+without it never runs such a case: the case is NOT_EVALUATED ``history_unsupported``, never
+run as if the conversation started fresh.
 """
 
 from __future__ import annotations
@@ -57,6 +65,9 @@ class Agent(ABC):
 
     #: A one-line description for ``--help`` texts and errors.
     description: ClassVar[str] = ""
+    #: Whether ``session(case)`` starts the conversation with ``case.history()`` (see the
+    #: module docstring); ``False``: a case with history is NOT_EVALUATED for this adapter.
+    takes_history: ClassVar[bool] = False
 
     def __init__(self, target: str) -> None:
         self.target = target
@@ -77,7 +88,8 @@ class Agent(ABC):
 
     @abstractmethod
     async def session(self, case: EvalCase) -> AgentSession:
-        """Open a conversation for ``case`` (its ``session_input`` seeds app, user, state)."""
+        """Open a conversation for ``case`` (its ``session_input`` seeds app, user, state;
+        with ``takes_history``, ``case.history()`` is the conversation so far)."""
 
     async def aclose(self) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Release resources at the end of the run."""

@@ -11,6 +11,11 @@ Cases run concurrently up to a bound; each agent turn has a timeout, in wall tim
 whose agent raised (any exception, ``SystemExit`` and ``KeyboardInterrupt`` raised by the
 agent included) or timed out, or whose simulator failed, gets an ``AgentFailure`` instead
 of invocations: its criteria are then ERRORED with that error, and the other cases go on.
+
+A case whose first turns are history (``EvalCase.context_turns``) is played from the first
+turn after it, on a session the adapter started with that history (``Agent.takes_history``);
+its actual invocations are the history as recorded, then the agent's turns. An adapter that
+cannot take history does not run it: ``history_unsupported``, NOT_EVALUATED.
 Only a cancellation (the run being interrupted) passes through.
 
 What the agent prints while its case runs is captured (``agenteval._agents._capture``) and
@@ -108,7 +113,8 @@ class AgentFailure:
     Attributes:
         message: what happened (one line, then details).
         code: ``agent_error``, ``agent_timeout``, ``agent_crashed`` (an isolated worker
-            process died), ``user_simulator_error`` or ``no_user_simulator``.
+            process died), ``user_simulator_error``, ``no_user_simulator`` or
+            ``history_unsupported`` (the case starts with history the adapter cannot take).
         traceback: the agent's traceback, if any.
         output: what the agent printed during the case (stdout and stderr, at most
             ``OUTPUT_LIMIT`` characters, with agenteval's notes in ``[agenteval: ...]``).
@@ -222,6 +228,19 @@ _NO_SIMULATOR = AgentFailure(
 )
 
 
+def _no_history(agent: Agent, case: EvalCase) -> AgentFailure:
+    """Why a case that starts with history is not run by an adapter that cannot take it."""
+    kind = agent.description or type(agent).__name__
+    msg = (
+        f"this case's first {case.context_turns} turn(s) are history (the dataset's "
+        f"conversation_history) that the agent must have had before the judged turn(s), and the "
+        f"agent adapter ({kind}) cannot start a conversation with history; it was not run. Use an "
+        "adapter that takes history (python, http, adk), or give the case's actual invocations "
+        "with --actual"
+    )
+    return AgentFailure(msg, "history_unsupported")
+
+
 async def _send(session: AgentSession, content: Content, number: int, timeout: float) -> Invocation:
     """One agent turn; ``_Stop`` on a timeout or a malformed answer (a crash propagates).
 
@@ -267,9 +286,12 @@ async def _ask(simulator: UserSimulator, ctx: SimulationContext) -> NextUserMess
 async def _play_fixed(
     session: AgentSession, case: EvalCase, turns: list[Invocation], timeout: float
 ) -> list[Invocation]:
+    """The case's turns after its history (which the session started with), each sent in
+    order; the actual invocations are the history as recorded, then the agent's turns."""
     assert case.conversation is not None
-    for index, expected in enumerate(case.conversation):
-        turns.append(await _send(session, expected.user_content, index + 1, timeout))
+    turns.extend(case.history())
+    for index in range(case.context_turns, len(case.conversation)):
+        turns.append(await _send(session, case.conversation[index].user_content, index + 1, timeout))
     return turns
 
 
@@ -319,7 +341,8 @@ async def run_case(
 
     Never raises for the agent's or the simulator's faults, ``BaseException``s the agent
     raises included: they become an ``AgentFailure`` (``agent_error``, ``agent_timeout``,
-    ``agent_crashed``, ``user_simulator_error``, ``no_user_simulator``); only a
+    ``agent_crashed``, ``user_simulator_error``, ``no_user_simulator``,
+    ``history_unsupported``); only a
     cancellation passes through. Each agent call (opening the session, each turn) is
     bounded by ``timeout`` seconds of wall time. ``run_index`` (from 0) is what the
     simulator sees. What the agent prints is captured into the result's ``output``. For
@@ -328,6 +351,8 @@ async def run_case(
     if case.conversation is None and user_simulator is None:
         return _NO_SIMULATOR
     agent = _MOVED.get(agent) or agent
+    if case.context_turns and not agent.takes_history:
+        return _no_history(agent, case)
     opened: list[AgentSession] = []
     with capturing() as capture:
         outcome = await _run_case(agent, case, timeout, user_simulator, run_index, capture, opened)

@@ -222,6 +222,7 @@ class ProcessIsolatedAgent(Agent):
         super().__init__(agent.target)
         self.inner = agent
         self.description = agent.description  # type: ignore[misc]  # the wrapped adapter's, per instance
+        self.takes_history = agent.takes_history  # type: ignore[misc]  # as above
         self.spec = f"{type(agent).__module__}:{type(agent).__qualname__}"
         self.start_timeout = start_timeout
         self._idle: list[_Worker] = []

@@ -50,8 +50,9 @@ def _errored(
 
 def agent_failed(criterion: CriterionEntry, failure: AgentFailure) -> CriterionResult:
     """A case the agent could not run: ERRORED with the agent's error (NOT_EVALUATED when
-    the case could not be run at all, e.g. a scenario without a user simulator)."""
-    if failure.code == "no_user_simulator":
+    the case could not be run at all: a scenario without a user simulator, history the
+    adapter cannot take)."""
+    if failure.code in ("no_user_simulator", "history_unsupported"):
         return not_evaluated(criterion, failure.message, failure.code)
     error = ErrorInfo(type="AgentFailure", message=failure.message, traceback=failure.traceback)
     reason = (

@@ -91,7 +91,9 @@ class EvalCase(AdkModelKeepExtra):
     dataset's ``conversation_history``). The engine hands criteria only the turns after them
     (``EvaluationContext.actual`` / ``expected``; the context is ``EvaluationContext.history``),
     so a criterion scores what the case judges. 0 (every turn judged) unless a reader sets it;
-    it is less than the number of turns, and 0 for a scenario case.
+    it is less than the number of turns, and 0 for a scenario case. With ``--agent``, an
+    adapter that takes history (``agenteval.plugins.Agent.takes_history``) starts the session
+    with ``history()`` and only the later turns are sent.
     """
 
     eval_id: str
@@ -136,6 +138,11 @@ class EvalCase(AdkModelKeepExtra):
             )
             raise ValueError(msg)
         return self
+
+    def history(self) -> list[Invocation]:
+        """The context turns (the first ``context_turns`` of ``conversation``, as recorded):
+        the conversation the judged turns follow; ``[]`` for most cases."""
+        return list((self.conversation or [])[: self.context_turns])
 
     @model_validator(mode="after")
     def _context_before_a_judged_turn(self) -> EvalCase:

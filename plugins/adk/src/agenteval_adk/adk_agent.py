@@ -6,7 +6,11 @@
 
 Each eval case is one ADK session, seeded from the case's ``session_input`` (app name, user
 id, state, pinned session id) with ADK's defaults otherwise (app ``EvaluationGenerator``,
-user ``test_user_id``, a generated ``adk-eval-session-...`` id); every user turn is one
+user ``test_user_id``, a generated ``adk-eval-session-...`` id). A case that starts with
+history (``EvalCase.history()``, an Agent Platform dataset's ``conversation_history``) has
+its recorded turns appended to the new session as the events ADK would have recorded
+(``_history``: the user's message, the tool calls and responses, the final response), so the
+agent answers the judged turns with that conversation behind it. Every user turn is one
 ``Runner.run_async`` call, whose events become that turn's ``Invocation`` (see
 ``_events``). Each case gets its own ``Runner`` (cheap: a fraction of a millisecond) with its
 own in-memory memory service, so nothing one case stores in memory leaks into another, as
@@ -48,6 +52,7 @@ from agenteval.plugins import Agent, AgentSession
 
 from . import _logs, _target
 from ._events import Form, app_details, build_invocation, to_genai_content
+from ._history import history_events
 from ._loading import LoadedAgent, load_agent
 from ._preflight import check_credentials
 
@@ -210,6 +215,7 @@ class AdkAgent(Agent):
     dotted module) in-process, one ADK session per eval case."""
 
     description = "a Google ADK agent: its folder (agent.py with root_agent) or a dotted module"
+    takes_history = True  # appended to the new session as ADK events (``_history``)
 
     def __init__(
         self, target: str, *, intermediate_form: Form = "events", agent_name: Optional[str] = None
@@ -285,6 +291,8 @@ class AdkAgent(Agent):
                 state=copy.deepcopy(given.state) if given else {},
                 session_id=pinned or f"{SESSION_ID_PREFIX}{uuid.uuid4()}",
             )
+            for event in history_events(case.history(), root):  # the conversation so far
+                await run.sessions.append_event(session, event)
         runner = run.runner(app_name, root)
         return _Session(runner, run.recorder, user_id, session.id, self.intermediate_form)
 

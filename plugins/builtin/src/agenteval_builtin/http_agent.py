@@ -2,7 +2,10 @@
 
 ``agenteval run EVALSET --agent http://127.0.0.1:8000/v1?model=my-agent`` sends each user
 turn to ``POST {base}/chat/completions`` with the conversation so far (user messages and
-the agent's earlier answers) and records the answer: its ``content`` is the final response
+the agent's earlier answers, as ``user`` and ``assistant`` text messages; a case that starts
+with history, ``EvalCase.history()``, starts with its turns so, the recorded final responses
+as the ``assistant`` messages, their tool calls left out as the agent's own earlier tool
+calls are) and records the answer: its ``content`` is the final response
 and its ``tool_calls`` (name and JSON arguments) the turn's tool calls, in the legacy
 ``tool_uses`` form. When the answer has OpenAI's ``usage`` object, the turn is recorded in
 ADK's event form instead, with one model-call event carrying that usage (as Gemini
@@ -56,10 +59,19 @@ def _tool_call(call: Any, index: int) -> dict[str, Any]:
     return {"id": call.get("id"), "name": function["name"], "args": args}
 
 
+def _messages(history: list[Invocation]) -> list[dict[str, Any]]:
+    """Recorded turns as chat messages: the user's text, then the final response's."""
+    messages = []
+    for turn in history:
+        messages.append({"role": "user", "content": turn.user_content.text()})
+        messages.append({"role": "assistant", "content": turn.final_text()})
+    return messages
+
+
 class _Session(AgentSession):
-    def __init__(self, agent: HttpAgent) -> None:
+    def __init__(self, agent: HttpAgent, history: list[Invocation]) -> None:
         self._agent = agent
-        self._messages: list[dict[str, Any]] = []
+        self._messages = _messages(history)
 
     async def turn(self, user_content: Content) -> Invocation:
         self._messages.append({"role": "user", "content": user_content.text()})
@@ -108,6 +120,7 @@ class HttpAgent(Agent):
     """Talks to an agent behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     description = "an OpenAI-compatible chat endpoint: http(s)://HOST/v1?model=NAME"
+    takes_history = True  # the case's history opens the ``messages``
 
     def __init__(self, target: str) -> None:
         super().__init__(target)
@@ -138,7 +151,7 @@ class HttpAgent(Agent):
         return self._client
 
     async def session(self, case: EvalCase) -> AgentSession:
-        return _Session(self)
+        return _Session(self, case.history())
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -9,7 +9,10 @@ or ``--agent path/to/folder`` for a folder whose ``agent.py`` defines ``respond`
 
 ``message`` is the user's text; ``history`` holds the turns so far in this conversation
 (each an ``agenteval.models.Invocation``), so a stateless function can still hold a
-conversation. The reply is one of:
+conversation. A case that starts with history (an Agent Platform dataset's
+``conversation_history``, ``EvalCase.history()``) starts with those turns, as recorded, in
+``history``: the first call of such a case already has them, and they are never scored.
+The reply is one of:
 
 * a ``str``: the final response, no tool calls;
 * a ``dict``: ``{"text": str, "tool_calls": [{"name": str, "args": {...}}],
@@ -149,9 +152,9 @@ def _events(calls: Any, responses: Any, steps: Any, model_calls: Any) -> list[di
 
 
 class _Session(AgentSession):
-    def __init__(self, caller: FunctionCaller) -> None:
+    def __init__(self, caller: FunctionCaller, history: list[Invocation]) -> None:
         self._caller = caller
-        self._history: list[Invocation] = []
+        self._history = history
         self._left_behind: list[str] = []
         self._stopped: list[str] = []
 
@@ -176,6 +179,7 @@ class PythonAgent(Agent):
     """Calls a Python function ``module:function`` or ``file.py:function`` per user turn."""
 
     description = "a Python function: package.module:function or path/to/file.py:function"
+    takes_history = True  # the case's history is the first turns of the function's ``history``
 
     def __init__(self, target: str) -> None:
         super().__init__(target)
@@ -234,7 +238,7 @@ class PythonAgent(Agent):
             if self._function is None:
                 self._function = self._load()
             self._caller = FunctionCaller(self._function)
-        return _Session(self._caller)
+        return _Session(self._caller, case.history())
 
     async def aclose(self) -> None:
         if self._caller is not None:
