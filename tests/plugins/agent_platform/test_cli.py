@@ -197,3 +197,13 @@ def test_with_the_agent_a_case_s_history_reaches_the_agent_and_only_its_prompt_i
     history = [["I want to return a jacket.", "Sure. What is the order number?"]]
     assert [c for c in calls if c["history"]] == [{"message": "It is 5521.", "history": history}]
     assert len(calls) == 3  # one per case
+
+
+def test_export_to_adk_says_that_a_history_becomes_scored_turns(tmp_path):
+    result = CliRunner().invoke(main, ["export", str(DATASET), "--to", "adk", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: eval_cases[2] (return_follow_up): its first 1 turn(s) are history, context that is not "
+        "scored; an ADK eval set has no history" in result.stderr
+    )
+    assert "eval_cases[0]" not in result.stderr  # a case without history exports silently

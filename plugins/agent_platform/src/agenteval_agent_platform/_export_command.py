@@ -49,6 +49,13 @@ def export(file: Path, target: str, folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if target == ADK_FORMAT:
+            warnings += [  # ADK has no history: its turns become turns ADK (and agenteval) score
+                f"eval_cases[{n}] ({case.eval_id}): its first {case.context_turns} turn(s) are history, "
+                "context that is not scored; an ADK eval set has no history, so they are written as "
+                "ordinary turns, which ADK and agenteval score"
+                for n, case in enumerate(loaded.eval_set.eval_cases)
+                if case.context_turns
+            ]
             written = [folder / f"{loaded.eval_set.eval_set_id}.evalset.json"]
             written[0].write_text(loaded.eval_set.to_json() + "\n", encoding="utf-8")
         else:
