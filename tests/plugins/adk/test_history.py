@@ -108,3 +108,30 @@ def test_history_events_are_in_the_session_in_order_before_the_judged_turn(agent
     assert call.id and call.id.startswith("adk-") and answer.id == call.id  # paired as ADK pairs them
     assert len({e.invocation_id for e in events[:4]}) == 1  # the history's turn, under one id
     assert events[4].invocation_id != events[0].invocation_id
+
+
+def test_steps_keep_authors_of_the_tree_and_others_become_the_agent_under_evaluation(agents_on_path):
+    from agenteval.models import InvocationEvents
+    from agenteval_adk._history import history_events
+    from weather_team.agent import root_agent
+
+    def said(author: str, text: str) -> dict:
+        return {"author": author, "content": {"role": "model", "parts": [{"text": text}]}}
+
+    recorded = make_invocation("Plan my trip", "Pack an umbrella.").model_copy(
+        update={
+            "intermediate_data": InvocationEvents.model_validate(
+                {"invocation_events": [said("shop_agent", "elsewhere"), said("forecast_reader", "rain")]}
+            )
+        }
+    )
+    events = history_events([recorded, make_invocation("Hi", "Hello.")], root_agent)
+    assert [(e.author, e.content.parts[0].text) for e in events] == [
+        ("user", "Plan my trip"),
+        ("weather_coordinator", "elsewhere"),  # recorded by an agent this tree does not have
+        ("forecast_reader", "rain"),  # a sub-agent's step stays its own
+        ("forecast_reader", "Pack an umbrella."),  # the final response: the last step's author
+        ("user", "Hi"),
+        ("weather_coordinator", "Hello."),  # no steps: the agent under evaluation
+    ]
+    assert all(e.content.role == ("user" if e.author == "user" else "model") for e in events)

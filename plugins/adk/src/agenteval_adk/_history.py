@@ -4,12 +4,17 @@ Each recorded turn becomes, in order and under the turn's invocation id (a new o
 has none):
 
 * the user's event (author ``user``, the turn's ``user_content``);
-* its intermediate steps: in the event form, each recorded event with content, under its own
-  author; in the legacy form, each tool call followed by its response (by ``id``, else the
-  next one of the same name), then the remaining responses and the text steps
-  (``intermediate_responses``, under their authors), under the evaluated agent's name;
-* its final response, authored by the last recorded agent that is in the agent tree (so the
-  runner routes the next message as ADK would), else by the evaluated agent.
+* its intermediate steps: in the event form, each recorded event with content; in the legacy
+  form, each tool call followed by its response (by ``id``, else the next one of the same
+  name), then the remaining responses and the text steps (``intermediate_responses``);
+* its final response.
+
+A step keeps its recorded author when that names an agent of the tree (a sub-agent's steps
+stay its own); any other author (none, or a name the agent under evaluation does not have:
+the history was recorded elsewhere) is the agent under evaluation, so its model sees its own
+earlier calls and answers, not another agent's quoted "for context". The final response is
+the last step's author's (so the runner routes the next message as ADK would), else the
+agent under evaluation's.
 
 A function call without an ``id`` gets ADK's client-side one (``adk-<uuid>``, which ADK strips
 before a model sees it) and its response the same, so ADK pairs them as it pairs its own.
@@ -72,15 +77,19 @@ def history_events(history: Sequence[Invocation], root: Any) -> list[Any]:
 
     agent_name = str(getattr(root, "name", "") or "agent")
     find = getattr(root, "find_agent", None)
+
+    def author_of(recorded: str) -> str:
+        known = find is None or (recorded != "user" and find(recorded) is not None)
+        return recorded if known else agent_name
+
     events = []
     for turn in history:
         invocation_id = turn.invocation_id or Event.new_id()
-        steps = _steps(turn, agent_name)
-        authors = [author for author, _ in steps if author != "user" and find is not None and find(author)]
+        steps = [(author_of(author), content) for author, content in _steps(turn, agent_name)]
         written = [("user", turn.user_content), *steps]
         if turn.final_response is not None:
             final = turn.final_response.model_copy(update={"role": turn.final_response.role or "model"})
-            written.append((authors[-1] if authors else agent_name, final))
+            written.append((steps[-1][0] if steps else agent_name, final))
         contents = [to_genai_content(content) for _, content in written]
         _pair_ids(contents)
         events += [
