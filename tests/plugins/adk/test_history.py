@@ -135,3 +135,41 @@ def test_steps_keep_authors_of_the_tree_and_others_become_the_agent_under_evalua
         ("weather_coordinator", "Hello."),  # no steps: the agent under evaluation
     ]
     assert all(e.content.role == ("user" if e.author == "user" else "model") for e in events)
+
+
+def test_agenteval_run_on_a_dataset_with_history_and_an_adk_agent(agents_on_path, requests, tmp_path):
+    import json
+
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    pytest.importorskip("agenteval_agent_platform")
+
+    def content(role: str, text: str) -> dict:
+        return {"role": role, "parts": [{"text": text}]}
+
+    dataset = tmp_path / "weather-dataset.json"
+    case = {
+        "eval_case_id": "thanks_after_paris",
+        "conversation_history": [
+            {"turn_id": "t1", "author": "user", "content": content("user", FIRST)},
+            {"turn_id": "t1", "content": content("model", "It is 18°C and sunny in Paris.")},
+        ],
+        "prompt": content("user", THEN),
+        "reference": {"response": content("model", "You're welcome!")},
+    }
+    dataset.write_text(json.dumps({"eval_cases": [case]}))
+    result = CliRunner().invoke(
+        main,
+        ["run", str(dataset), "--agent", "weather_team", "--agent-type", "adk"]
+        + ["--criteria", "response_match_score", "--format", "json", "--no-record", "-q"],
+    )
+    assert result.exit_code == 0, result.output
+    [criterion] = json.loads(result.stdout)["eval_sets"][0]["cases"][0]["criteria"]
+    assert (criterion["status"], [p["index"] for p in criterion["per_invocation"]]) == ("PASSED", [1])
+    [request] = requests  # the history is in the session, not played: one model call
+    assert [(c["role"], c["parts"][0].get("text")) for c in request] == [
+        ("user", FIRST),
+        ("model", "It is 18°C and sunny in Paris."),
+        ("user", THEN),
+    ]
