@@ -11,12 +11,12 @@ Cases run concurrently up to a bound; each agent turn has a timeout, in wall tim
 whose agent raised (any exception, ``SystemExit`` and ``KeyboardInterrupt`` raised by the
 agent included) or timed out, or whose simulator failed, gets an ``AgentFailure`` instead
 of invocations: its criteria are then ERRORED with that error, and the other cases go on.
+Only a cancellation (the run being interrupted) passes through.
 
 A case whose first turns are history (``EvalCase.context_turns``) is played from the first
 turn after it, on a session the adapter started with that history (``Agent.takes_history``);
 its actual invocations are the history as recorded, then the agent's turns. An adapter that
 cannot take history does not run it: ``history_unsupported``, NOT_EVALUATED.
-Only a cancellation (the run being interrupted) passes through.
 
 What the agent prints while its case runs is captured (``agenteval._agents._capture``) and
 returned with the case: ``AgentTurns.output`` or ``AgentFailure.output``. Failure messages,
@@ -232,7 +232,7 @@ def _no_history(agent: Agent, case: EvalCase) -> AgentFailure:
     """Why a case that starts with history is not run by an adapter that cannot take it."""
     kind = agent.description or type(agent).__name__
     msg = (
-        f"this case's first {case.context_turns} turn(s) are history (the dataset's "
+        f"this case's first {case.context_turns} turn(s) are history (context, such as a dataset's "
         f"conversation_history) that the agent must have had before the judged turn(s), and the "
         f"agent adapter ({kind}) cannot start a conversation with history; it was not run. Use an "
         "adapter that takes history (python, http, adk), or give the case's actual invocations "
@@ -342,11 +342,11 @@ async def run_case(
     Never raises for the agent's or the simulator's faults, ``BaseException``s the agent
     raises included: they become an ``AgentFailure`` (``agent_error``, ``agent_timeout``,
     ``agent_crashed``, ``user_simulator_error``, ``no_user_simulator``,
-    ``history_unsupported``); only a
-    cancellation passes through. Each agent call (opening the session, each turn) is
-    bounded by ``timeout`` seconds of wall time. ``run_index`` (from 0) is what the
-    simulator sees. What the agent prints is captured into the result's ``output``. For
-    calls that must be killable, wrap the agent in ``ProcessIsolatedAgent`` first.
+    ``history_unsupported``); only a cancellation passes through. Each agent call (opening
+    the session, each turn) is bounded by ``timeout`` seconds of wall time. ``run_index``
+    (from 0) is what the simulator sees. What the agent prints is captured into the result's
+    ``output``. For calls that must be killable, wrap the agent in ``ProcessIsolatedAgent``
+    first.
     """
     if case.conversation is None and user_simulator is None:
         return _NO_SIMULATOR

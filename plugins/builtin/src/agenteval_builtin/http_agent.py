@@ -2,10 +2,10 @@
 
 ``agenteval run EVALSET --agent http://127.0.0.1:8000/v1?model=my-agent`` sends each user
 turn to ``POST {base}/chat/completions`` with the conversation so far (user messages and
-the agent's earlier answers, as ``user`` and ``assistant`` text messages; a case that starts
-with history, ``EvalCase.history()``, starts with its turns so, the recorded final responses
-as the ``assistant`` messages, their tool calls left out as the agent's own earlier tool
-calls are) and records the answer: its ``content`` is the final response
+the agent's earlier answers, as ``user`` and ``assistant`` text messages; for a case that
+starts with history, ``EvalCase.history()``, its turns come first, written the same way: the
+recorded final responses as ``assistant`` messages, their tool calls left out as the agent's
+own are) and records the answer: its ``content`` is the final response
 and its ``tool_calls`` (name and JSON arguments) the turn's tool calls, in the legacy
 ``tool_uses`` form. When the answer has OpenAI's ``usage`` object, the turn is recorded in
 ADK's event form instead, with one model-call event carrying that usage (as Gemini
