@@ -128,3 +128,22 @@ def test_the_transcript_is_adk_s():
     )
     evaluator._assemble_dialogue_history(theirs)
     assert dialogue(ours) == evaluator._formatted_dialogue.split("\n")
+
+
+def test_a_case_s_history_opens_the_transcript_and_is_not_judged():
+    """A dataset's ``conversation_history`` (``ctx.history``) is part of the whole conversation."""
+    from agenteval import EvaluationContext
+    from agenteval_llm_judges_test_helpers import run_ctx
+
+    history, judged = conversation()[:2], conversation()[2:]
+    log = Log()
+    case = make_case(conversation(), rubrics=[rubric("confirms")], context_turns=2)
+    ctx = EvaluationContext(case=case, actual=judged, expected=None, threshold=0.8, history=history)
+    criterion = make(RubricMultiTurnTrajectoryQuality)
+    result = run_ctx(criterion, ctx, lambda request: rubric_verdicts(confirms="yes"), log)
+    (request,) = log.requests
+    lines = json.loads(dict(data_blocks(request.prompt))["conversation"]).split("\n")
+    assert lines[0] == "USER TURN 1: Do you have red shoes?"
+    assert lines[-2:] == ["USER TURN 3: Thanks", "AGENT (agent) TURN 3: Bye!"]
+    assert json.loads(dict(data_blocks(request.prompt))["agent_instructions"]) == {"shop": "Sell shoes."}
+    assert [s.score for s in result.per_invocation] == [1.0] and result.value == 1.0

@@ -138,3 +138,22 @@ def test_the_request_is_the_one_adk_sends(vertex_safety_env, monkeypatch):
     our_request = vertex_safety_env.requests[-1]
     assert _normal(our_request.body) == _normal(adk_request.body)
     assert _normal(our_request.body)["instance"]["agent_eval_data"]["turns"][1]["turn_id"] == "t2"
+
+
+def test_a_case_s_history_is_in_the_agent_data_and_only_the_judged_turn_is_scored(vertex_safety_env):
+    """A dataset's ``conversation_history`` (context turns) is sent as the conversation's start."""
+    vertex_safety_env.script(
+        EvalReply(score=1.0, explanation="Done."), EvalReply(score=1.0, explanation="Done.")
+    )
+    turns = conversation()
+    whole = run("multi_turn_task_success_v1")
+    whole_request = vertex_safety_env.requests[-1]
+    eval_set = EvalSet(eval_set_id="set", eval_cases=[make_case(turns, eval_id="case", context_turns=1)])
+    criteria = {"multi_turn_task_success_v1": {"threshold": 0.5, "judge_model_options": {"max_retries": 1}}}
+    outcome = agenteval.evaluate(eval_set, {"case": turns}, criteria, judge=JudgeService())
+    result = outcome.eval_sets[0].cases[0].criteria[0]
+    assert (result.status, result.score) == (Status.PASSED, 1.0) and whole.score == 1.0
+    assert [p.index for p in result.per_invocation] == [1]  # the history's turn is not scored
+    request = vertex_safety_env.requests[-1]
+    assert _normal(request.body) == _normal(whole_request.body)  # both turns, the history first
+    assert len(_normal(request.body)["instance"]["agent_eval_data"]["turns"]) == 2

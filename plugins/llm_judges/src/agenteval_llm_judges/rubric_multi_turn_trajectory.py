@@ -28,10 +28,11 @@ class RubricMultiTurnTrajectoryQuality(RubricCriterion):
     not_applicable score 1, no 0; ``num_samples`` samples vote per rubric, a tie is "no").
     Only the **last invocation** is judged, with the transcript of every invocation
     (``_dialogue``: user turns, the agents' texts, tool calls and outputs of the event form,
-    final responses) and the agents' instructions and tools; the earlier invocations are
-    NOT_EVALUATED with ``earlier_turn`` and the case score is the last invocation's, as in
-    ADK. Rubrics: the criterion's ``rubrics`` plus the case's and the last expected
-    invocation's rubrics whose ``type`` is exactly ``TRAJECTORY_QUALITY``.
+    final responses), the case's history first (``ctx.history``: an Agent Platform dataset's
+    ``conversation_history``, context that is not scored), and the agents' instructions and
+    tools; the earlier invocations are NOT_EVALUATED with ``earlier_turn`` and the case score
+    is the last invocation's, as in ADK. Rubrics: the criterion's ``rubrics`` plus the case's
+    and the last expected invocation's rubrics whose ``type`` is exactly ``TRAJECTORY_QUALITY``.
 
     NOT_EVALUATED (last invocation and case): ``no_rubrics``, ``duplicate_rubric_id``,
     ``empty_rubric``, or the judge failure's code when no sample was usable. ``details``
@@ -64,11 +65,13 @@ class RubricMultiTurnTrajectoryQuality(RubricCriterion):
     def prompt_for(
         self, ctx: EvaluationContext, got: Invocation, want: Optional[Invocation], rubrics: Sequence[Rubric]
     ) -> tuple[str, str]:
-        """The system instruction and the prompt: the whole conversation up to ``got``."""
-        app = merged_app_details(ctx.actual)
+        """The system instruction and the prompt: the whole conversation up to ``got``, its
+        history included."""
+        whole = [*ctx.history, *ctx.actual]
+        app = merged_app_details(whole)
         untrusted = {
             "agent_instructions": all_instructions(app),
             "agent_tools": tool_declarations(app),
-            "conversation": "\n".join(dialogue(ctx.actual)),
+            "conversation": "\n".join(dialogue(whole)),
         }
         return self.render_prompts(untrusted, rubrics)

@@ -14,8 +14,10 @@ __all__ = ["MultiTurnTaskSuccess", "MultiTurnToolUseQuality", "MultiTurnTrajecto
 
 
 class _MultiTurnVertexCriterion(VertexCriterion):
-    """One call per case with the whole conversation as ``AgentData`` (``_agent_data``); the
-    service generates its own rubrics and judges them.
+    """One call per case with the whole conversation as ``AgentData`` (``_agent_data``), the
+    case's history first (``ctx.history``: an Agent Platform dataset's ``conversation_history``
+    or earlier ``agent_data`` turns, context that is not scored); the service generates its
+    own rubrics and judges them.
 
     Score: in [0, 1], higher is better: the service's score of the conversation, held by the
     last invocation; the earlier invocations are NOT_EVALUATED (``earlier_turn``), as in ADK.
@@ -52,7 +54,7 @@ class _MultiTurnVertexCriterion(VertexCriterion):
             )
             for _ in ctx.actual[:-1]
         ]
-        last = await self.ask(ctx, build_agent_instance(agent_data(ctx.actual)))
+        last = await self.ask(ctx, build_agent_instance(agent_data([*ctx.history, *ctx.actual])))
         items = [*earlier, last]
         if last.score is None:
             return Score(
