@@ -24,31 +24,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+from tests.plugins.otel._encode import any_value  # noqa: E402 - the repository on the path first
+
 TEAM = ROOT / "tests" / "fixtures" / "adk_agents" / "weather_team"
 SCHEMAS = (1, 2)
 MODES = ("NO_CONTENT", "SPAN_ONLY", "EVENT_ONLY", "SPAN_AND_EVENT")
 
 
-def _any_value(value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}  # an AnyValue with no value, as the OTLP exporters encode None
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, (list, tuple)):
-        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
-    if isinstance(value, dict):
-        return {"kvlistValue": {"values": _attributes(value)}}
-    if isinstance(value, bytes):
-        return {"stringValue": value.decode("utf-8", "replace")}
-    return {"stringValue": str(value)}
-
-
 def _attributes(values: Any) -> list[dict[str, Any]]:
-    return [{"key": str(k), "value": _any_value(v)} for k, v in dict(values or {}).items()]
+    return [{"key": str(k), "value": any_value(v)} for k, v in dict(values or {}).items()]
 
 
 def _span(span: Any) -> dict[str, Any]:
@@ -81,7 +66,7 @@ def _log(data: Any) -> dict[str, Any]:
     if record.event_name:
         out["eventName"] = record.event_name
     if record.body is not None:
-        out["body"] = _any_value(record.body)
+        out["body"] = any_value(record.body)
     if record.trace_id:
         out["traceId"] = f"{record.trace_id:032x}"
     if record.span_id:

@@ -83,9 +83,13 @@ def test_an_agent_that_cannot_start_stops_the_run_with_exit_2_and_its_output(
     assert "Traceback" not in result.output
 
 
-def test_agent_and_agent_command_together_is_a_usage_error(runner):
-    result = runner.invoke(main, ["run", str(EVALSET), "--agent", "http://x/v1", "--agent-command", "true"])
-    assert result.exit_code == 2 and "not both" in result.output
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [(["--agent", "http://x/v1"], "not both"), (["--agent-isolation", "process"], "drop --agent-isolation")],
+)
+def test_what_agent_command_does_not_combine_with_is_a_usage_error(runner, extra, said):
+    result = runner.invoke(main, ["run", str(EVALSET), *extra, "--agent-command", "true"])
+    assert result.exit_code == 2 and said in result.output
 
 
 def test_ctrl_c_stops_the_agent_and_its_children(tmp_path):

@@ -409,6 +409,10 @@ def run(
     if agent_command is not None:
         if agent_target:
             raise click.UsageError("give --agent or --agent-command, not both")
+        if agent_isolation == "process":
+            raise click.UsageError(
+                "--agent-command runs the agent in its own process already; drop --agent-isolation process"
+            )
         agent_target, agent_type = agent_command, agent_type or AGENT_COMMAND_TYPE
     if not actual and not agent_target:
         actual = _recorded_responses(paths)
