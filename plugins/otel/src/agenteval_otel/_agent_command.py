@@ -121,10 +121,13 @@ class CommandAgent(TracedHttpAgent):
         self.trace_wait = _seconds("AGENTEVAL_AGENT_TRACE_WAIT", DEFAULT_TRACE_WAIT)
         receiver = self.listen(0)
         port = _free_port()
+        process: Optional[AgentProcess] = None
         try:
             process = AgentProcess(self.target, agent_environment(port, receiver.endpoint))
             process.wait_ready(port, ready_timeout)
         except AgentProcessError as exc:
+            if process is not None:  # what it started may outlive it
+                process.stop()
             receiver.close()
             self._receiver = None
             raise ConfigError(str(exc)) from None

@@ -46,6 +46,7 @@ class AgentProcess:
 
     def __init__(self, command: str, env: dict[str, str]) -> None:
         self.command = command
+        self._stopped = False
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
         try:
             self._popen = subprocess.Popen(
@@ -120,6 +121,9 @@ class AgentProcess:
     def stop(self) -> None:
         """SIGTERM to the process group, SIGKILL after ``GRACE`` seconds; idempotent."""
         _RUNNING.discard(self)
+        if self._stopped:
+            return
+        self._stopped = True
         if self._popen.poll() is None:
             self._signal(signal.SIGTERM)
             try:
