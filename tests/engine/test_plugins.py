@@ -125,4 +125,4 @@ def test_version_lists_every_plugin_distribution(tmp_path):
 def test_the_finder_imports_nothing_to_list(tmp_path):
     finder = PluginFinder(KINDS[AGENTS_GROUP], {"a": object, "b": object})
     assert finder.names() == ["a", "b"] and [r.distribution for r in finder.refs()] == ["<in-memory>"] * 2
-    assert set(known_plugins("agent adapter")) == {"adk", "python", "http", "http-traces"}
+    assert set(known_plugins("agent adapter")) == {"adk", "python", "http", "http-traces", "command"}

@@ -90,6 +90,7 @@ _HINTS: dict[str, dict[str, str]] = {
         "python": _FROM["builtin"],
         "http": _FROM["builtin"],
         "http-traces": _FROM["otel"],
+        "command": _FROM["otel"],
     },
     "judge model provider": {
         "gemini": _FROM["llm_judges"],

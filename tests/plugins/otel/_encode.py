@@ -14,13 +14,15 @@ from agenteval_otel._span import JSON_ATTRIBUTES
 
 
 def any_value(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}  # an AnyValue with no value, as the OTLP exporters encode None
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):
         return {"intValue": str(value)}
     if isinstance(value, float):
         return {"doubleValue": value}
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return {"arrayValue": {"values": [any_value(v) for v in value]}}
     if isinstance(value, dict):
         return {"kvlistValue": {"values": [{"key": k, "value": any_value(v)} for k, v in value.items()]}}

@@ -19,9 +19,13 @@ if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
 
 __all__ = ["run"]
 
+#: The agent adapter that ``--agent-command CMD`` names (``--agent CMD --agent-type command``).
+AGENT_COMMAND_TYPE = "command"
+
 _NO_ACTUAL = (
     "say where the agent's turns come from: --agent TARGET runs it (a Python agent is "
-    "'package.module:function' or 'path/to/file.py:function'), or --actual FILE gives "
+    "'package.module:function' or 'path/to/file.py:function'), --agent-command CMD starts it as a "
+    "process, or --actual FILE gives "
     "recorded invocations as an eval set whose cases carry the same eval_ids as the eval file"
 )
 
@@ -178,6 +182,16 @@ class _NumRuns(click.ParamType):
 )
 @click.option(
     "--agent-type", metavar="NAME", help="The agent adapter to use (default: the one that claims TARGET)."
+)
+@click.option(
+    "--agent-command",
+    "agent_command",
+    metavar="CMD",
+    help=(
+        "Start the agent as a process for the run (any language): it serves an OpenAI-compatible chat "
+        "endpoint on $PORT and exports OTLP spans to $OTEL_EXPORTER_OTLP_ENDPOINT; its turns are read "
+        f"from its spans (the {AGENT_COMMAND_TYPE!r} agent adapter of agenteval-otel)."
+    ),
 )
 @click.option(
     "--agent-concurrency",
@@ -353,6 +367,7 @@ def run(
     dry_run: bool,
     agent_target: Optional[str],
     agent_type: Optional[str],
+    agent_command: Optional[str],
     agent_concurrency: int,
     agent_timeout: float,
     agent_isolation: str,
@@ -391,6 +406,14 @@ def run(
     if strict:
         click.echo("warning: --strict is deprecated; it is now called --raise-errors", err=True)
         raise_errors = True
+    if agent_command is not None:
+        if agent_target:
+            raise click.UsageError("give --agent or --agent-command, not both")
+        if agent_isolation == "process":
+            raise click.UsageError(
+                "--agent-command runs the agent in its own process already; drop --agent-isolation process"
+            )
+        agent_target, agent_type = agent_command, agent_type or AGENT_COMMAND_TYPE
     if not actual and not agent_target:
         actual = _recorded_responses(paths)
     if bool(actual) == bool(agent_target):

@@ -11,6 +11,11 @@ body (log records) or attributes (span events):
 * ``gen_ai.tool.message``: ``{"content": RESULT, "id": CALL_ID}``;
 * ``gen_ai.choice``: ``{"index", "finish_reason", "message": {"content", "tool_calls"}}``.
 
+ADK's legacy schema (1) writes each message's ``content`` as a ``google.genai`` ``Content``
+(``{"role": "user" | "model", "parts": [{"text"}, {"function_call"}, {"function_response"}]}``,
+the choice's beside ``index`` instead of in ``message``), every earlier message of the
+conversation as a ``gen_ai.user.message``: its role is the ``Content``'s (``model``: assistant).
+
 ``legacy_messages`` turns them into the two attributes (parts of type ``text``,
 ``tool_call`` and ``tool_call_response``), so a turn reads the same whichever generation of
 the conventions wrote it. Events without content (capture off) give no message: the turn
@@ -58,7 +63,8 @@ def legacy_messages(
     for name, fields in events:
         if name == "gen_ai.choice":
             message = fields.get("message")
-            message = message if isinstance(message, dict) else {}
+            if not isinstance(message, dict):
+                message = {"content": fields["content"]} if _is_genai(fields.get("content")) else {}
             converted = _message("assistant", message, elided)
             index = fields.get("index")
             if converted is not None:
@@ -81,6 +87,8 @@ def legacy_messages(
 def _message(role: str, fields: dict[str, Any], elided: str) -> Optional[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     content = None if fields.get("content") == elided else fields.get("content")
+    if _is_genai(content):
+        return _genai_message(role, content)
     if role == "tool":
         if content is not None:
             parts.append({"type": "tool_call_response", "id": fields.get("id"), "response": content})
@@ -107,3 +115,36 @@ def _texts(content: Any) -> list[str]:
             if isinstance(item, str) or (isinstance(item, dict) and isinstance(item.get("text"), str))
         ]
     return []
+
+
+def _is_genai(content: Any) -> bool:
+    return isinstance(content, dict) and isinstance(content.get("parts"), list)
+
+
+def _genai_message(role: str, content: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """A ``google.genai`` ``Content`` as a message: text (not thoughts), function calls and
+    responses; its own role when it has one."""
+    parts: list[dict[str, Any]] = []
+    for part in content["parts"]:
+        if not isinstance(part, dict) or part.get("thought") is True:
+            continue
+        call, response = part.get("function_call"), part.get("function_response")
+        if isinstance(part.get("text"), str) and part["text"]:
+            parts.append({"type": "text", "content": part["text"]})
+        elif isinstance(call, dict) and call.get("name"):
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("id"),
+                    "name": call["name"],
+                    "arguments": call.get("args") or {},
+                }
+            )
+        elif isinstance(response, dict) and response.get("name"):
+            parts.append(
+                {"type": "tool_call_response", "id": response.get("id"), "response": response.get("response")}
+            )
+    written = content.get("role")
+    if isinstance(written, str) and written:
+        role = "assistant" if written == "model" else written
+    return {"role": role, "parts": parts} if parts else None

@@ -123,6 +123,11 @@ class TracedHttpAgent(HttpAgent):
             ) from None
         if not 0 <= port <= 65535 or self.trace_wait <= 0:
             raise ConfigError(f"--agent {self.target!r}: otlp_port 0..65535 and trace_wait > 0 expected")
+        self.listen(port)
+
+    def listen(self, port: int) -> OtlpReceiver:
+        """The receiver, started on ``port`` (``0``: any free port) unless it runs already;
+        ``ConfigError`` when the port is taken."""
         if self._receiver is None:
             try:
                 self._receiver = OtlpReceiver(port)
@@ -133,6 +138,7 @@ class TracedHttpAgent(HttpAgent):
                     "target and the agent's OTEL_EXPORTER_OTLP_ENDPOINT (http-traces does not run under "
                     "--agent-isolation process: the receiver lives in the run's process)"
                 ) from None
+        return self._receiver
 
     def _started(self) -> OtlpReceiver:
         if self._receiver is None:
