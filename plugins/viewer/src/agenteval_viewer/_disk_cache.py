@@ -6,8 +6,9 @@ Building a run's index reads every record (seconds at 100k cases); a finished ru
 changes, so the second ``agenteval view`` of it serves the index from here at once. An entry's
 name is a hash of the run folder's path, its files' modification times and sizes, and the
 viewer's data code (its version and the files of ``_bundle`` and of its payload modules), so
-a changed run or a new viewer never gets an old entry. The runs folder itself is never written. Any problem with
-the cache (unwritable, full, damaged) only means building again: it never fails a request.
+a changed run or a new viewer never gets an old entry. The runs folder itself is never
+written. Any problem with the cache (unwritable, full, damaged) only means building again: it
+never fails a request.
 """
 
 from __future__ import annotations
