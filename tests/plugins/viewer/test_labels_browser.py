@@ -146,13 +146,33 @@ def test_a_person_labels_two_cases_and_calibrate_reads_the_file(
         _screenshot(page, "labels_reloaded")
 
 
-def test_a_read_only_run_folder_says_so_in_the_drawer(tmp_path, gemini_env, schema_answers, browser_page):
+class _PricedBundle:
+    """The viewer's bundle, with a per-criterion judge cost in each case's detail (the field
+    the engine is getting): the drawer shows what a record holds, and no more."""
+
+    def __getattr__(self, name: str):
+        from agenteval_viewer import _bundle
+
+        return getattr(_bundle, name)
+
+    def case_detail(self, run, row):
+        from agenteval_viewer import _bundle
+
+        detail = _bundle.case_detail(run, row)
+        for criterion in detail["criteria"]:
+            criterion["judge_cost"] = {"total": 0.0125, "currency": "USD"}
+        return detail
+
+
+def test_a_read_only_run_folder_says_so_in_the_drawer_beside_the_judges_cost(
+    tmp_path, gemini_env, schema_answers, browser_page
+):
     from playwright.sync_api import expect
 
     gemini_env.responder = lambda request: schema_answers.answer_for(request.body)
     runs = _judged_run(tmp_path)
     run = find_run(runs)
-    with helpers.serving(runs, labelling=Labelling()) as server:
+    with helpers.serving(runs, labelling=Labelling(), bundle=_PricedBundle()) as server:
         from agenteval_viewer import _labels
 
         original = _labels.os.access
@@ -166,6 +186,8 @@ def test_a_read_only_run_folder_says_so_in_the_drawer(tmp_path, gemini_env, sche
             expect(refused).to_contain_text("is read-only")
             expect(refused).to_contain_text("--labels FILE")
             expect(drawer.get_by_test_id("label-pass").first).to_be_disabled()
+            use = drawer.locator(f"[data-testid=judge-use-row][data-criterion={JUDGED}]")
+            expect(use.locator("td").last).to_have_text("0.0125")
             assert visibility.problems(page, "[data-testid=drawer]") == []
             _screenshot(page, "labels_read_only")
         finally:

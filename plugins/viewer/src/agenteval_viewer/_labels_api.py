@@ -72,12 +72,13 @@ class Labelling:
         except (GuardRefused, LabelRefused) as exc:
             handler._json(exc.status, {"error": str(exc)})
             return
+        refused = labels.writable()
         handler._json(
             HTTPStatus.OK,
             {
                 "file": str(labels.path),
-                "writable": labels.writable() is None,
-                "refused": labels.writable(),
+                "writable": refused is None,
+                "refused": refused,
                 "labels": [label.to_json() for label in found],
                 "calibrate": shlex.join(
                     ["agenteval", "calibrate", str(Path(run_folder).absolute()), "--labels", str(labels.path)]
