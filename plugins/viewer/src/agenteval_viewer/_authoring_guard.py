@@ -1,4 +1,5 @@
-"""Who may write, and where: the safety rules of ``agenteval view --allow-write``.
+"""Who may write, and where: the safety rules of ``agenteval view --allow-write`` (the token
+and origin rules, ``SessionToken``, also guard the labelling route, ``_labels_api``).
 
 * **A per-session token.** ``WriteGuard`` makes a random token when the server starts; the
   command prints it in the address it opens (``#/author?token=...``: a hash is never sent to
