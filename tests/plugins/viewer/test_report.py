@@ -7,6 +7,7 @@ import json
 import re
 
 import agenteval_viewer_test_fixtures as fx
+import pytest
 from agenteval._reporting import resolve_reporters
 from agenteval.cli import main
 from agenteval.plugins import ReportContext
@@ -136,3 +137,32 @@ def test_the_static_files_ship_in_the_package():
         for entry in package["files"]:
             data = static.joinpath("vendor", entry["file"]).read_bytes()
             assert hashlib.sha256(data).hexdigest() == entry["sha256"], entry["file"]
+
+
+def test_the_report_inlines_every_module_the_front_end_imports_each_in_its_own_scope():
+    """A report opened from a file loads no module: every static module but the authoring
+    screen's is inlined, dependencies first, and a module's private names stay its own."""
+    from agenteval_viewer._report import _inline_modules, _module_graph
+    from agenteval_viewer._server import STATIC_DIR
+
+    graph = _module_graph("app.js")
+    assert graph[0] == "ui.js" and graph[-1] == "app.js"
+    assert set(graph) == {p.name for p in STATIC_DIR.glob("*.js")} - {"author.js"}
+    script = _inline_modules("app.js")
+    assert "import {" not in script and "\nexport " not in script
+    assert script.count("modules[") >= 2 * len(graph)  # each module set once, read by its importers
+
+
+def test_a_module_cycle_or_another_export_form_stops_the_report(monkeypatch):
+    from agenteval_viewer import _report
+
+    sources = {
+        "a.js": 'import { b } from "./b.js";\nexport const a = 1;\n',
+        "b.js": 'import { a } from "./a.js";\nexport const b = 2;\n',
+        "c.js": "export default 3;\n",
+    }
+    monkeypatch.setattr(_report, "_static", lambda name: sources[name])
+    with pytest.raises(RuntimeError, match="a cycle: a.js -> b.js -> a.js"):
+        _report._inline_modules("a.js")
+    with pytest.raises(RuntimeError, match="export only with"):
+        _report._inline_modules("c.js")

@@ -595,3 +595,23 @@ def test_an_informational_criterion_has_no_pass_rate_in_the_history(tiny):
     assert entry is not None
     assert entry["criteria"]["tool_call_count_v1"]["pass_rate"] is None
     assert entry["criteria"]["tool_trajectory_avg_score"]["pass_rate"] is not None
+
+
+def test_the_front_ends_modules_are_served_as_javascript_under_the_csp(runs_dir):
+    """index.html loads app.js as a module; app.js and every module it imports (the real
+    static folder) come back as JavaScript, with the CSP that allows same-origin scripts."""
+    import re
+
+    from agenteval_viewer._server import STATIC_DIR
+
+    with helpers.serving(runs_dir) as server:
+        status, headers, body = helpers.request(server, "/")
+        assert b'<script type="module" src="app.js"></script>' in body
+        modules = sorted(p.name for p in STATIC_DIR.glob("*.js"))
+        assert {"app.js", "ui.js", "drawer.js", "labels.js", "author.js"} <= set(modules)
+        for name in modules:
+            status, headers, body = helpers.request(server, f"/{name}")
+            assert (status, headers["content-type"]) == (200, "text/javascript; charset=utf-8"), name
+            assert "script-src 'self'" in headers["content-security-policy"]
+            for imported in re.findall(rb'from "\./([\w.-]+)";', body):
+                assert (STATIC_DIR / imported.decode()).is_file(), (name, imported)

@@ -108,3 +108,30 @@ def test_the_first_answer_of_a_payload_built_here_is_plain_even_once_gzipped_bes
     assert encoded.first_answer() is True and encoded.first_answer() is False
     cached = Encoded(None, '"e"', gzip.compress(b"{}"))
     assert cached.first_answer() is False
+
+
+def test_the_disk_cache_key_changes_when_a_payload_module_changes(tmp_path):
+    """The payloads are built by the modules the bundle names (``PAYLOAD_MODULES``), not by
+    ``_bundle.py`` itself: a change to any of them gives new cache keys."""
+    import os
+    import types
+
+    from agenteval_viewer import _bundle
+    from agenteval_viewer._disk_cache import DiskCache
+
+    assert {m.__name__.rsplit(".", 1)[1] for m in _bundle.PAYLOAD_MODULES} == {
+        "_scan",
+        "_summary_payload",
+        "_index_payload",
+        "_detail_payload",
+    }
+    facade, payload = tmp_path / "bundle.py", tmp_path / "payload.py"
+    facade.write_text("x")
+    payload.write_text("y")
+    bundle = types.SimpleNamespace(
+        __file__=str(facade), PAYLOAD_MODULES=(types.SimpleNamespace(__file__=str(payload)),)
+    )
+    cache = DiskCache(tmp_path / "cache")
+    before = cache.key(tmp_path, (1,), bundle, "index")
+    os.utime(payload, ns=(0, 0))
+    assert cache.key(tmp_path, (1,), bundle, "index") != before

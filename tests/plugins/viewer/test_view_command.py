@@ -184,5 +184,20 @@ def test_the_disk_cache_is_used_unless_no_cache(served, runs_dir, cache_dir):
 def test_help_lists_the_options():
     result = _view("--help")
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--no-open", "--runs-dir", "--allow-remote", "--no-cache"):
+    for option in ("--host", "--port", "--no-open", "--runs-dir", "--allow-remote", "--no-cache", "--labels"):
         assert option in result.stdout
+
+
+def test_labelling_goes_to_each_run_folder_or_the_labels_file_and_is_off_for_a_remote_host(
+    served, runs_dir, run_ids, tmp_path
+):
+    assert _view(str(runs_dir), "--port", "0", "--no-open").exit_code == 0
+    run_folder = runs_dir / run_ids[0]
+    labelling = served["server"].labelling
+    assert labelling.file_for(run_folder).path == (run_folder / "labels.jsonl").absolute()
+    given = tmp_path / "mine.jsonl"
+    assert _view(str(runs_dir), "--port", "0", "--no-open", "--labels", str(given)).exit_code == 0
+    assert served["server"].labelling.file_for(run_folder).path == given.absolute()
+    result = _view(str(runs_dir), "--host", "0.0.0.0", "--port", "0", "--no-open", "--allow-remote")
+    assert result.exit_code == 0, result.output
+    assert served["server"].labelling is None

@@ -33,6 +33,19 @@ class HumanLabel:
     def key(self) -> tuple[str, str, Optional[str]]:
         return (self.eval_id, self.criterion, self.invocation_id)
 
+    def to_json(self) -> dict[str, Any]:
+        """The label as one line of the labels file (``read_labels`` reads it back): the
+        required keys, then each optional one that is set."""
+        line: dict[str, Any] = {
+            "eval_id": self.eval_id,
+            "criterion": self.criterion,
+            "label": _LABELS[0] if self.passed else _LABELS[1],
+        }
+        for key in _OPTIONAL:
+            if getattr(self, key) is not None:
+                line[key] = getattr(self, key)
+        return line
+
 
 def read_labels(path: Path) -> list[HumanLabel]:
     """Every label of the file, in order; ``DataError`` (``file:line:column``, what is wrong

@@ -1,4 +1,5 @@
-"""Who may write, and where: the safety rules of ``agenteval view --allow-write``.
+"""Who may write, and where: the safety rules of ``agenteval view --allow-write`` (the token
+and origin rules, ``SessionToken``, also guard the labelling route, ``_labels_api``).
 
 * **A per-session token.** ``WriteGuard`` makes a random token when the server starts; the
   command prints it in the address it opens (``#/author?token=...``: a hash is never sent to
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["TOKEN_HEADER", "GuardRefused", "PathRefused", "WriteGuard", "WriteRoot"]
+__all__ = ["TOKEN_HEADER", "GuardRefused", "PathRefused", "SessionToken", "WriteGuard", "WriteRoot"]
 
 #: The request header that carries the session's token.
 TOKEN_HEADER = "X-Agenteval-Token"
@@ -56,20 +57,13 @@ class WriteRoot:
         return self.folder.name or str(self.folder)
 
 
-class WriteGuard:
-    """The token and the folders of one ``--allow-write`` session.
+class SessionToken:
+    """A write route's per-session token, and the same-origin rule; ``screen`` names what
+    needs it in the refusals."""
 
-    ``folders`` must exist; they are resolved once (symbolic links followed), and a file is
-    inside a folder when its own resolved path is.
-    """
-
-    def __init__(self, folders: Sequence[Path], token: Optional[str] = None) -> None:
-        if not folders:
-            raise ValueError("give at least one eval-set folder")
-        self.roots = tuple(WriteRoot(i, Path(f).resolve(strict=True)) for i, f in enumerate(folders))
+    def __init__(self, token: Optional[str] = None, screen: str = "writing") -> None:
         self.token = token or secrets.token_urlsafe(24)
-
-    # ------------------------------------------------------------------ requests
+        self.screen = screen
 
     def check_request(self, headers: Mapping[str, str], own_origins: Sequence[str]) -> None:
         """Refuse (``GuardRefused``) a request without this session's token, or from
@@ -77,7 +71,7 @@ class WriteGuard:
         given = headers.get(TOKEN_HEADER) or ""
         if not given:
             raise GuardRefused(
-                f"the Eval sets screen needs the session's token in the {TOKEN_HEADER} header; "
+                f"{self.screen} needs the session's token in the {TOKEN_HEADER} header; "
                 "open the address agenteval view printed (it carries the token)"
             )
         if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode()):
@@ -90,6 +84,20 @@ class WriteGuard:
             raise GuardRefused(f"requests from another origin ({origin[:100]!r}) may not write")
         if (headers.get("Sec-Fetch-Site") or "").lower() == "cross-site":
             raise GuardRefused("cross-site requests may not write")
+
+
+class WriteGuard(SessionToken):
+    """The token and the folders of one ``--allow-write`` session.
+
+    ``folders`` must exist; they are resolved once (symbolic links followed), and a file is
+    inside a folder when its own resolved path is.
+    """
+
+    def __init__(self, folders: Sequence[Path], token: Optional[str] = None) -> None:
+        if not folders:
+            raise ValueError("give at least one eval-set folder")
+        super().__init__(token, "the Eval sets screen")
+        self.roots = tuple(WriteRoot(i, Path(f).resolve(strict=True)) for i, f in enumerate(folders))
 
     # ------------------------------------------------------------------ paths
 

@@ -5,9 +5,10 @@ else ``~/.cache/agenteval/viewer``).
 Building a run's index reads every record (seconds at 100k cases); a finished run never
 changes, so the second ``agenteval view`` of it serves the index from here at once. An entry's
 name is a hash of the run folder's path, its files' modification times and sizes, and the
-viewer's data code (the ``_bundle`` module's version and file stamp), so a changed run or a
-new viewer never gets an old entry. The runs folder itself is never written. Any problem with
-the cache (unwritable, full, damaged) only means building again: it never fails a request.
+viewer's data code (its version and the files of ``_bundle`` and of its payload modules), so
+a changed run or a new viewer never gets an old entry. The runs folder itself is never
+written. Any problem with the cache (unwritable, full, damaged) only means building again: it
+never fails a request.
 """
 
 from __future__ import annotations
@@ -32,15 +33,21 @@ def default_cache_dir() -> Path:
     return Path(base) / "agenteval" / "viewer"
 
 
-def _code_stamp(bundle: Any) -> str:
-    from . import __version__
-
-    source = getattr(bundle, "__file__", None)
+def _file_stamp(source: Optional[str]) -> str:
     try:
         info = os.stat(source) if source else None
     except OSError:
         info = None
-    return f"{__version__}:{source}:{info.st_mtime_ns if info else ''}:{info.st_size if info else ''}"
+    return f"{source}:{info.st_mtime_ns if info else ''}:{info.st_size if info else ''}"
+
+
+def _code_stamp(bundle: Any) -> str:
+    """The viewer's version and the stamp of the bundle's file and of each module it builds
+    the payloads with (``PAYLOAD_MODULES``)."""
+    from . import __version__
+
+    modules = [bundle, *getattr(bundle, "PAYLOAD_MODULES", ())]
+    return ":".join([__version__, *(_file_stamp(getattr(m, "__file__", None)) for m in modules)])
 
 
 class DiskCache:

@@ -14,8 +14,10 @@ else: 405); every response carries a Content-Security-Policy, ``nosniff`` and
 an unexpected one is logged as one line on standard error and never shown as a traceback.
 
 With ``authoring`` (``agenteval view --allow-write``) the routes under ``/api/author/``
-(GET, POST, DELETE) are served by ``_authoring_api.Authoring``, behind its token;
-``GET /api/capabilities`` says whether they exist.
+(GET, POST, DELETE) are served by ``_authoring_api.Authoring``, behind its token; with
+``labelling`` (``agenteval view`` on a loopback address) ``/api/runs/<id>/labels`` (GET,
+POST) by ``_labels_api.Labelling``, behind its own. ``GET /api/capabilities`` says which
+exist (and hands the labelling token to the page: no other site can read it).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ CONTENT_SECURITY_POLICY = (
 )
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-_RUN_ROUTE = re.compile(r"/api/runs/([^/]+)/(summary|index|head|events)")
+_RUN_ROUTE = re.compile(r"/api/runs/([^/]+)/(summary|index|head|events|labels)")
 _CASE_ROUTE = re.compile(r"/api/runs/([^/]+)/cases/([^/]+)")
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -123,6 +125,7 @@ class ViewerServer(ThreadingHTTPServer):
         heartbeat_s: float = 15.0,
         cache_dir: Optional[Path] = None,
         authoring: Any = None,
+        labelling: Any = None,
     ) -> None:
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
@@ -140,6 +143,8 @@ class ViewerServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         #: The authoring API (``agenteval view --allow-write``: ``_authoring_api.Authoring``).
         self.authoring = authoring
+        #: Human labels from the case drawer (``_labels_api.Labelling``; none by default).
+        self.labelling = labelling
         names = {self.host, "localhost"} if is_loopback(self.host) else {self.host}
         shown = {f"[{n}]" if ":" in n else n for n in names}
         self.allowed_hosts = {f"{n}:{self.port}".lower() for n in shown}
@@ -194,6 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_only(self) -> None:
         if self.server.authoring is not None and self.command in ("POST", "DELETE"):
             self._handle(head=False)  # the authoring routes (--allow-write)
+            return
+        if self.server.labelling is not None and self.command == "POST" and self.path.endswith("/labels"):
+            self._handle(head=False)  # the labelling route
             return
         self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "the viewer is read-only: GET and HEAD only"})
 
@@ -327,13 +335,24 @@ class _Handler(BaseHTTPRequestHandler):
     def _api(self, path: str, query: dict[str, list[str]]) -> None:
         store = self.server.store
         if path == "/api/capabilities":
-            self._json(HTTPStatus.OK, {"write": self.server.authoring is not None})
+            allowed: dict[str, Any] = {"write": self.server.authoring is not None}
+            if self.server.labelling is not None:
+                allowed["labels"] = self.server.labelling.capabilities()
+            self._json(HTTPStatus.OK, allowed)
             return
         if path.startswith("/api/author/") and self.server.authoring is not None:
             self.server.authoring.handle(self, path, query)
             return
+        match = _RUN_ROUTE.fullmatch(path)
+        if match and match.group(2) == "labels":
+            if self.server.labelling is None:
+                raise NotFound("labelling is off: agenteval view labels only on a loopback address")
+            self.server.labelling.handle(self, store.folder(unquote(match.group(1))))
+            return
         if self.command not in ("GET", "HEAD"):
-            self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "only the authoring API takes writes"})
+            self._json(
+                HTTPStatus.METHOD_NOT_ALLOWED, {"error": "only the authoring and labelling APIs take writes"}
+            )
             return
         if path == "/api/runs":
             self._json(HTTPStatus.OK, {"runs": self.server.history.runs()})

@@ -188,9 +188,11 @@ class RunStore:
         return folder
 
     def stamp(self, run_id: str) -> tuple[int, ...]:
-        """Changes whenever the run's manifest, results, index or summary change, and when
+        """Changes whenever the run's manifest, results, index, summary or calibration cards
+        (``agenteval calibrate``) change, and when
         its writing process goes away (a run killed outright: its manifest still says
         ``running``, its missing cases turn from pending to interrupted)."""
+        from agenteval.calibration import CALIBRATION_FILE
         from agenteval.runs import writer_alive
 
         folder = self.folder(run_id)
@@ -199,6 +201,7 @@ class RunStore:
             *file_stamp(folder / _RESULTS),
             *file_stamp(folder / _INDEX),
             *file_stamp(folder / _SUMMARY),
+            *file_stamp(folder / CALIBRATION_FILE),
             int(writer_alive(folder) is not False),
         )
 

@@ -132,6 +132,14 @@ def _open_browser(url: str) -> None:
     "to eval-set files under EVAL_DIR (repeatable; default: the current folder); loopback only, "
     "with a per-session token in the address printed.",
 )
+@click.option(
+    "--labels",
+    "labels_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The file the case drawer writes human labels to, for `agenteval calibrate RUN --labels FILE` "
+    "(default: labels.jsonl in each run's folder). Labelling is on with a loopback --host only.",
+)
 def view(
     target: Optional[str],
     runs_dir: Optional[Path],
@@ -141,6 +149,7 @@ def view(
     no_cache: bool,
     allow_remote: bool,
     allow_write: tuple[str, ...] = (),
+    labels_file: Optional[Path] = None,
 ) -> None:
     """Browse recorded runs in a local, read-only viewer (live while a run is going).
 
@@ -153,6 +162,7 @@ def view(
     from urllib.parse import quote
 
     from ._disk_cache import default_cache_dir
+    from ._labels_api import Labelling
     from ._server import ViewerServer, is_loopback
 
     if allow_write and target is None:  # authoring records its runs there: the folder may be new
@@ -172,8 +182,15 @@ def view(
         )
     try:
         cache_dir = None if no_cache else default_cache_dir()
+        labelling = Labelling(labels_file) if is_loopback(host) else None
         server = ViewerServer(
-            folder, host, port, allow_remote=allow_remote, cache_dir=cache_dir, authoring=authoring
+            folder,
+            host,
+            port,
+            allow_remote=allow_remote,
+            cache_dir=cache_dir,
+            authoring=authoring,
+            labelling=labelling,
         )
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
