@@ -38,6 +38,7 @@ from .._results import (
     CriterionResult,
     CriterionSummary,
     IntervalInfo,
+    JudgeActivity,
     RunResult,
     RunSummary,
     SetCriterionSummary,
@@ -160,22 +161,39 @@ def _criteria_table(summary: RunSummary) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False, padding=_PADDING)
     names = [_criterion_name(item) for item in summary.criteria]
     _name_column(table, [name.plain for name in names])
-    for column in ("mean", "threshold", "passed", "failed", "other"):
+    judged = any(item.judge is not None for item in summary.criteria)
+    columns = ["mean", "threshold", "passed", "failed", "other"]
+    columns += ["judge tok"] if judged else []  # each criterion's cost: the footer's cost line
+    for column in columns:
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for name, item in zip(names, summary.criteria, strict=True):
         counts = item.counts
         other = counts[Status.NOT_EVALUATED] + counts[Status.ERRORED]
         passed, failed = counts[Status.PASSED], counts[Status.FAILED]
         gating = not informational(item)
-        table.add_row(
+        cells: list[Union[str, Text]] = [
             name,
             _score(item.mean_score),
             "—" if item.threshold is None else _score(item.threshold),
             Text(f"{passed:,}", style="green" if passed else "") if gating else "—",
             Text(f"{failed:,}", style="red" if failed else "") if gating else "—",
             Text(f"{other:,}", style="yellow" if other else ""),
-        )
+        ]
+        if judged:
+            cells.append(_judge_tokens(item.judge))
+        table.add_row(*cells)
     return table
+
+
+def _judge_tokens(activity: Optional[JudgeActivity]) -> str:
+    """A criterion's judge tokens (input + output, as reported), compact: ``12.3k``."""
+    if activity is None:
+        return "—"
+    tokens = activity.input_tokens + activity.output_tokens
+    for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if tokens >= size:
+            return f"{tokens / size:.3g}{unit}"
+    return f"{tokens:,}"
 
 
 def informational(item: CriterionSummary) -> bool:
@@ -353,11 +371,10 @@ def _reasons(view: CaseView, console: Console) -> None:
             if result.threshold is not None and not status.ok:
                 line.append(f" (threshold {_score(result.threshold)})", style="dim")
         line.append(" ").append(_status(status))
-        if status.ok:
+        verdict = results[0].verdict
+        if verdict is not None and verdict.verdict == "INCONCLUSIVE":  # e.g. not judged: no budget left
             line.append(" INCONCLUSIVE", style="yellow")
-            verdict = results[0].verdict
-            if verdict is not None:  # an INCONCLUSIVE result has its verdict
-                reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
+            reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
         if code:
             line.append(f" [{visible(code)}]", style="dim")
         if reason:
@@ -575,9 +592,16 @@ def _cost_line(summary: RunSummary) -> Optional[Text]:
     if cost is None:
         return None
     models = ", ".join(f"{visible(name)} {amount:,.4f}" for name, amount in cost.by_model.items())
+    criteria = ", ".join(
+        f"{visible(item.criterion)} {item.judge_cost.total:,.4f}" + ("+?" if item.judge_cost.unpriced else "")
+        for item in summary.criteria
+        if item.judge_cost is not None
+    )
+    parts = [f"by model: {models}" if models else "", f"by criterion: {criteria}" if criteria else ""]
+    shown = "; ".join(part for part in parts if part)
     text = Text(
         f"judge cost: {cost.total:,.4f} at the configured prices per million tokens"
-        + (f" ({models})" if models else ""),
+        + (f" ({shown})" if shown else ""),
         style="dim",
     )
     if cost.unpriced:
@@ -607,11 +631,16 @@ def _budget_lines(summary: RunSummary) -> list[Text]:
     for used, refused, unit in spends:
         text = Text(used, style="dim")
         if refused:
-            text.append(
-                f"; {refused:,}{unit} refused once it was spent (NOT_EVALUATED judge_budget_exhausted)",
+            text.append(f"; {refused:,}{unit} refused once it was spent", style="yellow")
+        lines.append(text)
+    if budget.inconclusive:
+        lines.append(
+            Text(
+                f"judge budget spent: {budget.inconclusive:,} criterion result(s) not judged, each "
+                "INCONCLUSIVE (judge_budget); a larger budget settles them, more runs do not",
                 style="yellow",
             )
-        lines.append(text)
+        )
     return lines
 
 
@@ -721,12 +750,16 @@ def _footer(
         if line is not None:
             console.print(line)
     if undecided:
+        causes = ["an interval over the runs that contains the threshold (more runs, --num-runs, settle it)"]
+        if any(line.style == "yellow" for line in calibration):
+            causes.append("a judge not calibrated (--calibration; a current card settles it)")
+        if summary.budget is not None and summary.budget.inconclusive:
+            causes.append("a judge budget spent before the result was judged (a larger budget settles it)")
         console.print(
             Text(
                 f"inconclusive: {undecided:,} criterion result(s) neither shown to PASS nor to FAIL, each "
-                "saying why: an interval over the runs that contains the threshold (more runs, --num-runs, "
-                "settle it) or a judge not calibrated (--calibration; a current card settles it)"
-                if any(line.style == "yellow" for line in calibration)
+                f"saying why: {' or '.join(causes)}"
+                if len(causes) > 1
                 else f"inconclusive: {undecided:,} criterion result(s) whose interval over the runs contains "
                 "the threshold; more runs (--num-runs) would settle them",
                 style="yellow",
