@@ -163,3 +163,9 @@ def test_runs_show_keeps_the_budget(runner, judge_server, tmp_path):
     again = json.loads(shown.stdout)
     assert again["summary"]["budget"] == first["summary"]["budget"] and first["summary"]["budget"]
     assert again["summary"]["eval_sets"] == first["summary"]["eval_sets"]
+    # each criterion's and each case's judge tokens are carried as the run counted them
+    assert again["summary"]["criteria"] == first["summary"]["criteria"]
+    assert first["summary"]["criteria"][0]["judge"]["input_tokens"] > 0
+    assert [c["judge"] for c in again["eval_sets"][0]["cases"]] == [
+        c["judge"] for c in first["eval_sets"][0]["cases"]
+    ]

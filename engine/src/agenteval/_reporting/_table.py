@@ -161,34 +161,26 @@ def _criteria_table(summary: RunSummary) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False, padding=_PADDING)
     names = [_criterion_name(item) for item in summary.criteria]
     _name_column(table, [name.plain for name in names])
-    judged = any(item.judge is not None for item in summary.criteria)
-    columns = ["mean", "threshold", "passed", "failed", "other"]
-    columns += ["judge tok"] if judged else []  # each criterion's cost: the footer's cost line
-    for column in columns:
+    for column in ("mean", "threshold", "passed", "failed", "other"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for name, item in zip(names, summary.criteria, strict=True):
         counts = item.counts
         other = counts[Status.NOT_EVALUATED] + counts[Status.ERRORED]
         passed, failed = counts[Status.PASSED], counts[Status.FAILED]
         gating = not informational(item)
-        cells: list[Union[str, Text]] = [
+        table.add_row(
             name,
             _score(item.mean_score),
             "—" if item.threshold is None else _score(item.threshold),
             Text(f"{passed:,}", style="green" if passed else "") if gating else "—",
             Text(f"{failed:,}", style="red" if failed else "") if gating else "—",
             Text(f"{other:,}", style="yellow" if other else ""),
-        ]
-        if judged:
-            cells.append(_judge_tokens(item.judge))
-        table.add_row(*cells)
+        )
     return table
 
 
-def _judge_tokens(activity: Optional[JudgeActivity]) -> str:
-    """A criterion's judge tokens (input + output, as reported), compact: ``12.3k``."""
-    if activity is None:
-        return "—"
+def _judge_tokens(activity: JudgeActivity) -> str:
+    """Judge tokens (input + output, as reported), compact: ``12.3k``."""
     tokens = activity.input_tokens + activity.output_tokens
     for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
         if tokens >= size:
@@ -586,6 +578,17 @@ def _judge_line(summary: RunSummary) -> Optional[Text]:
     return text
 
 
+def _criteria_judge_line(summary: RunSummary) -> Optional[Text]:
+    """Each judge criterion's share of the judge calls, compactly (its cost: ``_cost_line``)."""
+    parts = [
+        f"{visible(item.criterion)} {_judge_tokens(item.judge)} ({item.judge.calls:,} call(s)"
+        + (f", {item.judge.cache_hits:,} cached)" if item.judge.cache_hits else ")")
+        for item in summary.criteria
+        if item.judge is not None
+    ]
+    return Text(f"judge tokens by criterion: {', '.join(parts)}", style="dim") if parts else None
+
+
 def _cost_line(summary: RunSummary) -> Optional[Text]:
     """What the judge calls cost at the config's prices (``statistics.judge_prices``)."""
     cost = summary.judge_cost
@@ -741,6 +744,7 @@ def _footer(
         console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
     for line in (
         _judge_line(summary),
+        _criteria_judge_line(summary),
         _cost_line(summary),
         *_budget_lines(summary),
         *_agreement_lines(summary),
