@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Callable
 
 import pytest
 from agenteval import (
@@ -36,6 +37,8 @@ from agenteval.runs import RecordedRun
 from agenteval.testing import make_case, make_invocation, registry_for
 
 CALLS: list[str] = []
+#: (calls, what to do once that many were made): a run interrupted from its judge.
+STOP: list[tuple[int, Callable[[], None]]] = []
 OUTPUT_TOKENS = 3
 
 
@@ -46,6 +49,8 @@ class Metered(JudgeModel):
     async def generate(self, request: JudgeRequest) -> JudgeResponse:
         CALLS.append(request.prompt)
         await asyncio.sleep(0.001)
+        if STOP and len(CALLS) >= STOP[0][0]:
+            STOP.pop()[1]()
         usage = JudgeUsage(input_tokens=len(request.prompt), output_tokens=OUTPUT_TOKENS)
         return JudgeResponse(text="yes", usage=usage)
 
@@ -207,15 +212,11 @@ def test_a_resumed_run_and_its_readers_count_every_recorded_call(tmp_path):
     CALLS.clear()
     judge = _judge(concurrency=2)
     run = open_run(_plan(eval_set, judge), runs_dir=tmp_path, argv=["test"], judge=judge, concurrency=2)
-
-    async def interrupted():
-        task = asyncio.ensure_future(run.execute())
-        while len(CALLS) < 90:
-            await asyncio.sleep(0.002)
-        run.interrupt("SIGINT")
-        return await task
-
-    first = run_sync(interrupted())
+    STOP.append((90, lambda: run.interrupt("SIGINT")))
+    try:
+        first = run_sync(run.execute())
+    finally:
+        STOP.clear()
     assert first.interrupted and 0 < len(RecordedRun.open(run.writer.folder).keys()) < 30
     judge = _judge(concurrency=2)
     resumed = open_run(_plan(eval_set, judge), runs_dir=tmp_path, resume="latest", argv=["test"], judge=judge)
