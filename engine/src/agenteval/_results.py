@@ -80,7 +80,7 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def current_code(code: Optional[str]) -> Optional[str]:
+def _current_code(code: Optional[str]) -> Optional[str]:
     """A reason code as this engine names it: an older engine's (``LEGACY_REASON_CODES``,
     e.g. ``judge_budget_exhausted``) read as the code it became (``judge_budget``)."""
     return LEGACY_REASON_CODES.get(code, code) if code is not None else None
@@ -172,7 +172,7 @@ class InvocationResult(_Record):
     reason_code: Optional[str] = None
     details: dict[str, Any] = Field(default_factory=dict)
 
-    _code = field_validator("reason_code")(current_code)
+    _code = field_validator("reason_code")(_current_code)
 
 
 class IntervalInfo(_Record):
@@ -228,7 +228,7 @@ class CriterionResult(_Record):
     #: The tri-state verdict (``None`` for an informational criterion or with ``--no-stats``).
     verdict: Optional[VerdictInfo] = None
 
-    _code = field_validator("reason_code")(current_code)
+    _code = field_validator("reason_code")(_current_code)
 
 
 class AgentRunRecord(_Record):
