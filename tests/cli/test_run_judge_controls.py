@@ -1,7 +1,7 @@
 """``--judge-budget``, ``--max-judge-tokens`` and ``--judge-sampling`` on the command line,
-against the fake Gemini server: past a budget judge results are NOT_EVALUATED
-``judge_budget_exhausted`` (never FAILED), counted in the summary and shown; ``--dry-run``
-says whether the planned calls fit."""
+against the fake Gemini server: past a budget what is left unjudged is INCONCLUSIVE
+``judge_budget`` (point status NOT_EVALUATED, never FAILED), counted in the summary's budget
+block and shown; ``--dry-run`` says whether the planned calls fit."""
 
 from __future__ import annotations
 
@@ -32,42 +32,66 @@ def _judged(doc):
     return [r for c in doc["eval_sets"][0]["cases"] for r in c["criteria"]]
 
 
-def test_a_spent_budget_gives_not_evaluated_never_failed(runner, judge_server, tmp_path):
+def _unjudged(doc) -> list[dict]:
+    """The criterion results the budget left unjudged, checked to be exactly those with the
+    ``judge_budget`` code: INCONCLUSIVE, point status NOT_EVALUATED."""
+    results = _judged(doc)
+    unjudged = [r for r in results if r["reason_code"] == "judge_budget"]
+    assert [r for r in results if r["status"] == "NOT_EVALUATED"] == unjudged
+    for r in unjudged:
+        assert r["verdict"]["verdict"] == "INCONCLUSIVE" and r["verdict"]["basis"] == "judge_budget"
+        assert "larger judge budget" in r["verdict"]["reason"]
+    assert all(r["verdict"]["verdict"] in ("PASS", "FAIL") for r in results if r not in unjudged)
+    return unjudged
+
+
+def test_a_spent_budget_leaves_what_is_unjudged_inconclusive_never_failed(runner, judge_server, tmp_path):
     result, doc = _run(runner, tmp_path, "--judge-budget", "4")
-    assert result.exit_code == 1
+    assert result.exit_code == 1  # nothing passes the gate unjudged
     assert len(judge_server.requests) <= 4
-    statuses = [r["status"] for r in _judged(doc)]
-    assert "FAILED" not in statuses and "NOT_EVALUATED" in statuses
-    refused = [r for r in _judged(doc) if r["status"] == "NOT_EVALUATED"]
-    assert all(r["reason_code"] == "judge_budget_exhausted" for r in refused)
+    assert "FAILED" not in [r["status"] for r in _judged(doc)]
+    refused = _unjudged(doc)
     summary = doc["summary"]
-    assert summary["not_evaluated_reasons"]["judge_budget_exhausted"] == len(refused)
+    assert summary["not_evaluated_reasons"]["judge_budget"] == len(refused) > 0
     assert summary["budget"]["judge_calls_limit"] == 4
     assert summary["budget"]["judge_calls_used"] == len(judge_server.requests)
     assert summary["budget"]["judge_calls_refused"] > 0
+    assert summary["budget"]["inconclusive"] == len(refused)
+    # the set is INCONCLUSIVE, not FAILed by the cases the budget left unjudged
+    (criterion,) = summary["eval_sets"][0]["criteria"]
+    assert criterion["verdict"] == "INCONCLUSIVE"
+    assert criterion["verdict_counts"]["INCONCLUSIVE"] == len(refused)
 
 
-def test_a_spent_token_budget_gives_not_evaluated_counted_and_shown(runner, judge_server, tmp_path):
+def test_a_spent_token_budget_is_inconclusive_counted_and_shown(runner, judge_server, tmp_path):
     # The fake judge reports 10 input + 5 output tokens a call; one call at a time, the
     # budget of 40 lets three calls start (45 tokens), then none.
     args = ("--max-judge-tokens", "40", "--judge-concurrency", "1")
     result, doc = _run(runner, tmp_path, *args)
     assert result.exit_code == 1 and len(judge_server.requests) == 3
-    refused = [r for r in _judged(doc) if r["status"] == "NOT_EVALUATED"]
-    assert refused and all(r["reason_code"] == "judge_budget_exhausted" for r in refused)
-    assert "FAILED" not in [r["status"] for r in _judged(doc)]
+    refused = _unjudged(doc)
+    assert refused and "FAILED" not in [r["status"] for r in _judged(doc)]
     summary = doc["summary"]
-    assert summary["not_evaluated_reasons"]["judge_budget_exhausted"] == len(refused)
+    assert summary["not_evaluated_reasons"]["judge_budget"] == len(refused)
     assert summary["judge"]["input_tokens"] == 30 and summary["judge"]["output_tokens"] == 15
     budget = summary["budget"]
     assert (budget["judge_tokens_limit"], budget["judge_tokens_used"]) == (40, 45)
     assert budget["judge_tokens_refused"] > 0 and budget["judge_calls_limit"] is None
+    assert budget["inconclusive"] == len(refused)
     # Per criterion and per case: each judged result carries its own calls' tokens.
     assert sum(r["judge"]["input_tokens"] for r in _judged(doc) if r["judge"]) == 30
+    cases = doc["eval_sets"][0]["cases"]
+    assert sum(c["judge"]["input_tokens"] for c in cases if c["judge"]) == 30
     table = runner.invoke(main, [*_args(tmp_path), "--format", "table", *args])
     shown = " ".join(table.output.split())  # the terminal wraps at 80 columns
     assert "judge token budget: 45 of 40 token(s) used;" in shown
-    assert "call(s) refused once it was spent (NOT_EVALUATED judge_budget_exhausted)" in shown
+    assert "call(s) refused once it was spent" in shown
+    assert (
+        f"judge budget spent: {len(refused)} criterion result(s) not judged, each INCONCLUSIVE (judge_budget)"
+        in shown
+    )
+    assert "NOT_EVALUATED INCONCLUSIVE [judge_budget]: not judged:" in shown
+    assert "a judge budget spent before the result was judged" in shown
 
 
 def test_a_token_budget_from_the_config_applies_and_a_flag_overrides_it(runner, judge_server, tmp_path):
@@ -139,3 +163,9 @@ def test_runs_show_keeps_the_budget(runner, judge_server, tmp_path):
     again = json.loads(shown.stdout)
     assert again["summary"]["budget"] == first["summary"]["budget"] and first["summary"]["budget"]
     assert again["summary"]["eval_sets"] == first["summary"]["eval_sets"]
+    # each criterion's and each case's judge tokens are carried as the run counted them
+    assert again["summary"]["criteria"] == first["summary"]["criteria"]
+    assert first["summary"]["criteria"][0]["judge"]["input_tokens"] > 0
+    assert [c["judge"] for c in again["eval_sets"][0]["cases"]] == [
+        c["judge"] for c in first["eval_sets"][0]["cases"]
+    ]

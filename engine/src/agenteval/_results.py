@@ -21,8 +21,9 @@ from __future__ import annotations
 import enum
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from .errors import LEGACY_REASON_CODES
 from .models import Invocation, MissingInput
 
 __all__ = [
@@ -79,6 +80,23 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _current_code(code: Optional[str]) -> Optional[str]:
+    """A reason code as this engine names it: an older engine's (``LEGACY_REASON_CODES``,
+    e.g. ``judge_budget_exhausted``) read as the code it became (``judge_budget``)."""
+    return LEGACY_REASON_CODES.get(code, code) if code is not None else None
+
+
+def _current_codes(counts: dict[str, int]) -> dict[str, int]:
+    """Counts by reason code with older engines' codes merged into the current ones."""
+    if not any(code in LEGACY_REASON_CODES for code in counts):
+        return counts
+    merged: dict[str, int] = {}
+    for code, count in counts.items():
+        key = LEGACY_REASON_CODES.get(code, code)
+        merged[key] = merged.get(key, 0) + count
+    return dict(sorted(merged.items()))
+
+
 class PluginInfo(_Record):
     """Which plugin produced a score: distribution, its version, and the entry point."""
 
@@ -129,6 +147,8 @@ class JudgeActivity(_Record):
     output_tokens: int = 0
     models: dict[str, ModelUsage] = Field(default_factory=dict)
 
+    _codes = field_validator("failures")(_current_codes)
+
 
 class JudgeCostInfo(_Record):
     """What the judge calls cost at the prices the config gives (``statistics.judge_prices``,
@@ -152,6 +172,8 @@ class InvocationResult(_Record):
     reason_code: Optional[str] = None
     details: dict[str, Any] = Field(default_factory=dict)
 
+    _code = field_validator("reason_code")(_current_code)
+
 
 class IntervalInfo(_Record):
     """A confidence interval and how it was made (``docs/statistics.md``)."""
@@ -173,7 +195,9 @@ class VerdictInfo(_Record):
     interval lies on one side of the threshold, ``INCONCLUSIVE`` when it contains it,
     ``NOT_EVALUATED`` without scores. ``basis``: ``single-run`` (one run: the point verdict),
     ``runs`` (the interval over the case's runs), ``zero-failure`` (a threshold at the best
-    score). ``hint`` says how many runs would settle an INCONCLUSIVE verdict."""
+    score), ``calibration`` (the calibration gate made it INCONCLUSIVE), ``judge_budget`` (the
+    run's judge budget was spent before the result was judged: INCONCLUSIVE, never a FAIL).
+    ``hint`` says how many runs would settle an INCONCLUSIVE verdict."""
 
     verdict: str
     basis: str
@@ -203,6 +227,8 @@ class CriterionResult(_Record):
     runs: list[CriterionResult] = Field(default_factory=list)
     #: The tri-state verdict (``None`` for an informational criterion or with ``--no-stats``).
     verdict: Optional[VerdictInfo] = None
+
+    _code = field_validator("reason_code")(_current_code)
 
 
 class AgentRunRecord(_Record):
@@ -247,6 +273,9 @@ class CaseResult(_Record):
     criteria: list[CriterionResult]
     #: When the engine ran the agent (``--agent``): what it did in each run.
     agent_runs: list[AgentRunRecord] = Field(default_factory=list)
+    #: Every judge call of the case's criteria, over all its runs (the sum of the criteria's
+    #: ``judge``); ``None`` when no criterion called a judge.
+    judge: Optional[JudgeActivity] = None
 
 
 class EvalSetResult(_Record):
@@ -282,7 +311,11 @@ class CriterionSummary(_Record):
     plugin: PluginInfo
     mean_score: Optional[float]
     counts: dict[Status, int]
+    #: Every judge call of the criterion over the run's cases and runs: the sum of its
+    #: results' ``judge`` (so a resumed or multi-run run counts every call it recorded).
     judge: Optional[JudgeActivity] = None
+    #: What those calls cost at the config's prices (``None`` without prices).
+    judge_cost: Optional[JudgeCostInfo] = None
     #: For a judge criterion that records its votes: how its samples agreed.
     agreement: Optional[JudgeAgreementInfo] = None
 
@@ -336,8 +369,10 @@ class BudgetInfo(_Record):
     """What the run's limits allowed and what was used: judge calls against
     ``--judge-budget`` and judge tokens (input + output, as the providers report them)
     against ``--max-judge-tokens``. ``*_refused``: calls turned away once that budget was
-    spent, each a NOT_EVALUATED ``judge_budget_exhausted`` question. The token budget is
-    soft: calls already out when it is reached finish, so ``judge_tokens_used`` may pass it."""
+    spent. ``inconclusive``: the criterion results (case x criterion) they left unjudged,
+    each INCONCLUSIVE with the reason code ``judge_budget`` (point status NOT_EVALUATED:
+    no score). The token budget is soft: calls already out when it is reached finish, so
+    ``judge_tokens_used`` may pass it."""
 
     judge_calls_limit: Optional[int] = None
     judge_calls_used: int = 0
@@ -345,6 +380,7 @@ class BudgetInfo(_Record):
     judge_tokens_limit: Optional[int] = None
     judge_tokens_used: int = 0
     judge_tokens_refused: int = 0
+    inconclusive: int = 0
 
 
 class RunSummary(_Record):
@@ -367,6 +403,8 @@ class RunSummary(_Record):
     budget: Optional[BudgetInfo] = None
     #: What the judge calls cost at the config's prices (``None`` without prices).
     judge_cost: Optional[JudgeCostInfo] = None
+
+    _codes = field_validator("not_evaluated_reasons", "invocations_not_evaluated")(_current_codes)
 
     def inconclusive(self) -> int:
         """How many criterion results of the eval sets' statistics are INCONCLUSIVE (their

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ._results import (
     AgentRunRecord,
+    BudgetInfo,
     CaseResult,
     CriterionResult,
     CriterionSummary,
@@ -30,6 +31,7 @@ from ._results import (
     VerdictInfo,
     worst_status,
 )
+from .errors import JUDGE_BUDGET
 
 if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the reverse
     from ._stats import Interval, SetVerdict
@@ -38,7 +40,9 @@ if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the re
 __all__ = [
     "AUTO_LOOKS",
     "CALIBRATION_BASIS",
+    "JUDGE_BUDGET_BASIS",
     "SummaryBuilder",
+    "budget_gated",
     "case_decided",
     "look_confidence",
     "calibration_gated",
@@ -102,33 +106,61 @@ def _pooled_scores(runs: Sequence[CriterionResult]) -> list[float]:
     return [r.score for r in runs if r.score is not None]
 
 
+class _ActivitySum:
+    """Judge activities added up as they come, a few integers each (no record per add)."""
+
+    def __init__(self) -> None:
+        self.present = False
+        self.counts = [0, 0, 0, 0, 0]  # calls, cache hits, retries, input tokens, output tokens
+        self.failures: dict[str, int] = {}
+        self.models: dict[str, list[int]] = {}  # judge model -> [calls, input, output tokens]
+
+    def add(self, activity: Optional[JudgeActivity], times: int = 1) -> None:
+        if activity is None:
+            return
+        self.present = True
+        for i, value in enumerate(
+            (
+                activity.calls,
+                activity.cache_hits,
+                activity.retries,
+                activity.input_tokens,
+                activity.output_tokens,
+            )
+        ):
+            self.counts[i] += value * times
+        for code, count in activity.failures.items():
+            self.failures[code] = self.failures.get(code, 0) + count * times
+        for name, usage in activity.models.items():
+            counts = self.models.setdefault(name, [0, 0, 0])
+            counts[0] += usage.calls * times
+            counts[1] += usage.input_tokens * times
+            counts[2] += usage.output_tokens * times
+
+    def total(self) -> Optional[JudgeActivity]:
+        if not self.present:
+            return None
+        calls, cache_hits, retries, inputs, outputs = self.counts
+        return JudgeActivity(
+            calls=calls,
+            cache_hits=cache_hits,
+            retries=retries,
+            failures=dict(sorted(self.failures.items())),
+            input_tokens=inputs,
+            output_tokens=outputs,
+            models={
+                name: ModelUsage(calls=n, input_tokens=i, output_tokens=o)
+                for name, (n, i, o) in sorted(self.models.items())
+            },
+        )
+
+
 def sum_activity(activities: Iterable[Optional[JudgeActivity]]) -> Optional[JudgeActivity]:
     """Judge activities added up; ``None`` when there are none."""
-    present = [a for a in activities if a is not None]
-    if not present:
-        return None
-    failures: dict[str, int] = {}
-    models: dict[str, list[int]] = {}
-    for activity in present:
-        for code, count in activity.failures.items():
-            failures[code] = failures.get(code, 0) + count
-        for name, usage in activity.models.items():
-            counts = models.setdefault(name, [0, 0, 0])
-            counts[0] += usage.calls
-            counts[1] += usage.input_tokens
-            counts[2] += usage.output_tokens
-    return JudgeActivity(
-        calls=sum(a.calls for a in present),
-        cache_hits=sum(a.cache_hits for a in present),
-        retries=sum(a.retries for a in present),
-        failures=dict(sorted(failures.items())),
-        input_tokens=sum(a.input_tokens for a in present),
-        output_tokens=sum(a.output_tokens for a in present),
-        models={
-            name: ModelUsage(calls=calls, input_tokens=inputs, output_tokens=outputs)
-            for name, (calls, inputs, outputs) in sorted(models.items())
-        },
-    )
+    total = _ActivitySum()
+    for activity in activities:
+        total.add(activity)
+    return total.total()
 
 
 def judge_cost(
@@ -320,7 +352,7 @@ def case_criteria(
             )
             for entry, r in zip(criteria, results, strict=True)
         ]
-    return [calibration_gated(entry, r) for entry, r in zip(criteria, found, strict=True)]
+    return [calibration_gated(entry, budget_gated(r)) for entry, r in zip(criteria, found, strict=True)]
 
 
 #: The basis of a verdict the calibration gate made INCONCLUSIVE.
@@ -339,6 +371,7 @@ def calibration_gated(criterion: CriterionEntry, result: CriterionResult) -> Cri
         gate is None
         or verdict is None
         or verdict.basis == CALIBRATION_BASIS  # gated already (a one-run record is gated when scored)
+        or verdict.basis == JUDGE_BUDGET_BASIS  # not judged: nothing to calibrate
         or verdict.verdict not in ("PASS", "FAIL", "INCONCLUSIVE")
     ):
         return result
@@ -356,6 +389,38 @@ def calibration_gated(criterion: CriterionEntry, result: CriterionResult) -> Cri
         verdict="INCONCLUSIVE",
         basis=CALIBRATION_BASIS,
         reason=f"the judge is not calibrated: {problem} (without the gate: {replaced})",
+        interval=verdict.interval,
+    )
+    return result.model_copy(update={"verdict": gated})
+
+
+#: The basis of a verdict left INCONCLUSIVE because the run's judge budget was spent.
+JUDGE_BUDGET_BASIS = JUDGE_BUDGET
+#: Bases of INCONCLUSIVE verdicts that more runs of the agent do not settle.
+_NOT_SETTLED_BY_RUNS = (CALIBRATION_BASIS, JUDGE_BUDGET_BASIS)
+
+
+def budget_gated(result: CriterionResult) -> CriterionResult:
+    """``result`` with its tri-state verdict INCONCLUSIVE (basis ``judge_budget``) when the
+    run's judge budget was spent before it was judged (reason code ``judge_budget``; its
+    point status stays NOT_EVALUATED: there is no score). A missing judgement is not
+    evidence against the agent, so it never FAILs a case or a set; it is not a verdict
+    either way, so it never PASSes one. Several runs keep a PASS or FAIL their judged runs
+    settle whatever the unjudged ones would have scored (Manski bounds); anything else
+    becomes INCONCLUSIVE. A result with no verdict (``--no-stats``, informational) stays."""
+    verdict = result.verdict
+    if (
+        result.reason_code != JUDGE_BUDGET
+        or verdict is None
+        or verdict.verdict in ("PASS", "FAIL")
+        or verdict.basis == JUDGE_BUDGET_BASIS
+    ):
+        return result
+    gated = VerdictInfo(
+        verdict="INCONCLUSIVE",
+        basis=JUDGE_BUDGET_BASIS,
+        reason=f"not judged: {result.reason or 'the judge budget was spent'}; a larger judge "
+        "budget (--max-judge-tokens, --judge-budget) settles it, more runs do not",
         interval=verdict.interval,
     )
     return result.model_copy(update={"verdict": gated})
@@ -382,7 +447,7 @@ def case_decided(results: Sequence[CriterionResult]) -> bool:
     verdicts = [
         r.verdict.verdict
         for r in results
-        if r.verdict is not None and not _informs(r) and r.verdict.basis != CALIBRATION_BASIS
+        if r.verdict is not None and not _informs(r) and r.verdict.basis not in _NOT_SETTLED_BY_RUNS
     ]
     return any(v in ("FAIL", "NOT_EVALUATED") for v in verdicts) or "INCONCLUSIVE" not in verdicts
 
@@ -420,6 +485,7 @@ class SummaryBuilder:
         self._criteria: dict[tuple[str, Optional[float], str], dict] = {}
         self._not_evaluated: dict[str, int] = {}
         self._invocations: dict[str, int] = {}
+        self._unjudged = 0
         self._sets: dict[int, tuple[EvalSetEntry, dict[str, list[tuple]]]] = {}
 
     def add(self, case: CaseResult, eval_set: Optional[EvalSetEntry] = None) -> None:
@@ -437,8 +503,16 @@ class SummaryBuilder:
             key = (result.criterion, result.threshold, str(result.plugin))
             group = self._criteria.get(key)
             if group is None:
-                group = self._criteria[key] = {"plugin": result.plugin, "scores": [], "counts": _count(())}
+                group = self._criteria[key] = {
+                    "plugin": result.plugin,
+                    "scores": [],
+                    "counts": _count(()),
+                    "judge": _ActivitySum(),
+                }
             group["counts"][result.status] += times
+            group["judge"].add(result.judge, times)
+            if result.verdict is not None and result.verdict.basis == JUDGE_BUDGET_BASIS:
+                self._unjudged += times
             if result.score is not None:
                 group["scores"].extend([result.score] * times)
             if result.status is Status.NOT_EVALUATED:
@@ -464,21 +538,36 @@ class SummaryBuilder:
         judge: Optional[JudgeActivity] = None,
         user_simulator: Optional[JudgeActivity] = None,
         prices: Optional[Mapping[str, Mapping[str, float]]] = None,
+        budget: Optional[BudgetInfo] = None,
     ) -> RunSummary:
-        """The summary; ``prices`` (``statistics.judge_prices``) give ``judge_cost``."""
+        """The summary. Each criterion's judge activity is the sum of its results' (every
+        case and run counted, resumed ones too); ``judge_by_criterion`` stands in only for a
+        criterion whose results carry none (an older engine's records), and ``judge`` (the
+        run's total) only when no result carries any. The run's ``judge`` is the criteria's
+        sum plus ``user_simulator``. ``prices`` (``statistics.judge_prices``) give each
+        criterion's and the run's ``judge_cost``; ``budget`` (the run's limits and their use)
+        gets the count of results its refusals left INCONCLUSIVE."""
         total = sum(self._cases.values())
-        criteria = [
-            CriterionSummary(
-                criterion=name,
-                threshold=threshold,
-                plugin=group["plugin"],
-                mean_score=math.fsum(group["scores"]) / len(group["scores"]) if group["scores"] else None,
-                counts=group["counts"],
-                judge=(judge_by_criterion or {}).get(name),
-                agreement=_agreement(group) if "votes" in group else None,
+        prices = prices or {}
+        criteria = []
+        for (name, threshold, _), group in self._criteria.items():
+            activity = group["judge"].total() or (judge_by_criterion or {}).get(name)
+            criteria.append(
+                CriterionSummary(
+                    criterion=name,
+                    threshold=threshold,
+                    plugin=group["plugin"],
+                    mean_score=math.fsum(group["scores"]) / len(group["scores"]) if group["scores"] else None,
+                    counts=group["counts"],
+                    judge=activity,
+                    judge_cost=judge_cost(activity, prices),
+                    agreement=_agreement(group) if "votes" in group else None,
+                )
             )
-            for (name, threshold, _), group in self._criteria.items()
-        ]
+        if any(c.judge is not None for c in criteria):
+            judge = sum_activity([*(c.judge for c in criteria), user_simulator])
+        if budget is not None:
+            budget = budget.model_copy(update={"inconclusive": self._unjudged})
         worst = [s for s, n in self._cases.items() if n]
         return RunSummary(
             status=worst_status(worst) if total else Status.NOT_EVALUATED,
@@ -490,7 +579,8 @@ class SummaryBuilder:
             judge=judge,
             user_simulator=user_simulator,
             eval_sets=self._set_summaries(),
-            judge_cost=judge_cost(judge, prices or {}),
+            budget=budget,
+            judge_cost=judge_cost(judge, prices),
         )
 
     def _set_summaries(self) -> list[EvalSetSummary]:

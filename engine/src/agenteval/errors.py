@@ -33,6 +33,8 @@ from typing import Optional
 
 __all__ = [
     "ENDPOINT_DOWN_CODES",
+    "JUDGE_BUDGET",
+    "LEGACY_REASON_CODES",
     "REASON_CODES",
     "AgentBaseException",
     "AgentCrashed",
@@ -122,8 +124,14 @@ REASON_CODES: dict[str, str] = {
     "format, or not the JSON the criterion asked for)",
     "judge_response_too_large": "the answer was larger than the response-size cap",
     "judge_interrupted": "the run was interrupted before the call finished",
-    "judge_budget_exhausted": "the run's judge-call budget (--judge-budget) was spent before this call",
+    "judge_budget": "the run's judge budget (--judge-budget calls or --max-judge-tokens tokens) was "
+    "spent before this call; the result it leaves unjudged is INCONCLUSIVE",
 }
+#: The reason code of a judge call the run's budget refused (``REASON_CODES``).
+JUDGE_BUDGET = "judge_budget"
+#: Reason codes older engines recorded -> the code they are read as now (run folders,
+#: JSON documents and plugins written for an older engine).
+LEGACY_REASON_CODES: dict[str, str] = {"judge_budget_exhausted": JUDGE_BUDGET}
 #: Codes after which an endpoint gets no further calls in the run.
 ENDPOINT_DOWN_CODES = frozenset({"judge_unreachable", "judge_auth"})
 

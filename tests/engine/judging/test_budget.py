@@ -1,5 +1,5 @@
 """The run's judge budgets in ``JudgeService`` (calls, ``--judge-budget``; tokens,
-``--max-judge-tokens``): calls past them fail at once with ``judge_budget_exhausted``;
+``--max-judge-tokens``): calls past them fail at once with ``judge_budget``;
 cache hits and the user simulator are not charged."""
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ def test_calls_past_the_budget_are_refused_and_counted():
     service = JudgeService(providers=Providers(), budget=3)
     outcomes = asyncio.run(_calls(service, 5))
     refused = [o for o in outcomes if isinstance(o, JudgeUnavailable)]
-    assert len(refused) == 2 and all(o.code == "judge_budget_exhausted" for o in refused)
+    assert len(refused) == 2 and all(o.code == "judge_budget" for o in refused)
     assert service.spent == 3 and service.refused == 2
-    assert service.activity("c").failures == {"judge_budget_exhausted": 2}
+    assert service.activity("c").failures == {"judge_budget": 2}
 
 
 def test_the_user_simulator_is_not_charged_and_no_budget_means_no_limit():
@@ -98,13 +98,13 @@ def test_once_the_reported_tokens_reach_the_token_budget_no_new_call_starts():
     refused = [o for o in outcomes if isinstance(o, JudgeUnavailable)]
     # 15 tokens a call: after three calls (45 >= 40) the budget is reached; soft, so the
     # third call that crossed it is kept and counted.
-    assert len(refused) == 2 and all(o.code == "judge_budget_exhausted" for o in refused)
+    assert len(refused) == 2 and all(o.code == "judge_budget" for o in refused)
     assert "--max-judge-tokens" in str(refused[0])
     info = service.budget_info()
     assert info is not None
     assert (info.judge_tokens_limit, info.judge_tokens_used, info.judge_tokens_refused) == (40, 45, 2)
     assert info.judge_calls_limit is None
-    assert service.activity("c").failures == {"judge_budget_exhausted": 2}
+    assert service.activity("c").failures == {"judge_budget": 2}
 
 
 def test_the_token_budget_spares_the_user_simulator_and_restarts_with_each_run():
@@ -136,7 +136,7 @@ def test_calls_that_waited_while_the_tokens_ran_out_do_not_start_and_cost_no_cal
     service = JudgeService(providers=CostlyProviders(), max_tokens=15, budget=10, concurrency=1)
     outcomes = asyncio.run(_calls(service, 5))
     assert sum(not isinstance(o, Exception) for o in outcomes) == 1
-    assert all(o.code == "judge_budget_exhausted" for o in outcomes if isinstance(o, JudgeUnavailable))
+    assert all(o.code == "judge_budget" for o in outcomes if isinstance(o, JudgeUnavailable))
     info = service.budget_info()
     assert info is not None
     assert (info.judge_calls_used, info.judge_tokens_used, info.judge_tokens_refused) == (1, 15, 4)

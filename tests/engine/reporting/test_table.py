@@ -191,6 +191,40 @@ def test_the_judge_budget_and_the_judges_agreement_are_reported(example_result):
     ) in text
 
 
+def test_each_judge_criterions_tokens_and_cost_are_given_within_80_columns(example_result):
+    from agenteval import JudgeActivity
+    from agenteval._results import JudgeCostInfo
+
+    name = "rubric_based_final_response_quality_v1"  # the longest built-in name
+    renamed = _renamed(example_result.summary, "response_match_score", name)
+    activity = JudgeActivity(calls=40, cache_hits=2, input_tokens=12_000, output_tokens=345)
+    cost = JudgeCostInfo(total=0.0123, by_model={"m": 0.0123}, unpriced=["other"])
+    criteria = [
+        c.model_copy(update={"judge": activity, "judge_cost": cost}) if c.criterion == name else c
+        for c in renamed.criteria
+    ]
+    summary = renamed.model_copy(update={"criteria": criteria, "judge": activity, "judge_cost": cost})
+    lines = _render(example_result, summary=summary)
+    assert all(len(line) <= 80 for line in lines)
+    text = " ".join(" ".join(lines).split())
+    assert f"judge tokens by criterion: {name} 12.3k (40 call(s), 2 cached)" in text
+    assert f"(by model: m 0.0123; by criterion: {name} 0.0123+?)" in text
+    assert "no price for other (statistics.judge_prices): not counted" in text
+
+
+def test_results_the_judge_budget_left_unjudged_say_so_and_are_counted(example_result):
+    from agenteval import BudgetInfo
+
+    budget = BudgetInfo(judge_tokens_limit=40, judge_tokens_used=45, judge_tokens_refused=9, inconclusive=2)
+    text = " ".join(" ".join(_render(example_result, summary=example_result.summary.model_copy(
+        update={"budget": budget}))).split())  # fmt: skip
+    assert "judge token budget: 45 of 40 token(s) used; 9 call(s) refused once it was spent" in text
+    assert (
+        "judge budget spent: 2 criterion result(s) not judged, each INCONCLUSIVE (judge_budget); "
+        "a larger budget settles them, more runs do not"
+    ) in text
+
+
 @pytest.mark.parametrize("show", ["failing", "all"])
 @pytest.mark.parametrize("limit", [2, 200])
 def test_a_one_run_run_is_listed_from_its_index_as_from_its_records(

@@ -20,10 +20,11 @@ runs preflight checks before any work, and wraps each call with, in order:
    timeouts, dropped connections), waiting at least as long as a ``Retry-After`` asks;
 6. the run's budgets: calls (``budget``, ``--judge-budget``) and tokens (``max_tokens``,
    ``--max-judge-tokens``, the input and output tokens the providers report). A
-   criterion's call past either fails at once with ``judge_budget_exhausted`` and costs
+   criterion's call past either fails at once with ``judge_budget`` and costs
    nothing (cache hits are free; the user simulator's calls are not counted against them,
    a conversation must not stop midway). The token budget is soft: once the tokens
    reported reach it no new call starts, but calls already out finish and are counted.
+   What the refused calls leave unjudged is INCONCLUSIVE (``agenteval._verdicts``).
 
 A call that still fails raises ``JudgeUnavailable`` to the criterion, which records the
 invocation as NOT_EVALUATED with the reason code (``REASON_CODES``); nothing is cached then.
@@ -47,7 +48,7 @@ from typing import Optional, Union
 from .._registry import ProviderRegistry
 from .._results import BudgetInfo, JudgeActivity, ModelUsage
 from .._secrets import scrub_secrets
-from ..errors import ConfigError
+from ..errors import JUDGE_BUDGET, ConfigError
 from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory
 from ._cache import JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable
@@ -82,7 +83,7 @@ _MAX_RETRY_AFTER_SECONDS = 300.0
 #: two timeouts when fewer calls than ``--judge-concurrency`` were waiting.
 _DEAD_AFTER_TIMEOUTS = (3, 12)
 _logger = logging.getLogger("agenteval.judging")
-_BUDGET = "judge_budget_exhausted"
+_BUDGET = JUDGE_BUDGET
 #: How a failure's message starts, by reason code (default: "judge call failed").
 _WHAT_FAILED = {
     "judge_unparseable": "the judge's answer cannot be read",
@@ -423,7 +424,7 @@ class JudgeService:
         return response
 
     def _charge(self, tally: _Tally) -> None:
-        """Charge one call to the run's budgets; ``JudgeUnavailable`` (``judge_budget_exhausted``)
+        """Charge one call to the run's budgets; ``JudgeUnavailable`` (``judge_budget``)
         when one of them is spent."""
         if self.budget is not None and self.spent >= self.budget:
             self.refused += 1

@@ -38,6 +38,7 @@ from .._results import (
     CriterionResult,
     CriterionSummary,
     IntervalInfo,
+    JudgeActivity,
     RunResult,
     RunSummary,
     SetCriterionSummary,
@@ -176,6 +177,15 @@ def _criteria_table(summary: RunSummary) -> Table:
             Text(f"{other:,}", style="yellow" if other else ""),
         )
     return table
+
+
+def _judge_tokens(activity: JudgeActivity) -> str:
+    """Judge tokens (input + output, as reported), compact: ``12.3k``."""
+    tokens = activity.input_tokens + activity.output_tokens
+    for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if tokens >= size:
+            return f"{tokens / size:.3g}{unit}"
+    return f"{tokens:,}"
 
 
 def informational(item: CriterionSummary) -> bool:
@@ -353,11 +363,10 @@ def _reasons(view: CaseView, console: Console) -> None:
             if result.threshold is not None and not status.ok:
                 line.append(f" (threshold {_score(result.threshold)})", style="dim")
         line.append(" ").append(_status(status))
-        if status.ok:
+        verdict = results[0].verdict
+        if verdict is not None and verdict.verdict == "INCONCLUSIVE":  # e.g. not judged: no budget left
             line.append(" INCONCLUSIVE", style="yellow")
-            verdict = results[0].verdict
-            if verdict is not None:  # an INCONCLUSIVE result has its verdict
-                reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
+            reason = verdict.reason + (f"; {verdict.hint}" if verdict.hint else "")
         if code:
             line.append(f" [{visible(code)}]", style="dim")
         if reason:
@@ -569,15 +578,33 @@ def _judge_line(summary: RunSummary) -> Optional[Text]:
     return text
 
 
+def _criteria_judge_line(summary: RunSummary) -> Optional[Text]:
+    """Each judge criterion's share of the judge calls, compactly (its cost: ``_cost_line``)."""
+    parts = [
+        f"{visible(item.criterion)} {_judge_tokens(item.judge)} ({item.judge.calls:,} call(s)"
+        + (f", {item.judge.cache_hits:,} cached)" if item.judge.cache_hits else ")")
+        for item in summary.criteria
+        if item.judge is not None
+    ]
+    return Text(f"judge tokens by criterion: {', '.join(parts)}", style="dim") if parts else None
+
+
 def _cost_line(summary: RunSummary) -> Optional[Text]:
     """What the judge calls cost at the config's prices (``statistics.judge_prices``)."""
     cost = summary.judge_cost
     if cost is None:
         return None
     models = ", ".join(f"{visible(name)} {amount:,.4f}" for name, amount in cost.by_model.items())
+    criteria = ", ".join(
+        f"{visible(item.criterion)} {item.judge_cost.total:,.4f}" + ("+?" if item.judge_cost.unpriced else "")
+        for item in summary.criteria
+        if item.judge_cost is not None
+    )
+    parts = [f"by model: {models}" if models else "", f"by criterion: {criteria}" if criteria else ""]
+    shown = "; ".join(part for part in parts if part)
     text = Text(
         f"judge cost: {cost.total:,.4f} at the configured prices per million tokens"
-        + (f" ({models})" if models else ""),
+        + (f" ({shown})" if shown else ""),
         style="dim",
     )
     if cost.unpriced:
@@ -607,11 +634,16 @@ def _budget_lines(summary: RunSummary) -> list[Text]:
     for used, refused, unit in spends:
         text = Text(used, style="dim")
         if refused:
-            text.append(
-                f"; {refused:,}{unit} refused once it was spent (NOT_EVALUATED judge_budget_exhausted)",
+            text.append(f"; {refused:,}{unit} refused once it was spent", style="yellow")
+        lines.append(text)
+    if budget.inconclusive:
+        lines.append(
+            Text(
+                f"judge budget spent: {budget.inconclusive:,} criterion result(s) not judged, each "
+                "INCONCLUSIVE (judge_budget); a larger budget settles them, more runs do not",
                 style="yellow",
             )
-        lines.append(text)
+        )
     return lines
 
 
@@ -712,6 +744,7 @@ def _footer(
         console.print(Text(f"{hidden:,} passing case(s) not listed (--show all lists them)", style="dim"))
     for line in (
         _judge_line(summary),
+        _criteria_judge_line(summary),
         _cost_line(summary),
         *_budget_lines(summary),
         *_agreement_lines(summary),
@@ -721,12 +754,16 @@ def _footer(
         if line is not None:
             console.print(line)
     if undecided:
+        causes = ["an interval over the runs that contains the threshold (more runs, --num-runs, settle it)"]
+        if any(line.style == "yellow" for line in calibration):
+            causes.append("a judge not calibrated (--calibration; a current card settles it)")
+        if summary.budget is not None and summary.budget.inconclusive:
+            causes.append("a judge budget spent before the result was judged (a larger budget settles it)")
         console.print(
             Text(
                 f"inconclusive: {undecided:,} criterion result(s) neither shown to PASS nor to FAIL, each "
-                "saying why: an interval over the runs that contains the threshold (more runs, --num-runs, "
-                "settle it) or a judge not calibrated (--calibration; a current card settles it)"
-                if any(line.style == "yellow" for line in calibration)
+                f"saying why: {' or '.join(causes)}"
+                if len(causes) > 1
                 else f"inconclusive: {undecided:,} criterion result(s) whose interval over the runs contains "
                 "the threshold; more runs (--num-runs) would settle them",
                 style="yellow",

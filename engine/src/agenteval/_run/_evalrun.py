@@ -651,9 +651,8 @@ class EvalRun:
             judge=judge.activity() if judge is not None else None,
             user_simulator=judge.activity(USER_SIMULATOR_ACTIVITY) if judge is not None else None,
             prices=self.plan.judge_prices,
+            budget=judge.budget_info() if judge is not None else None,
         )
-        if judge is not None and (budget := judge.budget_info()) is not None:
-            run_summary = run_summary.model_copy(update={"budget": budget})
         eval_sets = [
             EvalSetResult(
                 eval_set_id=s.eval_set_id,

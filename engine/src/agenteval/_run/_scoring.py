@@ -21,7 +21,8 @@ from .._evaluator import EvaluationContext, Evaluator, Score
 from .._judging import JudgeService
 from .._resolve import ResolvedCriterion
 from .._results import CriterionResult, ErrorInfo, InvocationResult, Status
-from .._verdicts import base_fields, calibration_gated, not_evaluated, point_verdict, status_for
+from .._verdicts import base_fields, budget_gated, calibration_gated, not_evaluated, point_verdict, status_for
+from ..errors import JUDGE_BUDGET
 from ..models import EvalCase, Invocation
 from ..runs import CriterionEntry
 from ._inputs import missing_input_result
@@ -136,23 +137,33 @@ def _to_result(
         )
         for index, item in enumerate(score.per_invocation)
     ]
-    status = status_for(score.value, entry)
+    value, reason, reason_code, details = score.value, score.reason, score.reason_code, score.details
+    # (the results read an older engine's budget code, judge_budget_exhausted, as judge_budget)
+    unjudged = [p for p in per_invocation if p.reason_code == JUDGE_BUDGET]
+    if unjudged and value is not None:
+        # A mean over the judged turns only would hide what the budget left out.
+        judged = len(per_invocation) - len(unjudged)
+        reason = (
+            f"the judge budget was spent before {len(unjudged)} of {len(per_invocation)} invocation(s) "
+            f"were judged (the {judged} judged averaged {value:.4g}): {unjudged[0].reason or JUDGE_BUDGET}"
+        )
+        value, reason_code, details = None, JUDGE_BUDGET, {**details, "judged_score": value}
+    status = status_for(value, entry)
     verdict = point_verdict(status) if point else None
-    reason_code = score.reason_code
     if status is Status.NOT_EVALUATED and reason_code is None:
         reason_code = "not_evaluated"
     result = CriterionResult(
         **base_fields(entry),
-        score=score.value,
+        score=value,
         status=status,
-        reason=score.reason,
-        reason_code=reason_code if score.value is None else None,
+        reason=reason,
+        reason_code=reason_code if value is None else None,
         per_invocation=per_invocation,
-        details=score.details,
+        details=details,
         duration_seconds=time.perf_counter() - started,
         verdict=verdict,
     )
-    return calibration_gated(entry, result)  # recorded so, for the index's listings
+    return calibration_gated(entry, budget_gated(result))  # recorded so, for the index's listings
 
 
 def context_for(

@@ -149,7 +149,10 @@ class _NumRuns(click.ParamType):
     metavar="CALLS",
     type=click.IntRange(min=0),
     default=None,
-    help="The most judge calls the run's criteria may make; past it, judge results are NOT_EVALUATED.",
+    help=(
+        "The most judge calls the run's criteria may make; past it, what is left unjudged is "
+        "INCONCLUSIVE (judge_budget)."
+    ),
 )
 @click.option(
     "--max-judge-tokens",
@@ -158,7 +161,7 @@ class _NumRuns(click.ParamType):
     default=None,
     help=(
         "A soft budget of judge tokens (input + output, as the providers report them): once reached, "
-        "no new judge call starts and what is left is NOT_EVALUATED (judge_budget_exhausted)."
+        "no new judge call starts and what is left is INCONCLUSIVE (judge_budget)."
     ),
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
@@ -640,12 +643,13 @@ def _print_plan(plan: Plan, judge: JudgeService, no_cache: bool) -> None:
         fits = "fit within" if total <= judge.budget else "exceed"
         click.echo(
             f"the planned judge calls {fits} the budget of {judge.budget} (--judge-budget)"
-            + ("" if total <= judge.budget else "; judge results past it will be NOT_EVALUATED")
+            + ("" if total <= judge.budget else "; judge results past it will be INCONCLUSIVE (judge_budget)")
         )
     if judge.max_tokens is not None:
         click.echo(
             f"judge tokens are capped at {judge.max_tokens:,} (--max-judge-tokens); once the tokens the "
-            "providers report reach it, no new judge call starts and what is left is NOT_EVALUATED"
+            "providers report reach it, no new judge call starts and what is left is INCONCLUSIVE "
+            "(judge_budget)"
         )
 
 

@@ -17,7 +17,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
-from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs
+from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
 from ._briefs import BRIEFS, CaseBrief, brief_from_index, brief_from_line, brief_from_result
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
@@ -464,10 +464,9 @@ class RecordedRun:
         if written is not None:
             judge, user_simulator = written.summary.judge, written.summary.user_simulator
             by_criterion = {c.criterion: c.judge for c in written.summary.criteria if c.judge is not None}
-        summary = builder.build(by_criterion, judge, user_simulator, prices=manifest.judge_prices)
-        if written is not None and written.summary.budget is not None:  # what the run's limits allowed
-            summary = summary.model_copy(update={"budget": written.summary.budget})
-        return summary
+        # what the run's limits allowed and used comes from its writer; the rest from the records
+        budget = written.summary.budget if written is not None else None
+        return builder.build(by_criterion, judge, user_simulator, prices=manifest.judge_prices, budget=budget)
 
     def result(self) -> RunResult:
         """The run's ``RunResult`` re-rendered from its records (every case in memory; a
@@ -530,7 +529,13 @@ def case_from_records(
         identical_outputs=same_outputs([r.actual if r is not None else None for r in records]),
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
-    return CaseResult(eval_id=case_id, status=case_status(results), criteria=results, agent_runs=agent_runs)
+    return CaseResult(
+        eval_id=case_id,
+        status=case_status(results),
+        criteria=results,
+        agent_runs=agent_runs,
+        judge=sum_activity(r.judge for r in results),
+    )
 
 
 def auto_runs_needed(

@@ -46,7 +46,9 @@ __all__ = [
 T = TypeVar("T")
 
 UNPARSEABLE = "judge_unparseable"
-BUDGET = "judge_budget_exhausted"
+#: The reason codes of a call the run's judge budget refused: ``judge_budget`` and an
+#: older engine's ``judge_budget_exhausted``.
+BUDGET = ("judge_budget", "judge_budget_exhausted")
 _EXCERPT = 200
 
 
@@ -106,7 +108,7 @@ async def ask(
     if sampling is None or votes is None:
         return _within_budget([_sample(outcome, read) for outcome in await judge.samples(request, options)])
     samples: list[Sample] = []
-    while not any(s.code == BUDGET for s in samples):
+    while not any(s.code in BUDGET for s in samples):
         tallies: list[list[bool]] = [[] for _ in range(items)]
         for sample in samples:
             if sample.ok:
@@ -130,8 +132,9 @@ async def ask(
 def _within_budget(samples: list[Sample]) -> list[Sample]:
     """A question the run's judge budget cut short is not evaluated: its votes so far are
     not the majority it asked for, so only the refused samples are kept (the question is
-    NOT_EVALUATED ``judge_budget_exhausted``, never judged on part of its votes)."""
-    refused = [s for s in samples if s.code == BUDGET]
+    NOT_EVALUATED ``judge_budget``, which the engine makes INCONCLUSIVE; never judged on part
+    of its votes)."""
+    refused = [s for s in samples if s.code in BUDGET]
     return refused if refused else samples
 
 

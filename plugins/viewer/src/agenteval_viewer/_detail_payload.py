@@ -311,6 +311,8 @@ def _detail(
         "num_runs": run.manifest.num_runs,
         "scenario": first is not None and first.expected is None,
         "criteria": [_criterion(r, entries.get(r.criterion)) for r in case.criteria],
+        # the case's judge calls and tokens (its criteria's sum)
+        "judge": None if case.judge is None else case.judge.model_dump(mode="json"),
         "turns": _with_spans(_turns(expected, actual, case, texts, diffed), run, actual, first),
         "alignments": _alignments(case, diffed, None),
         "errors": errors,

@@ -90,8 +90,11 @@ def _budget(written: Any) -> Optional[dict[str, Any]]:
 
 def _judge_cost(written: Any) -> Optional[dict[str, Any]]:
     """What the judge calls cost at the config's prices (``summary.judge_cost``), if priced."""
-    cost = getattr(written.summary, "judge_cost", None) if written is not None else None
-    return None if cost is None else cost.model_dump(mode="json")
+    return _dumped(getattr(written.summary, "judge_cost", None) if written is not None else None)
+
+
+def _dumped(record: Any) -> Optional[dict[str, Any]]:
+    return None if record is None else record.model_dump(mode="json")
 
 
 def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, Any]:
@@ -110,6 +113,7 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                     judge_models.append(model)
     statistics = _set_statistics(written)
     cards = read_cards(run)
+    spent = {c.criterion: c for c in written.summary.criteria} if written is not None else {}
     criteria = []
     for name, agg in scanned.criteria.items():
         entry = entries[name]
@@ -137,6 +141,9 @@ def run_summary(run: RecordedRun, scanned: Optional[Scan] = None) -> dict[str, A
                 "eval_sets": stats,
                 "calibration": cards[name].model_dump(mode="json") if name in cards else None,
                 "calibration_gate": entry.calibration.model_dump(mode="json") if entry.calibration else None,
+                # the criterion's judge calls and tokens over the run, and their cost if priced
+                "judge": _dumped(getattr(spent.get(name), "judge", None)),
+                "judge_cost": _dumped(getattr(spent.get(name), "judge_cost", None)),
                 "verdicts": agg.verdicts,
                 "histogram": _histogram(agg.scores, entry.min_score, entry.max_score),
                 "not_evaluated": agg.reasons["NOT_EVALUATED"],

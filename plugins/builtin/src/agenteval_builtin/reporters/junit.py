@@ -6,7 +6,11 @@ file and the line that defines the case. FAILED is ``<failure>`` (type: the firs
 criterion; a bounded body with every criterion's line), ERRORED is ``<error>`` (type: the
 reason code), NOT_EVALUATED is ``<skipped>`` only when the criterion does not apply to the
 case (e.g. a scenario without expected turns), otherwise ``<error>``, so that nothing
-unexplained looks neutral. Characters XML 1.0 forbids are removed; text is escaped.
+unexplained looks neutral. A case whose criteria called a judge carries its judge calls
+and tokens (as the providers reported them) as ``<testcase>`` properties (``judge.calls``,
+``judge.cache_hits``, ``judge.input_tokens``, ``judge.output_tokens``), and its suite each
+criterion's sum over the suite's cases (``criterion.NAME.judge_input_tokens`` / ``_output_tokens``).
+Characters XML 1.0 forbids are removed; text is escaped.
 """
 
 from __future__ import annotations
@@ -61,6 +65,22 @@ def _body(view: CaseView) -> str:
     return text if len(text) <= _BODY_LIMIT else text[: _BODY_LIMIT - 1] + "…"
 
 
+def _judge_properties(testcase: ET.Element, view: CaseView, by_criterion: dict[str, list[int]]) -> None:
+    """The case's judge calls and tokens as its properties; each criterion's tokens added to
+    ``by_criterion`` (its suite's sums)."""
+    judge = view.result.judge
+    if judge is None:
+        return
+    properties = ET.SubElement(testcase, "properties")
+    for name in ("calls", "cache_hits", "input_tokens", "output_tokens"):
+        ET.SubElement(properties, "property", name=f"judge.{name}", value=str(getattr(judge, name)))
+    for result in view.result.criteria:
+        if result.judge is not None:
+            sums = by_criterion.setdefault(result.criterion, [0, 0])
+            sums[0] += result.judge.input_tokens
+            sums[1] += result.judge.output_tokens
+
+
 class JUnitReporter(Reporter):
     description = "agenteval.junit.xml: one testsuite per eval set, one testcase per case (file and line)"
 
@@ -71,6 +91,7 @@ class JUnitReporter(Reporter):
         totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         per_suite: dict[int, dict[str, float]] = {}
         lines_by_file: dict[str, dict[str, int]] = {}
+        judged: dict[int, dict[str, list[int]]] = {}  # suite -> criterion -> [input, output] tokens
         for view in cases_of(run):
             entry = view.entry
             suite = suites.get(entry.index)
@@ -107,6 +128,7 @@ class JUnitReporter(Reporter):
                     attributes["line"] = str(line)
             attributes["time"] = f"{view.duration:.3f}"
             testcase = ET.SubElement(suite, "testcase", attributes)
+            _judge_properties(testcase, view, judged.setdefault(entry.index, {}))
             counts = per_suite[entry.index]
             counts["tests"] += 1
             counts["time"] += view.duration
@@ -138,6 +160,15 @@ class JUnitReporter(Reporter):
                 element.text = _xml(_body(view))
                 counts["errors"] += 1
         for index, suite in suites.items():
+            properties = suite.find("properties")
+            for name, (inputs, outputs) in judged.get(index, {}).items():
+                for unit, tokens in (("input", inputs), ("output", outputs)):
+                    ET.SubElement(
+                        properties,  # type: ignore[arg-type]  # every suite is made with its properties
+                        "property",
+                        name=_xml(f"criterion.{name}.judge_{unit}_tokens"),
+                        value=str(tokens),
+                    )
             counts = per_suite[index]
             for key in ("tests", "failures", "errors", "skipped"):
                 suite.set(key, str(int(counts[key])))

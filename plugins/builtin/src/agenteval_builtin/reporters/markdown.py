@@ -54,18 +54,22 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
     failing = [v for v in views if not v.result.status.ok]
     status = Status.PASSED if not failing else min((v.result.status for v in failing), key=_order)
     manifest = run.manifest
+    spent = _judge_spend(run)
     lines = [
         f"## agenteval: {_BADGE[status]}",
         "",
         f"Run `{run.run_id}` ({manifest.state.value}), {len(views)} case(s): "
         + ", ".join(f"{n} {s.value.lower().replace('_', ' ')}" for s, n in counts.items() if n),
         "",
-        "| criterion | mean | passed |",
-        "|---|---|---|",
+        "| criterion | mean | passed |" + (" judge tokens (in + out) | judge cost |" if spent else ""),
+        "|---|---|---|" + ("---|---|" if spent else ""),
     ]
     for name, item in criteria.items():
         mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
-        lines.append(f"| {code(name)} | {mean} | {_passed(item)} |")
+        lines.append(
+            f"| {code(name)} | {mean} | {_passed(item)} |"
+            + (f" {spent.get(name, '— | —')} |" if spent else "")
+        )
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         for view in failing[:failures]:
@@ -101,6 +105,26 @@ def _passed(item: dict[str, float]) -> str:
     return f"{int(item['passed'])}/{int(item['total'])}"
 
 
+def _judge_spend(run: RecordedRun) -> dict[str, str]:
+    """Each judge criterion's cells: its judge tokens (input + output, calls, cache hits) and
+    their cost at the config's prices, from the run's summary (the sum of its results'
+    calls); empty when no criterion called a judge."""
+    written = run.summary()
+    cells = {}
+    for item in written.summary.criteria if written is not None else []:
+        judge, cost = item.judge, item.judge_cost
+        if judge is None:
+            continue
+        priced = "—" if cost is None else f"{cost.total:,.4f}"
+        if cost is not None and cost.unpriced:
+            priced += f" (no price for {cell(', '.join(cost.unpriced))})"
+        cells[item.criterion] = (
+            f"{judge.input_tokens:,} + {judge.output_tokens:,} "
+            f"({judge.calls:,} call(s), {judge.cache_hits:,} cached) | {priced}"
+        )
+    return cells
+
+
 def _judge_lines(run: RecordedRun) -> list[str]:
     """What the judges cost (calls, tokens as the providers reported them, the budgets, the
     cost at the config's prices), each calibration card's agreement with people and the
@@ -116,14 +140,20 @@ def _judge_lines(run: RecordedRun) -> list[str]:
             f"{judge.input_tokens:,} input + {judge.output_tokens:,} output tokens."
         )
     budget = written.summary.budget if written is not None else None
+    if budget is not None and budget.judge_calls_limit is not None:
+        lines.append(
+            f"Judge call budget: {budget.judge_calls_used:,} of {budget.judge_calls_limit:,} used"
+            + (f", {budget.judge_calls_refused:,} call(s) refused." if budget.judge_calls_refused else ".")
+        )
     if budget is not None and budget.judge_tokens_limit is not None:
         lines.append(
             f"Judge token budget: {budget.judge_tokens_used:,} of {budget.judge_tokens_limit:,} used"
-            + (
-                f", {budget.judge_tokens_refused:,} call(s) refused (NOT_EVALUATED)."
-                if budget.judge_tokens_refused
-                else "."
-            )
+            + (f", {budget.judge_tokens_refused:,} call(s) refused." if budget.judge_tokens_refused else ".")
+        )
+    if budget is not None and budget.inconclusive:
+        lines.append(
+            f"Judge budget spent: {budget.inconclusive:,} criterion result(s) not judged, each INCONCLUSIVE "
+            "(`judge_budget`); a larger budget settles them, more runs do not."
         )
     cost = written.summary.judge_cost if written is not None else None
     if cost is not None:
