@@ -124,7 +124,12 @@ def test_the_judge_token_budget_and_its_refusals_show_in_the_header(
         expect(shown).to_be_visible(timeout=WAIT_MS)
         expect(shown).to_have_text(
             f"judge token budget{budget.judge_tokens_used} of 40 used, "
-            f"{budget.judge_tokens_refused} call(s) refused (judge_budget_exhausted)"
+            f"{budget.judge_tokens_refused} call(s) refused"
+        )
+        unjudged = page.get_by_test_id("judge-budget-unjudged")
+        assert budget.inconclusive > 0
+        expect(unjudged).to_have_text(
+            f"not judged{budget.inconclusive} criterion result(s), INCONCLUSIVE (judge_budget)"
         )
         expect(page.get_by_test_id("judge-tokens")).to_have_text("30 in / 15 out")
         assert visibility.problems(page, "header") == []

@@ -9,7 +9,8 @@ import { pendingOf } from "./live_index.js";
 
 // The colour of a verdict badge: PASS / PASSED green, RUNNING blue, anything else red.
 // The run's judge budgets (--judge-budget calls, --max-judge-tokens tokens): used of the
-// limit, and the calls refused once one was spent (each a NOT_EVALUATED judge_budget_exhausted).
+// limit, the calls refused once one was spent, and the criterion results those left unjudged
+// (each INCONCLUSIVE with the reason judge_budget).
 function budgetFacts(budget) {
   if (!budget) { return null; }
   var rows = [];
@@ -19,9 +20,13 @@ function budgetFacts(budget) {
   if (budget.judge_tokens_limit !== null && budget.judge_tokens_limit !== undefined) {
     rows.push(["judge token budget", budget.judge_tokens_used + " of " + budget.judge_tokens_limit, budget.judge_tokens_refused]);
   }
-  return rows.map(function (r) {
-    return html`<div data-testid="judge-budget"><dt>${r[0]}</dt><dd>${r[1]} used${r[2] ? ", " + r[2] + " call(s) refused (judge_budget_exhausted)" : ""}</dd></div>`;
+  var facts = rows.map(function (r) {
+    return html`<div data-testid="judge-budget"><dt>${r[0]}</dt><dd>${r[1]} used${r[2] ? ", " + r[2] + " call(s) refused" : ""}</dd></div>`;
   });
+  if (budget.inconclusive) {
+    facts.push(html`<div data-testid="judge-budget-unjudged"><dt>not judged</dt><dd>${budget.inconclusive} criterion result(s), INCONCLUSIVE (judge_budget)</dd></div>`);
+  }
+  return facts;
 }
 
 export function RunHeader(props) {
