@@ -1,4 +1,5 @@
-"""Every figure docs/statistics.md quotes, computed from agenteval._stats.
+"""Every figure docs/statistics.md quotes, computed from agenteval._stats (and the judge sampling
+figures from agenteval-llm-judges' stopping rules).
 
     python benchmarks/statistics_figures.py            # print the figures and the doc lines they fill
     python benchmarks/statistics_figures.py --write    # also write benchmarks/statistics_figures.json
