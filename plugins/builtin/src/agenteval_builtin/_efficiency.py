@@ -67,8 +67,9 @@ def _camel(key: str) -> str:
 
 
 def token_counts(invocation: Invocation) -> dict[str, Optional[float]]:
-    """The turn's token counts (``agenteval.models.TOKEN_USAGE_KEYS``), summed over its model calls; every
-    count ``None`` when no call reported usage (or the turn is not in the event form)."""
+    """The turn's token counts (``agenteval.models.TOKEN_USAGE_KEYS``), summed over its model
+    calls; every count ``None`` when no call reported usage (or the turn is not in the event
+    form)."""
     totals: dict[str, Optional[float]] = dict.fromkeys(TOKEN_USAGE_KEYS)
     for event in model_call_events(invocation) or ():
         if event.usage_metadata is None:
