@@ -3,6 +3,8 @@
 Every import of ``agenteval.*`` inside the engine is found with ``ast``, lazy imports in
 functions included, ``if TYPE_CHECKING:`` blocks excluded (they never run). A "unit" is a
 first-level module or package of ``agenteval`` (``_judging``, ``_run``, ``models``...).
+The plugin distributions' sources (``plugins/*/src``) are read too: they import public
+names of the engine only.
 """
 
 from __future__ import annotations
