@@ -119,7 +119,10 @@ def main(argv=None) -> int:
     parser.add_argument("--threshold", type=float, default=0.8, help="the threshold (pivotal table)")
     args = parser.parse_args(argv)
 
-    from agenteval._stats import curtailed_operating_characteristics, sprt_operating_characteristics
+    from agenteval_llm_judges._stopping import (
+        curtailed_operating_characteristics,
+        sprt_operating_characteristics,
+    )
 
     servers = _load_fake_servers()
     eval_set = _eval_set(args.invocations)

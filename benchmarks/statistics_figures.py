@@ -1,4 +1,5 @@
-"""Every figure docs/statistics.md quotes, computed from agenteval._stats.
+"""Every figure docs/statistics.md quotes, computed from agenteval._stats (and the judge sampling
+figures from agenteval-llm-judges' stopping rules).
 
     python benchmarks/statistics_figures.py            # print the figures and the doc lines they fill
     python benchmarks/statistics_figures.py --write    # also write benchmarks/statistics_figures.json
@@ -93,7 +94,7 @@ def case_flags() -> dict:
 
 
 def curtailment() -> dict:
-    from agenteval._stats import curtailed_operating_characteristics
+    from agenteval_llm_judges._stopping import curtailed_operating_characteristics
 
     saving = {p: 1.0 - curtailed_operating_characteristics(p, 5)[1] / 5 for p in (0.5, 1.0)}
     return {"saving_at_half": saving[0.5], "saving_unanimous": saving[1.0]}
@@ -102,7 +103,7 @@ def curtailment() -> dict:
 def sequential_error() -> dict:
     """Wrong-verdict rates at a judge leaning of 0.7: the SPRT (h = 3, cap 15; an unsettled
     invocation keeps its majority, a tie NO) and the majority of 5."""
-    from agenteval._stats import sprt_barrier
+    from agenteval_llm_judges._stopping import sprt_barrier
 
     h, cap, p = sprt_barrier(0.05, 0.3), 15, 0.7
     walk, wrong = {0: 1.0}, 0.0

@@ -3,6 +3,8 @@
 Every import of ``agenteval.*`` inside the engine is found with ``ast``, lazy imports in
 functions included, ``if TYPE_CHECKING:`` blocks excluded (they never run). A "unit" is a
 first-level module or package of ``agenteval`` (``_judging``, ``_run``, ``models``...).
+The plugin distributions' sources (``plugins/*/src``) are read too: they import public
+names of the engine only.
 """
 
 from __future__ import annotations
@@ -14,16 +16,13 @@ from pathlib import Path
 
 import pytest
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine" / "src" / "agenteval"
-#: The plugin packages of this repository, which the engine must never import.
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ROOT / "engine" / "src" / "agenteval"
+#: The source folders of this repository's plugin distributions (``plugins/<folder>/src``).
+PLUGIN_SOURCES = sorted((ROOT / "plugins").glob("*/src"))
+#: Their packages, which the engine must never import.
 PLUGIN_PACKAGES = {
-    "agenteval_builtin",
-    "agenteval_llm_judges",
-    "agenteval_vertex_safety",
-    "agenteval_adk",
-    "agenteval_viewer",
-    "agenteval_otel",
-    "pytest_agenteval",
+    package.name for source in PLUGIN_SOURCES for package in source.iterdir() if package.is_dir()
 }
 
 
@@ -182,3 +181,58 @@ def test_the_engine_never_imports_a_plugin_package() -> None:
             if target.split(".")[0] in PLUGIN_PACKAGES:
                 offending.append(f"{path.relative_to(ENGINE.parent)}:{line} imports {target}")
     assert not offending, "\n".join(offending)
+
+
+def test_every_plugin_package_is_known() -> None:
+    assert {"agenteval_builtin", "agenteval_viewer", "agenteval_agent_platform", "pytest_agenteval"} <= (
+        PLUGIN_PACKAGES
+    )
+
+
+def _private_names(tree: ast.AST) -> Iterator[tuple[str, int]]:
+    """Every ``agenteval`` module or name an import reaches whose dotted path has a private
+    part (``agenteval._loading``, ``agenteval.runs._locate``, ``from agenteval import _x``);
+    dunders (``__version__``) are public. ``if TYPE_CHECKING:`` imports count too: a type
+    checker resolves them against the engine's internals all the same."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            paths = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            paths = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for dotted in paths:
+            parts = dotted.split(".")
+            if parts[0] == "agenteval" and any(
+                p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts[1:]
+            ):
+                yield dotted, node.lineno
+
+
+def test_plugins_import_only_public_names_of_the_engine() -> None:
+    """A plugin distribution imports ``agenteval``'s public namespaces only (``agenteval``,
+    ``agenteval.plugins``, ``agenteval.models``...): what it needs of the engine is a
+    public name, so the engine may change its private modules without breaking a plugin."""
+    offending = [
+        f"{path.relative_to(ROOT)}:{line} imports {dotted}"
+        for source in PLUGIN_SOURCES
+        for path in sorted(source.rglob("*.py"))
+        for dotted, line in _private_names(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert PLUGIN_SOURCES and not offending, "\n".join(offending)
+
+
+def test_the_private_import_scan_sees_every_form() -> None:
+    source = (
+        "import agenteval._stats\nfrom agenteval._loading import x\nfrom agenteval.runs._locate import y\n"
+        "from agenteval import _terminal, __version__\nfrom agenteval.plugins import Reporter\n"
+        "def f():\n    from agenteval._plugins import KINDS\n"
+    )
+    found = sorted(_private_names(ast.parse(source)))
+    assert found == [
+        ("agenteval._loading.x", 2),
+        ("agenteval._plugins.KINDS", 7),
+        ("agenteval._stats", 1),
+        ("agenteval._terminal", 4),
+        ("agenteval.runs._locate.y", 3),
+    ]

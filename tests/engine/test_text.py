@@ -29,3 +29,10 @@ def test_suggest_finds_a_misspelt_choice_in_either_spelling() -> None:
     assert suggest("threshhold", ["threshold", "match_type"]) == "threshold"
     assert suggest("matchType", ["match_type"]) == "match_type"
     assert suggest("zzz", ["threshold"]) is None
+
+
+def test_visible_is_public_for_plugins_that_print_untrusted_text():
+    from agenteval.text import visible
+
+    assert visible("ok \x1b[2J\u202e") == "ok \\x1b[2J\\u202e"
+    assert visible("a\nb", newlines=True) == "a\nb"

@@ -38,13 +38,10 @@ if TYPE_CHECKING:  # the run-folder schema imports the verdict rules, not the re
     from .runs._records import CriterionEntry, EvalSetEntry
 
 __all__ = [
-    "AUTO_LOOKS",
     "CALIBRATION_BASIS",
     "JUDGE_BUDGET_BASIS",
     "SummaryBuilder",
     "budget_gated",
-    "case_decided",
-    "look_confidence",
     "calibration_gated",
     "case_criteria",
     "over_runs",
@@ -397,9 +394,6 @@ def calibration_gated(criterion: CriterionEntry, result: CriterionResult) -> Cri
 #: The basis of a verdict left INCONCLUSIVE because the run's judge budget was spent.
 JUDGE_BUDGET_BASIS = JUDGE_BUDGET
 #: Bases of INCONCLUSIVE verdicts that more runs of the agent do not settle.
-_NOT_SETTLED_BY_RUNS = (CALIBRATION_BASIS, JUDGE_BUDGET_BASIS)
-
-
 def budget_gated(result: CriterionResult) -> CriterionResult:
     """``result`` with its tri-state verdict INCONCLUSIVE (basis ``judge_budget``) when the
     run's judge budget was spent before it was judged (reason code ``judge_budget``; its
@@ -427,33 +421,6 @@ def budget_gated(result: CriterionResult) -> CriterionResult:
 
 
 _STATUSES = tuple(Status)
-
-
-#: The planned looks of ``--num-runs auto``: the runs a case has when its verdict is checked.
-AUTO_LOOKS = (3, 6, 12, 24)
-
-
-def look_confidence(confidence: float, looks: int) -> float:
-    """The level of each look's interval when a case may be looked at ``looks`` times:
-    Bonferroni's split of the error, 1 - (1 - confidence) / looks, so that the chance of a
-    wrong PASS or FAIL at any look stays at most what ``confidence`` allows at one."""
-    return 1.0 - (1.0 - confidence) / max(1, looks)
-
-
-def case_decided(results: Sequence[CriterionResult]) -> bool:
-    """Whether more runs could change the case's tri-state verdict: decided when a gating
-    criterion FAILs (or is NOT_EVALUATED: the case fails whatever comes), or when none is
-    INCONCLUSIVE. Informational criteria and results with no verdict never keep it open."""
-    verdicts = [
-        r.verdict.verdict
-        for r in results
-        if r.verdict is not None and not _informs(r) and r.verdict.basis not in _NOT_SETTLED_BY_RUNS
-    ]
-    return any(v in ("FAIL", "NOT_EVALUATED") for v in verdicts) or "INCONCLUSIVE" not in verdicts
-
-
-def _informs(result: CriterionResult) -> bool:
-    return result.status is Status.INFORMATIONAL
 
 
 def _count(statuses: Iterable[Status]) -> dict[Status, int]:

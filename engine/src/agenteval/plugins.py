@@ -16,10 +16,18 @@ exceptions a plugin raises are in ``agenteval.errors``.
 * reporters (``agenteval.reporters``): ``Reporter``, given a ``ReportContext``; the aligned
   expected-vs-actual tool trajectory every report shows: ``align_trajectory``
   (``TrajectoryRow``, ``ArgDiff``, ``row_text``), a criterion's recorded alignment as rows
-  (``rows_from_details``) and one argument difference in words (``diff_text``);
+  (``rows_from_details``), one argument difference in words (``diff_text``), and the line
+  of each case in its eval file (``case_lines``);
 * data-format readers (``agenteval.formats``): ``FormatReader``, recognised by the file's
-  ``leading_keys`` (``read_timeline``: a recorded turn's spans, for a viewer); writers
-  (``agenteval.format_writers``): ``FormatWriter``;
+  ``leading_keys`` (``read_timeline``: a recorded turn's spans, for a viewer); a file read
+  with the loader's checks (``read_bytes``) and parsed strictly (``parse_json``, problems at
+  line:column), a pydantic ``ValidationError`` said with JSON paths
+  (``describe_validation_error``, ``json_path``); writers (``agenteval.format_writers``):
+  ``FormatWriter``, the installed ones named by ``format_writers`` and made by
+  ``format_writer``; an eval file read as ``agenteval run`` reads it, in any installed
+  format: ``read_eval_file`` (a ``LoadedEvalSet``: eval set, format name, warnings;
+  ``ADK_FORMAT`` is the built-in format's name), the installed formats' file-name
+  patterns: ``eval_file_patterns``;
 * executors (``agenteval.executors``): ``Executor``, which runs ``WorkUnit``s (one case ×
   run each) with a ``UnitRunner`` and the run's ``ExecutorContext``, and hands the records
   back to the driver, the run folder's only writer; an executor whose workers must share a
@@ -30,7 +38,8 @@ exceptions a plugin raises are in ``agenteval.errors``.
 * commands (``agenteval.commands``, one ``click.Command`` each): ``RUNS_DIR_OPTION`` and
   ``runs_folder`` (``--runs-dir``), ``reports_errors`` (an ``agenteval`` error is one
   message and ``ExitCode.USAGE``, never a traceback), ``rerun_command`` (the command that
-  reruns some cases of a recorded run).
+  reruns some cases of a recorded run), ``CONFIG_FILE_NAME`` (the config read beside eval
+  files).
 
 Nothing else is here: the runtime that calls these plugins is private. Attributes are
 imported on first use (PEP 562).
@@ -67,12 +76,24 @@ _EXPORTS = {
     "diff_text": "._reporting",
     "rows_from_details": "._reporting",
     "row_text": "._reporting",
+    "case_lines": ".runs._locate",
     # data formats: readers and writers
+    "ADK_FORMAT": "._loading",
     "FormatReader": "._loading",
     "FormatWriter": "._loading",
+    "LoadedEvalSet": "._loading",
+    "describe_validation_error": "._loading._paths",
+    "eval_file_patterns": "._loading",
+    "format_writer": "._loading",
+    "format_writers": "._loading",
+    "json_path": "._loading._paths",
     "leading_keys": "._loading",
+    "parse_json": "._loading._json",
+    "read_bytes": "._loading._json",
+    "read_eval_file": "._loading",
     "read_timeline": "._loading",
     # commands
+    "CONFIG_FILE_NAME": "._loading",
     "RUNS_DIR_OPTION": ".cli._options",
     "ExitCode": ".cli._exit",
     "reports_errors": ".cli._exit",
@@ -122,7 +143,21 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
         response_size_cap,
         retry_after_seconds,
     )
-    from ._loading import FormatReader, FormatWriter, leading_keys, read_timeline
+    from ._loading import (
+        ADK_FORMAT,
+        CONFIG_FILE_NAME,
+        FormatReader,
+        FormatWriter,
+        LoadedEvalSet,
+        eval_file_patterns,
+        format_writer,
+        format_writers,
+        leading_keys,
+        read_eval_file,
+        read_timeline,
+    )
+    from ._loading._json import parse_json, read_bytes
+    from ._loading._paths import describe_validation_error, json_path
     from ._loading._simulator_config import UserSimulatorConfig
     from ._reporting import (
         ArgDiff,
@@ -139,3 +174,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
     from .cli._exit import ExitCode, reports_errors
     from .cli._options import RUNS_DIR_OPTION, runs_folder
     from .cli._rerun import rerun_command
+    from .runs._locate import case_lines

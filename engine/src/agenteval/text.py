@@ -2,8 +2,11 @@
 
 ``one_line``  whitespace runs (newlines included) made one space, cut to a length with ``…``
 ``suggest``   the closest valid choice to a misspelt name (for "did you mean …?" messages)
+``visible``   every character a terminal would act on (controls, escapes, bidi) written out,
+              for text printed to a terminal
 
-Neither escapes for a terminal or for HTML: do that where the text is shown.
+Neither ``one_line`` nor ``suggest`` escapes: do that where the text is shown (``visible``
+for a terminal; HTML escaping in HTML).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Any, Optional
 
 from pydantic.alias_generators import to_snake
 
-__all__ = ["one_line", "suggest"]
+from ._terminal import visible
+
+__all__ = ["one_line", "suggest", "visible"]
 
 
 def one_line(text: Any, limit: Optional[int] = None) -> str:

@@ -484,3 +484,13 @@ def test_a_criterion_object_without_threshold_runs_with_its_default_and_a_warnin
     flat = " ".join(result.stderr.split())
     assert flat.count(warning + "agenteval applies its default, 1; ADK refuses") == 1
     assert "criteria.tool_call_count_v1 has no" not in flat  # informational: it takes none
+
+
+def test_eval_config_from_data_is_what_load_config_reads(tmp_path):
+    data = {"criteria": {"response_match_score": 0.7}, "statistics": {"confidence": 0.8}}
+    path = tmp_path / "test_config.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    from_data = EvalConfig.from_data(data, source=path)
+    assert from_data == load_config(path)
+    with pytest.raises(ConfigError, match="a config is a JSON object"):
+        EvalConfig.from_data([], source=path)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from agenteval import EvalRun, JudgeService, Registry, Status, plan_paths
+from agenteval import EvalRun, JudgeService, Registry, Status, plan_paths, plugins
 from agenteval._api import run_sync
 from agenteval._loading import _formats as formats
 from agenteval._plugins import KINDS, PluginFinder
@@ -282,3 +282,20 @@ def test_a_writer_is_a_plugin_kind_of_its_own():
         finder.load_many(["half", "notone"])
     assert "does not implement write" in str(error.value)
     assert "not a subclass of agenteval.plugins.FormatWriter" in str(error.value)
+
+
+class _Writer(plugins.FormatWriter):
+    def write(self, eval_set: EvalSet, folder: Path) -> list[Path]:
+        return []
+
+
+def test_format_writers_are_named_and_made_through_the_public_functions(monkeypatch):
+    from agenteval._registry import FORMAT_WRITERS_GROUP
+
+    finder = PluginFinder(KINDS[FORMAT_WRITERS_GROUP], {"lines": _Writer})
+    monkeypatch.setattr(formats, "_writer_finder", lambda: finder)
+    assert plugins.format_writers() == ["lines"]
+    first, second = plugins.format_writer("lines"), plugins.format_writer("lines")
+    assert isinstance(first, _Writer) and first is not second and first.warnings == []
+    with pytest.raises(PluginLoadError, match="'csv' is not an installed data format writer.*: lines"):
+        plugins.format_writer("csv")

@@ -12,7 +12,7 @@ from agenteval import EvalRun, Evaluator, EvaluatorInfo, InvocationScore, Plan, 
 from agenteval._agents import AgentFailure
 from agenteval._resolve import resolve_criteria
 from agenteval._run import PlannedSet, as_config, run_sync
-from agenteval._run._plan import criterion_entry
+from agenteval._run._planners import criterion_entry
 from agenteval._verdicts import combine_runs
 from agenteval.models import EvalSet
 from agenteval.plugins import Agent, AgentSession

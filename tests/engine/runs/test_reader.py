@@ -14,7 +14,7 @@ import pytest
 from agenteval import Status
 from agenteval._resolve import resolve_criteria
 from agenteval._run import Plan, PlannedSet, as_config, run_sync
-from agenteval._run._plan import criterion_entry
+from agenteval._run._planners import criterion_entry
 from agenteval._run._session import open_run
 from agenteval.models import EvalSet
 from agenteval.plugins import Agent, AgentSession

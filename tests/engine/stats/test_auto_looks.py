@@ -7,8 +7,8 @@ from __future__ import annotations
 from math import comb
 
 import pytest
+from agenteval._auto_runs import AUTO_LOOKS, look_confidence
 from agenteval._stats import case_verdict, clopper_pearson
-from agenteval._verdicts import AUTO_LOOKS, look_confidence
 
 
 def _verdict(k: int, n: int, threshold: float, level: float) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from agenteval._stats import sprt_barrier
+from agenteval_llm_judges._stopping import sprt_barrier
 from agenteval_llm_judges._voting import JudgeSampling, majority, majority_settled
 from agenteval_llm_judges.final_response_match import FinalResponseMatchV2
 from agenteval_llm_judges.rubric_tool_use import RubricToolUseQuality

@@ -12,7 +12,16 @@ from ._config import (
     with_efficiency,
 )
 from ._eval_files import LoadedEvalSet, eval_set_from_data, load_eval_set, read_eval_file
-from ._formats import ADK_FORMAT, FormatReader, FormatWriter, eval_file_patterns, leading_keys, read_timeline
+from ._formats import (
+    ADK_FORMAT,
+    FormatReader,
+    FormatWriter,
+    eval_file_patterns,
+    format_writer,
+    format_writers,
+    leading_keys,
+    read_timeline,
+)
 from ._recorded import recorded_eval_file
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
 
@@ -30,6 +39,8 @@ __all__ = [
     "eval_file_patterns",
     "eval_set_from_data",
     "expand_targets",
+    "format_writer",
+    "format_writers",
     "leading_keys",
     "load_config",
     "load_eval_set",

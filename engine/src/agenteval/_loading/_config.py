@@ -90,6 +90,12 @@ class EvalConfig:
             )
 
     @classmethod
+    def from_data(cls, data: Any, *, source: Optional[Path] = None) -> EvalConfig:
+        """A config from its parsed JSON (what ``load_config`` reads from a file); ``source``
+        is named in messages. ``ConfigError`` if malformed."""
+        return config_from_data(data, source=source)
+
+    @classmethod
     def default(cls) -> EvalConfig:
         """ADK's default criteria: trajectory 1.0 and response match 0.8."""
         return cls(criteria=[Criterion(name=n, threshold=t) for n, t in DEFAULT_CRITERIA.items()])

@@ -14,7 +14,8 @@ as before; else ``DataError`` listing the installed formats. ``--format-in NAME`
 A format may also hold eval cases (``read_eval_set``; the reader's ``eval_file_patterns`` are
 the file names a folder search finds, beside ``*.test.json`` and ``*.evalset.json``): eval
 files are then read through it wherever ADK's files are (``eval_set_in_format``). Writers are
-the ``agenteval.format_writers`` group: a ``FormatWriter`` turns an eval set into its files.
+the ``agenteval.format_writers`` group: a ``FormatWriter`` turns an eval set into its files
+(``format_writers`` names the installed ones, ``format_writer`` makes one).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ __all__ = [
     "choose_format",
     "eval_file_patterns",
     "eval_set_in_format",
+    "format_writer",
+    "format_writers",
     "leading_keys",
     "read_in_format",
     "read_timeline",
@@ -170,6 +173,26 @@ def _finder() -> PluginFinder:
     from .._registry import FORMATS_GROUP
 
     return PluginFinder(KINDS[FORMATS_GROUP])
+
+
+def _writer_finder() -> PluginFinder:
+    from .._plugins import KINDS, PluginFinder
+    from .._registry import FORMAT_WRITERS_GROUP
+
+    return PluginFinder(KINDS[FORMAT_WRITERS_GROUP])
+
+
+def format_writers() -> list[str]:
+    """The names of the installed format writers (``agenteval.format_writers``), sorted;
+    none of them is imported."""
+    return _writer_finder().names()
+
+
+def format_writer(name: str) -> FormatWriter:
+    """A new writer of the installed format ``name``; ``PluginLoadError`` when no writer is
+    installed under that name (the message lists those that are) or it does not load."""
+    writer: FormatWriter = _writer_finder().load_one(name)()
+    return writer
 
 
 def _installed(finder: PluginFinder) -> str:

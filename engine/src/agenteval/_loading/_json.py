@@ -122,7 +122,9 @@ def read_file(path: Path, *, what: str) -> FileBytes:
 
 
 def read_bytes(path: Path, *, what: str) -> bytes:
-    """The file's bytes (without a UTF-8 BOM), after the checks of ``read_file``."""
+    """The file's bytes (without a UTF-8 BOM), after the loader's cheap checks (``read_file``:
+    it exists, is a file, is under the size limit and is not empty; ``DataError`` naming
+    ``what`` otherwise)."""
     return read_file(path, what=what).data
 
 

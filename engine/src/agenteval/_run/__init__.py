@@ -3,10 +3,12 @@
 See ``docs/architecture.md``.
 """
 
+from .._loading._eval_files import AGENT_ERROR_KEY
 from ._actual import save_actual
 from ._assemble import AssembledRun, RunRequest, assemble, run_command
 from ._evalrun import DEFAULT_CONCURRENCY, SIGNAL_EXIT_CODES, EvalRun
-from ._plan import AGENT_ERROR_KEY, CriteriaSpec, Plan, PlannedSet, as_config, plan_eval_sets, plan_paths
+from ._plan import Plan, PlannedSet
+from ._planners import CriteriaSpec, as_config, plan_eval_sets, plan_paths
 from ._progress import PlainProgress, Progress, RichProgress, SilentProgress, progress_for
 from ._scoring import context_for
 from ._settings import RunOptions, RunSettings, merge_settings

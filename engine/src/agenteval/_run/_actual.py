@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .._jsonsafe import dump_model
+from .._loading._eval_files import AGENT_ERROR_KEY
 from .._results import RunResult
 from ..errors import DataError
 from ..models import EvalCase, EvalSet
-from ._plan import AGENT_ERROR_KEY, Plan
+from ._plan import Plan
 
 __all__ = ["save_actual"]
 

@@ -25,7 +25,8 @@ from .._registry import Registry
 from ..models import EvalSet
 from ._evalrun import EvalRun
 from ._executor import EXECUTORS_GROUP, Executor, ExecutorContext
-from ._plan import Plan, as_config, plan_eval_sets, plan_paths, preflight_judges
+from ._plan import Plan
+from ._planners import as_config, plan_eval_sets, plan_paths, preflight_judges
 from ._progress import Progress
 from ._session import open_run
 from ._settings import RunOptions, RunSettings, merge_settings

@@ -5,7 +5,7 @@
               recorded     under the   summary, progress)
               turns)       limits)
 
-The plan is made before (``agenteval._run._plan``): every input checked, every criterion
+The plan is made before (``agenteval._run._planners``): every input checked, every criterion
 resolved, the judges and the agent preflighted. ``EvalRun.execute`` then takes each
 case × run through acquire → score → record as one unit of work, under one bound on the
 units in flight, so a finished case is on disk a moment after it finishes, memory is
@@ -25,28 +25,26 @@ import dataclasses
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .._agents import USER_SIMULATOR_ACTIVITY, AgentFailure, SimulatedConversation, run_case
+from .._agents import USER_SIMULATOR_ACTIVITY, run_case
+from .._auto_runs import RunBudget
 from .._gc import data_frozen
 from .._judging import JudgeService
 from .._results import (
-    AgentRunRecord,
     CaseResult,
     CriterionResult,
-    ErrorInfo,
     EvalSetResult,
     RunResult,
 )
-from .._verdicts import SummaryBuilder, case_status
+from .._verdicts import SummaryBuilder
 from .._version import __version__
 from ..errors import AgentEvalError, RecordingError
 from ..models import EvalCase
 from ..runs import (
-    RECORD_SCHEMA,
     CaseRecord,
     RecordedRun,
     RunState,
@@ -59,9 +57,11 @@ from ..runs import (
 from ..runs._adk_history import adk_history_documents, write_adk_history
 from ..runs._briefs import brief_from_result
 from ._executor import DEFAULT_EXECUTOR, Executor, ExecutorContext, LocalExecutor, WorkUnit
-from ._plan import Plan, PlannedSet, RecordedTurns
+from ._plan import Plan, PlannedSet
 from ._progress import Progress, SilentProgress
+from ._recorded import RecordedTurns
 from ._scoring import Preparation, score_run
+from ._unit import Missing, case_record
 
 __all__ = ["DEFAULT_CONCURRENCY", "EvalRun", "SIGNAL_EXIT_CODES"]
 
@@ -188,10 +188,9 @@ class EvalRun:
         self.confidence = confidence
         #: The level of each case's verdict (each look's share under ``--num-runs auto``).
         self.case_confidence = plan.case_confidence(confidence)
-        #: Agent runs recorded or started, and those kept for cases not started yet
-        #: (``--run-budget``).
-        self.runs_used = 0
-        self._reserved = 0
+        #: Agent runs recorded or started, and those kept for cases not started yet, against
+        #: ``--run-budget`` (``agenteval._auto_runs``).
+        self.budget = RunBudget(plan.run_budget)
 
     @property
     def units_in_flight(self) -> int:
@@ -328,108 +327,14 @@ class EvalRun:
                     runs[run_index] = record
         return runs
 
-    async def _work(  # noqa: C901, PLR0915 - four nested steps (one unit, start, extend, the plan walk); to be split
+    async def _work(
         self, book: _Book, resumed: dict[tuple[int, str], list[int]], preparation: Preparation
     ) -> None:
-        limit = asyncio.Semaphore(self.concurrency)
-        agent_limit = asyncio.Semaphore(self.agent_concurrency)
-        window = asyncio.Semaphore(self.units_in_flight)
-        tasks: set[asyncio.Task] = set()
-        failure: list[BaseException] = []
-
-        lanes = _Lanes(limit, agent_limit, preparation)
-
-        async def local(unit: WorkUnit) -> CaseRecord:
-            return await self._unit_record(book.active[unit.key[:2]], unit, lanes)
-
-        async def one(state: _CaseState, run_index: int, recorded: Any) -> None:
-            try:
-                unit = WorkUnit(state.planned.index, state.case.eval_id, run_index, recorded)
-                record = await self.executor.run(unit, local)
-                if run_index in state.runs:
-                    return  # this unit's record is written already: never twice
-                if record.run_id != self.run_id:  # a worker's record joins this run
-                    record = record.model_copy(update={"run_id": self.run_id})
-                if self.writer is not None:
-                    self.writer.append(record)
-                state.runs[run_index] = record
-                if len(state.runs) >= state.target:
-                    self._look(state, book, extend)
-            except asyncio.CancelledError:
-                raise
-            except BaseException as exc:  # strict mode, or the run folder failed: stop the run
-                failure.append(exc)
-                raise
-            finally:
-                window.release()
-
-        async def start(state: _CaseState) -> bool:
-            """Start the case's unfinished runs up to its target; False once the run must stop."""
-            for run_index in range(1, state.target + 1):
-                if run_index in state.runs:
-                    continue
-                await window.acquire()
-                if failure:
-                    window.release()
-                    return False
-                try:
-                    recorded = self._recorded(state, run_index) if self.plan.agent is None else None
-                except AgentEvalError as exc:  # its file changed on disk: stop, keep what finished
-                    window.release()
-                    failure.append(exc)
-                    return False
-                task = asyncio.ensure_future(one(state, run_index, recorded))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
-            return True
-
-        def extend(state: _CaseState) -> None:
-            """Start the runs of the case's next look (in their own task: this one holds a
-            window slot that the new runs may need)."""
-            task = asyncio.ensure_future(start(state))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-
-        first_look = self.plan.looks[0] if self.plan.auto_runs else self.plan.num_runs
-        self.runs_used = sum(len(found) for found in resumed.values())
-        self._reserved = sum(
-            max(0, first_look - len(resumed.get((s.index, c), ())))
-            for s in self.plan.sets
-            for c in s.case_ids
+        """Every unfinished case × run through the executor (see ``_Dispatch``)."""
+        lanes = _Lanes(
+            asyncio.Semaphore(self.concurrency), asyncio.Semaphore(self.agent_concurrency), preparation
         )
-        try:
-            for planned in self.plan.sets:
-                if self.plan.files is not None:
-                    self.plan.files.reached(planned.index)
-                going = True
-                for case_id in planned.case_ids:
-                    key = (planned.index, case_id)
-                    runs = self._resumed_runs(key, resumed)
-                    # The case itself is read only now (the run's files keep what fits).
-                    state = _CaseState(planned, planned.case(case_id), runs)
-                    self._reserved -= max(0, first_look - len(runs))
-                    state.target = self._next_target(state)
-                    if len(runs) >= state.target:
-                        self._finish_case(state, book)
-                        continue
-                    self.runs_used += state.target - len(runs)
-                    book.active[key] = state
-                    going = await start(state)
-                    if not going:
-                        break
-                if not going:
-                    break
-            while tasks:  # a look may start more runs while others finish
-                await asyncio.gather(*list(tasks), return_exceptions=True)
-        except asyncio.CancelledError:
-            pending = [t for t in tasks if not t.done()]
-            for task in pending:
-                task.cancel()
-            if pending and self._interrupts < 2:
-                await asyncio.wait(pending, timeout=_WIND_DOWN_SECONDS)
-            raise
-        if failure:
-            raise failure[0]
+        await _Dispatch(self, book, lanes).walk(resumed)
 
     async def _unit_record(self, state: _CaseState, unit: WorkUnit, lanes: _Lanes) -> CaseRecord:
         """Acquire → score one unit in this process: its record."""
@@ -444,7 +349,7 @@ class EvalRun:
         scope = f"{state.planned.index}:{state.case.eval_id}" + (f"#run{run_index}" if run_index > 1 else "")
         results = await score_run(
             state.case,
-            outcome if not isinstance(outcome, _Missing) else None,
+            outcome if not isinstance(outcome, Missing) else None,
             state.planned.scored,
             limit=lanes.limit,
             strict=self.strict,
@@ -453,7 +358,10 @@ class EvalRun:
             unprepared=lanes.unprepared,
             point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
         )
-        return self._record(state, run_index, outcome, origin, results, time.perf_counter() - started)
+        duration = time.perf_counter() - started
+        return case_record(
+            self.run_id, state.planned, state.case, run_index, outcome, origin, results, duration
+        )
 
     async def run_unit(self, unit: WorkUnit) -> CaseRecord:
         """One unit on its own, outside ``execute`` (an executor's worker, holding its own
@@ -478,18 +386,18 @@ class EvalRun:
         if target <= len(state.runs):
             self._finish_case(state, book)
             return
-        self.runs_used += target - len(state.runs)
+        self.budget.used += target - len(state.runs)
         state.target = target
         extend(state)
 
     def _recorded(self, state: _CaseState, run_index: int) -> Any:
-        """This run's recorded turns, or ``_Missing`` when no source has this run. Read when
+        """This run's recorded turns, or ``Missing`` when no source has this run. Read when
         the run is started (not when its task runs), so that the run's files can let go of
         an eval set's ``--actual`` files once every case of the set has started."""
         recorded = self.plan.recorded
         assert isinstance(recorded, RecordedTurns)
         turns = recorded.run(state.key, run_index)
-        return turns if turns is not None else _Missing(run_index, recorded.runs(state.key))
+        return turns if turns is not None else Missing(run_index, recorded.runs(state.key))
 
     async def _acquire(
         self, state: _CaseState, run_index: int, agent_limit: asyncio.Semaphore, recorded: Any
@@ -508,59 +416,6 @@ class EvalRun:
                 run_index=run_index - 1,
             )
         return outcome, "agent"
-
-    def _record(
-        self,
-        state: _CaseState,
-        run_index: int,
-        outcome: Any,
-        origin: str,
-        results: Sequence[CriterionResult],
-        duration: float,
-    ) -> CaseRecord:
-        status = case_status(results)
-        problem = next((r for r in results if not r.status.ok), None)
-        actual: Optional[AgentRunRecord]
-        if isinstance(outcome, AgentFailure):
-            error = ErrorInfo(type="AgentFailure", message=outcome.message, traceback=outcome.traceback)
-            actual = AgentRunRecord(
-                run=run_index,
-                error_code=outcome.code,
-                error=error,
-                output=getattr(outcome, "output", ""),
-                left_behind=list(getattr(outcome, "left_behind", ())),
-            )
-        elif isinstance(outcome, _Missing):
-            actual = None
-        else:
-            simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
-            actual = AgentRunRecord(
-                run=run_index,
-                invocations=list(outcome),
-                simulation=simulation,
-                output=getattr(outcome, "output", ""),
-            )
-        planned = state.planned
-        # Every part was validated when it was made: constructing skips validating it again.
-        return CaseRecord.model_construct(
-            schema_=RECORD_SCHEMA,
-            run_id=self.run_id,
-            eval_set_index=planned.index,
-            eval_set_id=planned.eval_set_id,
-            eval_set_file=str(planned.source) if planned.source is not None else None,
-            case_id=state.case.eval_id,
-            run_index=run_index,
-            status=status,
-            reason=problem.reason if problem is not None else None,
-            reason_code=problem.reason_code if problem is not None else None,
-            duration_s=round(duration, 6),
-            scores={r.criterion: r.score for r in results},
-            statuses={r.criterion: r.status for r in results},
-            criteria=list(results),
-            expected=list(state.case.conversation) if state.case.conversation is not None else None,
-            actual=actual,
-            origin=origin,
-        )
 
     def _finish_case(self, state: _CaseState, book: _Book) -> None:
         """Count a case whose runs are all recorded; keep only what the run must return."""
@@ -603,13 +458,7 @@ class EvalRun:
             return self.plan.num_runs
         have = len(state.runs)
         records = [state.runs.get(i) for i in range(1, self.plan.num_runs + 1)]
-        needed = self._needed(state.planned, state.case.eval_id, records)
-        if needed <= have:
-            return have
-        budget = self.plan.run_budget
-        if budget is not None and self.runs_used + (needed - have) + self._reserved > budget:
-            return have
-        return needed
+        return self.budget.next_target(have, self._needed(state.planned, state.case.eval_id, records))
 
     def _result(self, book: _Book, resumed: dict[tuple[int, str], list[int]]) -> RunResult:
         """The run's result; a case that did not finish (interrupted) is NOT_EVALUATED with
@@ -706,6 +555,121 @@ class EvalRun:
             self.writer.close()
 
 
+class _Dispatch:
+    """The units of one ``execute``: started case by case, in plan order, while fewer than
+    ``units_in_flight`` are unrecorded; each recorded by the driver as it finishes. A case
+    whose runs are all in is finished, or (``--num-runs auto``, undecided) extended to its
+    next look. The first failure (strict mode, the run folder, a changed input) stops the
+    run: nothing new starts, and it is raised once what is in flight has ended."""
+
+    def __init__(self, run: EvalRun, book: _Book, lanes: _Lanes) -> None:
+        self.run = run
+        self.book = book
+        self.lanes = lanes
+        self.window = asyncio.Semaphore(run.units_in_flight)
+        self.tasks: set[asyncio.Task] = set()
+        self.failure: list[BaseException] = []
+
+    async def walk(self, resumed: dict[tuple[int, str], list[int]]) -> None:
+        """Start every case (keeping the first look of those not started yet reserved
+        against ``--run-budget``), then wait for every unit, the later looks' included."""
+        run, plan = self.run, self.run.plan
+        first_look = plan.looks[0] if plan.auto_runs else plan.num_runs
+        run.budget.used = sum(len(found) for found in resumed.values())
+        run.budget.reserved = sum(
+            max(0, first_look - len(resumed.get((s.index, c), ()))) for s in plan.sets for c in s.case_ids
+        )
+        try:
+            await self._start_cases(resumed, first_look)
+            while self.tasks:  # a look may start more runs while others finish
+                await asyncio.gather(*list(self.tasks), return_exceptions=True)
+        except asyncio.CancelledError:
+            pending = [t for t in self.tasks if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending and run._interrupts < 2:
+                await asyncio.wait(pending, timeout=_WIND_DOWN_SECONDS)
+            raise
+        if self.failure:
+            raise self.failure[0]
+
+    async def _start_cases(self, resumed: dict[tuple[int, str], list[int]], first_look: int) -> None:
+        """Each case in plan order: finished at once when its resumed runs are enough, else
+        its runs started (until the run must stop)."""
+        run = self.run
+        for planned in run.plan.sets:
+            if run.plan.files is not None:
+                run.plan.files.reached(planned.index)
+            for case_id in planned.case_ids:
+                key = (planned.index, case_id)
+                runs = run._resumed_runs(key, resumed)
+                # The case itself is read only now (the run's files keep what fits).
+                state = _CaseState(planned, planned.case(case_id), runs)
+                run.budget.reserved -= max(0, first_look - len(runs))
+                state.target = run._next_target(state)
+                if len(runs) >= state.target:
+                    run._finish_case(state, self.book)
+                    continue
+                run.budget.used += state.target - len(runs)
+                self.book.active[key] = state
+                if not await self._start(state):
+                    return
+
+    async def _start(self, state: _CaseState) -> bool:
+        """Start the case's unfinished runs up to its target; False once the run must stop."""
+        for run_index in range(1, state.target + 1):
+            if run_index in state.runs:
+                continue
+            await self.window.acquire()
+            if self.failure:
+                self.window.release()
+                return False
+            try:
+                recorded = self.run._recorded(state, run_index) if self.run.plan.agent is None else None
+            except AgentEvalError as exc:  # its file changed on disk: stop, keep what finished
+                self.window.release()
+                self.failure.append(exc)
+                return False
+            self._spawn(self._unit(state, run_index, recorded))
+        return True
+
+    def _extend(self, state: _CaseState) -> None:
+        """Start the runs of the case's next look (in their own task: this one holds a
+        window slot that the new runs may need)."""
+        self._spawn(self._start(state))
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _local(self, unit: WorkUnit) -> CaseRecord:
+        return await self.run._unit_record(self.book.active[unit.key[:2]], unit, self.lanes)
+
+    async def _unit(self, state: _CaseState, run_index: int, recorded: Any) -> None:
+        """One unit through the executor; its record written (once) and counted."""
+        run = self.run
+        try:
+            unit = WorkUnit(state.planned.index, state.case.eval_id, run_index, recorded)
+            record = await run.executor.run(unit, self._local)
+            if run_index in state.runs:
+                return  # this unit's record is written already: never twice
+            if record.run_id != run.run_id:  # a worker's record joins this run
+                record = record.model_copy(update={"run_id": run.run_id})
+            if run.writer is not None:
+                run.writer.append(record)
+            state.runs[run_index] = record
+            if len(state.runs) >= state.target:
+                run._look(state, self.book, self._extend)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # strict mode, or the run folder failed: stop the run
+            self.failure.append(exc)
+            raise
+        finally:
+            self.window.release()
+
+
 @dataclass
 class _Lanes:
     """The limits units run under in one process, and the criteria's preparation (awaited
@@ -716,11 +680,3 @@ class _Lanes:
     preparation: Preparation
     prepared: asyncio.Lock = field(default_factory=asyncio.Lock)
     unprepared: Optional[dict[int, BaseException]] = None
-
-
-@dataclass(frozen=True)
-class _Missing:
-    """A run that one of several ``--actual`` sources lacks for this case."""
-
-    run_index: int
-    available: int

@@ -1,5 +1,5 @@
 """Statistics for verdicts you can trust: pure functions over plain numbers (private: the
-engine's verdicts, ``agenteval compare`` and the judge plugins' sampling call them).
+engine's verdicts, ``agenteval compare`` and calibration call them).
 
 * intervals (``Interval``): ``clopper_pearson`` for 0/1 units, ``betting_interval`` for
   bounded scores at small n, ``bca_interval`` from n = 20, ``manski_interval`` for missing
@@ -11,9 +11,8 @@ engine's verdicts, ``agenteval compare`` and the judge plugins' sampling call th
 * paired run-vs-run comparison: ``compare_runs`` (``Comparison``), ``compare_case_runs``
   (per-case flags, attainable from ``flag_min_runs`` runs a side), ``sign_flip_test``,
   ``two_sample_test``, ``holm``, ``benjamini_hochberg``, ``minimum_detectable_effect``;
-* judge sampling: ``majority_settled``, ``sprt_barrier``, the exact operating
-  characteristics of curtailed majority and of the SPRT, ``judge_agreement``,
-  ``krippendorff_alpha``.
+* judge samples' agreement: ``judge_agreement``, ``krippendorff_alpha`` (when to stop
+  sampling is the judge plugin's);
 * a judge against human labels: ``judge_calibration`` (``JudgeCalibration``: κ with a
   BCa interval, accuracy, sensitivity, specificity, base rate, rank correlation).
 
@@ -48,13 +47,8 @@ from ._intervals import (
 )
 from ._judges import (
     JudgeAgreement,
-    SampledVote,
-    curtailed_operating_characteristics,
     judge_agreement,
     krippendorff_alpha,
-    majority_settled,
-    sprt_barrier,
-    sprt_operating_characteristics,
 )
 from ._multiplicity import benjamini_hochberg, holm
 from ._permutation import PermutationTest, sign_flip_test, two_sample_test
@@ -74,7 +68,6 @@ __all__ = [
     "JudgeAgreement",
     "JudgeCalibration",
     "PermutationTest",
-    "SampledVote",
     "SetVerdict",
     "VarianceComponents",
     "Verdict",
@@ -88,21 +81,17 @@ __all__ = [
     "combine_verdicts",
     "compare_case_runs",
     "compare_runs",
-    "curtailed_operating_characteristics",
     "derive_seed",
     "flag_min_runs",
     "holm",
     "judge_agreement",
     "judge_calibration",
     "krippendorff_alpha",
-    "majority_settled",
     "manski_interval",
     "minimum_detectable_effect",
     "set_verdict",
     "sign_flip_test",
     "smallest_case_p",
-    "sprt_barrier",
-    "sprt_operating_characteristics",
     "two_sample_test",
     "variance_components",
 ]

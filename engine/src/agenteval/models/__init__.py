@@ -4,6 +4,7 @@ See ``docs/data-model.md`` for the key-spelling and unknown-key rules.
 """
 
 from ._content import Content, FunctionCall, FunctionResponse, Part
+from ._efficiency import DURATION_KEYS, TOKEN_USAGE_KEYS
 from ._eval_set import (
     ConversationScenario,
     EvalCase,
@@ -21,10 +22,12 @@ from ._invocation import (
     InvocationEvents,
 )
 from ._missing import INVOCATION_INPUTS, InvocationInput, MissingInput
-from ._rubric import Rubric, RubricContent
+from ._rubric import RUBRIC_TYPES, Rubric, RubricContent
 
 __all__ = [
+    "DURATION_KEYS",
     "INVOCATION_INPUTS",
+    "RUBRIC_TYPES",
     "AgentDetails",
     "AppDetails",
     "Content",
@@ -43,6 +46,7 @@ __all__ = [
     "Rubric",
     "RubricContent",
     "SessionInput",
+    "TOKEN_USAGE_KEYS",
     "UserBehavior",
     "UserPersona",
 ]

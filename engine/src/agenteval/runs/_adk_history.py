@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .._results import CriterionResult, Status
-from ..models import Invocation
+from ..models import DURATION_KEYS, TOKEN_USAGE_KEYS, Invocation
 from ._records import CaseRecord, EvalSetEntry
 
 __all__ = ["ADK_STATUS", "adk_history_documents", "write_adk_history"]
@@ -42,23 +42,8 @@ def _invocation(invocation: Invocation) -> dict[str, Any]:
 #: The efficiency metrics whose breakdown ADK 2.13 keeps in ``details``: criterion name ->
 #: (``EvalMetricResultDetails`` field, the breakdown's keys).
 _BREAKDOWNS = {
-    "token_usage_v1": (
-        "token_usage_details",
-        (
-            "total_tokens",
-            "input_tokens",
-            "prompt_tokens",
-            "cached_tokens",
-            "tool_use_tokens",
-            "output_tokens",
-            "candidates_tokens",
-            "reasoning_tokens",
-        ),
-    ),
-    "invocation_duration_v1": (
-        "duration_details",
-        ("total_seconds", "model_seconds", "tool_seconds", "framework_seconds"),
-    ),
+    "token_usage_v1": ("token_usage_details", TOKEN_USAGE_KEYS),
+    "invocation_duration_v1": ("duration_details", DURATION_KEYS),
 }
 
 

@@ -16,8 +16,9 @@ from typing import IO, Any, Optional
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .._auto_runs import case_decided, runs_needed
 from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
-from .._verdicts import case_criteria, case_decided, case_status, not_evaluated, same_outputs, sum_activity
+from .._verdicts import case_criteria, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
 from ._briefs import BRIEFS, CaseBrief, brief_from_index, brief_from_line, brief_from_result
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
@@ -549,20 +550,15 @@ def auto_runs_needed(
 ) -> int:
     """How many runs a case of a ``--num-runs auto`` run needs by now, from its records in
     run order (``None``: not recorded): its first look's runs, and each next look's while
-    the verdict at the last one is undecided (``agenteval._verdicts.case_decided``). The
+    the verdict at the last one is undecided (``agenteval._auto_runs``, the policy). The
     run and every reader of its folder apply this same rule."""
-    have = 0
-    while have < len(records) and records[have] is not None:
-        have += 1
-    for position, look in enumerate(looks):
-        if have < look or position == len(looks) - 1:
-            return look
-        decided = case_decided(
+
+    def decided(look: int) -> bool:
+        return case_decided(
             case_from_records(entry, case_id, records[:look], confidence, run_id=run_id).criteria
         )
-        if decided:
-            return look
-    return have
+
+    return runs_needed(records, looks, decided)
 
 
 def list_runs(runs_dir: Path) -> list[RecordedRun]:

@@ -38,11 +38,9 @@ def export(file: Path, target: str, folder: Path) -> None:
     EvaluationDataset.load_from_adk_eval_set converts the same eval set; --to adk writes
     <id>.evalset.json. Every field the target cannot hold is listed.
     """
-    from agenteval._loading import ADK_FORMAT, read_eval_file
-    from agenteval._plugins import KINDS, PluginFinder
-    from agenteval._registry import FORMAT_WRITERS_GROUP
-    from agenteval._terminal import visible
     from agenteval.errors import DataError, PluginLoadError
+    from agenteval.plugins import ADK_FORMAT, format_writer, format_writers, read_eval_file
+    from agenteval.text import visible
 
     loaded = read_eval_file(file)
     warnings = list(loaded.warnings)
@@ -59,13 +57,13 @@ def export(file: Path, target: str, folder: Path) -> None:
             written = [folder / f"{loaded.eval_set.eval_set_id}.evalset.json"]
             written[0].write_text(loaded.eval_set.to_json() + "\n", encoding="utf-8")
         else:
-            finder = PluginFinder(KINDS[FORMAT_WRITERS_GROUP])
-            if target not in finder.names():
-                choices = ", ".join([f"{ADK_FORMAT} (built in)", *finder.names()])
+            installed = format_writers()
+            if target not in installed:
+                choices = ", ".join([f"{ADK_FORMAT} (built in)", *installed])
                 raise PluginLoadError(
                     f"--to {target!r} is not a format agenteval writes; choose one of: {choices}"
                 )
-            writer = finder.load_one(target)()
+            writer = format_writer(target)
             try:
                 written = writer.write(loaded.eval_set, folder)
             except DataError as exc:  # what the format cannot hold, at a JSON path of FILE

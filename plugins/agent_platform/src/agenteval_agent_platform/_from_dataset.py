@@ -26,10 +26,9 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from agenteval._loading._paths import describe_validation_error, json_path
 from agenteval.errors import DataError
-from agenteval.models import Content, EvalCase, Invocation
-from agenteval.models._rubric import RUBRIC_TYPES
+from agenteval.models import RUBRIC_TYPES, Content, EvalCase, Invocation
+from agenteval.plugins import describe_validation_error, json_path
 from pydantic import ValidationError
 
 from ._to_dataset import DEFAULT_RUBRIC_GROUP, EVAL_CASE_FIELDS

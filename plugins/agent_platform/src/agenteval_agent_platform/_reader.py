@@ -24,10 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agenteval._loading._json import parse_json, read_file
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet
-from agenteval.plugins import FormatReader, leading_keys
+from agenteval.plugins import FormatReader, leading_keys, parse_json, read_bytes
 
 from ._from_dataset import ReadCase, read_case
 
@@ -88,10 +87,10 @@ class AgentPlatformReader(FormatReader):
 
     def _cases(self, path: Path) -> list[ReadCase]:
         where = str(path)
-        read = read_file(path, what="an Agent Platform dataset")
-        text = read.data.lstrip()
+        read = read_bytes(path, what="an Agent Platform dataset")
+        text = read.lstrip()
         if text.startswith(b"{") and "eval_cases" in leading_keys(text):
-            data = parse_json(read.data, source=where, what="an Agent Platform dataset")
+            data = parse_json(read, source=where, what="an Agent Platform dataset")
             unknown = [k for k in data if k not in ("eval_cases", "candidate_name")]
             if unknown:
                 raise DataError(
@@ -108,13 +107,9 @@ class AgentPlatformReader(FormatReader):
                 raise DataError("eval_cases: expected a list of cases", source=where)
             rows = [(case, ["eval_cases", n]) for n, case in enumerate(cases)]
         elif text.startswith(b"{"):
-            rows = [
-                (_table_row(row, where, f"line {n}"), [f"line {n}"]) for n, row in _lines(read.data, where)
-            ]
+            rows = [(_table_row(row, where, f"line {n}"), [f"line {n}"]) for n, row in _lines(read, where)]
         else:
-            rows = [
-                (_table_row(row, where, f"row {n}"), [f"row {n}"]) for n, row in _csv_rows(read.data, where)
-            ]
+            rows = [(_table_row(row, where, f"row {n}"), [f"row {n}"]) for n, row in _csv_rows(read, where)]
         found = []
         for index, (case, loc) in enumerate(rows):
             one = read_case(case, index, loc, where)

@@ -15,23 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 from agenteval import InvocationScore
-from agenteval.models import Invocation, InvocationEvent, InvocationEvents
+from agenteval.models import TOKEN_USAGE_KEYS, Invocation, InvocationEvent, InvocationEvents
 
-__all__ = ["TOKEN_FIELDS", "model_call_events", "per_turn_scores", "token_counts"]
-
-#: The token breakdown, in ADK's ``TokenUsageDetails`` order (each count contains those
-#: indented under it in ADK's docs: total > input > prompt > cached, input > tool_use,
-#: total > output > candidates, output > reasoning).
-TOKEN_FIELDS = (
-    "total_tokens",
-    "input_tokens",
-    "prompt_tokens",
-    "cached_tokens",
-    "tool_use_tokens",
-    "output_tokens",
-    "candidates_tokens",
-    "reasoning_tokens",
-)
+__all__ = ["model_call_events", "per_turn_scores", "token_counts"]
 
 
 def _is_model_call(event: InvocationEvent) -> bool:
@@ -81,9 +67,10 @@ def _camel(key: str) -> str:
 
 
 def token_counts(invocation: Invocation) -> dict[str, Optional[float]]:
-    """The turn's token counts (``TOKEN_FIELDS``), summed over its model calls; every
-    count ``None`` when no call reported usage (or the turn is not in the event form)."""
-    totals: dict[str, Optional[float]] = dict.fromkeys(TOKEN_FIELDS)
+    """The turn's token counts (``agenteval.models.TOKEN_USAGE_KEYS``), summed over its model
+    calls; every count ``None`` when no call reported usage (or the turn is not in the event
+    form)."""
+    totals: dict[str, Optional[float]] = dict.fromkeys(TOKEN_USAGE_KEYS)
     for event in model_call_events(invocation) or ():
         if event.usage_metadata is None:
             continue

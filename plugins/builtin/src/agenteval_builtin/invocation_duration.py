@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, Score
-from agenteval.models import Invocation
+from agenteval.models import DURATION_KEYS, Invocation
 
 from ._efficiency import per_turn_scores
 
@@ -14,12 +14,10 @@ __all__ = ["InvocationDuration"]
 #: ``reason_code`` of a turn that carries no duration (read from a file, not run).
 NOT_TIMED = "not_timed"
 
-_PARTS = ("total_seconds", "model_seconds", "tool_seconds", "framework_seconds")
-
 
 def _parts(invocation: Invocation) -> dict[str, Optional[float]]:
     if invocation.duration is None:
-        return dict.fromkeys(_PARTS)
+        return dict.fromkeys(DURATION_KEYS)
     model, tool = invocation.model_duration, invocation.tool_duration
     framework = (
         None if model is None or tool is None else round(max(invocation.duration - model - tool, 0.0), 3)
@@ -62,7 +60,7 @@ class InvocationDuration(Evaluator):
         scores = per_turn_scores(parts, "total_seconds", reason, NOT_TIMED)
         if not parts:
             return Score.mean_of(scores)
-        averaged = {part: _average([turn[part] for turn in parts]) for part in _PARTS}
+        averaged = {part: _average([turn[part] for turn in parts]) for part in DURATION_KEYS}
         if averaged["total_seconds"] is None:
             return Score.not_evaluated(
                 "no turn of the case carries a duration", NOT_TIMED, per_invocation=scores

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Optional
 
 from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, Score
+from agenteval.models import TOKEN_USAGE_KEYS
 
-from ._efficiency import TOKEN_FIELDS, per_turn_scores, token_counts
+from ._efficiency import per_turn_scores, token_counts
 
 __all__ = ["TokenUsage"]
 
@@ -48,7 +49,7 @@ class TokenUsage(Evaluator):
         scores = per_turn_scores(counts, "total_tokens", reason, NO_TOKEN_USAGE)
         if not counts:
             return Score.mean_of(scores)
-        averaged = {field: _average([turn[field] for turn in counts]) for field in TOKEN_FIELDS}
+        averaged = {field: _average([turn[field] for turn in counts]) for field in TOKEN_USAGE_KEYS}
         if averaged["total_tokens"] is None:
             return Score.not_evaluated(
                 "no model call of the case reported token usage",

@@ -17,7 +17,7 @@ How many samples a question takes (the ``judge_sampling`` criterion parameter):
 A sample that failed or could not be read costs a call and does not vote. A batch never
 holds more samples than the fewest any outcome could still need, so curtailment never
 overshoots what one-at-a-time sampling would ask. The stopping rules themselves are the
-engine's (``agenteval._stats``), which also analyses them.
+``_stopping``'s, which also analyses them.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from agenteval import Params
-from agenteval._stats import majority_settled, sprt_barrier
 from pydantic import Field
+
+from ._stopping import majority_settled, sprt_barrier
 
 __all__ = ["JudgeSampling", "VoteDecision", "majority", "majority_settled", "mean"]
 

@@ -48,7 +48,7 @@ def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Option
     --cases, the id of the case the session matches). A trace whose turns lack content (see
     `agenteval lint-trace`) is refused: exit 2.
     """
-    from agenteval._terminal import visible
+    from agenteval.text import visible
 
     from ._golden import eval_set_from_trace
 

@@ -25,7 +25,7 @@ def lint_trace(file: Path) -> None:
     results, turns with no final text or no user message, traces of an unknown schema; with
     the setting the agent must turn on. Exit 0 when nothing lacks, 1 when something does.
     """
-    from agenteval._terminal import visible
+    from agenteval.text import visible
 
     from ._otlp import read_spans
     from ._reader import sessions_of

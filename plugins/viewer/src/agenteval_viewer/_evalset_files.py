@@ -1,6 +1,6 @@
 """Eval-set files for the authoring screens: list, load, preview and save.
 
-* **Loading** goes through the engine's loader (``agenteval._loading.read_eval_file``), so a
+* **Loading** goes through the engine's loader (``agenteval.plugins.read_eval_file``), so a
   file the CLI refuses is refused here with the same message; the editor gets the cases in
   snake_case (``_evalset_spelling.to_snake``).
 * **Saving** applies edits (``put_case``, ``delete_case``) to the file's *text*: only the
@@ -244,8 +244,8 @@ class EvalSetFiles:
     def load(self, root: object, relative: object) -> dict[str, Any]:
         """The eval set at ``relative`` in folder ``root``: its cases (snake_case), sha256,
         spelling and the loader's warnings; ``Invalid`` when the engine's loader refuses it."""
-        from agenteval._loading import read_eval_file
         from agenteval.errors import AgentEvalError
+        from agenteval.plugins import read_eval_file
 
         path = self.guard.resolve(root, relative)
         text = self._read(path)
@@ -343,8 +343,8 @@ class EvalSetFiles:
     def _check(self, text: str, path: Path, shown: str) -> tuple[Path, list[str]]:
         """Write ``text`` to a temporary file beside ``path`` and load it with the engine's
         loader; the temporary file (kept for the rename) or ``Invalid``."""
-        from agenteval._loading import read_eval_file
         from agenteval.errors import AgentEvalError
+        from agenteval.plugins import read_eval_file
 
         if path.name.endswith(_ADK_NAMES):
             temp = path.with_name(f".{path.name}.agenteval-{secrets.token_hex(4)}.tmp")
@@ -441,21 +441,16 @@ class EvalSetFiles:
 @functools.lru_cache(maxsize=1)
 def _eval_file_patterns() -> tuple[str, ...]:
     """The installed formats' eval-file patterns (their readers imported once per session)."""
-    from agenteval._loading import eval_file_patterns
+    from agenteval.plugins import eval_file_patterns
 
     return eval_file_patterns()
 
 
-def _writers() -> Any:
-    from agenteval._plugins import KINDS, PluginFinder
-    from agenteval._registry import FORMAT_WRITERS_GROUP
-
-    return PluginFinder(KINDS[FORMAT_WRITERS_GROUP])
-
-
 def _writer_names() -> list[str]:
     """The formats a writer is installed for (``agenteval.format_writers``)."""
-    return _writers().names()
+    from agenteval.plugins import format_writers
+
+    return format_writers()
 
 
 @dataclass
@@ -496,8 +491,8 @@ def _format_shape(text: str, path: Path) -> Optional[_Shape]:
     is what the format's writer writes for it, and the keys of the case it replaces that the
     writer does not write (a recorded response...) are dropped with a warning. ``None`` for
     a file in ADK's format."""
-    from agenteval._loading import read_eval_file
     from agenteval.errors import AgentEvalError
+    from agenteval.plugins import read_eval_file
 
     try:
         loaded = read_eval_file(path)
@@ -555,9 +550,9 @@ def _dumped(case: Any) -> Any:
 def _written_case(writer_name: str, eval_set_id: str, case: dict[str, Any], warnings: list[str]) -> Any:
     """The one case element the format's writer writes for ``case`` (``Invalid`` when the
     case is not a valid eval case, ``EditRefused`` when the writer cannot write it)."""
-    from agenteval._loading._paths import describe_validation_error
     from agenteval.errors import AgentEvalError
     from agenteval.models import EvalCase, EvalSet
+    from agenteval.plugins import describe_validation_error, format_writer
     from pydantic import ValidationError
 
     try:
@@ -565,7 +560,7 @@ def _written_case(writer_name: str, eval_set_id: str, case: dict[str, Any], warn
     except ValidationError as exc:
         message = describe_validation_error(exc, EvalCase)
         raise Invalid(message, []) from None
-    writer = _writers().load_one(writer_name)()
+    writer = format_writer(writer_name)
     with tempfile.TemporaryDirectory(prefix="agenteval-viewer-") as folder:
         try:
             [written] = writer.write(EvalSet(eval_set_id=eval_set_id, eval_cases=[model]), Path(folder))

@@ -123,9 +123,9 @@ class RunJobs:
         ``test_config.json``, else ADK's defaults), ``num_runs`` (absent: the config's
         ``statistics.num_runs``, else 1), ``judge_model``,
         ``user_simulator_config``, ``executor`` (absent: ``local``)."""
-        from agenteval import RunOptions, RunRequest, assemble, run_command
-        from agenteval._loading import CONFIG_FILE_NAME, config_from_data
+        from agenteval import EvalConfig, RunOptions, RunRequest, assemble, run_command
         from agenteval.errors import AgentEvalError
+        from agenteval.plugins import CONFIG_FILE_NAME
         from agenteval.runs import new_run_id
 
         paths = self._paths(request.get("files"))
@@ -157,7 +157,7 @@ class RunJobs:
             options=RunOptions(num_runs=num_runs, agent_timeout=self.agent_timeout, executor=executor),
         )
         try:
-            config = None if data is None else config_from_data(data, source=config_file)
+            config = None if data is None else EvalConfig.from_data(data, source=config_file)
             assembled = assemble(dataclasses.replace(run_request, config=config, config_path=None))
             run = assembled.open(
                 runs_dir=self.runs_dir, argv=run_command(run_request), run_id=run_id, keep_results=False

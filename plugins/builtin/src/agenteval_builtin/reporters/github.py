@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agenteval import Status
-from agenteval.plugins import ReportContext, Reporter
-from agenteval.runs._locate import case_lines
+from agenteval.plugins import ReportContext, Reporter, case_lines
 
 from ._common import cases_of, clip, first_problem
 from .markdown import render_markdown

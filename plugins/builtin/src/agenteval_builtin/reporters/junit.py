@@ -20,8 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from agenteval import Status
-from agenteval.plugins import ReportContext, Reporter
-from agenteval.runs._locate import case_lines
+from agenteval.plugins import ReportContext, Reporter, case_lines
 
 from ._common import CaseView, cases_of, clip, first_problem
 

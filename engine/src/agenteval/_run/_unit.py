@@ -1,0 +1,82 @@
+"""One unit's record: what acquiring and scoring a case × run produced, as the run folder
+records it (one ``results.jsonl`` line, ``agenteval.runs.CaseRecord``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .._agents import AgentFailure, SimulatedConversation
+from .._results import AgentRunRecord, CriterionResult, ErrorInfo
+from .._verdicts import case_status
+from ..models import EvalCase
+from ..runs import RECORD_SCHEMA, CaseRecord
+from ._plan import PlannedSet
+
+__all__ = ["Missing", "case_record"]
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A run that one of several ``--actual`` sources lacks for this case."""
+
+    run_index: int
+    available: int
+
+
+def case_record(
+    run_id: str,
+    planned: PlannedSet,
+    case: EvalCase,
+    run_index: int,
+    outcome: Any,
+    origin: str,
+    results: Sequence[CriterionResult],
+    duration: float,
+) -> CaseRecord:
+    """The record of one case × run (``results.jsonl``'s line): ``outcome`` is the actual
+    turns, an ``AgentFailure`` or ``Missing``; ``origin`` ``agent`` or ``recorded``;
+    ``duration`` the seconds its scoring took."""
+    status = case_status(results)
+    problem = next((r for r in results if not r.status.ok), None)
+    actual: Optional[AgentRunRecord]
+    if isinstance(outcome, AgentFailure):
+        error = ErrorInfo(type="AgentFailure", message=outcome.message, traceback=outcome.traceback)
+        actual = AgentRunRecord(
+            run=run_index,
+            error_code=outcome.code,
+            error=error,
+            output=getattr(outcome, "output", ""),
+            left_behind=list(getattr(outcome, "left_behind", ())),
+        )
+    elif isinstance(outcome, Missing):
+        actual = None
+    else:
+        simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
+        actual = AgentRunRecord(
+            run=run_index,
+            invocations=list(outcome),
+            simulation=simulation,
+            output=getattr(outcome, "output", ""),
+        )
+    # Every part was validated when it was made: constructing skips validating it again.
+    return CaseRecord.model_construct(
+        schema_=RECORD_SCHEMA,
+        run_id=run_id,
+        eval_set_index=planned.index,
+        eval_set_id=planned.eval_set_id,
+        eval_set_file=str(planned.source) if planned.source is not None else None,
+        case_id=case.eval_id,
+        run_index=run_index,
+        status=status,
+        reason=problem.reason if problem is not None else None,
+        reason_code=problem.reason_code if problem is not None else None,
+        duration_s=round(duration, 6),
+        scores={r.criterion: r.score for r in results},
+        statuses={r.criterion: r.status for r in results},
+        criteria=list(results),
+        expected=list(case.conversation) if case.conversation is not None else None,
+        actual=actual,
+        origin=origin,
+    )
