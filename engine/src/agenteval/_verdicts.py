@@ -393,6 +393,8 @@ def calibration_gated(criterion: CriterionEntry, result: CriterionResult) -> Cri
 
 #: The basis of a verdict left INCONCLUSIVE because the run's judge budget was spent.
 JUDGE_BUDGET_BASIS = JUDGE_BUDGET
+
+
 #: Bases of INCONCLUSIVE verdicts that more runs of the agent do not settle.
 def budget_gated(result: CriterionResult) -> CriterionResult:
     """``result`` with its tri-state verdict INCONCLUSIVE (basis ``judge_budget``) when the
