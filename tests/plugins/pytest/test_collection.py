@@ -164,3 +164,28 @@ def test_k_also_matches_the_eval_set_id(named):
     (named.path / "shop.evalset.json").rename(named.path / "cases.evalset.json")
     result = named.run("--collect-only", "-q", "-k", "shop and weather")
     assert _collected(result) == ["cases.evalset.json::weather"]
+
+
+#: An agents-cli dataset (Google's EvaluationDataset): one case, a prompt and its reference.
+DATASET = {
+    "eval_cases": [
+        {
+            "eval_case_id": "paris",
+            "prompt": "What's the weather in Paris?",
+            "reference": "It is sunny in Paris today.",
+        }
+    ]
+}
+
+
+def test_an_installed_data_format_s_eval_files_are_collected_as_agenteval_run_takes_them(named):
+    """agents-cli's ``*-dataset.json`` (agenteval-agent-platform's reader) is an eval file
+    as ``agenteval run FOLDER`` sees it: its cases are tests, run through the named agent;
+    a JSON file no format claims stays alone."""
+    pytest.importorskip("agenteval_agent_platform")
+    named.write("tests/eval/datasets/shop-dataset.json", DATASET)
+    named.write("tests/eval/datasets/notes.json", {"eval_cases": []})
+    result = named.run("--collect-only", "-q", "tests")
+    assert _collected(result) == ["tests/eval/datasets/shop-dataset.json::paris"]
+    named.run("-q", "tests")
+    assert named.calls() == ["What's the weather in Paris?"]

@@ -1,7 +1,8 @@
 """The pytest plugin: each case of an eval file is a test, once an agent is named for it.
 
-``*.test.json`` and ``*.evalset.json`` files are collected only when an agent is named for
-them, first match wins: the ``pytest_agenteval_agent`` hook in a ``conftest.py`` (scoped to
+``*.test.json`` and ``*.evalset.json`` files, and the files of every installed data format
+(e.g. agents-cli's ``*-dataset.json`` with agenteval-agent-platform), are collected only when
+an agent is named for them, first match wins: the ``pytest_agenteval_agent`` hook in a ``conftest.py`` (scoped to
 its folder), ``--agenteval-agent TARGET``, or the ``agenteval_agent`` ini option. Other
 JSON files, and eval files without an agent, are left alone.
 
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fnmatch
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -36,8 +39,11 @@ if TYPE_CHECKING:
 
 __all__ = ["EvalCaseItem", "EvalFile"]
 
-#: The names ``agenteval run FOLDER`` picks up.
+#: ADK's names, which ``agenteval run FOLDER`` picks up without looking up any format plugin.
 _EVAL_FILE = re.compile(r".*\.(test|evalset)\.json$", re.IGNORECASE)
+#: The suffixes an installed data format's eval files may have (its patterns are looked up
+#: only for names with one of them, so collecting a test suite loads no plugin).
+_FORMAT_SUFFIXES = (".json", ".jsonl", ".csv")
 #: ``path/to/agent.py:function`` (the function part may be dotted).
 _FILE_TARGET = re.compile(r"^(?P<file>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_.]*)$")
 _NO_AGENT = (
@@ -235,8 +241,26 @@ def _agent_for(file_path: Path, parent: pytest.Collector) -> Any:
     return parent.config.stash[_SETTINGS].agent
 
 
+@functools.lru_cache(maxsize=1)
+def _format_patterns() -> tuple[str, ...]:
+    """The lower-cased file-name patterns of the installed data formats' eval files."""
+    from agenteval.plugins import eval_file_patterns
+
+    return tuple(pattern.lower() for pattern in eval_file_patterns())
+
+
+def _is_eval_file(name: str) -> bool:
+    """Whether ``agenteval run FOLDER`` would take ``name`` as an eval file."""
+    if _EVAL_FILE.match(name):
+        return True
+    lowered = name.lower()
+    if not lowered.endswith(_FORMAT_SUFFIXES):
+        return False
+    return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in _format_patterns())
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-    if not _EVAL_FILE.match(file_path.name):
+    if not _is_eval_file(file_path.name):
         return None
     agent = _agent_for(file_path, parent)
     if agent is None:
