@@ -157,6 +157,26 @@ class _NumRuns(click.ParamType):
         "no new judge call starts and what is left is NOT_EVALUATED (judge_budget_exhausted)."
     ),
 )
+@click.option(
+    "--judge-rpm",
+    metavar="N",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help=(
+        "Judge requests a minute each judge (provider, model, endpoint) may take, over every worker "
+        "of the run (calls evenly spaced). Default: none (statistics.judge_rpm)."
+    ),
+)
+@click.option(
+    "--judge-tpm",
+    metavar="N",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help=(
+        "Judge tokens (input + output, as the providers report them) a minute each judge may take, "
+        "over every worker of the run. Default: none (statistics.judge_tpm)."
+    ),
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
 @click.option(
     "--cache-dir",
@@ -348,6 +368,8 @@ def run(
     min_kappa: Optional[float],
     judge_budget: Optional[int],
     max_judge_tokens: Optional[int],
+    judge_rpm: Optional[float],
+    judge_tpm: Optional[float],
     no_cache: bool,
     cache_dir: Path,
     dry_run: bool,
@@ -430,6 +452,8 @@ def run(
             fail_on_inconclusive=fail_on_inconclusive,
             judge_budget=judge_budget,
             max_judge_tokens=max_judge_tokens,
+            judge_rpm=judge_rpm,
+            judge_tpm=judge_tpm,
             judge_sampling=judge_sampling,
             set_verdict=set_verdict,
             calibration=calibration.absolute() if calibration is not None else None,
