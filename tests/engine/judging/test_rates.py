@@ -146,7 +146,7 @@ def test_the_limit_waits_for_both_buckets_and_holds_its_slot_meanwhile():
     assert granted == pytest.approx([0.0, 1.0, 1.5, 2.0])
 
 
-def test_a_call_cancelled_while_it_waits_for_its_turn_gives_back_its_slot_and_tokens():
+def test_a_call_cancelled_while_it_waits_for_its_turn_gives_back_its_slot_and_takes_no_tokens():
     time = FakeTime()
     limit = AdaptiveLimit(1, JudgeRates(tokens_per_minute=60), clock=time)  # 1 token a second
 
@@ -162,7 +162,7 @@ def test_a_call_cancelled_while_it_waits_for_its_turn_gives_back_its_slot_and_to
 
     time.run(run())
     assert limit.in_flight == 0
-    assert limit.tokens is not None and limit.tokens.level == 1  # the reserved token came back
+    assert limit.tokens is not None and limit.tokens.level == 0  # the cancelled call took no token
 
 
 @settings(max_examples=30, deadline=None)
@@ -187,3 +187,26 @@ def test_concurrent_callers_under_the_limit_never_exceed_its_rates(tokens, ceili
     for span in (1.0, 3.0):  # 5 requests and 40 tokens a second
         assert _most_in_a_span(requests, span) <= 1 + 5 * span + EPSILON
         assert _most_in_a_span(grants, span) <= 40 + 40 * span + EPSILON
+
+
+def test_after_a_stalled_event_loop_the_waiting_calls_go_spaced_out_not_at_once():
+    """Turns are taken when they come: calls that waited through a stall (a blocking import
+    on a loaded machine) are spaced by the rate from the end of the stall."""
+    time = FakeTime()
+    limit = AdaptiveLimit(8, JudgeRates(requests_per_minute=600), clock=time)  # one every 0.1 s
+    granted: list[float] = []
+
+    async def call() -> None:
+        await limit.acquire()
+        granted.append(time.now)
+        limit.release()
+
+    async def run() -> None:
+        calls = [asyncio.ensure_future(call()) for _ in range(4)]
+        await REAL_SLEEP(0)
+        time.now += 10.0  # the loop stalls for 10 s while three calls wait
+        await asyncio.gather(*calls)
+
+    time.run(run())
+    assert granted[0] == 0.0
+    assert [round(later - earlier, 6) for earlier, later in itertools.pairwise(granted[1:])] == [0.1, 0.1]

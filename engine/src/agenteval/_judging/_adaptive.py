@@ -113,6 +113,7 @@ class AdaptiveLimit:
         self._epoch = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._clock = clock
+        self._pacing: Optional[asyncio.Lock] = None
         rates = rates or JudgeRates()
         now = clock()
         rpm, tpm = rates.requests_per_minute, rates.tokens_per_minute
@@ -143,32 +144,38 @@ class AdaptiveLimit:
         """Wait for a slot, then for the call's turn under the rates (reserving ``tokens``);
         returns the window the slot was granted in (for ``throttled``)."""
         window = await self._slot()
-        delay = self.reserve(tokens)
-        if delay <= 0:
+        if self.requests is None and self.tokens is None:
             return window
         try:
-            await asyncio.sleep(delay)
+            await self._paced(tokens)
         except asyncio.CancelledError:
-            self.settle(tokens, 0)  # the call was never made: its reservation goes back
             self.release()
             raise
         return window
 
-    def reserve(self, tokens: int) -> float:
-        """Take the call's turn under the rates: one request and ``tokens``; the seconds to
-        wait before making it (0 without rates)."""
+    async def _paced(self, tokens: int) -> None:
+        """Wait for the call's turn under the rates, first come first served, and take it then:
+        one request and ``tokens``. The turn is taken when it comes, not booked ahead, so an
+        event loop that stalled for a while sends its waiting calls spaced out, not at once."""
+        if self._pacing is None:
+            self._pacing = asyncio.Lock()
+        async with self._pacing:
+            while True:
+                now = self._clock()
+                moment = max(bucket.ready_at(amount, now) for bucket, amount in self._buckets(tokens))
+                if moment <= now:
+                    break
+                await asyncio.sleep(moment - now)
+            for bucket, amount in self._buckets(tokens):
+                bucket.take(amount, now)
+
+    def _buckets(self, tokens: int) -> list[tuple[TokenBucket, int]]:
         taken: list[tuple[TokenBucket, int]] = []
         if self.requests is not None:
             taken.append((self.requests, 1))
         if self.tokens is not None:
             taken.append((self.tokens, tokens))
-        if not taken:
-            return 0.0
-        now = self._clock()
-        moment = max(bucket.ready_at(amount, now) for bucket, amount in taken)
-        for bucket, amount in taken:
-            bucket.take(amount, moment)
-        return moment - now
+        return taken
 
     def settle(self, reserved: int, used: int) -> None:
         """A call reserved ``reserved`` tokens and the provider reported ``used``."""

@@ -3,9 +3,9 @@
 A ``TokenBucket`` of ``per_minute`` units holds at most ``capacity`` units and refills
 continuously. A reservation of ``amount`` is granted once the bucket holds
 ``min(amount, capacity)`` (a call larger than the bucket goes from a full bucket and leaves
-it in debt), never before an earlier reservation (first come, first served), and is taken
-at that moment. So over any span of ``T`` seconds the reservations granted add up to at most
-``capacity + per_minute * T / 60`` (plus, for a call larger than the bucket, its excess).
+it in debt), never before an earlier reservation, and is taken at that moment. So over any
+span of ``T`` seconds the reservations granted add up to at most ``capacity + per_minute *
+T / 60`` (plus, for a call larger than the bucket, its excess).
 
 The requests bucket holds one request (calls evenly spaced, ``60 / requests_per_minute``
 seconds apart); the tokens bucket one second of tokens. A call reserves an estimate of its
