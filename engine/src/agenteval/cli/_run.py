@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, TypeVar, Union
 
 import click
 
@@ -18,6 +19,24 @@ if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
     from .._run import Plan
 
 __all__ = ["run"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _judge_rate(what: str, how: str) -> Callable[[F], F]:
+    """``--judge-rpm`` (``what``: requests) or ``--judge-tpm`` (tokens)."""
+    letter = what[0]
+    return click.option(
+        f"--judge-{letter}pm",
+        metavar="N",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        help=(
+            f"Judge {what} a minute ({how}) each judge (provider, model, endpoint) may take, over "
+            f"every worker of the run. Default: none (statistics.judge_{letter}pm)."
+        ),
+    )
+
 
 _NO_ACTUAL = (
     "say where the agent's turns come from: --agent TARGET runs it (a Python agent is "
@@ -157,26 +176,8 @@ class _NumRuns(click.ParamType):
         "no new judge call starts and what is left is NOT_EVALUATED (judge_budget_exhausted)."
     ),
 )
-@click.option(
-    "--judge-rpm",
-    metavar="N",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help=(
-        "Judge requests a minute each judge (provider, model, endpoint) may take, over every worker "
-        "of the run (calls evenly spaced). Default: none (statistics.judge_rpm)."
-    ),
-)
-@click.option(
-    "--judge-tpm",
-    metavar="N",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help=(
-        "Judge tokens (input + output, as the providers report them) a minute each judge may take, "
-        "over every worker of the run. Default: none (statistics.judge_tpm)."
-    ),
-)
+@_judge_rate("requests", "calls evenly spaced")
+@_judge_rate("tokens", "input + output, as the providers report them")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
 @click.option(
     "--cache-dir",
