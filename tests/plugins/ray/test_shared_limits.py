@@ -27,10 +27,9 @@ pytest.importorskip("agenteval_ray")
 VALID = json.dumps({"reasoning": "same meaning", "verdict": "valid"})
 
 
-def _run(project: Path, judge_url: str, runs: str) -> RecordedRun:
-    write_one_turn_eval_set(project / "shop.evalset.json", 4, lambda i: f"answer {i}")
-    criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "openai:judge", "num_samples": 4}}
-    (project / "config.json").write_text(json.dumps({"criteria": {"final_response_match_v2": criterion}}))
+def _agenteval(project: Path, judge_url: str, *arguments: str) -> None:
+    """``agenteval run ARGUMENTS --executor ray`` in ``project`` against the fake judge; it must
+    complete."""
     env = {
         k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
     }
@@ -42,9 +41,7 @@ def _run(project: Path, judge_url: str, runs: str) -> RecordedRun:
         AGENTEVAL_JUDGE_BACKOFF_SECONDS="0.01",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "shop.evalset.json", "--actual", "shop.evalset.json"]
-        + ["--config", "config.json", "--judge-concurrency", "4", "--no-cache", "-q"]
-        + ["--executor", "ray", "--runs-dir", runs],
+        [sys.executable, "-m", "agenteval", "run", *arguments, "--no-cache", "-q", "--executor", "ray"],
         cwd=project,
         env=env,
         capture_output=True,
@@ -52,6 +49,18 @@ def _run(project: Path, judge_url: str, runs: str) -> RecordedRun:
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _run(project: Path, judge_url: str, runs: str) -> RecordedRun:
+    write_one_turn_eval_set(project / "shop.evalset.json", 4, lambda i: f"answer {i}")
+    criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "openai:judge", "num_samples": 4}}
+    (project / "config.json").write_text(json.dumps({"criteria": {"final_response_match_v2": criterion}}))
+    _agenteval(
+        project,
+        judge_url,
+        *["shop.evalset.json", "--actual", "shop.evalset.json", "--config", "config.json"],
+        *["--judge-concurrency", "4", "--runs-dir", runs],
+    )
     return find_run(project / runs)
 
 
@@ -109,27 +118,12 @@ def test_each_judge_model_has_a_shared_limit_of_its_own_paced_by_judge_rpm(tmp_p
         criteria = {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": options}}
         (folder / "test_config.json").write_text(json.dumps({"criteria": criteria}))
     (tmp_path / "agent.py").write_text(AGENT)
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
-    }
-    env.update(
-        RAY_AUTH_MODE="disabled",
-        RAY_USAGE_STATS_ENABLED="0",
-        OPENAI_API_KEY="sk-fake",
-        OPENAI_BASE_URL=f"{fake_openai.base_url}/v1",
-        AGENTEVAL_JUDGE_BACKOFF_SECONDS="0.01",
+    _agenteval(
+        tmp_path,
+        fake_openai.base_url,
+        *["a/shop.evalset.json", "b/shop.evalset.json", "--agent", "agent.py:respond"],
+        *["--judge-concurrency", "8", "--judge-rpm", "600", "--runs-dir", "runs"],
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "a/shop.evalset.json", "b/shop.evalset.json"]
-        + ["--agent", "agent.py:respond", "--judge-concurrency", "8", "--judge-rpm", "600"]
-        + ["--no-cache", "-q", "--executor", "ray", "--runs-dir", "runs"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
     run = find_run(tmp_path / "runs")
     assert run.manifest.executor["workers"] == 2
     limits = {limit["model"]: limit for limit in run.manifest.executor["limits"]}
