@@ -31,8 +31,9 @@ exceptions a plugin raises are in ``agenteval.errors``.
 * executors (``agenteval.executors``): ``Executor``, which runs ``WorkUnit``s (one case ×
   run each) with a ``UnitRunner`` and the run's ``ExecutorContext``, and hands the records
   back to the driver, the run folder's only writer; an executor whose workers must share a
-  judge endpoint's limit gives their ``JudgeService`` a ``LimitFactory`` of ``EndpointLimit``s
-  (the engine's own, in-process one: ``AdaptiveLimit``, which a shared one may wrap);
+  judge's limit gives their ``JudgeService`` a ``LimitFactory`` of ``EndpointLimit``s, one per
+  ``LimitSpec`` (provider, model, endpoint, and the ``JudgeRates`` the user set; the engine's
+  own, in-process one: ``AdaptiveLimit``, which a shared one may wrap);
 * custom metric runners (``agenteval.custom_metric_runners``): a callable that runs ADK
   ``custom_metrics`` functions (docs/writing-a-criterion.md); nothing to import;
 * commands (``agenteval.commands``, one ``click.Command`` each): ``RUNS_DIR_OPTION`` and
@@ -102,7 +103,9 @@ _EXPORTS = {
     # executors, and the judge limits they may share between workers
     "AdaptiveLimit": "._judging",
     "EndpointLimit": "._judging",
+    "JudgeRates": "._judging",
     "LimitFactory": "._judging",
+    "LimitSpec": "._judging",
     "Executor": "._run._executor",
     "ExecutorContext": "._run._executor",
     "UnitRunner": "._run._executor",
@@ -138,7 +141,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
         AdaptiveLimit,
         EndpointLimit,
         JudgeModel,
+        JudgeRates,
         LimitFactory,
+        LimitSpec,
         google_auth_error,
         response_size_cap,
         retry_after_seconds,

@@ -14,7 +14,7 @@ import pytest
 from agenteval import JudgeCache, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService, JudgeUsage
 from agenteval._registry import ProviderRegistry
 from agenteval.errors import ConfigError, JudgeCallError, JudgeUnavailable, PluginLoadError
-from agenteval.plugins import AdaptiveLimit, JudgeModel
+from agenteval.plugins import AdaptiveLimit, JudgeModel, JudgeRates
 
 
 class Scripted(JudgeModel):
@@ -288,15 +288,15 @@ def test_an_injected_limit_factory_makes_every_endpoints_limit():
             seen.append(("succeeded",))
             super().succeeded()
 
-    def factory(key, label, ceiling):
-        made.append((json.loads(key)["provider"], label, ceiling))
-        return Counting(ceiling)
+    def factory(spec):
+        made.append((json.loads(spec.key)[:2], spec.label, spec.ceiling))
+        return Counting(spec.ceiling)
 
     judges = service(concurrency=3, limits=factory)
     Scripted.script = [JudgeCallError("slow down", retryable=True, status=429, retry_after=0.001), "fine"]
     answer = asyncio.run(judges.generate("c", JudgeRequest(prompt="q"), options()))
     assert answer.text == "fine"
-    assert made == [("scripted", "scripted", 3)]
+    assert made == [(["scripted", "scripted-1"], "scripted:scripted-1", 3)]
     assert seen == [("throttled", 0), ("succeeded",)]
     [limit] = judges.progress().limits.values()
     assert limit == 2  # halved from 3 to 1.5 once, then grown by 1/1.5
@@ -394,3 +394,61 @@ def test_tokens_are_counted_per_judge_model_and_cache_hits_are_free(tmp_path):
     assert whole.cache_hits == 1 and whole.input_tokens == 9
     one_case = judges.activity("c", "case-1")
     assert {name: u.calls for name, u in one_case.models.items()} == {"scripted-1": 1}
+
+
+class Hosted(Scripted):
+    """One model, ``judge``, at the address given as the model name (``hosted:http://a``)."""
+
+    unprefixed_patterns = ()
+
+    def identity(self):
+        return {"provider": "hosted", "model": "judge", "base_url": self.model}
+
+
+def test_each_provider_model_and_endpoint_has_a_limit_of_its_own():
+    """Two models on one endpoint, or one model on two endpoints, do not share a window (nor
+    rates): a 429 for one halves only its own limit."""
+    made = []
+
+    def factory(spec):
+        made.append(spec)
+        return AdaptiveLimit.for_spec(spec)
+
+    rates = JudgeRates(requests_per_minute=6000, tokens_per_minute=6_000_000)
+    providers = ProviderRegistry(classes={"scripted": Scripted, "hosted": Hosted})
+    judges = JudgeService(providers=providers, concurrency=4, limits=factory, rates=rates)
+    Scripted.script = [JudgeCallError("slow down", retryable=True, status=429, retry_after=0.001)]
+    judged = ["scripted-a", "scripted-b", "hosted:http://one", "hosted:http://two"]
+
+    async def run():
+        for name in judged:
+            await judges.generate("c", JudgeRequest(prompt="q"), JudgeOptions(judge_model=name))
+
+    asyncio.run(run())
+    assert [(spec.provider, spec.model) for spec in made] == [
+        ("scripted", "scripted-a"),
+        ("scripted", "scripted-b"),
+        ("hosted", "judge"),
+        ("hosted", "judge"),
+    ]
+    assert len({spec.key for spec in made}) == 4 and {spec.rates for spec in made} == {rates}
+    assert judges.progress().limits == {
+        "scripted:scripted-a": 2,  # the 429 halved this one only (4 -> 2, +1/2 after the answer)
+        "scripted:scripted-b": 4,
+        "hosted:judge at http://one": 4,
+        "hosted:judge at http://two": 4,
+    }
+
+
+def test_a_call_settles_its_reserved_tokens_with_the_usage_reported():
+    settled = []
+
+    class Settling(AdaptiveLimit):
+        def settle(self, reserved, used):
+            settled.append((reserved, used))
+            super().settle(reserved, used)
+
+    judges = service(limits=lambda spec: Settling(spec.ceiling, spec.rates))
+    judges.rates = JudgeRates(tokens_per_minute=600_000)
+    asyncio.run(judges.generate("c", JudgeRequest(prompt="x" * 40, max_output_tokens=20), options()))
+    assert settled == [(10 + 20, 3 + 1)]  # the estimate, then what Scripted reports

@@ -23,9 +23,13 @@ def test_the_block_is_read_and_is_not_an_unknown_key():
         "fail_on_inconclusive": True,
         "set_verdict": "any-case",
         "max_judge_tokens": 20000,
+        "judge_rpm": 600,
+        "judge_tpm": 250000.5,
     }
     config = config_from_data({"criteria": CRITERIA, "statistics": block})
-    assert config.statistics == StatisticsConfig(0.9, "auto", 60, "pivotal", 500, True, "any-case", 20000)
+    assert config.statistics == StatisticsConfig(
+        0.9, "auto", 60, "pivotal", 500, True, "any-case", 20000, judge_rpm=600.0, judge_tpm=250000.5
+    )
     assert config.warnings == []
 
 
@@ -48,6 +52,10 @@ def test_no_block_and_a_null_block_are_none_and_keys_may_be_left_out():
         ({"judge_sampling": "best"}, 'statistics.judge_sampling: expected one of "majority", "curtailed"'),
         ({"judge_budget": -1}, "statistics.judge_budget: expected a whole number of at least 0"),
         ({"max_judge_tokens": 1.5}, "statistics.max_judge_tokens: expected a whole number of at least 0"),
+        ({"judge_rpm": 0}, "statistics.judge_rpm: expected a positive number of judge requests a minute"),
+        ({"judge_rpm": True}, "statistics.judge_rpm: expected a positive number"),
+        ({"judge_tpm": "lots"}, "statistics.judge_tpm: expected a positive number of judge tokens a minute"),
+        ({"judge_tpm": -5}, "statistics.judge_tpm: expected a positive number"),
         ({"set_verdict": "strict"}, 'statistics.set_verdict: expected one of "holm", "any-case", "mean"'),
         ({"run_budget": 10}, 'statistics.run_budget: caps the runs of "num_runs": "auto"'),
         ({"fail_on_inconclusive": "yes"}, "statistics.fail_on_inconclusive: expected true or false"),

@@ -26,6 +26,7 @@ _sampling = st.one_of(st.none(), st.sampled_from(JUDGE_SAMPLING_MODES))
 _budget = st.one_of(st.none(), st.integers(0, 10_000))
 _flag = st.one_of(st.none(), st.booleans())
 _kappa = st.one_of(st.none(), st.floats(-1.0, 1.0))
+_rate = st.one_of(st.none(), st.floats(0.5, 1e7), st.integers(1, 10_000).map(float))
 
 _blocks = st.builds(
     StatisticsConfig,
@@ -35,6 +36,8 @@ _blocks = st.builds(
     judge_sampling=_sampling,
     judge_budget=_budget,
     max_judge_tokens=_budget,
+    judge_rpm=_rate,
+    judge_tpm=_rate,
     fail_on_inconclusive=_flag,
     calibration=st.one_of(st.none(), st.just("/block/calibration.json")),
     min_kappa=_kappa,
@@ -48,6 +51,8 @@ _STATISTICS_OPTIONS = {
     "fail_on_inconclusive": _flag,
     "judge_budget": _budget,
     "max_judge_tokens": _budget,
+    "judge_rpm": _rate,
+    "judge_tpm": _rate,
     "judge_sampling": _sampling,
     "calibration": st.one_of(st.none(), st.just(Path("/cards/calibration.json"))),
     "min_kappa": _kappa,
@@ -80,6 +85,8 @@ def test_each_key_is_the_option_else_the_block_else_the_default(options, block, 
     assert merged.judge_budget == _first(options.judge_budget, found.judge_budget)
     assert merged.max_judge_tokens == _first(options.max_judge_tokens, found.max_judge_tokens)
     assert merged.judge_sampling == _first(options.judge_sampling, found.judge_sampling)
+    assert merged.judge_rates.requests_per_minute == _first(options.judge_rpm, found.judge_rpm)
+    assert merged.judge_rates.tokens_per_minute == _first(options.judge_tpm, found.judge_tpm)
     # The block's runs only when the agent runs (recorded turns bring their own), and its
     # run budget only with its own num_runs; a run budget option completes a block's auto.
     if options.num_runs is not None or not runs_agent:

@@ -80,3 +80,21 @@ def test_a_ray_run_records_what_a_local_run_records(tmp_path):
     assert ray.manifest.executor["name"] == "ray" and ray.manifest.executor["distribution"] == "agenteval-ray"
     assert ray.manifest.executor["workers"] >= 1
     assert ray.manifest.inputs_fingerprint == local.manifest.inputs_fingerprint
+
+
+def test_the_old_rate_variable_stops_the_run_naming_the_setting(monkeypatch):
+    """``AGENTEVAL_RAY_JUDGE_RPM`` (agenteval-ray 0.1) is replaced by ``--judge-rpm``: a run that
+    still sets it stops before Ray starts, rather than running without the limit it asked for."""
+    import asyncio
+
+    from agenteval import RunRequest
+    from agenteval.errors import ConfigError
+    from agenteval.plugins import ExecutorContext
+    from agenteval_ray import RayExecutor
+
+    monkeypatch.setenv("AGENTEVAL_RAY_JUDGE_RPM", "600")
+    context = ExecutorContext(
+        plan=None, request=RunRequest(paths=("shop.evalset.json",), agent="agent.py:respond")
+    )
+    with pytest.raises(ConfigError, match=r"--judge-rpm N .*statistics block"):
+        asyncio.run(RayExecutor().start(context))

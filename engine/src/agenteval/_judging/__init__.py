@@ -14,13 +14,14 @@ For provider authors: subclass ``JudgeModel`` and register it under the
 """
 
 from .._secrets import register_secret, scrub_secrets
-from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory
+from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory, LimitSpec
 from ._cache import DEFAULT_CACHE_DIR, JudgeCache, cache_key
 from ._errors import ENDPOINT_DOWN_CODES, REASON_CODES, JudgeCallError, JudgeUnavailable
 from ._google_auth import google_auth_error
 from ._http import response_size_cap, retry_after_seconds
 from ._options import DEFAULT_JUDGE_MODEL, JudgeOptions
 from ._provider import JudgeModel
+from ._rates import JudgeRates
 from ._service import DEFAULT_JUDGE_CONCURRENCY, JudgeClient, JudgeProgress, JudgeService
 from ._types import JudgeRequest, JudgeResponse, JudgeUsage
 
@@ -38,12 +39,14 @@ __all__ = [
     "JudgeModel",
     "JudgeOptions",
     "JudgeProgress",
+    "JudgeRates",
     "JudgeRequest",
     "JudgeResponse",
     "JudgeService",
     "JudgeUnavailable",
     "JudgeUsage",
     "LimitFactory",
+    "LimitSpec",
     "cache_key",
     "google_auth_error",
     "register_secret",

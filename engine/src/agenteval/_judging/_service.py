@@ -11,8 +11,9 @@ runs preflight checks before any work, and wraps each call with, in order:
    ``on_warning``); a call that got no answer is retried only once the other calls out
    to its endpoint have ended, and only if the endpoint was not given up;
 3. one bounded concurrency limit for the whole run (cases x criteria x samples), an
-   adaptive limit per endpoint (halved on 429 / ``Retry-After``, grown back by one per
-   window of successes), plus an optional per-criterion cap;
+   adaptive limit per judge: provider, model and endpoint (halved on 429 / ``Retry-After``,
+   grown back by one per window of successes; paced by the run's requests and tokens per
+   minute when set, ``rates``), plus an optional per-criterion cap;
 4. a per-call timeout (the cancelled request is closed) and a response-size cap
    (``JudgeOptions.max_response_bytes``, enforced by the providers while reading and
    checked here on the text);
@@ -49,12 +50,13 @@ from .._registry import ProviderRegistry
 from .._results import BudgetInfo, JudgeActivity, ModelUsage
 from .._secrets import scrub_secrets
 from ..errors import JUDGE_BUDGET, ConfigError
-from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory
+from ._adaptive import AdaptiveLimit, EndpointLimit, LimitFactory, LimitSpec
 from ._cache import JudgeCache, cache_key
 from ._errors import JudgeCallError, JudgeUnavailable
 from ._http import RESPONSE_SIZE_CAP
 from ._options import JudgeOptions
 from ._provider import JudgeModel
+from ._rates import JudgeRates, estimate_tokens
 from ._types import JudgeRequest, JudgeResponse
 
 #: The LiteLLM provider prefixes ADK resolves in a judge model name (``groq/llama-3.3-70b``):
@@ -102,16 +104,30 @@ def _endpoint_of(model: JudgeModel) -> str:
     return json.dumps(identity, sort_keys=True, default=str)
 
 
-def _local_limit(key: str, label: str, ceiling: int) -> EndpointLimit:
-    """The default ``LimitFactory``: a limit of this process's calls only."""
-    return AdaptiveLimit(ceiling)
-
-
-def _endpoint_label(model: JudgeModel) -> str:
+def _endpoint_label(model: JudgeModel, name: str = "") -> str:
+    """``provider at URL`` (``provider:name at URL`` given a model name; no URL: the
+    provider's default endpoint)."""
     identity = model.identity()
     where = identity.get("base_url") or identity.get("endpoint")
     provider = identity.get("provider", type(model).__name__)
-    return f"{provider} at {where}" if where else str(provider)
+    judge = f"{provider}:{name}" if name else str(provider)
+    return f"{judge} at {where}" if where else judge
+
+
+def _limit_spec(model: JudgeModel, ceiling: int, rates: JudgeRates) -> LimitSpec:
+    """The limit of ``model``'s calls: one per provider, model and endpoint."""
+    identity = model.identity()
+    provider = str(identity.get("provider", type(model).__name__))
+    name = str(identity.get("model", model.model))
+    address = {k: v for k, v in identity.items() if k not in ("provider", "model")}
+    return LimitSpec(
+        provider=provider,
+        model=name,
+        endpoint=json.dumps(address, sort_keys=True, default=str),
+        label=_endpoint_label(model, name),
+        ceiling=ceiling,
+        rates=rates,
+    )
 
 
 @dataclass(frozen=True)
@@ -123,7 +139,7 @@ class JudgeProgress:
         in_flight: calls being answered now.
         retrying: calls sleeping before a retry (backoff or ``Retry-After``).
         calls / cache_hits / failures: totals so far (failures: calls failed for good).
-        limits: each endpoint's current adaptive limit (``provider at URL`` -> slots).
+        limits: each judge's current adaptive limit (``provider:model at URL`` -> slots).
     """
 
     waiting: int = 0
@@ -174,16 +190,21 @@ class _Tally:
 
 
 class _Endpoint:
-    """What the service knows about one endpoint in this run."""
+    """What the service knows about one endpoint in this run: whether it answers, and the
+    limit of each judge model called there (``limits``, by ``LimitSpec.key``)."""
 
-    def __init__(self, label: str, limit: EndpointLimit) -> None:
+    def __init__(self, label: str) -> None:
         self.label = label
-        self.limit = limit
+        self.limits: dict[str, tuple[LimitSpec, EndpointLimit]] = {}
         self.down: Optional[JudgeUnavailable] = None
         self.timeouts_in_a_row = 0
         #: the most calls in flight together since the last answer.
         self.wave = 0
         self._changed: Optional[asyncio.Event] = None
+
+    @property
+    def in_flight(self) -> int:
+        return sum(limit.in_flight for _, limit in self.limits.values())
 
     def no_answer(self) -> bool:
         """Count a call that got no answer; whether the endpoint is now taken for dead."""
@@ -191,10 +212,10 @@ class _Endpoint:
         low, high = _DEAD_AFTER_TIMEOUTS
         return self.timeouts_in_a_row >= max(low, min(high, self.wave))
 
-    def answered(self) -> None:
+    def answered(self, limit: EndpointLimit) -> None:
         self.timeouts_in_a_row = 0
-        self.wave = self.limit.in_flight
-        self.limit.succeeded()
+        self.wave = self.in_flight
+        limit.succeeded()
         self.changed()
 
     def changed(self) -> None:
@@ -208,7 +229,7 @@ class _Endpoint:
         are still out and none has answered since, until one answers (retry) or the
         endpoint is taken for dead (fail at once). A retry then never starts a second wave
         of timeouts against an endpoint that is about to be given up."""
-        while self.down is None and self.timeouts_in_a_row and self.limit.in_flight:
+        while self.down is None and self.timeouts_in_a_row and self.in_flight:
             if self._changed is None:
                 self._changed = asyncio.Event()
             await self._changed.wait()
@@ -225,9 +246,12 @@ class JudgeService:
         on_warning: called with each warning (a cache that stopped working, an endpoint
             taken out of the run); default: the ``agenteval.judging`` logger. Either way
             the warnings are kept in ``warnings``.
-        limits: makes each endpoint's adaptive limit (``LimitFactory``); default: an
-            ``AdaptiveLimit`` of this process's calls. An executor whose workers share an
-            endpoint sets it (also as the ``limits`` attribute, before the first call).
+        limits: makes each judge's adaptive limit (``LimitFactory``, one per provider,
+            model and endpoint); default: an ``AdaptiveLimit`` of this process's calls. An
+            executor whose workers share a judge sets it (also as the ``limits`` attribute,
+            before the first call).
+        rates: the requests and tokens per minute each judge's limit allows (``None``:
+            no rate limit; also the ``rates`` attribute, before the first call).
     """
 
     def __init__(
@@ -241,9 +265,11 @@ class JudgeService:
         sampling: Optional[str] = None,
         max_tokens: Optional[int] = None,
         limits: Optional[LimitFactory] = None,
+        rates: Optional[JudgeRates] = None,
     ) -> None:
         self.concurrency = max(1, concurrency)
-        self.limits: LimitFactory = limits or _local_limit
+        self.limits: LimitFactory = limits or AdaptiveLimit.for_spec
+        self.rates = rates or JudgeRates()
         #: The most calls the run's criteria may make (``None``: no limit); a retry is part
         #: of its call. ``spent`` counts the calls charged, ``refused`` those turned away.
         self.budget = budget
@@ -336,13 +362,16 @@ class JudgeService:
     def _tally(self, criterion: str, scope: str) -> _Tally:
         return self._tallies.setdefault((criterion, scope), _Tally())
 
-    def _endpoint(self, model: JudgeModel) -> _Endpoint:
+    def _endpoint(self, model: JudgeModel) -> tuple[_Endpoint, EndpointLimit]:
+        """The endpoint ``model``'s calls go to, and the limit of that model there."""
+        spec = _limit_spec(model, self.concurrency, self.rates)
         key = _endpoint_of(model)
         endpoint = self._endpoints.get(key)
         if endpoint is None:
-            label = _endpoint_label(model)
-            endpoint = self._endpoints[key] = _Endpoint(label, self.limits(key, label, self.concurrency))
-        return endpoint
+            endpoint = self._endpoints[key] = _Endpoint(_endpoint_label(model))
+        if spec.key not in endpoint.limits:
+            endpoint.limits[spec.key] = (spec, self.limits(spec))
+        return endpoint, endpoint.limits[spec.key][1]
 
     def activity(
         self, criterion: Optional[str] = None, scope: Optional[str] = None
@@ -371,7 +400,7 @@ class JudgeService:
 
     def progress(self) -> JudgeProgress:
         """What the judge calls are doing now (cheap; call it from a progress display)."""
-        in_flight = sum(e.limit.in_flight for e in self._endpoints.values())
+        in_flight = sum(e.in_flight for e in self._endpoints.values())
         tallies = list(self._tallies.values())
         return JudgeProgress(
             waiting=self._waiting,
@@ -380,7 +409,11 @@ class JudgeService:
             calls=sum(t.calls for t in tallies),
             cache_hits=sum(t.cache_hits for t in tallies),
             failures=sum(sum(t.failures.values()) for t in tallies),
-            limits={e.label: e.limit.open_slots for e in self._endpoints.values()},
+            limits={
+                spec.label: limit.open_slots
+                for endpoint in self._endpoints.values()
+                for spec, limit in endpoint.limits.values()
+            },
         )
 
     async def generate(
@@ -483,7 +516,7 @@ class JudgeService:
         cap: Optional[asyncio.Semaphore],
         charged: bool,
     ) -> JudgeResponse:
-        endpoint = self._endpoint(model)
+        endpoint, limit = self._endpoint(model)
         attempt = 0
         while True:
             if endpoint.down is not None:
@@ -491,7 +524,7 @@ class JudgeService:
             failure: Optional[JudgeUnavailable] = None
             delay = random.uniform(0, min(_MAX_BACKOFF_SECONDS, _base_delay() * 2**attempt))
             try:
-                return await self._one_call(model, endpoint, request, options, cap, charged)
+                return await self._one_call(model, endpoint, limit, request, options, cap, charged)
             except JudgeCallError as exc:
                 status = f"HTTP {exc.status}: " if exc.status else ""
                 if exc.endpoint_down:
@@ -546,10 +579,10 @@ class JudgeService:
         self._take_down(endpoint, failure)
         return failure
 
-    async def _slot(self, limit: EndpointLimit) -> int:
+    async def _slot(self, limit: EndpointLimit, tokens: int = 0) -> int:
         self._waiting += 1
         try:
-            return await limit.acquire()
+            return await limit.acquire(tokens)
         finally:
             self._waiting -= 1
 
@@ -557,12 +590,14 @@ class JudgeService:
         self,
         model: JudgeModel,
         endpoint: _Endpoint,
+        limit: EndpointLimit,
         request: JudgeRequest,
         options: JudgeOptions,
         cap: Optional[asyncio.Semaphore],
         charged: bool,
     ) -> JudgeResponse:
         assert self._limit is not None
+        reserved = estimate_tokens(request) if self.rates.tokens_per_minute else 0
         if cap is not None:
             self._waiting += 1
             try:
@@ -572,8 +607,8 @@ class JudgeService:
         try:
             await self._slot(self._limit)
             try:
-                window = await self._slot(endpoint.limit)
-                endpoint.wave = max(endpoint.wave, endpoint.limit.in_flight)
+                window = await self._slot(limit, reserved)
+                endpoint.wave = max(endpoint.wave, endpoint.in_flight)
                 try:
                     if endpoint.down is not None:  # taken down while this call waited
                         raise self._fail(str(endpoint.down), endpoint.down.code)
@@ -584,17 +619,20 @@ class JudgeService:
                     response = await self._bounded_call(model, request, options)
                 except JudgeCallError as exc:
                     if exc.status == 429 or exc.retry_after is not None:
-                        endpoint.limit.throttled(window)
+                        limit.throttled(window)
                     raise
                 finally:
-                    endpoint.limit.release()
+                    limit.release()
                     endpoint.changed()
             finally:
                 self._limit.release()
         finally:
             if cap is not None:
                 cap.release()
-        endpoint.answered()
+        used = response.usage.input_tokens + response.usage.output_tokens
+        if reserved and used:  # a provider that reports no usage keeps the estimate charged
+            limit.settle(reserved, used)
+        endpoint.answered(limit)
         return response
 
     @staticmethod

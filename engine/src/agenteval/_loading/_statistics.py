@@ -4,7 +4,7 @@ ADK-compatible).
 
     {"statistics": {"confidence": 0.95, "num_runs": "auto", "run_budget": 200,
                     "judge_sampling": "curtailed", "judge_budget": 1000,
-                    "max_judge_tokens": 500000,
+                    "max_judge_tokens": 500000, "judge_rpm": 600, "judge_tpm": 200000,
                     "fail_on_inconclusive": true, "set_verdict": "holm",
                     "calibration": "cards.json", "min_kappa": 0.6,
                     "judge_prices": {"gemini-2.5-flash": {"input_per_mtok": 0.3,
@@ -37,6 +37,8 @@ class StatisticsConfig:
     only when the run runs the agent); ``run_budget`` ≥ 1 (only with ``"auto"``);
     ``judge_sampling`` one of ``JUDGE_SAMPLING_MODES``; ``judge_budget`` ≥ 0 (calls);
     ``max_judge_tokens`` ≥ 0 (judge tokens, input + output as reported: a soft budget);
+    ``judge_rpm`` / ``judge_tpm`` > 0, the judge requests / tokens a minute each judge
+    (provider, model, endpoint) may take, shared by every worker of the run;
     ``fail_on_inconclusive`` a boolean; ``set_verdict`` one of ``SET_VERDICT_RULES`` (the
     eval sets' verdict rule; ``holm`` when not given); ``calibration`` the calibration cards
     (a ``calibration.json`` or the run folder holding one; a relative path is from the
@@ -53,6 +55,8 @@ class StatisticsConfig:
     fail_on_inconclusive: Optional[bool] = None
     set_verdict: Optional[str] = None
     max_judge_tokens: Optional[int] = None
+    judge_rpm: Optional[float] = None
+    judge_tpm: Optional[float] = None
     calibration: Optional[str] = None
     min_kappa: Optional[float] = None
     judge_prices: Optional[tuple[tuple[str, float, float], ...]] = None
@@ -133,6 +137,13 @@ def _check(key: str, value: Any, path: str, where: str) -> Any:
         return _whole(value, path, 1)
     if key in ("judge_budget", "max_judge_tokens"):
         return _whole(value, path, 0)
+    if key in ("judge_rpm", "judge_tpm"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            what = "requests" if key == "judge_rpm" else "tokens"
+            raise ValueError(
+                f"{path}: expected a positive number of judge {what} a minute, got {_shown(value)}"
+            )
+        return float(value)
     if key in ("judge_sampling", "set_verdict"):
         valid = JUDGE_SAMPLING_MODES if key == "judge_sampling" else SET_VERDICT_RULES
         if value not in valid:

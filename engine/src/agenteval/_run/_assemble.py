@@ -135,6 +135,8 @@ def assemble(
             judge_budget=_given(options.judge_budget, judge.budget),
             max_judge_tokens=_given(options.max_judge_tokens, judge.max_tokens),
             judge_sampling=_given(options.judge_sampling, judge.sampling),
+            judge_rpm=_given(options.judge_rpm, judge.rates.requests_per_minute),
+            judge_tpm=_given(options.judge_tpm, judge.rates.tokens_per_minute),
         )
     registry = registry or Registry.installed()
     if request.eval_sets:
@@ -181,6 +183,7 @@ def assemble(
         judge.budget = settings.judge_budget
         judge.max_tokens = settings.max_judge_tokens
         judge.sampling = settings.judge_sampling
+        judge.rates = settings.judge_rates
     return AssembledRun(
         request=request,
         plan=plan,
@@ -264,6 +267,8 @@ _FLAGS = (
     ("fail_on_inconclusive", "--fail-on-inconclusive"),
     ("judge_budget", "--judge-budget"),
     ("max_judge_tokens", "--max-judge-tokens"),
+    ("judge_rpm", "--judge-rpm"),
+    ("judge_tpm", "--judge-tpm"),
     ("judge_sampling", "--judge-sampling"),
     ("set_verdict", "--set-verdict"),
     ("calibration", "--calibration"),

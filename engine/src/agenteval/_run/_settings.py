@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Optional, TypeVar, Union, overload
 
 from .._judging._cache import DEFAULT_CACHE_DIR
+from .._judging._rates import JudgeRates
 from .._judging._service import DEFAULT_JUDGE_CONCURRENCY
 from .._loading._statistics import StatisticsConfig
 from ..errors import ConfigError
@@ -46,6 +47,10 @@ class RunOptions:
     #: The most judge tokens (input + output, as the providers report them) the criteria may
     #: use; a soft budget: once reached no new judge call starts (``--max-judge-tokens``).
     max_judge_tokens: Optional[int] = None
+    #: Judge requests / tokens (input + output, as reported) a minute each judge (provider,
+    #: model, endpoint) may take, over every worker of the run (``--judge-rpm``, ``--judge-tpm``).
+    judge_rpm: Optional[float] = None
+    judge_tpm: Optional[float] = None
     judge_sampling: Optional[str] = None
     #: How an eval set's verdict is drawn from its cases: ``holm`` (default), ``any-case``, ``mean``.
     set_verdict: Optional[str] = None
@@ -85,6 +90,9 @@ class RunSettings:
     max_judge_tokens: Optional[int]
     judge_sampling: Optional[str]
     set_verdict: str
+    #: What each judge's limit allows a minute (the caller's ``judge_rpm`` / ``judge_tpm``,
+    #: else the block's).
+    judge_rates: JudgeRates = field(default_factory=JudgeRates)
     calibration: Optional[Path] = None
     min_kappa: Optional[float] = None
     #: Judge model -> ``{"input_per_mtok", "output_per_mtok"}`` (the block's ``judge_prices``).
@@ -122,6 +130,10 @@ def merge_settings(
         judge_budget=_first(options.judge_budget, block.judge_budget),
         max_judge_tokens=_first(options.max_judge_tokens, block.max_judge_tokens),
         judge_sampling=_first(options.judge_sampling, block.judge_sampling),
+        judge_rates=JudgeRates(
+            requests_per_minute=_first(options.judge_rpm, block.judge_rpm),
+            tokens_per_minute=_first(options.judge_tpm, block.judge_tpm),
+        ),
         set_verdict=_first(options.set_verdict, block.set_verdict, DEFAULT_SET_VERDICT),
         calibration=calibration,
         min_kappa=min_kappa,

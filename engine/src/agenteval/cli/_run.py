@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, TypeVar, Union
 
 import click
 
@@ -21,6 +22,24 @@ __all__ = ["run"]
 
 #: The agent adapter that ``--agent-command CMD`` names (``--agent CMD --agent-type command``).
 AGENT_COMMAND_TYPE = "command"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _judge_rate(what: str, how: str) -> Callable[[F], F]:
+    """``--judge-rpm`` (``what``: requests) or ``--judge-tpm`` (tokens)."""
+    letter = what[0]
+    return click.option(
+        f"--judge-{letter}pm",
+        metavar="N",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        help=(
+            f"Judge {what} a minute ({how}) each judge (provider, model, endpoint) may take, over "
+            f"every worker of the run. Default: none (statistics.judge_{letter}pm)."
+        ),
+    )
+
 
 _NO_ACTUAL = (
     "say where the agent's turns come from: --agent TARGET runs it (a Python agent is "
@@ -164,6 +183,8 @@ class _NumRuns(click.ParamType):
         "no new judge call starts and what is left is INCONCLUSIVE (judge_budget)."
     ),
 )
+@_judge_rate("requests", "calls evenly spaced")
+@_judge_rate("tokens", "input + output, as the providers report them")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge answer cache.")
 @click.option(
     "--cache-dir",
@@ -365,6 +386,8 @@ def run(
     min_kappa: Optional[float],
     judge_budget: Optional[int],
     max_judge_tokens: Optional[int],
+    judge_rpm: Optional[float],
+    judge_tpm: Optional[float],
     no_cache: bool,
     cache_dir: Path,
     dry_run: bool,
@@ -456,6 +479,8 @@ def run(
             fail_on_inconclusive=fail_on_inconclusive,
             judge_budget=judge_budget,
             max_judge_tokens=max_judge_tokens,
+            judge_rpm=judge_rpm,
+            judge_tpm=judge_tpm,
             judge_sampling=judge_sampling,
             set_verdict=set_verdict,
             calibration=calibration.absolute() if calibration is not None else None,

@@ -12,9 +12,10 @@ Each task assembles the run's request again on its worker, once per worker proce
 refuses to run when that plan's inputs fingerprint is not the driver's (the files differ
 there). Workers judge without the judge cache (the driver's cache file has one writer, the
 driver). Their judge limits are shared (``agenteval_ray._limits``): one actor per judge
-endpoint holds the adaptive window every worker draws from (ceiling: ``--judge-concurrency``)
-and, with ``AGENTEVAL_RAY_JUDGE_RPM`` set, a requests-per-minute bucket; the manifest's
-``executor.limits`` records each one's end state (window, halvings). A task whose worker
+(provider, model, endpoint) holds the adaptive window every worker draws from (ceiling:
+``--judge-concurrency``) and the run's requests and tokens per minute (``--judge-rpm``,
+``--judge-tpm``); the manifest's ``executor.limits`` records each one's end state (window,
+halvings). A task whose worker
 dies is retried by Ray (``max_retries``); the driver writes the record it returns, once.
 """
 
@@ -24,7 +25,7 @@ import asyncio
 import dataclasses
 import os
 import uuid
-from typing import Any, Optional
+from typing import Any
 
 from agenteval.errors import ConfigError
 from agenteval.plugins import Executor, ExecutorContext, UnitRunner, WorkUnit
@@ -32,7 +33,8 @@ from agenteval.runs import CaseRecord
 
 __all__ = ["RATE_VARIABLE", "RayExecutor"]
 
-#: The environment variable that sets each judge endpoint's requests per minute (shared).
+#: The environment variable agenteval-ray 0.1 read for the judge requests per minute, replaced
+#: by the run's ``--judge-rpm`` (``statistics.judge_rpm``): a run that still sets it stops.
 RATE_VARIABLE = "AGENTEVAL_RAY_JUDGE_RPM"
 
 #: How many times Ray runs a unit again when its worker is lost.
@@ -57,6 +59,11 @@ class RayExecutor(Executor):
             raise ConfigError(
                 "--executor ray runs a run given by paths and an --agent target or --actual files "
                 "(its workers assemble it again); an Agent or EvalSet object cannot be sent to them"
+            )
+        if os.environ.get(RATE_VARIABLE, "").strip():
+            raise ConfigError(
+                f"{RATE_VARIABLE} is replaced by the run's setting: give --judge-rpm N (or "
+                f'"judge_rpm": N in the config\'s statistics block) and unset {RATE_VARIABLE}'
             )
         import ray
 
@@ -84,8 +91,7 @@ class RayExecutor(Executor):
         from ._worker import run_unit
 
         folder = None if address is not None else os.getcwd()
-        rate = _requests_per_minute()
-        self._payload = ray.put((request, context.plan.fingerprint(), folder, self._run_token, rate))
+        self._payload = ray.put((request, context.plan.fingerprint(), folder, self._run_token))
         self._task = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(run_unit)
 
     async def run(self, unit: WorkUnit, local: UnitRunner) -> CaseRecord:
@@ -118,23 +124,6 @@ class RayExecutor(Executor):
     def report(self) -> dict[str, Any]:
         """Each judge endpoint's shared limit at the end: window, halvings, most in flight."""
         return dict(self._report)
-
-
-def _requests_per_minute() -> Optional[float]:
-    """``AGENTEVAL_RAY_JUDGE_RPM`` (``None`` when unset); a bad value stops the run."""
-    text = os.environ.get(RATE_VARIABLE, "").strip()
-    if not text:
-        return None
-    try:
-        rate = float(text)
-    except ValueError:
-        rate = 0.0
-    if not rate > 0:
-        raise ConfigError(
-            f"{RATE_VARIABLE}={text!r}: expected a positive number of judge requests per minute "
-            f"(e.g. {RATE_VARIABLE}=600), or leave it unset for no rate limit"
-        )
-    return rate
 
 
 def _init(ray: Any, options: dict[str, Any], *, retries: int) -> None:

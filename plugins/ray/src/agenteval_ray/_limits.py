@@ -1,13 +1,16 @@
-"""Judge limits shared by every Ray worker of a run: one named actor per judge endpoint.
+"""Judge limits shared by every Ray worker of a run: one named actor per judge (provider,
+model, endpoint: the engine's ``LimitSpec``).
 
-The actor holds the endpoint's adaptive (AIMD) window, the engine's own ``AdaptiveLimit``
-(ceiling: the run's judge concurrency, halved once per window on a 429 or ``Retry-After``
-seen by any worker, grown back by successes), and, when ``AGENTEVAL_RAY_JUDGE_RPM`` is set,
-a token bucket of that many requests per minute (a burst of one: calls evenly spaced).
-Each worker's ``JudgeService`` gets ``SharedLimit``s through ``shared_limits`` (its
-``limits`` injection point); a slot costs one actor round trip (about 2 ms) before the call.
+The actor holds the judge's limit, the engine's own ``AdaptiveLimit``: the adaptive (AIMD)
+window (ceiling: the run's judge concurrency, halved once per window on a 429 or
+``Retry-After`` seen by any worker, grown back by successes) and, where the run sets them
+(``--judge-rpm``, ``--judge-tpm``), the requests-per-minute and tokens-per-minute buckets:
+a call reserves its estimated tokens with its slot and settles them with what the provider
+reported. Each worker's ``JudgeService`` gets ``SharedLimit``s through ``shared_limits``
+(its ``limits`` injection point); a slot costs one actor round trip (about 2 ms) before the
+call.
 
-Actors are named ``agenteval-limit-<run token>-<endpoint hash>`` in the ``agenteval``
+Actors are named ``agenteval-limit-<run token>-<judge hash>`` in the ``agenteval``
 namespace, detached (they outlive the worker that made them), and killed by the driver at
 the end of the run after it has read their state (``limit_states``). A worker lost while
 it held a slot keeps that slot taken until the run ends.
@@ -17,10 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from typing import Any, Optional
 
-from agenteval.plugins import AdaptiveLimit, EndpointLimit, LimitFactory
+from agenteval.plugins import AdaptiveLimit, EndpointLimit, LimitFactory, LimitSpec
 
 __all__ = ["NAMESPACE", "SharedLimit", "kill_limits", "limit_states", "shared_limits"]
 
@@ -30,47 +32,35 @@ _PREFIX = "agenteval-limit-"
 
 
 class SharedWindow:
-    """The actor's state (a Ray async actor: one event loop, no locks needed)."""
+    """The actor's state (a Ray async actor: one event loop, no locks needed): the engine's
+    own ``AdaptiveLimit`` for the judge of ``spec``, with its rates."""
 
-    def __init__(self, label: str, ceiling: int, requests_per_minute: Optional[float]) -> None:
-        self.label = label
-        self.limit = AdaptiveLimit(ceiling)
+    def __init__(self, spec: LimitSpec) -> None:
+        self.spec = spec
+        self.limit = AdaptiveLimit(spec.ceiling, spec.rates)
         self.halvings = 0
         self.granted = 0
+        self.tokens = 0
         self.most_in_flight = 0
-        self.rate = requests_per_minute / 60.0 if requests_per_minute else None
-        self.tokens = 1.0
-        self.stamp = time.monotonic()
 
-    async def acquire(self) -> tuple[int, int]:
-        """A slot (and a token, when rate-limited): its window and the limit now."""
-        window = await self.limit.acquire()
-        try:
-            await self._token()
-        except asyncio.CancelledError:
-            self.limit.release()
-            raise
+    async def acquire(self, tokens: int = 0) -> tuple[int, int]:
+        """A slot, and the call's turn under the rates (reserving ``tokens``): its window and
+        the limit now."""
+        window = await self.limit.acquire(tokens)
         self.granted += 1
+        self.tokens += tokens
         self.most_in_flight = max(self.most_in_flight, self.limit.in_flight)
         return window, self.limit.open_slots
-
-    async def _token(self) -> None:
-        if self.rate is None:
-            return
-        while True:
-            now = time.monotonic()
-            self.tokens = min(1.0, self.tokens + (now - self.stamp) * self.rate)
-            self.stamp = now
-            if self.tokens >= 1.0:
-                self.tokens -= 1.0
-                return
-            await asyncio.sleep((1.0 - self.tokens) / self.rate)
 
     def release(self) -> None:
         self.limit.release()
 
     def succeeded(self) -> None:
         self.limit.succeeded()
+
+    def settle(self, reserved: int, used: int) -> None:
+        self.tokens += used - reserved
+        self.limit.settle(reserved, used)
 
     def throttled(self, window: Optional[int]) -> None:
         before = self.limit.current
@@ -79,15 +69,20 @@ class SharedWindow:
             self.halvings += 1
 
     def state(self) -> dict[str, Any]:
-        """What the manifest records of the endpoint's shared limit."""
+        """What the manifest records of the judge's shared limit."""
+        rates = self.spec.rates
         return {
-            "label": self.label,
+            "label": self.spec.label,
+            "provider": self.spec.provider,
+            "model": self.spec.model,
             "ceiling": self.limit.ceiling,
             "window": self.limit.open_slots,
             "halvings": self.halvings,
             "granted": self.granted,
             "most_in_flight": self.most_in_flight,
-            "requests_per_minute": self.rate * 60.0 if self.rate else None,
+            "requests_per_minute": rates.requests_per_minute,
+            "tokens_per_minute": rates.tokens_per_minute,
+            "tokens": self.tokens if rates.tokens_per_minute else None,
         }
 
 
@@ -105,8 +100,8 @@ class SharedLimit:
     def open_slots(self) -> int:
         return self._open
 
-    async def acquire(self) -> int:
-        reference = self.actor.acquire.remote()
+    async def acquire(self, tokens: int = 0) -> int:
+        reference = self.actor.acquire.remote(tokens)
         try:
             window, self._open = await reference
         except asyncio.CancelledError:
@@ -129,19 +124,22 @@ class SharedLimit:
     def succeeded(self) -> None:
         self.actor.succeeded.remote()
 
+    def settle(self, reserved: int, used: int) -> None:
+        self.actor.settle.remote(reserved, used)
+
     def throttled(self, window: Optional[int]) -> None:
         self.actor.throttled.remote(window)
 
 
-def shared_limits(run_token: str, requests_per_minute: Optional[float]) -> LimitFactory:
-    """The ``JudgeService.limits`` of a worker of run ``run_token``: each endpoint's limit is
-    the run's actor for it (made by the first worker that calls the endpoint)."""
+def shared_limits(run_token: str) -> LimitFactory:
+    """The ``JudgeService.limits`` of a worker of run ``run_token``: each judge's limit is the
+    run's actor for it (made by the first worker that calls the judge, with its ``spec``)."""
     import ray
 
     window_actor = ray.remote(SharedWindow)
 
-    def make(key: str, label: str, ceiling: int) -> EndpointLimit:
-        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    def make(spec: LimitSpec) -> EndpointLimit:
+        digest = hashlib.sha256(spec.key.encode()).hexdigest()[:16]
         actor = window_actor.options(
             name=f"{_PREFIX}{run_token}-{digest}",
             namespace=NAMESPACE,
@@ -149,8 +147,8 @@ def shared_limits(run_token: str, requests_per_minute: Optional[float]) -> Limit
             lifetime="detached",
             max_concurrency=10_000,
             num_cpus=0,
-        ).remote(label, ceiling, requests_per_minute)
-        return SharedLimit(actor, ceiling)
+        ).remote(spec)
+        return SharedLimit(actor, spec.ceiling)
 
     return make
 
@@ -168,7 +166,7 @@ def _actors(run_token: str) -> list[Any]:
 
 
 def limit_states(run_token: str) -> list[dict[str, Any]]:
-    """The state of each shared limit of the run, by endpoint label."""
+    """The state of each shared limit of the run, by judge label."""
     import ray
 
     states = ray.get([actor.state.remote() for actor in _actors(run_token)], timeout=30)

@@ -15,13 +15,13 @@ _RUNS: dict[str, Any] = {}
 _LOOP: Optional[asyncio.AbstractEventLoop] = None
 
 
-def run_unit(payload: tuple[Any, str, Optional[str], str, Optional[float]], unit: Any) -> str:
+def run_unit(payload: tuple[Any, str, Optional[str], str], unit: Any) -> str:
     """The unit's record (``CaseRecord`` JSON). ``payload``: the run's request, its plan's
     fingerprint, the driver's folder when the worker shares its machine (``None``: the
-    driver's folder was shipped as the working directory), the run's token (naming its
-    shared limits) and the judge requests per minute (``None``: no rate limit)."""
+    driver's folder was shipped as the working directory) and the run's token (naming its
+    shared limits, whose rates are the request's settings, as on the driver)."""
     global _LOOP
-    request, fingerprint, folder, run_token, rate = payload
+    request, fingerprint, folder, run_token = payload
     if folder is not None and os.path.isdir(folder) and os.getcwd() != folder:
         os.chdir(folder)
     if _LOOP is None:
@@ -32,7 +32,7 @@ def run_unit(payload: tuple[Any, str, Optional[str], str, Optional[float]], unit
         if evaluation.judge is not None:
             from ._limits import shared_limits
 
-            evaluation.judge.limits = shared_limits(run_token, rate)
+            evaluation.judge.limits = shared_limits(run_token)
     record = _LOOP.run_until_complete(evaluation.run_unit(unit))
     return record.dump()
 
