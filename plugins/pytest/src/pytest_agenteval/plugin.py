@@ -2,8 +2,9 @@
 
 ``*.test.json`` and ``*.evalset.json`` files, and the files of every installed data format
 (e.g. agents-cli's ``*-dataset.json`` with agenteval-agent-platform), are collected only when
-an agent is named for them, first match wins: the ``pytest_agenteval_agent`` hook in a ``conftest.py`` (scoped to
-its folder), ``--agenteval-agent TARGET``, or the ``agenteval_agent`` ini option. Other
+an agent is named for them, first match wins: the ``pytest_agenteval_agent`` hook in a
+``conftest.py`` (scoped to its folder), ``--agenteval-agent TARGET``, or the
+``agenteval_agent`` ini option. Other
 JSON files, and eval files without an agent, are left alone.
 
 The first test of a file runs the file's selected cases (all at once, concurrently)
