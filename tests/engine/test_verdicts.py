@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from agenteval._auto_runs import case_decided
 from agenteval._results import (
     CriterionResult,
     InvocationResult,
@@ -20,7 +21,6 @@ from agenteval._verdicts import (
     SummaryBuilder,
     budget_gated,
     case_criteria,
-    case_decided,
     judge_cost,
     sum_activity,
 )

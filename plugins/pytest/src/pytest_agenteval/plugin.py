@@ -244,28 +244,34 @@ def _agent_for(file_path: Path, parent: pytest.Collector) -> Any:
 
 @functools.lru_cache(maxsize=1)
 def _format_patterns() -> tuple[str, ...]:
-    """The lower-cased file-name patterns of the installed data formats' eval files."""
+    """The lower-cased file-name patterns of the installed data formats' eval files (this
+    imports the engine and the format plugins: called only for a file an agent is named for)."""
     from agenteval.plugins import eval_file_patterns
 
     return tuple(pattern.lower() for pattern in eval_file_patterns())
 
 
-def _is_eval_file(name: str) -> bool:
-    """Whether ``agenteval run FOLDER`` would take ``name`` as an eval file."""
-    if _EVAL_FILE.match(name):
-        return True
+def _in_a_format(name: str) -> bool:
+    """Whether an installed data format takes ``name`` as an eval file (as ``agenteval run
+    FOLDER`` would)."""
     lowered = name.lower()
-    if not lowered.endswith(_FORMAT_SUFFIXES):
-        return False
-    return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in _format_patterns())
+    return lowered.endswith(_FORMAT_SUFFIXES) and any(
+        fnmatch.fnmatchcase(lowered, pattern) for pattern in _format_patterns()
+    )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-    if not _is_eval_file(file_path.name):
+    adk_file = bool(_EVAL_FILE.match(file_path.name))
+    if not adk_file and not file_path.name.lower().endswith(_FORMAT_SUFFIXES):
         return None
     agent = _agent_for(file_path, parent)
+    named_here = parent.session.isinitpath(file_path)
+    # Another format's names are looked up only where they could matter, so a test suite
+    # with JSON fixtures and no agent named imports no engine.
+    if not adk_file and not ((agent is not None or named_here) and _in_a_format(file_path.name)):
+        return None
     if agent is None:
-        if parent.session.isinitpath(file_path):  # named on the command line: say why nothing runs
+        if named_here:  # named on the command line: say why nothing runs
             return _UnnamedEvalFile.from_parent(parent, path=file_path)
         return None
     return EvalFile.from_parent(parent, path=file_path, agent=agent)
