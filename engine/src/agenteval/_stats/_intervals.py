@@ -13,6 +13,7 @@ numpy and scipy are imported inside the functions that need them.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
@@ -93,6 +94,13 @@ def betting_interval(
     xs = _check_values(values, lo, hi)
     if not xs:
         return Interval(lo, hi, None, "no-data", level, 0)
+    return _betting(tuple(xs), lo, hi, level, grid)
+
+
+@functools.lru_cache(maxsize=4096)
+def _betting(xs: tuple[float, ...], lo: float, hi: float, level: float, grid: int) -> Interval:
+    """``betting_interval`` of checked values, once per distinct input: a reader of a run
+    of several runs per case meets the same few score lists (0/1 runs) thousands of times."""
     import numpy as np
 
     span = hi - lo
