@@ -147,3 +147,15 @@ def test_a_remembered_betting_interval_is_the_one_computed_afresh(values):
     assert betting_interval(values) == _intervals._betting.__wrapped__(
         tuple(float(v) for v in values), 0.0, 1.0, 0.95, _intervals._GRID
     )
+
+
+def test_long_score_lists_are_not_remembered():
+    # an eval set's case scores: one list per set, kept out of the cache (memory)
+    from agenteval._stats import _intervals
+
+    _intervals._betting.cache_clear()
+    values = [0.5 + (i % 7) / 20 for i in range(_intervals.REMEMBERED_VALUES + 1)]
+    assert betting_interval(values) == _intervals._betting.__wrapped__(
+        tuple(values), 0.0, 1.0, 0.95, _intervals._GRID
+    )
+    assert _intervals._betting.cache_info().currsize == 0

@@ -29,7 +29,7 @@ from statistics import NormalDist
 from typing import Any, Optional
 
 from ._interval import Interval, _percent
-from ._intervals import BCA_MIN_N, betting_interval, clopper_pearson, manski_interval
+from ._intervals import BCA_MIN_N, REMEMBERED_VALUES, betting_interval, clopper_pearson, manski_interval
 
 __all__ = [
     "Basis",
@@ -134,6 +134,8 @@ def _units_to_settle(
     """How many units, at this mean and spread, would give an interval that excludes the
     threshold; ``None`` when the mean is at the threshold or more than the cap is needed
     (computed once per distinct input: many cases share their run scores)."""
+    if len(values) > REMEMBERED_VALUES:
+        return _settle.__wrapped__(tuple(values), threshold, lo, hi, level)
     return _settle(tuple(values), threshold, lo, hi, level)
 
 
