@@ -218,6 +218,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                 if not existing:
                     print(f"  ({size} cases, {kind}: written in {time.perf_counter() - started:.1f} s)")
                 figures[kind] = measure(folder, root / "reports", args.reporters, args.baseline)
+                # each run's figures at once (a long benchmark stopped half-way keeps them)
+                print(
+                    f"  ({size} cases, {kind}: "
+                    + ", ".join(f"{r} {f}" for r, f in figures[kind].items())
+                    + ")"
+                )
             print(f"\n{size} cases")
             print(f"{'reader':<16}" + "".join(f"{kind:>{width}}" for kind in args.kinds))
             for reader in readers:
