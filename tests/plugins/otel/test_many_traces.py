@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, Invocation
-from agenteval_otel import OtelReader
+from agenteval_otel import OtelReader, _select
 from agenteval_otel._golden import eval_set_from_trace
 from agenteval_otel._lint_command import lint_trace
 from agenteval_otel._otlp import Span, read_spans
@@ -164,7 +164,9 @@ def _fingerprints(outputs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_many_traces_read_as_the_reader_that_held_every_span_read_them(tmp_path):
+@pytest.mark.parametrize("pending", [_select.PENDING_SPANS, 3], ids=["held", "dropped-and-read-again"])
+def test_many_traces_read_as_the_reader_that_held_every_span_read_them(tmp_path, monkeypatch, pending):
+    monkeypatch.setattr(_select, "PENDING_SPANS", pending)
     got = _outputs(tmp_path)
     assert len(got["actual"]["eval_set"]["eval_cases"]) == len(got["cases"]) == 36
     assert len(got["actual_some"]["eval_set"]["eval_cases"]) == 19
