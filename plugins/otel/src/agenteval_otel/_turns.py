@@ -184,10 +184,11 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
+    del spans  # when the caller kept no list of its own, each trace's spans go once it is read
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        tree = Tree(by_trace[trace_id])
+        tree = Tree(by_trace.pop(trace_id))
         roots = _roots(tree)
         if not roots:
             empty.append(
