@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -64,8 +65,9 @@ class Span:
     #: Where the span is in the file (``line 3``, ``resourceSpans[0].scopeSpans[1].spans[4]``).
     where: str = ""
 
-    @property
+    @functools.cached_property
     def operation(self) -> str:
+        """``gen_ai.operation.name`` (``""`` when absent), read once: no reader changes it."""
         return str(self.attributes.get("gen_ai.operation.name") or "")
 
 
