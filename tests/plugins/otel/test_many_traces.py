@@ -181,3 +181,31 @@ if __name__ == "__main__":  # rewrites the golden file (only with the reader it 
         outputs = _fingerprints(_outputs(Path(folder)))
         GOLDEN.write_text(json.dumps(outputs, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     pytest.main([__file__, "-q"])
+
+
+@pytest.mark.parametrize("pending", [_select.PENDING_SPANS, 3], ids=["held", "dropped-and-read-again"])
+def test_a_jsonl_file_cut_in_its_last_line_exits_2_naming_the_file_the_line_and_the_fix(
+    tmp_path, monkeypatch, pending
+):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    monkeypatch.setattr(_select, "PENDING_SPANS", pending)
+    path, cases, _ = write_many(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    path.write_text(
+        text[: len(text) - len(last) // 2 - 1], encoding="utf-8"
+    )  # as an exporter killed mid-write
+    number = text.count("\n")
+    expected = f"{path}: line {number}: not valid JSON ("
+    with pytest.raises(DataError) as info:
+        OtelReader().read_actual(path, cases[:3])
+    assert str(info.value).startswith(expected) and "Fix: each line of an OTLP JSONL file" in str(info.value)
+    for command in (
+        ["lint-trace", str(path)],
+        ["import-trace", str(path), "-o", str(tmp_path / "x.evalset.json")],
+    ):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, result.output
+        assert f"line {number}: not valid JSON" in result.output and "Traceback" not in result.output
