@@ -138,20 +138,28 @@ def user_texts(attributes: dict[str, Any]) -> Iterable[str]:
 
 
 def _spans_with_texts(records: Sequence[Any], texts: set[str], where: str) -> set[str]:
-    """The span ids log records give a user message of ``texts`` (``EVENT_ONLY`` capture)."""
+    """The span ids whose log records give them a user message of ``texts`` (``EVENT_ONLY``
+    capture), each span's records taken together as ``merge_logs`` takes them. A record that
+    cannot be read is left to ``merge_logs`` to report."""
     from ._span import hex_id
 
-    found: set[str] = set()
+    by_span: dict[str, list[Any]] = defaultdict(list)
     for index, record in enumerate(records):
-        if not texts or not isinstance(record, dict):
-            continue
-        raw = record.get("spanId", record.get("span_id"))
-        if not raw:
-            continue
+        raw = record.get("spanId", record.get("span_id")) if isinstance(record, dict) else None
+        if texts and raw:
+            try:
+                by_span[hex_id(raw, 8, f"log record {index}.spanId", where)].append(record)
+            except DataError:
+                continue
+    found: set[str] = set()
+    for span_id, given in by_span.items():
         content: dict[str, Any] = {}
-        content_from_events(content, [record], f"log record {index}", where)
+        try:
+            content_from_events(content, given, f"logs of span {span_id}", where)
+        except DataError:
+            continue
         if not texts.isdisjoint(user_texts(content)):
-            found.add(hex_id(raw, 8, f"log record {index}.spanId", where))
+            found.add(span_id)
     return found
 
 
