@@ -172,19 +172,20 @@ def _why(exc: BaseException, *, one_line: bool = False) -> str:
 
 def _is_jsonl(handle: BinaryIO, where: str) -> bool:
     """Whether the file is JSON lines: its first line is a whole JSON object and more follow
-    (a JSON document whose first line is a whole object has nothing after it)."""
-    filled = []
+    (a JSON document whose first line is a whole object has nothing after it). The first line
+    is parsed only once a second one is found: a one-line document is parsed once, later."""
+    first: Optional[str] = None
     for _, line in _numbered_lines(handle, where, None):
-        if line.strip():
-            filled.append(line)
-            if len(filled) == 2:
-                break
-            try:
-                if not isinstance(json.loads(line), dict):
-                    return False
-            except _REFUSALS:
-                return False
-    return len(filled) == 2
+        if not line.strip():
+            continue
+        if first is None:
+            first = line
+            continue
+        try:
+            return isinstance(json.loads(first), dict)
+        except _REFUSALS:
+            return False
+    return False
 
 
 def _numbered_lines(
