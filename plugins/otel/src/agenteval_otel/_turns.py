@@ -184,10 +184,11 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
+    del spans  # when the caller kept no list of its own, each trace's spans go once it is read
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        tree = Tree(by_trace[trace_id])
+        tree = Tree(by_trace.pop(trace_id))
         roots = _roots(tree)
         if not roots:
             empty.append(
@@ -228,15 +229,16 @@ def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
 class _Builder:
     """The events of one turn, built span by span."""
 
-    def __init__(self, tree: Tree, root: Span) -> None:
+    def __init__(self, tree: Tree, root: Span, spans: list[Span]) -> None:
         self.tree = tree
         self.root = root
+        self.spans = spans  # the turn's spans, walked from its root
         self.events: list[InvocationEvent] = []
         self.findings: list[Finding] = []
         self.unanswered: list[FunctionCall] = []
         self.user: Optional[Content] = None
         self.final: Optional[tuple[int, Content]] = None  # (event index, text content)
-        agents = [s for s in tree.walk(root) if s.operation == "invoke_agent"]
+        agents = [s for s in spans if s.operation == "invoke_agent"]
         self.root_agent = _agent_name(agents[0]) if agents else None
 
     def author(self, span: Span) -> str:
@@ -345,7 +347,7 @@ class _Builder:
             self.findings.append(
                 Finding("no_user_content", f"the turn at span {self.root.where} records no user message")
             )
-        spans = list(self.tree.walk(self.root))
+        spans = self.spans
         model = _union([(s.start, s.end) for s in spans if is_inference(s)])
         tools = _union([(s.start, s.end) for s in spans if s.operation == "execute_tool"])
         invocation = Invocation(
@@ -363,11 +365,15 @@ class _Builder:
 
 
 def _turn(tree: Tree, root: Span) -> Turn:
-    builder = _Builder(tree, root)
-    for span in tree.walk(root):
+    spans = list(tree.walk(root))
+    builder = _Builder(tree, root, spans)
+    for span in spans:
         if span.operation == "execute_tool":
             builder.tool(span)
         elif is_inference(span) and not any(is_inference(a) for a in tree.ancestors(span)):
+            if span.span_id not in tree.children:
+                builder.inference(span, span.attributes)  # read, never changed
+                continue
             merged: dict[str, Any] = {}  # ADK schema 1: call_llm wraps generate_content
             for inner in tree.walk(span):
                 if is_inference(inner):
@@ -375,7 +381,6 @@ def _turn(tree: Tree, root: Span) -> Turn:
                         merged.setdefault(key, value)
             builder.inference(span, merged)
     invocation, findings = builder.invocation()
-    spans = list(tree.walk(root))
     session = _first_attribute(spans, "gen_ai.conversation.id", "gcp.vertex.agent.session_id")
     return Turn(
         trace_id=root.trace_id,
@@ -474,7 +479,11 @@ def _object(value: Any) -> Optional[dict[str, Any]]:
 
 
 def _first_present(attrs: dict[str, Any], *keys: str) -> Any:
-    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
+    for key in keys:
+        value = attrs.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def _usage(attrs: dict[str, Any]) -> Optional[dict[str, int]]:
