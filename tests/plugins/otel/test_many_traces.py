@@ -39,8 +39,14 @@ def _copy(span: Span, n: int, mode: str, source: int) -> Span:
         if key in attributes:
             attributes[key] = f"{attributes[key]}-{n}{'ab'[source]}"
     attributes.pop("agenteval.case_id", None)
-    if mode == "lacking":
+    if mode == "lacking":  # from the tool spans and from the model's output that records each call
         attributes.pop("gen_ai.tool.call.arguments", None)
+        outputs = attributes.get("gen_ai.output.messages")
+        if isinstance(outputs, list):
+            attributes["gen_ai.output.messages"] = [
+                {**m, "parts": [{k: v for k, v in p.items() if k != "arguments"} for p in m["parts"]]}
+                for m in outputs
+            ]
     messages = attributes.get("gen_ai.input.messages")
     if isinstance(messages, list):
         attributes["gen_ai.input.messages"] = [
