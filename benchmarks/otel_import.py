@@ -1,11 +1,20 @@
-"""Reading OpenTelemetry traces as actual invocations (agenteval-otel), at 1k/10k/100k traces.
+"""Reading OpenTelemetry traces (agenteval-otel) at 1k/10k/100k traces: time and peak memory.
 
 What it does: for each size, writes a seeded OTLP JSONL file (one export request per line,
-one trace per request) of that many ADK-v2-style traces, each one turn of about 50 spans
-(a workflow, an agent, and 24 model calls each followed by a tool call, with messages and
-tool arguments as JSON text), then times ``OtelReader.read_actual`` on it for as many cases
-(matched by ``agenteval.case_id``) and prints traces and spans per second, the file's size
-and the process's peak memory (``ru_maxrss``; the file is read whole, so memory grows with it).
+one trace per request) of that many ADK-v2-style traces, each one turn of 50 spans (a
+workflow, an agent, and 24 model calls each followed by a tool call, with messages and tool
+arguments as JSON text), then measures, each in a fresh process (so that its peak memory,
+``ru_maxrss``, is its own):
+
+* ``actual``: ``--actual TRACE`` loading (``OtelReader.read_actual``) for every trace's case
+  (matched by ``agenteval.case_id``);
+* ``actual 1%``: the same file for 1% of the cases (the other traces are another app's);
+* ``import-trace``: ``agenteval import-trace FILE -o OUT.evalset.json`` (every session);
+* ``lint-trace``: ``agenteval lint-trace FILE``;
+* ``(imports only)``, once: the peak memory of a process that imports all this and reads nothing.
+
+It prints wall and CPU seconds (the CPU time is the steadier figure on a shared machine),
+spans read per wall second, and the process's peak resident memory.
 
     python benchmarks/otel_import.py                     # 1k and 10k traces
     python benchmarks/otel_import.py --sizes 1000,10000,100000
@@ -14,18 +23,22 @@ and the process's peak memory (``ru_maxrss``; the file is read whole, so memory 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from agenteval.models import EvalCase, Invocation
-from agenteval_otel import OtelReader
-
 PAIRS = 24  # model call + tool call pairs per trace: 2 + 2 * 24 = 50 spans
+SPANS = 2 + 2 * PAIRS
+MODES = ("actual", "actual 1%", "import-trace", "lint-trace")
+#: The peak memory of a process that imports everything and reads nothing, for reference.
+BASELINE = "(imports only)"
 
 
 def _attrs(values: dict) -> list[dict]:
@@ -112,32 +125,73 @@ def _trace(index: int, rng: random.Random) -> str:
     return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
 
 
+def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
+    """One measurement, in this (fresh) process."""
+    from agenteval.cli import main
+    from agenteval.models import EvalCase, Invocation
+    from agenteval_otel import OtelReader
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    if mode == BASELINE:
+        pass
+    elif mode.startswith("actual"):
+        user = Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": "q"}]}})
+        count = size if mode == "actual" else max(1, size // 100)
+        cases = [EvalCase(eval_id=f"c{i * (size // count)}", conversation=[user]) for i in range(count)]
+        wall, cpu = time.perf_counter(), time.process_time()
+        eval_set = OtelReader().read_actual(path, cases)
+        assert len(eval_set.eval_cases) == count
+    else:
+        args = [mode, str(path)] + (
+            ["-o", str(path.with_name("out.evalset.json"))] * (mode == "import-trace")
+        )
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+            main(args, standalone_mode=False)
+    return {
+        "seconds": time.perf_counter() - wall,
+        "cpu": time.process_time() - cpu,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated numbers of traces")
+    parser.add_argument("--measure", nargs=3, metavar=("MODE", "FILE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    rng = random.Random(7)
-    columns = ("traces", "spans", "file MB", "seconds", "traces/s", "spans/s", "peak MB")
-    print(" ".join(f"{name:>9}" for name in columns))
-    for size in (int(s) for s in args.sizes.split(",")):
+    if args.measure:
+        mode, file, size = args.measure
+        print(json.dumps(_measure(mode, Path(file), int(size))))
+        return
+    columns = ("traces", "spans", "file MB", "read", "seconds", "CPU s", "spans/s", "peak MB")
+    print(
+        f"{columns[0]:>8} {columns[1]:>9} {columns[2]:>8}  {columns[3]:<15}"
+        + "".join(f"{c:>9}" for c in columns[4:])
+    )
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for size in sizes:
+        rng = random.Random(7)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "traces.jsonl"
             with path.open("w", encoding="utf-8") as handle:
                 for index in range(size):
                     handle.write(_trace(index, rng) + "\n")
-            user = Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": "q"}]}})
-            cases = [EvalCase(eval_id=f"c{i}", conversation=[user]) for i in range(size)]
-            started = time.perf_counter()
-            eval_set = OtelReader().read_actual(path, cases)
-            seconds = time.perf_counter() - started
-            assert len(eval_set.eval_cases) == size
-            spans = size * (2 + 2 * PAIRS)
             megabytes = path.stat().st_size / 1e6
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(
-            f"{size:>9} {spans:>9} {megabytes:>9.1f} {seconds:>9.2f} {size / seconds:>9.0f} "
-            f"{spans / seconds:>9.0f} {peak:>9.0f}"
-        )
+            for mode in (BASELINE, *MODES) if size == sizes[0] else MODES:
+                done = subprocess.run(
+                    [sys.executable, __file__, "--measure", mode, str(path), str(size)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                got = json.loads(done.stdout.splitlines()[-1])
+                spans = size * SPANS
+                rate = f"{spans / got['seconds']:>9.0f}" if mode != BASELINE else f"{'-':>9}"
+                print(
+                    f"{size:>8} {spans:>9} {megabytes:>8.1f}  {mode:<15}"
+                    f"{got['seconds']:>9.2f}{got['cpu']:>9.2f}{rate}{got['peak_mb']:>9.0f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import Optional
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
 
+from ._gc import gc_paused
 from ._otlp import read_spans
 from ._reader import OtelReader, sessions_of
 from ._turns import CAPTURE_SETTING, turns_of
@@ -70,7 +71,8 @@ def _refuse(path: Path, problems: Sequence[str]) -> None:
 
 def _sessions(path: Path) -> list[tuple[str, list[Invocation]]]:
     """Every session of the trace as ``(case id, turns)``."""
-    turns, empty = turns_of(read_spans(path))
+    with gc_paused():
+        turns, empty = turns_of(read_spans(path))
     problems = [f"trace {trace_id}: {f.code}" for trace_id, f in empty]
     _refuse(
         path, problems + [f"session {t.session_id}: {f.code}: {f.message}" for t in turns for f in t.findings]

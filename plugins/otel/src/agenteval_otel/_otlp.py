@@ -15,10 +15,11 @@ they are not JSON (``<elided>``). A damaged file is a ``DataError`` naming the l
 
 from __future__ import annotations
 
+import codecs
 import json
-from collections.abc import Iterator
+from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, BinaryIO, Optional
 
 from agenteval.errors import DataError
 
@@ -26,7 +27,7 @@ from ._jaeger import is_jaeger, jaeger_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
 from ._span import Span, attributes_of, content_from_events, hex_id, list_at
 
-__all__ = ["Span", "logs_beside", "read_spans", "request_spans", "sniff"]
+__all__ = ["Span", "iter_spans", "logs_beside", "read_spans", "request_spans", "sniff"]
 
 #: An export request's list of resources; Tempo's API calls it ``batches``.
 _REQUEST_KEYS = ("resourceSpans", "resource_spans", "batches")
@@ -64,12 +65,11 @@ def _is_span(item: dict[str, Any]) -> bool:
 def read_spans(path: Path) -> list[Span]:
     """Every span of the file at ``path`` (see the module docstring), with the content of the
     log records in it or in its logs file beside it (``logs_beside``)."""
-    spans: list[Span] = []
     records: list[dict[str, Any]] = []
-    _read(path, spans, records, logs_only=False)
+    spans = [span for _, span in iter_spans(path, records)]
     beside = logs_beside(path)
     if beside is not None:
-        _read(beside, spans, records, logs_only=True)
+        spans.extend(span for _, span in iter_spans(beside, records, logs_only=True))
     if records:
         merge_logs(spans, records, str(path))
     return spans
@@ -84,28 +84,26 @@ def logs_beside(path: Path) -> Optional[Path]:
     return candidate if candidate.is_file() and candidate != path else None
 
 
-def _read(path: Path, spans: list[Span], records: list[dict[str, Any]], *, logs_only: bool) -> None:
+def iter_spans(
+    path: Path,
+    records: list[dict[str, Any]],
+    *,
+    logs_only: bool = False,
+    lines: Optional[Container[int]] = None,
+) -> Iterator[tuple[int, Span]]:
+    """The spans of one file in file order, each with its line (JSONL; 0 in a JSON document),
+    the log records it holds added to ``records``. JSONL is read line by line, never whole;
+    with ``lines``, only those lines are read (a second look at a JSONL file)."""
     where = str(path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(
-            f"not UTF-8 text (byte {exc.start}); an OTLP/JSON file is UTF-8", source=where
-        ) from None
-    try:
-        document = json.loads(text)
-    except _REFUSALS as whole:
-        lines = text.splitlines()
-        if not _is_jsonl(lines):
-            raise DataError(
-                f"not valid JSON: {_why(whole)}. Fix: export the trace again (the file looks cut off or "
-                "damaged)",
-                source=where,
-            ) from None
-        for item in _jsonl(lines, where, records):
-            spans.append(item)
-        return
+    with path.open("rb") as handle:
+        if _is_jsonl(handle, where):
+            handle.seek(0)
+            yield from _jsonl(_numbered_lines(handle, where, lines), where, records)
+            return
+        handle.seek(0)
+        raw = handle.read()
+    document = _document(raw, where)
+    del raw
     if isinstance(document, dict) and isinstance(document.get("trace"), dict) and len(document) == 1:
         document = document["trace"]  # Tempo's wrapper
     if isinstance(document, dict) and any(k in document for k in LOG_KEYS):
@@ -119,17 +117,35 @@ def _read(path: Path, spans: list[Span], records: list[dict[str, Any]], *, logs_
             source=where,
         )
     if isinstance(document, dict) and any(k in document for k in _REQUEST_KEYS):
-        spans.extend(_request(document, "", where))
+        spans: Iterable[Span] = _request(document, "", where)
     elif is_jaeger(document):
-        spans.extend(jaeger_spans(document, where))
+        spans = jaeger_spans(document, where)
     elif isinstance(document, dict) and _is_span(document):
-        spans.append(_span(document, "the span", where))
+        spans = [_span(document, "the span", where)]
     else:
         raise DataError(
             "not a trace: expected OTLP/JSON ('resourceSpans'), Tempo ('batches'), Jaeger ('data'), or "
             "one span or request per line",
             source=where,
         )
+    for span in spans:
+        yield 0, span
+
+
+def _document(raw: bytes, where: str) -> Any:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"not UTF-8 text (byte {exc.start}); an OTLP/JSON file is UTF-8", source=where
+        ) from None
+    try:
+        return json.loads(text)
+    except _REFUSALS as whole:
+        raise DataError(
+            f"not valid JSON: {_why(whole)}. Fix: export the trace again (the file looks cut off or damaged)",
+            source=where,
+        ) from None
 
 
 #: What ``json.loads`` raises on text it refuses: a ``JSONDecodeError`` (a ``ValueError``) for bad
@@ -154,19 +170,48 @@ def _why(exc: BaseException, *, one_line: bool = False) -> str:
     return str(exc).split(";", 1)[0] or type(exc).__name__
 
 
-def _is_jsonl(lines: list[str]) -> bool:
-    """Whether the file is JSON lines: its first line is a whole JSON object and more follow."""
-    filled = [ln for ln in lines if ln.strip()]
-    if len(filled) < 2:
-        return False
-    try:
-        return isinstance(json.loads(filled[0]), dict)
-    except _REFUSALS:
-        return False
+def _is_jsonl(handle: BinaryIO, where: str) -> bool:
+    """Whether the file is JSON lines: its first line is a whole JSON object and more follow
+    (a JSON document whose first line is a whole object has nothing after it). The first line
+    is parsed only once a second one is found: a one-line document is parsed once, later."""
+    first: Optional[str] = None
+    for _, line in _numbered_lines(handle, where, None):
+        if not line.strip():
+            continue
+        if first is None:
+            first = line
+            continue
+        try:
+            return isinstance(json.loads(first), dict)
+        except _REFUSALS:
+            return False
+    return False
 
 
-def _jsonl(lines: list[str], where: str, records: list[dict[str, Any]]) -> Iterator[Span]:
-    for number, line in enumerate(lines, start=1):
+def _numbered_lines(
+    handle: BinaryIO, where: str, wanted: Optional[Container[int]]
+) -> Iterator[tuple[int, str]]:
+    """Each line of a binary file as text, numbered from 1 (a UTF-8 byte-order mark dropped);
+    with ``wanted``, only those lines."""
+    offset = 0
+    for number, raw in enumerate(handle, start=1):
+        size = len(raw)
+        if wanted is None or number in wanted:
+            start = 3 if number == 1 and raw.startswith(codecs.BOM_UTF8) else 0
+            try:
+                yield number, raw[start:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"not UTF-8 text (byte {offset + start + exc.start}); an OTLP/JSON file is UTF-8",
+                    source=where,
+                ) from None
+        offset += size
+
+
+def _jsonl(
+    lines: Iterable[tuple[int, str]], where: str, records: list[dict[str, Any]]
+) -> Iterator[tuple[int, Span]]:
+    for number, line in lines:
         if not line.strip():
             continue
         try:
@@ -180,9 +225,10 @@ def _jsonl(lines: list[str], where: str, records: list[dict[str, Any]]) -> Itera
         if isinstance(item, dict) and any(k in item for k in LOG_KEYS):
             records.extend(log_records(item, f"line {number}: ", where))
         elif isinstance(item, dict) and any(k in item for k in _REQUEST_KEYS):
-            yield from _request(item, f"line {number}: ", where)
+            for span in _request(item, f"line {number}: ", where):
+                yield number, span
         elif isinstance(item, dict):
-            yield _span(item, f"line {number}: span", where)
+            yield number, _span(item, f"line {number}: span", where)
         else:
             raise DataError(f"line {number}: expected a span or an export request object", source=where)
 

@@ -24,7 +24,9 @@ from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet
 from agenteval.plugins import FormatReader
 
+from ._gc import gc_paused
 from ._otlp import Span, read_spans, sniff
+from ._select import read_wanted_spans
 from ._turns import CAPTURE_SETTING, Turn, turns_of
 
 __all__ = ["OtelReader", "sessions_of"]
@@ -88,15 +90,23 @@ class OtelReader(FormatReader):
         from ._timeline import timeline_of
 
         stat = path.stat()
-        return timeline_of(_spans_of(str(path), stat.st_mtime_ns, stat.st_size), invocation_ids)
+        with gc_paused():
+            return timeline_of(_spans_of(str(path), stat.st_mtime_ns, stat.st_size), invocation_ids)
 
     def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+        """The selected cases' sessions; only the traces they may be in are kept (``_select``)."""
+        with gc_paused():
+            return self._read_actual(path, cases)
+
+    def _read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         where = str(path)
-        turns, _ = turns_of(read_spans(path))
+        texts = {text for text in map(_first_message, cases) if text}
+        turns, _ = turns_of(read_wanted_spans(path, {case.eval_id for case in cases}, texts))
         sessions = sessions_of(turns)
         matched = _match(sessions, cases)
         missing = [case.eval_id for case in cases if case.eval_id not in matched]
-        if missing:
+        if missing:  # the message lists the sessions of the whole file
+            sessions = sessions_of(turns_of(read_spans(path))[0])
             found = ", ".join(sorted(sessions)[:10]) or "(none)"
             raise DataError(
                 f"no session in this trace for case(s) {', '.join(map(repr, missing))}. A session matches "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = [
     "list_at",
 ]
 
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 #: What an instrumentation writes in place of content it does not record.
 ELIDED = "<elided>"
 #: Attributes whose value is JSON, parsed when a string holds it.
@@ -63,8 +65,9 @@ class Span:
     #: Where the span is in the file (``line 3``, ``resourceSpans[0].scopeSpans[1].spans[4]``).
     where: str = ""
 
-    @property
+    @functools.cached_property
     def operation(self) -> str:
+        """``gen_ai.operation.name`` (``""`` when absent), read once: no reader changes it."""
         return str(self.attributes.get("gen_ai.operation.name") or "")
 
 
@@ -104,25 +107,32 @@ def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
     """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object."""
     if value is None:
         return {}
+    flat: dict[str, Any] = {}
     if isinstance(value, dict):
-        pairs = list(value.items())
-    elif isinstance(value, list):
-        pairs = []
-        for i, entry in enumerate(value):
-            if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
-                raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
-            pairs.append((entry["key"], any_value(entry.get("value"))))
-    else:
+        for key, item in value.items():
+            flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
+        return flat
+    if not isinstance(value, list):
         raise DataError(f"{at}: expected a list of key-value pairs", source=where)
-    flat = {}
-    for key, item in pairs:
-        if key in JSON_ATTRIBUTES and isinstance(item, str):
-            try:
-                item = json.loads(item)
-            except (ValueError, RecursionError):
-                pass  # "<elided>" and other plain text (or text json cannot read) stay text
-        flat[key] = item
+    for i, entry in enumerate(value):
+        key = entry.get("key") if isinstance(entry, dict) else None
+        if not isinstance(key, str):
+            raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
+        raw = entry.get("value")
+        # most attributes are strings: read them without the general AnyValue walk
+        item = raw["stringValue"] if type(raw) is dict and "stringValue" in raw else any_value(raw)
+        flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
     return flat
+
+
+def _parsed(item: Any) -> Any:
+    """A JSON attribute's value, parsed when it is JSON text."""
+    if isinstance(item, str):
+        try:
+            return json.loads(item)
+        except (ValueError, RecursionError):
+            pass  # "<elided>" and other plain text (or text json cannot read) stay text
+    return item
 
 
 def any_value(value: Any) -> Any:
@@ -160,6 +170,8 @@ def hex_id(value: Any, size: int, at: str, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise DataError(f"{at}: expected {_id_size(size)} id (hex or base64), got {value!r}", source=where)
     if len(value) == 2 * size:
+        if not value.strip(_HEX_DIGITS):
+            return value.lower()
         try:
             bytes.fromhex(value)
             return value.lower()

@@ -12,14 +12,16 @@ the trace lacks (lint findings).
   ``invoke_agent``'s ``gen_ai.agent.name``, holding its output's text and tool calls, with
   its token usage (as Gemini ``usage_metadata``) and model; an ``execute_tool`` span gives
   a ``function_response`` event (and first the call itself, when no output carried it),
-  joined to its call by ``gen_ai.tool.call.id`` (else by tool name, in order). Nested
+  joined to its call by ``gen_ai.tool.call.id`` (else by tool name, in order); a tool span
+  without arguments is no finding when the output it answers recorded them. Nested
   inference spans are one model call (ADK schema 1's ``call_llm`` around
   ``generate_content``), whose ``llm_request`` / ``llm_response`` JSON and
   ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` stand in for the GenAI attributes.
 * **User content**: the last user message (with text) of the turn's first inference input.
-  **Final response**: the last text output of the turn's root agent (the outermost
-  ``invoke_agent``; any agent when there is none); its event keeps no content unless it
-  also calls tools, as in ADK's recording.
+  **Final response**: in an ADK trace (an ``invocation`` root or ADK's ``gcp.vertex.agent.*``
+  ids) ADK's rule, the last output with text and no tool call or response, whichever
+  agent wrote it; in any other, the last text of the agent whose model call ended the turn.
+  Its event keeps no content unless it also calls tools, as in ADK's recording.
 * **Times**: ``creation_timestamp`` the turn's start (seconds), ``duration`` its length,
   ``model_duration`` the union of the inference spans' intervals, ``tool_duration`` the
   union of the tool spans' intervals outside model time.
@@ -57,6 +59,10 @@ CAPTURE_SETTING = (
 _INFERENCE_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 _NOT_INFERENCE = frozenset({"invoke_agent", "invoke_workflow", "execute_tool", "create_agent", "embeddings"})
 _NO_CALL_ID = "<not specified>"
+#: Attributes only ADK's spans carry (schema 1 and 2): a trace with one is ADK's.
+_ADK_ATTRIBUTES = frozenset(
+    {"gcp.vertex.agent.invocation_id", "gcp.vertex.agent.event_id", "gcp.vertex.agent.session_id"}
+)
 #: ``gen_ai.usage.*`` → the Gemini usage keys ADK's token metric reads.
 _USAGE = {
     "gen_ai.usage.input_tokens": "prompt_token_count",
@@ -184,10 +190,11 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
+    del spans  # when the caller kept no list of its own, each trace's spans go once it is read
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        tree = Tree(by_trace[trace_id])
+        tree = Tree(by_trace.pop(trace_id))
         roots = _roots(tree)
         if not roots:
             empty.append(
@@ -228,16 +235,20 @@ def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
 class _Builder:
     """The events of one turn, built span by span."""
 
-    def __init__(self, tree: Tree, root: Span) -> None:
+    def __init__(self, tree: Tree, root: Span, spans: list[Span]) -> None:
         self.tree = tree
         self.root = root
+        self.spans = spans  # the turn's spans, walked from its root
         self.events: list[InvocationEvent] = []
         self.findings: list[Finding] = []
         self.unanswered: list[FunctionCall] = []
         self.user: Optional[Content] = None
-        self.final: Optional[tuple[int, Content]] = None  # (event index, text content)
-        agents = [s for s in tree.walk(root) if s.operation == "invoke_agent"]
+        self.outputs: list[tuple[int, str, list[Part]]] = []  # (event index, author, parts) per model call
+        agents = [s for s in spans if s.operation == "invoke_agent"]
         self.root_agent = _agent_name(agents[0]) if agents else None
+        #: ADK's spans: schema 1's ``invocation`` root, or ADK's own attributes (both schemas).
+        adk_ids = any(not _ADK_ATTRIBUTES.isdisjoint(span.attributes) for span in spans)
+        self.adk = root.name == "invocation" or adk_ids
 
     def author(self, span: Span) -> str:
         for candidate in (span, *self.tree.ancestors(span)):
@@ -276,9 +287,27 @@ class _Builder:
             model_version=attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model"),
         )
         self.events.append(event)
-        texts = [p for p in parts if p.text and not p.thought]
-        if texts and (self.root_agent is None or author == self.root_agent):
-            self.final = (len(self.events) - 1, Content(role="model", parts=texts))
+        self.outputs.append((len(self.events) - 1, author, parts))
+
+    def final(self) -> Optional[tuple[int, Content]]:
+        """The final response (its event's index, its text): in an ADK trace, the last model
+        output with text that ADK counts as a final response (no tool call or response in it),
+        whichever agent wrote it; else the last text of the agent whose model call ended the
+        turn (the author of the turn's last model call)."""
+        if self.adk:
+            candidates = [
+                (index, parts)
+                for index, _, parts in self.outputs
+                if not any(p.function_call or p.function_response for p in parts)
+            ]
+        else:
+            ending = self.outputs[-1][1] if self.outputs else None
+            candidates = [(index, parts) for index, author, parts in self.outputs if author == ending]
+        for index, parts in reversed(candidates):
+            texts = [p for p in parts if p.text and not p.thought]
+            if texts:
+                return index, Content(role="model", parts=texts)
+        return None
 
     def tool(self, span: Span) -> None:
         attrs = span.attributes
@@ -287,7 +316,10 @@ class _Builder:
         call_id = str(call_id) if call_id not in (None, "", _NO_CALL_ID) else None
         args = _first_present(attrs, "gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
         result = _first_present(attrs, "gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
-        if args is None:
+        call = self._claim(call_id, name)
+        if call is not None and call.args is not None:
+            pass  # the model's output recorded the arguments (ADK schema 2, EVENT_ONLY: from the logs)
+        elif args is None:
             self.find("tool_arguments_absent", span, f"tool {name!r}: no gen_ai.tool.call.arguments")
         elif args == ELIDED:
             self.find("tool_arguments_elided", span, f"tool {name!r}: its arguments are <elided>")
@@ -295,7 +327,6 @@ class _Builder:
             self.find("tool_result_absent", span, f"tool {name!r}: no gen_ai.tool.call.result")
         elif result == ELIDED:
             self.find("tool_result_elided", span, f"tool {name!r}: its result is <elided>")
-        call = self._claim(call_id, name)
         author = self.author(span)
         if call is None:
             call = FunctionCall(id=call_id, name=name, args=_object(args))
@@ -322,8 +353,9 @@ class _Builder:
     def invocation(self) -> tuple[Invocation, list[Finding]]:
         events = list(self.events)
         final = None
-        if self.final is not None:
-            index, final = self.final
+        found = self.final()
+        if found is not None:
+            index, final = found
             event = events[index]
             calls = [p for p in event.content.parts or () if p.function_call] if event.content else []
             events[index] = event.model_copy(
@@ -345,7 +377,7 @@ class _Builder:
             self.findings.append(
                 Finding("no_user_content", f"the turn at span {self.root.where} records no user message")
             )
-        spans = list(self.tree.walk(self.root))
+        spans = self.spans
         model = _union([(s.start, s.end) for s in spans if is_inference(s)])
         tools = _union([(s.start, s.end) for s in spans if s.operation == "execute_tool"])
         invocation = Invocation(
@@ -363,11 +395,15 @@ class _Builder:
 
 
 def _turn(tree: Tree, root: Span) -> Turn:
-    builder = _Builder(tree, root)
-    for span in tree.walk(root):
+    spans = list(tree.walk(root))
+    builder = _Builder(tree, root, spans)
+    for span in spans:
         if span.operation == "execute_tool":
             builder.tool(span)
         elif is_inference(span) and not any(is_inference(a) for a in tree.ancestors(span)):
+            if span.span_id not in tree.children:
+                builder.inference(span, span.attributes)  # read, never changed
+                continue
             merged: dict[str, Any] = {}  # ADK schema 1: call_llm wraps generate_content
             for inner in tree.walk(span):
                 if is_inference(inner):
@@ -375,7 +411,6 @@ def _turn(tree: Tree, root: Span) -> Turn:
                         merged.setdefault(key, value)
             builder.inference(span, merged)
     invocation, findings = builder.invocation()
-    spans = list(tree.walk(root))
     session = _first_attribute(spans, "gen_ai.conversation.id", "gcp.vertex.agent.session_id")
     return Turn(
         trace_id=root.trace_id,
@@ -474,7 +509,11 @@ def _object(value: Any) -> Optional[dict[str, Any]]:
 
 
 def _first_present(attrs: dict[str, Any], *keys: str) -> Any:
-    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
+    for key in keys:
+        value = attrs.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def _usage(attrs: dict[str, Any]) -> Optional[dict[str, int]]:

@@ -1,0 +1,197 @@
+"""Reading only the traces the selected cases may need, so that memory does not grow with the
+traces of other apps' sessions.
+
+A trace is *wanted* when one of its spans carries an ``agenteval.case_id`` that is a selected
+case's id, or a session id (``gen_ai.conversation.id``, ``gcp.vertex.agent.session_id``; or
+the trace id, a session's id when no span names one) that is, or a user message whose text
+is a selected case's first message. Traces that share a session id are one group, and a group
+is kept whole when one of its traces is wanted: every session the matching rule (``_reader``)
+can match is then read complete, and matched exactly as from the whole file.
+
+The file is read once. Spans of traces not (yet) wanted wait in a buffer of at most
+``PENDING_SPANS`` spans; past it, they are dropped and, if their group turns out to be wanted
+after all, their lines are read again (JSONL; a JSON document is in memory whole anyway). A
+file with OTLP log records among its spans is read whole (their content may name any span).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+from agenteval.errors import DataError
+
+from ._logs import merge_logs
+from ._otlp import iter_spans, logs_beside
+from ._span import Span, content_from_events
+
+__all__ = ["PENDING_SPANS", "read_wanted_spans"]
+
+#: Spans of traces not (yet) wanted held at once, before they are dropped to be read again if needed.
+PENDING_SPANS = 20_000
+_SESSION_KEYS = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id")
+#: The GenAI message parts whose text a turn's user message holds (``_turns._parts``).
+_TEXT_PARTS = ("text", "reasoning")
+
+
+def read_wanted_spans(path: Path, ids: set[str], texts: set[str]) -> list[Span]:
+    """The spans of the traces that sessions of the cases ``ids`` (first messages ``texts``)
+    may be in, as ``read_spans`` gives them (see the module docstring)."""
+    where = str(path)
+    beside = logs_beside(path)
+    beside_records: list[dict[str, Any]] = []
+    text_spans: set[str] = set()
+    beside_error: Optional[DataError] = None
+    if beside is not None:  # read first: the content of its records tells which traces are wanted
+        try:
+            beside_spans = [span for _, span in iter_spans(beside, beside_records, logs_only=True)]
+        except DataError as exc:  # reported after the spans file's own errors, as read_spans does
+            beside_error, beside_spans = exc, []
+        text_spans = _spans_with_texts(beside_records, texts, where)
+    else:
+        beside_spans = []
+    records: list[dict[str, Any]] = []
+    groups = _Groups()
+    kept: dict[str, list[Span]] = defaultdict(list)
+    pending: dict[str, list[Span]] = defaultdict(list)
+    pending_count = 0
+    dropped: set[str] = set()
+    lines: dict[str, set[int]] = defaultdict(set)
+    for number, span in iter_spans(path, records):
+        trace = span.trace_id
+        groups.add(trace, span)
+        if trace not in kept and _wanted(span, ids, texts, text_spans):
+            groups.want(trace)
+            kept[trace] = pending.pop(trace, [])
+            pending_count -= len(kept[trace])
+        if trace in kept:
+            kept[trace].append(span)
+        else:
+            pending[trace].append(span)
+            pending_count += 1
+            if pending_count > PENDING_SPANS and number:  # a JSONL line can be read again
+                dropped.update(pending)
+                pending.clear()
+                pending_count = 0
+        if number and (trace in dropped or trace not in kept):
+            lines[trace].add(number)
+    if beside_error is not None:
+        raise beside_error
+    if records or beside_spans:  # logs among the spans, or spans among the logs: read everything
+        from ._otlp import read_spans
+
+        return read_spans(path)
+    wanted = groups.wanted_traces()
+    again = {trace for trace in wanted if trace in dropped}
+    spans = [
+        span
+        for held in (kept, pending)
+        for trace, found in held.items()
+        if trace in wanted and trace not in again
+        for span in found
+    ]
+    if again:
+        numbers = {n for trace in again for n in lines[trace]}
+        spans.extend(span for _, span in iter_spans(path, [], lines=numbers) if span.trace_id in again)
+    if beside_records:
+        merge_logs(spans, beside_records, where)
+    return spans
+
+
+def _wanted(span: Span, ids: set[str], texts: set[str], text_spans: set[str]) -> bool:
+    attributes = span.attributes
+    case_id = attributes.get("agenteval.case_id")
+    if case_id not in (None, "") and str(case_id) in ids:
+        return True
+    if span.trace_id in ids or any(str(attributes.get(k)) in ids for k in _SESSION_KEYS if k in attributes):
+        return True
+    if texts and (span.span_id in text_spans or not texts.isdisjoint(user_texts(attributes))):
+        return True
+    return False
+
+
+def user_texts(attributes: dict[str, Any]) -> Iterable[str]:
+    """The text of every user message of a model call's input (GenAI messages, or ADK schema
+    1's ``llm_request``), trimmed: the texts a turn's first user message can be."""
+    messages = attributes.get("gen_ai.input.messages")
+    if isinstance(messages, list):
+        for message in messages:
+            if isinstance(message, dict) and message.get("role") == "user":
+                parts = message.get("parts") or ()
+                yield "\n".join(
+                    p["content"]
+                    for p in parts
+                    if isinstance(p, dict)
+                    and p.get("type") in _TEXT_PARTS
+                    and isinstance(p.get("content"), str)
+                    and p["content"]
+                ).strip()
+    request = attributes.get("gcp.vertex.agent.llm_request")
+    contents = request.get("contents") if isinstance(request, dict) else None
+    for content in contents if isinstance(contents, list) else ():
+        if isinstance(content, dict) and content.get("role") == "user":
+            yield "\n".join(
+                str(p["text"]) for p in content.get("parts") or () if isinstance(p, dict) and p.get("text")
+            ).strip()
+
+
+def _spans_with_texts(records: Sequence[Any], texts: set[str], where: str) -> set[str]:
+    """The span ids whose log records give them a user message of ``texts`` (``EVENT_ONLY``
+    capture), each span's records taken together as ``merge_logs`` takes them. A record that
+    cannot be read is left to ``merge_logs`` to report."""
+    from ._span import hex_id
+
+    by_span: dict[str, list[Any]] = defaultdict(list)
+    for index, record in enumerate(records):
+        raw = record.get("spanId", record.get("span_id")) if isinstance(record, dict) else None
+        if texts and raw:
+            try:
+                by_span[hex_id(raw, 8, f"log record {index}.spanId", where)].append(record)
+            except DataError:
+                continue
+    found: set[str] = set()
+    for span_id, given in by_span.items():
+        content: dict[str, Any] = {}
+        try:
+            content_from_events(content, given, f"logs of span {span_id}", where)
+        except DataError:
+            continue
+        if not texts.isdisjoint(user_texts(content)):
+            found.add(span_id)
+    return found
+
+
+class _Groups:
+    """Traces joined when they share a session id: a union-find over trace ids and session ids
+    (one namespace: a session without an id is named by its trace id)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+        self.traces: set[str] = set()
+        self.wanted: set[str] = set()
+
+    def find(self, key: str) -> str:
+        parent = self.parent.setdefault(key, key)
+        while parent != key:
+            grand = self.parent[parent]
+            self.parent[key] = grand
+            key, parent = parent, grand
+        return key
+
+    def add(self, trace: str, span: Span) -> None:
+        self.traces.add(trace)
+        for key in _SESSION_KEYS:
+            value = span.attributes.get(key)
+            if value not in (None, ""):
+                root, other = self.find(trace), self.find(str(value))
+                if other != root:
+                    self.parent[other] = root
+
+    def want(self, trace: str) -> None:
+        self.wanted.add(trace)
+
+    def wanted_traces(self) -> set[str]:
+        roots = {self.find(trace) for trace in self.wanted}
+        return {trace for trace in self.traces if self.find(trace) in roots}
