@@ -11,10 +11,14 @@ Each reader is a whole process, started as a user starts it; wall seconds:
 
 * ``show``: ``agenteval runs show RUN`` (the table);
 * ``show json``: ``agenteval runs show RUN --format json``;
-* ``report``: ``agenteval runs report RUN --report junit``;
+* ``report X``: ``agenteval runs report RUN --report X``, one process per installed reporter
+  (``--reporters`` picks some);
 * ``compare``: ``agenteval compare RUN RUN`` (the run against itself: every case pairs);
-* ``view index``: the viewer's first whole index, ``agenteval_viewer``'s summary and case
-  index of the run, encoded as the server sends them.
+* ``view head``: the viewer's first rows, ``GET /api/runs/<id>/head`` as the viewer's
+  ``RunStore`` answers it (no disk cache; a run of several runs per case has no head and
+  answers with its whole index);
+* ``view index``: what the viewer loads next, ``/summary`` and ``/index`` of the run
+  (``RunStore``, no disk cache), encoded as the server sends them.
 
 The goal is every reader under 2 s at 100k cases. Absolute figures depend on the machine.
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,17 +53,21 @@ TEMPLATE_CASES = 50
 PER_SET = 1000
 KINDS = ("complete", "interrupted", "3 runs")
 
+# The viewer's answers, as its server's store makes them (the first request of a run).
 _VIEW = """
 import sys
 from pathlib import Path
-from agenteval.runs import RecordedRun
-from agenteval_viewer._bundle import case_index, run_summary, scan
-from agenteval_viewer._store import encode_json
-run = RecordedRun.open(Path(sys.argv[1]))
-scanned = scan(run)
-encode_json(run_summary(run, scanned))
-encode_json(case_index(run, scanned))
+from agenteval_viewer._store import RunStore
+folder = Path(sys.argv[1])
+store = RunStore(folder.parent)
+if sys.argv[2] == "head":
+    store.head(folder.name).plain
+else:
+    store.summary(folder.name).plain
+    store.index(folder.name).plain
 """
+#: every reporter of the engine and of the plugins installed beside it
+REPORTERS = ("table", "json", "jsonl", "junit", "markdown", "github", "html", "otel")
 
 
 def _template(tmp: Path) -> Path:
@@ -139,37 +148,47 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
     return writer.folder
 
 
-def _timed(command: list[str], env: Optional[dict[str, str]] = None) -> float:
+def _timed(command: list[str], env: Optional[dict[str, str]] = None) -> tuple[float, float]:
+    """The command's wall seconds and CPU seconds (user + system: on a shared machine, the
+    steadier figure)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
-    return wall
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
-def commands(folder: Path, scratch: Path) -> dict[str, list[str]]:
+def commands(folder: Path, scratch: Path, reporters: list[str]) -> dict[str, list[str]]:
     agenteval = [sys.executable, "-m", "agenteval"]
-    report = ["runs", "report", str(folder), "--report", "junit", "--report-dir", str(scratch)]
+    report = ["runs", "report", str(folder), "--report-dir", str(scratch), "--report"]
     return {
         "show": [*agenteval, "runs", "show", str(folder)],
         "show json": [*agenteval, "runs", "show", str(folder), "--format", "json"],
-        "report": [*agenteval, *report],
+        **{f"report {name}": [*agenteval, *report, name] for name in reporters},
         "compare": [*agenteval, "compare", str(folder), str(folder)],
-        "view index": [sys.executable, "-c", _VIEW, str(folder)],
+        "view head": [sys.executable, "-c", _VIEW, str(folder), "head"],
+        "view index": [sys.executable, "-c", _VIEW, str(folder), "index"],
     }
 
 
-def measure(folder: Path, scratch: Path, baseline: Optional[str]) -> dict[str, str]:
+def measure(folder: Path, scratch: Path, reporters: list[str], baseline: Optional[str]) -> dict[str, str]:
     """Each reader's wall seconds (``this / baseline`` with a baseline)."""
     figures = {}
-    for name, command in commands(folder, scratch).items():
-        mine = _timed(command)
+    # no OTLP endpoint: ``--report otel`` writes its file and sends nothing; byte code
+    # written and read as an installed package's is (else every process compiles its imports)
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    for name, command in commands(folder, scratch, reporters).items():
+        wall, cpu = _timed(command, env)
         if baseline is None:
-            figures[name] = f"{mine:.2f}"
+            figures[name] = f"{wall:.2f} ({cpu:.2f})"
             continue
-        other = _timed(command, env={**os.environ, "PYTHONPATH": baseline})
-        figures[name] = f"{mine:.2f} / {other:.2f}"
+        other, other_cpu = _timed(command, env={**env, "PYTHONPATH": baseline})
+        figures[name] = f"{wall:.2f} ({cpu:.2f}) / {other:.2f} ({other_cpu:.2f})"
     return figures
 
 
@@ -177,6 +196,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--reporters", nargs="+", default=list(REPORTERS), help="the reporters timed")
     parser.add_argument("--keep", type=Path, help="write the runs here and reuse them when present")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout to time side by side")
     args = parser.parse_args(argv)
@@ -185,17 +205,30 @@ def main(argv: Optional[list[str]] = None) -> int:
         root.mkdir(parents=True, exist_ok=True)
         runs = root / "template" / "runs"
         template = next(runs.iterdir()) if runs.is_dir() else _template(root)
-        columns = ("show", "show json", "report", "compare", "view index")
-        width = 14 if args.baseline else 11
-        print(f"{'cases':>8} {'run':<12}" + "".join(f"{c:>{width}}" for c in columns) + "   (wall s)")
+        readers = list(commands(root, root, args.reporters))
+        width = 28 if args.baseline else 16
+        print("wall seconds (CPU seconds) of each reader, one process each (this / baseline with --baseline)")
         for size in args.sizes:
+            figures = {}
             for kind in args.kinds:
                 target = root / f"{size}-{kind.replace(' ', '')}"
                 existing = [p for p in target.iterdir() if p.is_dir()] if target.exists() else []
+                started = time.perf_counter()
                 folder = existing[0] if existing else write_run(template, target, size, kind)
-                figures = measure(folder, root / "reports", args.baseline)
-                cells = "".join(f"{figures[c]:>{width}}" for c in columns)
-                print(f"{size:>8} {kind:<12}{cells}", flush=True)
+                if not existing:
+                    print(f"  ({size} cases, {kind}: written in {time.perf_counter() - started:.1f} s)")
+                figures[kind] = measure(folder, root / "reports", args.reporters, args.baseline)
+                # each run's figures at once (a long benchmark stopped half-way keeps them)
+                print(
+                    f"  ({size} cases, {kind}: "
+                    + ", ".join(f"{r} {f}" for r, f in figures[kind].items())
+                    + ")"
+                )
+            print(f"\n{size} cases")
+            print(f"{'reader':<16}" + "".join(f"{kind:>{width}}" for kind in args.kinds))
+            for reader in readers:
+                print(f"{reader:<16}" + "".join(f"{figures[kind][reader]:>{width}}" for kind in args.kinds))
+            print(flush=True)
     return 0
 
 

@@ -8,6 +8,7 @@ import pytest
 from agenteval._stats import (
     Basis,
     Verdict,
+    betting_interval,
     case_verdict,
     combine_verdicts,
     variance_components,
@@ -116,3 +117,45 @@ def test_variance_components():
     assert noisy.icc == 0.0 and noisy.flaky_cases == 3 and noisy.design_effect == 1.0
     single = variance_components([[0.5, 0.7]])
     assert single.between_case_sd is None and single.within_case_sd == pytest.approx(math.sqrt(0.02))
+
+
+def test_cases_sharing_their_run_scores_compute_the_interval_and_hint_once():
+    # A reader of a run of several runs per case meets the same few score lists thousands of
+    # times (each case with its own seed): the betting interval and the hint's search are
+    # computed once per distinct input, and give what a fresh computation gives.
+    from agenteval._stats import _intervals, _verdict
+
+    _intervals._betting.cache_clear()
+    _verdict._settle.cache_clear()
+    scores = [0.9, 0.7, 0.8]
+    found = [case_verdict(scores, 0.8, seed=0)]
+    computed = (_intervals._betting.cache_info().misses, _verdict._settle.cache_info().misses)
+    assert computed[1] == 1  # INCONCLUSIVE: the hint searched
+    found += [case_verdict(scores, 0.8, seed=seed) for seed in range(1, 50)]
+    assert len({(f.verdict, f.interval, f.reason, f.hint) for f in found}) == 1
+    assert (_intervals._betting.cache_info().misses, _verdict._settle.cache_info().misses) == computed
+    fresh = _intervals._betting.__wrapped__(tuple(scores), 0.0, 1.0, 0.95, _intervals._GRID)
+    assert found[0].interval == fresh
+    assert _verdict._settle.__wrapped__(tuple(scores), 0.8, 0.0, 1.0, 0.95) == found[0].units_to_settle
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0, allow_nan=False), min_size=1, max_size=8))
+@settings(max_examples=30, deadline=None)
+def test_a_remembered_betting_interval_is_the_one_computed_afresh(values):
+    from agenteval._stats import _intervals
+
+    assert betting_interval(values) == _intervals._betting.__wrapped__(
+        tuple(float(v) for v in values), 0.0, 1.0, 0.95, _intervals._GRID
+    )
+
+
+def test_long_score_lists_are_not_remembered():
+    # an eval set's case scores: one list per set, kept out of the cache (memory)
+    from agenteval._stats import _intervals
+
+    _intervals._betting.cache_clear()
+    values = [0.5 + (i % 7) / 20 for i in range(_intervals.REMEMBERED_VALUES + 1)]
+    assert betting_interval(values) == _intervals._betting.__wrapped__(
+        tuple(values), 0.0, 1.0, 0.95, _intervals._GRID
+    )
+    assert _intervals._betting.cache_info().currsize == 0

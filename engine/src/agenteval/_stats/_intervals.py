@@ -13,6 +13,7 @@ numpy and scipy are imported inside the functions that need them.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
@@ -93,6 +94,20 @@ def betting_interval(
     xs = _check_values(values, lo, hi)
     if not xs:
         return Interval(lo, hi, None, "no-data", level, 0)
+    if len(xs) > REMEMBERED_VALUES:
+        return _betting.__wrapped__(tuple(xs), lo, hi, level, grid)
+    return _betting(tuple(xs), lo, hi, level, grid)
+
+
+#: Intervals of at most this many values are remembered (a case's runs: the same few score
+#: lists recur across thousands of cases); longer ones (an eval set's cases) are not kept.
+REMEMBERED_VALUES = 64
+
+
+@functools.lru_cache(maxsize=4096)
+def _betting(xs: tuple[float, ...], lo: float, hi: float, level: float, grid: int) -> Interval:
+    """``betting_interval`` of checked values, once per distinct input (see
+    ``REMEMBERED_VALUES``)."""
     import numpy as np
 
     span = hi - lo
