@@ -301,6 +301,7 @@ class RecordedRun:
                 rows[(entry.index, case_id)] = row
                 row += 1
         missing = {key for key in rows if key not in written}
+        # every case's brief written: no record read, nor the offsets of any (a walk of the index)
         combined = {
             (entry.index, case_id): brief_from_result(
                 entry,
@@ -308,7 +309,9 @@ class RecordedRun:
                 self.case_result(entry, case_id, records, pending=pending),
                 records,
             )
-            for entry, case_id, records in self.case_records(only=missing if written else None)
+            for entry, case_id, records in (
+                self.case_records(only=missing if written else None) if missing else ()
+            )
         }
         for entry in self.manifest.eval_sets:
             for case_id in entry.case_ids:

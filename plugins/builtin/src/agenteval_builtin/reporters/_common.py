@@ -1,5 +1,6 @@
-"""What the built-in reporters share: one pass over a run's cases, the reason a case did
-not pass and bounded text."""
+"""What the built-in reporters share: one pass over a run's cases, the run's cases as briefs
+(read from its index, no record) and the full result of the few a report prints, the reason
+a case did not pass and bounded text."""
 
 from __future__ import annotations
 
@@ -10,9 +11,19 @@ from dataclasses import dataclass
 from typing import Optional
 
 from agenteval import CaseResult, CriterionResult, Status
-from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
+from agenteval.runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseView", "cases_of", "cell", "clip", "code", "first_problem", "status_counts"]
+__all__ = [
+    "CaseView",
+    "case_view",
+    "cases_of",
+    "cell",
+    "clip",
+    "code",
+    "first_problem",
+    "plan_briefs",
+    "status_counts",
+]
 
 _PUNCTUATION = frozenset(string.punctuation)
 _UNSPANNABLE = re.compile(r"[`\\|]|^ | $")
@@ -34,8 +45,39 @@ class CaseView:
 
 def cases_of(run: RecordedRun) -> Iterator[CaseView]:
     """Every planned case of the run, in run order (one record read at a time)."""
-    for entry, case in run.case_results():
-        yield CaseView(entry, case, run.record((entry.index, case.eval_id, 1)))
+    pending = run.in_progress
+    for entry, case_id, records in run.case_records():
+        yield _view(run, entry, case_id, records, pending)
+
+
+def plan_briefs(run: RecordedRun) -> list[CaseBrief]:
+    """Every planned case's brief (``RecordedRun.case_briefs``: status and each criterion's
+    status and score, from the run's index) in plan order, as ``case_results`` gives the
+    cases; of a case recorded twice, the later. What a bounded report sums up without
+    reading a record."""
+    rows: list[Optional[CaseBrief]] = [None] * sum(len(entry.case_ids) for entry in run.manifest.eval_sets)
+    for brief in run.case_briefs():
+        rows[brief.row] = brief
+    return [brief for brief in rows if brief is not None]
+
+
+def case_view(run: RecordedRun, brief: CaseBrief, *, pending: Optional[bool] = None) -> CaseView:
+    """The full result of one case a report prints (its records read, the run's rules applied)."""
+    return _view(run, brief.entry, brief.case_id, run.case_runs(brief.entry, brief.case_id), pending)
+
+
+def _view(
+    run: RecordedRun,
+    entry: EvalSetEntry,
+    case_id: str,
+    records: list[Optional[CaseRecord]],
+    pending: Optional[bool],
+) -> CaseView:
+    """A case's view from its records: the first run's record is the one already read (a
+    case whose runs ``--num-runs auto`` found unneeded reads it on its own)."""
+    case = run.case_result(entry, case_id, records, pending=pending)
+    first = records[0] if records else run.record((entry.index, case_id, 1))
+    return CaseView(entry, case, first)
 
 
 def first_problem(case: CaseResult) -> Optional[CriterionResult]:
@@ -60,8 +102,8 @@ def status_counts(run: RecordedRun) -> dict[Status, int]:
     if written is not None:
         return dict(written.summary.cases)
     counts = {status: 0 for status in Status}
-    for view in cases_of(run):
-        counts[view.result.status] += 1
+    for brief in plan_briefs(run):
+        counts[brief.status] += 1
     return counts
 
 

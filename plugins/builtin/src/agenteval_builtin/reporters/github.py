@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenteval import Status
 from agenteval.plugins import ReportContext, Reporter, case_lines
 
-from ._common import cases_of, clip, first_problem
-from .markdown import render_markdown
+from ._common import case_view, clip, first_problem, plan_briefs
+from .markdown import fit, markdown_of
 
 __all__ = ["GitHubReporter", "annotation"]
 
@@ -47,7 +46,9 @@ class GitHubReporter(Reporter):
 
     def write(self, context: ReportContext) -> list[Path]:
         run = context.run
-        summary = render_markdown(run, limit=SUMMARY_BYTES // 4)  # up to 4 bytes a character
+        briefs = plan_briefs(run)  # the run's index, read once: the report and the annotations
+        markdown = markdown_of(run, briefs)
+        summary = fit(markdown, SUMMARY_BYTES // 4)  # up to 4 bytes a character
         written = []
         step_summary = context.environ.get("GITHUB_STEP_SUMMARY")
         if step_summary:
@@ -55,12 +56,13 @@ class GitHubReporter(Reporter):
                 handle.write(summary)
             written.append(Path(step_summary))
         comment = context.folder / "pr-comment.md"
-        body = MARKER + "\n" + render_markdown(run, limit=COMMENT_CHARS - len(MARKER) - 1)
+        body = MARKER + "\n" + fit(markdown, COMMENT_CHARS - len(MARKER) - 1)
         comment.write_text(body, encoding="utf-8", errors="backslashreplace")
         written.append(comment)
-        failing = [v for v in cases_of(run) if v.result.status not in (Status.PASSED, Status.INFORMATIONAL)]
+        failing = [b for b in briefs if not b.status.ok]
         lines: dict[str, dict[str, int]] = {}
-        for view in failing[:ANNOTATIONS]:
+        pending = run.in_progress
+        for view in (case_view(run, brief, pending=pending) for brief in failing[:ANNOTATIONS]):
             path = view.entry.path
             if path and path not in lines:
                 lines[path] = case_lines(path)

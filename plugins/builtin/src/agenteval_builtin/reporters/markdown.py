@@ -15,12 +15,12 @@ from typing import Optional
 
 from agenteval import Status
 from agenteval.plugins import ReportContext, Reporter, rerun_command
-from agenteval.runs import RecordedRun
+from agenteval.runs import CaseBrief, RecordedRun
 
-from ._common import CaseView, cases_of, cell, clip, code, first_problem
+from ._common import CaseView, case_view, cell, clip, code, first_problem, plan_briefs
 from ._trajectory_diff import diff_tables
 
-__all__ = ["MarkdownReporter", "render_markdown"]
+__all__ = ["MarkdownReporter", "fit", "markdown_of", "render_markdown"]
 
 FAILURES = 20
 _BADGE = {
@@ -33,15 +33,28 @@ _BADGE = {
 
 
 def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Optional[int] = None) -> str:
-    """The Markdown report of ``run``; ``limit`` caps its length in characters."""
-    views = list(cases_of(run))
+    """The Markdown report of ``run``; ``limit`` caps its length in characters. Its cost is
+    the run's index (``plan_briefs``) and the records of the failing cases it prints."""
+    return fit(markdown_of(run, plan_briefs(run), failures=failures), limit)
+
+
+def fit(text: str, limit: Optional[int]) -> str:
+    """``text`` cut to ``limit`` characters with a marker (``None``: as it is)."""
+    if limit is not None and len(text) > limit:
+        return text[: limit - 40] + "\n\n… (cut to fit)\n"
+    return text
+
+
+def markdown_of(run: RecordedRun, briefs: list[CaseBrief], *, failures: int = FAILURES) -> str:
+    """The whole Markdown report of ``run`` from its cases' briefs in plan order
+    (``plan_briefs``); the first ``failures`` failing cases read in full."""
     counts = {status: 0 for status in Status}
     criteria: dict[str, dict[str, float]] = {}
-    for view in views:
-        counts[view.result.status] += 1
-        for result in view.result.criteria:
+    for brief in briefs:
+        counts[brief.status] += 1
+        for result in brief.criteria:
             item = criteria.setdefault(
-                result.criterion,
+                result.name,
                 {"sum": 0.0, "n": 0, "passed": 0, "failed": 0, "informational": 0, "total": 0},
             )
             item["total"] += 1
@@ -51,14 +64,14 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
             if result.score is not None:
                 item["sum"] += result.score
                 item["n"] += 1
-    failing = [v for v in views if not v.result.status.ok]
-    status = Status.PASSED if not failing else min((v.result.status for v in failing), key=_order)
+    failing = [b for b in briefs if not b.status.ok]
+    status = Status.PASSED if not failing else min((b.status for b in failing), key=_order)
     manifest = run.manifest
     spent = _judge_spend(run)
     lines = [
         f"## agenteval: {_BADGE[status]}",
         "",
-        f"Run `{run.run_id}` ({manifest.state.value}), {len(views)} case(s): "
+        f"Run `{run.run_id}` ({manifest.state.value}), {len(briefs)} case(s): "
         + ", ".join(f"{n} {s.value.lower().replace('_', ' ')}" for s, n in counts.items() if n),
         "",
         "| criterion | mean | passed |" + (" judge tokens (in + out) | judge cost |" if spent else ""),
@@ -72,7 +85,9 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
         )
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
-        for view in failing[:failures]:
+        pending = run.in_progress
+        for brief in failing[:failures]:
+            view = case_view(run, brief, pending=pending)
             problem = first_problem(view.result)
             why = f"{code(problem.criterion)}: {cell(clip(problem.reason, 200))}" if problem else ""
             name = f"{cell(view.entry.eval_set_id)}/{cell(view.result.eval_id)}"
@@ -80,14 +95,11 @@ def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Option
             lines += _trajectory_diffs(view)
         if len(failing) > failures:
             lines.append(f"- … and {len(failing) - failures} more (`agenteval runs show {run.run_id}`)")
-        command = rerun_command(run, [(v.entry, v.result.eval_id) for v in failing[:failures]])
+        command = rerun_command(run, [(b.entry, b.case_id) for b in failing[:failures]])
         if command:
             lines += ["", "Rerun them:", "", "```sh", command, "```"]
     lines += _judge_lines(run)
-    text = "\n".join(lines) + "\n"
-    if limit is not None and len(text) > limit:
-        text = text[: limit - 40] + "\n\n… (cut to fit)\n"
-    return text
+    return "\n".join(lines) + "\n"
 
 
 def _trajectory_diffs(view: CaseView) -> list[str]:
