@@ -389,7 +389,8 @@ def _compare_sides(
         runs_b = [[s for s in b.scores[k].get(name, []) if s is not None] for k in keys]
         changes_by_key: dict[tuple[str, str], Any] = {}
         testable = [i for i, k in enumerate(keys) if runs_a[i] and runs_b[i]]
-        if testable and not any(smallest_case_p(len(runs_a[i]), len(runs_b[i])) < CASE_FDR for i in testable):
+        sizes = {(len(runs_a[i]), len(runs_b[i])) for i in testable}
+        if testable and not any(smallest_case_p(size_a, size_b) < CASE_FDR for size_a, size_b in sizes):
             # No case can be flagged (too few runs): only the flipped cases' deltas are shown,
             # and with no case tested there is no correction for the others to take part in.
             testable = [i for i in testable if a.statuses[keys[i]][name] is not b.statuses[keys[i]][name]]
