@@ -216,9 +216,8 @@ def test_betting_in_row_blocks_is_the_same_interval(values, rows):
         _intervals._BATCH_CELLS = saved
 
 
-def _betting_whole_matrix(values, level, grid):
-    """The betting interval's decisions as computed before the rounds of
-    ``_kept_candidates``: every candidate over every observation in one matrix (the oracle)."""
+def _bets(values, level):
+    """The values and the predictable bet sizes, as ``_betting`` makes them."""
     import numpy as np
 
     x = np.asarray(values, dtype=float)
@@ -226,7 +225,15 @@ def _betting_whole_matrix(values, level, grid):
     counts = np.arange(1, n + 1)
     mu_hat = (0.5 + np.cumsum(x)) / (counts + 1)
     sigma2 = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (counts + 1)
-    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * np.concatenate(([0.25], sigma2[:-1]))))
+    return x, np.sqrt(2.0 * math.log(2.0 / alpha) / (n * np.concatenate(([0.25], sigma2[:-1]))))
+
+
+def _betting_whole_matrix(values, level, grid):
+    """The betting interval's decisions as computed before the rounds of
+    ``_kept_candidates``: every candidate over every observation in one matrix (the oracle)."""
+    import numpy as np
+
+    x, lam = _bets(values, level)
     m = np.linspace(0.0, 1.0, grid)[:, None]
     with np.errstate(divide="ignore"):
         lam_up, lam_down = np.minimum(lam[None, :], 0.5 / m), np.minimum(lam[None, :], 0.5 / (1.0 - m))
@@ -234,20 +241,15 @@ def _betting_whole_matrix(values, level, grid):
     log_down = np.cumsum(np.log1p(-lam_down * (x[None, :] - m)), axis=1)
     with np.errstate(over="ignore"):
         capital = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
-    return np.nonzero(capital.max(axis=1) < 1.0 / alpha)[0]
+    return np.nonzero(capital.max(axis=1) < 1.0 / (1.0 - level))[0]
 
 
 def _kept(values, level, grid, first):
     import numpy as np
     from agenteval._stats import _intervals
 
-    x = np.asarray(values, dtype=float)
-    n, alpha = x.size, 1.0 - level
-    counts = np.arange(1, n + 1)
-    mu_hat = (0.5 + np.cumsum(x)) / (counts + 1)
-    sigma2 = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (counts + 1)
-    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * np.concatenate(([0.25], sigma2[:-1]))))
-    return _intervals._kept_candidates(x, lam, np.linspace(0.0, 1.0, grid), 1.0 / alpha, first)
+    x, lam = _bets(values, level)
+    return _intervals._kept_candidates(x, lam, np.linspace(0.0, 1.0, grid), 1.0 / (1.0 - level), first)
 
 
 @settings(deadline=None, max_examples=60)
