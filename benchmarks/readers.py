@@ -13,7 +13,10 @@ Each reader is a whole process, started as a user starts it; wall seconds:
 * ``show json``: ``agenteval runs show RUN --format json``;
 * ``report X``: ``agenteval runs report RUN --report X``, one process per installed reporter
   (``--reporters`` picks some);
-* ``compare``: ``agenteval compare RUN RUN`` (the run against itself: every case pairs);
+* ``compare``: ``agenteval compare RUN RUN`` (the run against itself: every case pairs; the
+  folder is read once);
+* ``compare twin``: ``agenteval compare RUN TWIN``, TWIN a second folder of the same files
+  (hard links): every case pairs, and both folders are read, as with two different runs;
 * ``view head``: the viewer's first rows, ``GET /api/runs/<id>/head`` as the viewer's
   ``RunStore`` answers it (no disk cache; a run of several runs per case has no head and
   answers with its whole index);
@@ -169,14 +172,32 @@ def commands(folder: Path, scratch: Path, reporters: list[str]) -> dict[str, lis
         "show json": [*agenteval, "runs", "show", str(folder), "--format", "json"],
         **{f"report {name}": [*agenteval, *report, name] for name in reporters},
         "compare": [*agenteval, "compare", str(folder), str(folder)],
+        "compare twin": [*agenteval, "compare", str(folder), str(_twin(folder))],
         "view head": [sys.executable, "-c", _VIEW, str(folder), "head"],
         "view index": [sys.executable, "-c", _VIEW, str(folder), "index"],
     }
 
 
+def _twin(folder: Path) -> Path:
+    """Where ``folder``'s twin lies (``make_twin``)."""
+    return Path(f"{folder.parent}-twin") / folder.name
+
+
+def make_twin(folder: Path) -> Path:
+    """A second folder holding ``folder``'s files as hard links (no byte copied)."""
+    twin = _twin(folder)
+    if not twin.exists():
+        twin.mkdir(parents=True)
+        for path in folder.iterdir():
+            if path.is_file():
+                os.link(path, twin / path.name)
+    return twin
+
+
 def measure(folder: Path, scratch: Path, reporters: list[str], baseline: Optional[str]) -> dict[str, str]:
     """Each reader's wall seconds (``this / baseline`` with a baseline)."""
     figures = {}
+    make_twin(folder)
     # no OTLP endpoint: ``--report otel`` writes its file and sends nothing; byte code
     # written and read as an installed package's is (else every process compiles its imports)
     env = {

@@ -44,3 +44,44 @@ def test_a_one_run_side_reads_no_record(tmp_path, monkeypatch, interrupted_run):
     monkeypatch.setattr(RecordedRun, "records", never)
     monkeypatch.setattr(RecordedRun, "case_results", never)
     assert len(_from_run(RecordedRun.open(run.folder), "A").statuses) == 13
+
+
+def test_a_run_compared_with_itself_is_read_once_and_compares_as_two_reads(
+    tmp_path, monkeypatch, interrupted_run
+):
+    from agenteval.runs import _comparison
+    from agenteval.runs._comparison import compare_sides, load_side, load_sides
+
+    run = interrupted_run(tmp_path / "runs", n=12)
+    twice = compare_sides(
+        load_side(str(run.folder), tmp_path, "A"), load_side(str(run.folder), tmp_path, "B")
+    )
+    reads = []
+    real = _comparison._from_run
+    monkeypatch.setattr(_comparison, "_from_run", lambda *args: reads.append(args) or real(*args))
+    a, b = load_sides(str(run.folder), str(run.folder / ".." / run.folder.name), tmp_path)
+    assert len(reads) == 1 and (a.label, b.label) == ("A", "B") and a.scores == b.scores
+    assert compare_sides(a, b).to_json() == twice.to_json()
+    load_sides(str(run.folder), str(interrupted_run(tmp_path / "other", n=12).folder), tmp_path)
+    assert len(reads) == 3  # two runs: two reads
+
+
+def test_flips_without_a_testable_case_keep_their_deltas_and_no_flag(interrupted_run, tmp_path):
+    """One run a side: no case can be flagged, so only the flipped cases are measured; each
+    flip still shows its delta and no flag, as when every case was passed to the test."""
+    from agenteval._results import Status
+    from agenteval.runs._comparison import _from_run, compare_sides
+
+    a = _from_run(interrupted_run(tmp_path / "runs", n=12), "A")
+    b = _from_run(RecordedRun.open(next((tmp_path / "runs").iterdir())), "B")
+    key = ("shop", "c01")
+    b.scores[key] = {name: [1.0 - (scores[0] or 0.0)] for name, scores in a.scores[key].items()}
+    b.statuses[key] = {
+        name: Status.PASSED if status is not Status.PASSED else Status.FAILED
+        for name, status in a.statuses[key].items()
+    }
+    flips = compare_sides(a, b).flips
+    assert {(f.case_id, f.criterion) for f in flips} == {(key[1], name) for name in a.statuses[key]}
+    for flip in flips:
+        before = a.scores[key][flip.criterion][0]
+        assert flip.delta == (1.0 - before) - before and flip.flagged is None and flip.q_value is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union, overload
 
 from ._results import (
     AgentRunRecord,
@@ -695,6 +695,31 @@ def set_criterion_summary(
     )
 
 
+class _CaseSeeds(Sequence[int]):
+    """Each case's seed (``derive_seed(run_id, index, case_id, criterion)``), derived when
+    asked for: Holm re-tests only the cases that FAIL on their runs, so a set of 100k cases
+    (an interrupted run's unstarted ones too) hashes a few ids, not all of them."""
+
+    def __init__(self, run_id: str, index: int, case_ids: Sequence[str], criterion: str) -> None:
+        self._parts = (run_id, index, criterion)
+        self._case_ids = case_ids
+
+    def __len__(self) -> int:
+        return len(self._case_ids)
+
+    @overload
+    def __getitem__(self, item: int) -> int: ...
+    @overload
+    def __getitem__(self, item: slice) -> Sequence[int]: ...
+    def __getitem__(self, item: Union[int, slice]) -> Union[int, Sequence[int]]:
+        from ._stats import derive_seed
+
+        run_id, index, criterion = self._parts
+        if isinstance(item, slice):
+            return [derive_seed(run_id, index, case_id, criterion) for case_id in self._case_ids[item]]
+        return derive_seed(run_id, index, self._case_ids[item], criterion)
+
+
 def _set_verdict(
     criterion: CriterionEntry, ordered: Sequence[tuple], *, level: float, rule: str, run_id: str, index: int
 ) -> SetVerdict:
@@ -721,7 +746,7 @@ def _set_verdict(
         higher_is_better=criterion.higher_is_better,
         level=level,
         rule=rule if bounded else "any-case",
-        seeds=[derive_seed(run_id, index, unit[0], criterion.name) for unit in ordered],
+        seeds=_CaseSeeds(run_id, index, [unit[0] for unit in ordered], criterion.name),
         mean_seed=derive_seed(run_id, index, criterion.name),
         case_ids=[unit[0] for unit in ordered],
     )

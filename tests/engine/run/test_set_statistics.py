@@ -157,3 +157,15 @@ def test_copies_of_a_case_count_as_adding_each_of_them(score, status, copies, co
         one_by_one.add(first.model_copy(update={"eval_id": case_id}), eval_set)
     in_one_step.add_copies(first, eval_set, ids)
     assert in_one_step.build() == one_by_one.build()
+
+
+def test_case_seeds_are_derived_when_asked_for_and_equal_the_listed_ones():
+    """The set verdict's per-case seeds are those of ``derive_seed`` (each case's own), made
+    only for the cases Holm re-tests: none for a set that has no FAIL on its runs."""
+    from agenteval._stats import derive_seed
+    from agenteval._verdicts import _CaseSeeds
+
+    ids = [f"case_{n}" for n in range(5)]
+    seeds = _CaseSeeds("run", 2, ids, "crit")
+    listed = [derive_seed("run", 2, case_id, "crit") for case_id in ids]
+    assert len(seeds) == 5 and list(seeds) == listed and seeds[1:3] == listed[1:3] and seeds[-1] == listed[-1]

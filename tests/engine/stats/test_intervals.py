@@ -214,3 +214,70 @@ def test_betting_in_row_blocks_is_the_same_interval(values, rows):
         assert betting_interval(values) == whole
     finally:
         _intervals._BATCH_CELLS = saved
+
+
+def _bets(values, level):
+    """The values and the predictable bet sizes, as ``_betting`` makes them."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    n, alpha = x.size, 1.0 - level
+    counts = np.arange(1, n + 1)
+    mu_hat = (0.5 + np.cumsum(x)) / (counts + 1)
+    sigma2 = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (counts + 1)
+    return x, np.sqrt(2.0 * math.log(2.0 / alpha) / (n * np.concatenate(([0.25], sigma2[:-1]))))
+
+
+def _betting_whole_matrix(values, level, grid):
+    """The betting interval's decisions as computed before the rounds of
+    ``_kept_candidates``: every candidate over every observation in one matrix (the oracle)."""
+    import numpy as np
+
+    x, lam = _bets(values, level)
+    m = np.linspace(0.0, 1.0, grid)[:, None]
+    with np.errstate(divide="ignore"):
+        lam_up, lam_down = np.minimum(lam[None, :], 0.5 / m), np.minimum(lam[None, :], 0.5 / (1.0 - m))
+    log_up = np.cumsum(np.log1p(lam_up * (x[None, :] - m)), axis=1)
+    log_down = np.cumsum(np.log1p(-lam_down * (x[None, :] - m)), axis=1)
+    with np.errstate(over="ignore"):
+        capital = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
+    return np.nonzero(capital.max(axis=1) < 1.0 / (1.0 - level))[0]
+
+
+def _kept(values, level, grid, first):
+    import numpy as np
+    from agenteval._stats import _intervals
+
+    x, lam = _bets(values, level)
+    return _intervals._kept_candidates(x, lam, np.linspace(0.0, 1.0, grid), 1.0 / (1.0 - level), first)
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    values=st.one_of(
+        st.lists(unit, min_size=1, max_size=40),
+        st.tuples(unit, st.integers(1, 1500)).map(lambda t: [t[0]] * t[1]),  # all equal
+        st.integers(1, 1500).map(lambda n: [0.5] * n),  # every paired difference 0
+    ),
+    level=levels,
+    grid=st.sampled_from([11, 101, 501]),
+)
+def test_betting_rounds_keep_exactly_the_whole_matrix_candidates(values, level, grid):
+    """Candidates dropped round by round (a rejected one is followed no further) are exactly
+    the ones the whole matrix rejects, on small rounds too (several rounds even for few values)."""
+    expected = list(_betting_whole_matrix(values, level, grid))
+    assert list(_kept(values, level, grid, 256)) == expected
+    assert list(_kept(values, level, grid, 3)) == expected
+
+
+def test_betting_of_a_run_against_itself_is_the_whole_matrix_interval():
+    """Every difference 0 (a run compared with itself): the interval the whole matrix gives."""
+    import numpy as np
+
+    n = 3000
+    kept = _betting_whole_matrix([0.5] * n, 0.95, 501)
+    step = 1.0 / 500
+    low, high = max(0.0, min(float(kept[0] - 1) * step, 0.5)), min(1.0, max(float(kept[-1] + 1) * step, 0.5))
+    interval = bounded_interval([0.0] * n, -1.0, 1.0)
+    assert (interval.low, interval.high, interval.method) == (-1.0 + low * 2.0, -1.0 + high * 2.0, "betting")
+    assert np.isfinite(interval.low) and interval.low < 0.0 < interval.high

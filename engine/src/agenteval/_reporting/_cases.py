@@ -115,8 +115,12 @@ def _in_plan_order(run: RecordedRun) -> Iterator[Listed]:
     # Plain tuples of what the table needs, not the briefs: 100k briefs kept alive would
     # cost memory and slow every garbage collection down while they are read.
     rows: list[Optional[tuple]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
+    criteria: Optional[tuple] = None
+    marks = (0, False)
     for brief in run.case_briefs():  # a later brief of a case replaces an earlier one
-        rows[brief.row] = (brief.entry, brief.case_id, brief.status, brief.inconclusive, brief.unreached)
+        if brief.criteria is not criteria:  # an eval set's unrecorded cases share theirs
+            criteria, marks = brief.criteria, (brief.inconclusive, brief.unreached)
+        rows[brief.row] = (brief.entry, brief.case_id, brief.status, *marks)
     for row in rows:
         assert row is not None  # case_briefs covers every planned case
         yield Listed(*row)

@@ -481,7 +481,7 @@ def _same(view: CaseView) -> CaseView:
 
 
 def _listing(
-    source: Union[RecordedRun, RunResult],
+    source: Union[RecordedRun, RunResult], show: str
 ) -> Iterator[tuple[int, bool, bool, Callable[[], CaseView]]]:
     """Per case in run order: its INCONCLUSIVE count, whether its status is fine, whether
     the run never scored it, and how to read it. A recorded run of one run per case is
@@ -498,12 +498,19 @@ def _listing(
     assert isinstance(source, RecordedRun)
     pending = source.in_progress
     for brief in briefs:
+        ok, unreached = brief.status.ok, brief.unreached
+        # a case only counted (passing and not listed, or never scored) is never read
+        counted = unreached or (ok and not brief.inconclusive and show != "all")
         yield (
             brief.inconclusive,
-            brief.status.ok,
-            brief.unreached,
-            functools.partial(case_view, source, brief.entry, brief.case_id, pending),
+            ok,
+            unreached,
+            _unread if counted else functools.partial(case_view, source, brief.entry, brief.case_id, pending),
         )
+
+
+def _unread() -> CaseView:
+    raise AssertionError("a case only counted is never read")
 
 
 def _list_cases(
@@ -804,7 +811,7 @@ def render_table(
         console.print()
         console.print(_criteria_table(summary))
     _set_statistics(console, summary)
-    undecided, left_out, hidden, unreached = _list_cases(_listing(source), console, show, detailed)
+    undecided, left_out, hidden, unreached = _list_cases(_listing(source, show), console, show, detailed)
     console.print()
     if unreached:
         why = "not scored yet" if stopped == "running" else "not reached before the interruption"

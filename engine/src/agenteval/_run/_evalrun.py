@@ -476,7 +476,10 @@ class EvalRun:
                 case = book.finished.get(key)
                 if key not in book.done:
                     state = book.active.get(key)
-                    runs = state.runs if state is not None else self._resumed_runs(key, resumed)
+                    if state is not None:
+                        runs = state.runs
+                    else:  # never started: a resumed run's records, if any (most have none)
+                        runs = self._resumed_runs(key, resumed) if key in resumed else {}
                     if runs or self.plan.num_runs != 1 or unstarted is None:
                         case = self._case_result(planned, case_id, runs, finished=False)
                         summary.add(case, planned.entry)

@@ -17,7 +17,7 @@ import functools
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
-from typing import Optional
+from typing import Any, Optional
 
 from ._beta import betaincinv
 from ._interval import Interval
@@ -122,21 +122,7 @@ def _betting(xs: tuple[float, ...], lo: float, hi: float, level: float, grid: in
     sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
     lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * sigma2_prev))
     candidates = np.linspace(0.0, 1.0, grid)
-    rejected = np.zeros(grid, dtype=bool)
-    # Candidates in row blocks of about _BATCH_CELLS values (memory bounded whatever n).
-    rows = max(1, _BATCH_CELLS // n)
-    for start in range(0, grid, rows):
-        m = candidates[start : start + rows, None]
-        with np.errstate(divide="ignore"):
-            lam_up = np.minimum(lam[None, :], 0.5 / m)
-            lam_down = np.minimum(lam[None, :], 0.5 / (1.0 - m))
-        diff = x[None, :] - m
-        log_up = np.cumsum(np.log1p(lam_up * diff), axis=1)
-        log_down = np.cumsum(np.log1p(-lam_down * diff), axis=1)
-        with np.errstate(over="ignore"):  # an overflowing capital is an infinite one: rejected
-            capital = 0.5 * np.exp(log_up) + 0.5 * np.exp(log_down)
-        rejected[start : start + rows] = ~(capital.max(axis=1) < 1.0 / alpha)  # NaN: rejected
-    kept = np.nonzero(~rejected)[0]
+    kept = _kept_candidates(x, lam, candidates, 1.0 / alpha)
     mean = float(x.mean())
     step = 1.0 / (grid - 1)
     if kept.size == 0:  # only possible with a coarse grid: keep the lattice cell of the mean
@@ -145,6 +131,46 @@ def _betting(xs: tuple[float, ...], lo: float, hi: float, level: float, grid: in
         low, high = float(kept[0] - 1) * step, float(kept[-1] + 1) * step
     low, high = max(0.0, min(low, mean)), min(1.0, max(high, mean))
     return Interval(float(lo + low * span), float(lo + high * span), lo + mean * span, "betting", level, n)
+
+
+#: Observations a candidate is first followed over in ``_kept_candidates`` (doubled each round).
+_FIRST_STEPS = 256
+
+
+def _kept_candidates(x: Any, lam: Any, candidates: Any, threshold: float, first: int = _FIRST_STEPS) -> Any:
+    """The indices of the ``candidates`` no bettor rejects: a candidate m is rejected once the
+    capital ``0.5 * exp(sum log1p(lam_up (x - m))) + 0.5 * exp(sum log1p(-lam_down (x - m)))``
+    reaches ``threshold`` (or is NaN) after any observation.
+
+    The observations are followed in rounds of doubling length (``first`` steps first); a
+    candidate rejected in one round is dropped from the next, so a far candidate costs the
+    steps that reject it, not all n (with many equal values, a run compared with itself,
+    nearly every candidate falls within a few thousand steps). Each kept log-capital is
+    carried into the next round as the first term of its running sum, so every sum is the
+    same sequence of additions as one cumulative sum over all n and each decision is the
+    one the whole matrix gives."""
+    import numpy as np
+
+    n = x.size
+    alive = np.arange(candidates.size)
+    carry_up = np.zeros(candidates.size)
+    carry_down = np.zeros(candidates.size)
+    start, width = 0, first
+    while start < n and alive.size:
+        stop = min(n, start + max(1, min(width, _BATCH_CELLS // alive.size)))
+        m = candidates[alive, None]
+        with np.errstate(divide="ignore"):
+            lam_up = np.minimum(lam[None, start:stop], 0.5 / m)
+            lam_down = np.minimum(lam[None, start:stop], 0.5 / (1.0 - m))
+        diff = x[None, start:stop] - m
+        log_up = np.cumsum(np.hstack((carry_up[:, None], np.log1p(lam_up * diff))), axis=1)
+        log_down = np.cumsum(np.hstack((carry_down[:, None], np.log1p(-lam_down * diff))), axis=1)
+        with np.errstate(over="ignore"):  # an overflowing capital is an infinite one: rejected
+            capital = 0.5 * np.exp(log_up[:, 1:]) + 0.5 * np.exp(log_down[:, 1:])
+        going = capital.max(axis=1) < threshold  # NaN: rejected
+        alive, carry_up, carry_down = alive[going], log_up[going, -1], log_down[going, -1]
+        start, width = stop, width * 2
+    return alive
 
 
 def bca_interval(

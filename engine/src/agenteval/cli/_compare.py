@@ -76,13 +76,12 @@ def compare(
     --fail-on-flip, a case went from PASSED to worse), 2 usage or pairing error, 3
     non-inferiority not shown (with --margin).
     """
-    from ..runs._comparison import compare_sides, load_side, render_markdown
+    from ..runs._comparison import compare_sides, load_sides, render_markdown
 
     folder = runs_folder(runs_dir)
     names = comma_list(criteria, "--criteria needs at least one criterion name")
     report = compare_sides(
-        load_side(baseline, folder, "A"),
-        load_side(candidate, folder, "B"),
+        *load_sides(baseline, candidate, folder),
         alpha=1 - confidence,
         margin=margin,
         allow_config_change=allow_config_change,

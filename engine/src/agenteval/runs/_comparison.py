@@ -15,6 +15,7 @@ Benjamini–Hochberg flags when both sides have repeated runs.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -22,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from .._gc import gc_paused
 from .._results import Status
 from ..errors import ConfigError, DataError
 from ._reader import RecordedRun, find_run
 from ._records import CriterionEntry
 
-__all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "render_markdown"]
+__all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "load_sides", "render_markdown"]
 
 _ADK_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
 
@@ -65,12 +67,14 @@ def _from_run(run: RecordedRun, label: str) -> Side:
     for entry in run.manifest.eval_sets:
         for criterion in entry.criteria:
             side.criteria.setdefault(criterion.name, _config_of(criterion))
-    for brief in run.case_briefs():
-        key = (brief.entry.eval_set_id, brief.case_id)
-        criteria = brief.criteria
-        side.statuses[key] = {c.name: c.status for c in criteria}
-        if brief.recorded:
-            side.scores[key] = {c.name: list(c.run_scores) for c in criteria}
+    statuses, scores = side.statuses, side.scores
+    with gc_paused():  # 100k cases' dicts: long-lived, no cycles
+        for brief in run.case_briefs():
+            key = (brief.entry.eval_set_id, brief.case_id)
+            criteria = brief.criteria
+            statuses[key] = {c.name: c.status for c in criteria}
+            if brief.recorded:
+                scores[key] = {c.name: list(c.run_scores) for c in criteria}
     return side
 
 
@@ -132,6 +136,22 @@ def load_side(ref: str, runs_dir: Path, label: str) -> Side:
     ):
         return _from_adk(path, label)
     return _from_run(find_run(runs_dir, ref), label)
+
+
+def load_sides(baseline: str, candidate: str, runs_dir: Path) -> tuple[Side, Side]:
+    """Both sides (``load_side``, labelled A and B); a run compared with itself (the same
+    reference, or the same folder) is read once and its data shared by the two sides."""
+    a = load_side(baseline, runs_dir, "A")
+    if baseline == candidate or _same_path(baseline, candidate):
+        return a, dataclasses.replace(a, label="B")
+    return a, load_side(candidate, runs_dir, "B")
+
+
+def _same_path(first: str, second: str) -> bool:
+    try:
+        return Path(first).exists() and Path(first).resolve() == Path(second).resolve()
+    except OSError:
+        return False
 
 
 #: The false discovery rate of the per-case flags (Benjamini–Hochberg).
@@ -272,6 +292,8 @@ def _config_changes(a: Side, b: Side, names: Sequence[str]) -> list[str]:
 
 
 def _mean(values: Sequence[Optional[float]]) -> Optional[float]:
+    if len(values) == 1:  # one run a case: its score (fsum of one value / 1 is the value)
+        return None if values[0] is None else float(values[0])
     present = [v for v in values if v is not None]
     if len(present) != len(values) or not present:
         return None  # a run that was not scored makes the case not comparable
@@ -289,7 +311,19 @@ def compare_sides(
 ) -> CompareReport:
     """Pair ``a`` and ``b`` and compare them (see the module docstring). ``ConfigError``
     when no case pairs, or when a criterion's configuration changed and that is not allowed."""
-    from .._stats import compare_case_runs, compare_runs, derive_seed
+    with gc_paused():  # per-case lists over 100k pairs: no cycles to find
+        return _compare_sides(a, b, alpha, margin, allow_config_change, criteria)
+
+
+def _compare_sides(
+    a: Side,
+    b: Side,
+    alpha: float,
+    margin: Optional[float],
+    allow_config_change: bool,
+    criteria: Optional[Sequence[str]],
+) -> CompareReport:
+    from .._stats import compare_case_runs, compare_runs, derive_seed, smallest_case_p
 
     paired = sorted(set(a.scores) & set(b.scores))
     only_a = sorted(set(a.scores) - set(b.scores))
@@ -355,6 +389,11 @@ def compare_sides(
         runs_b = [[s for s in b.scores[k].get(name, []) if s is not None] for k in keys]
         changes_by_key: dict[tuple[str, str], Any] = {}
         testable = [i for i, k in enumerate(keys) if runs_a[i] and runs_b[i]]
+        sizes = {(len(runs_a[i]), len(runs_b[i])) for i in testable}
+        if testable and not any(smallest_case_p(size_a, size_b) < CASE_FDR for size_a, size_b in sizes):
+            # No case can be flagged (too few runs): only the flipped cases' deltas are shown,
+            # and with no case tested there is no correction for the others to take part in.
+            testable = [i for i in testable if a.statuses[keys[i]][name] is not b.statuses[keys[i]][name]]
         if testable:
             found = compare_case_runs(
                 [runs_a[i] for i in testable],

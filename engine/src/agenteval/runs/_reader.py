@@ -268,14 +268,15 @@ class RecordedRun:
                 seen[place] = 1
                 yield brief_from_index(sets[eval_set], place, found, point)
         row = 0
+        make = CaseBrief._make
         for entry in manifest.eval_sets:
-            unrecorded: Optional[CaseBrief] = None  # the same for every case of the set
+            rest: Optional[tuple] = None  # the same for every unrecorded case of the set
             for case_id in entry.case_ids:
                 if not seen[row]:
-                    if unrecorded is None:
+                    if rest is None:
                         case = self.case_result(entry, case_id, [None], pending=pending)
-                        unrecorded = brief_from_result(entry, row, case)
-                    yield unrecorded._replace(case_id=case_id, row=row)
+                        rest = brief_from_result(entry, row, case)[3:]
+                    yield make((entry, case_id, row, *rest))
                 row += 1
 
     def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
