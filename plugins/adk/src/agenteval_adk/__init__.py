@@ -6,4 +6,4 @@ Importing this package does not import google-adk: that happens when the agent i
 from .adk_agent import AdkAgent
 
 __all__ = ["AdkAgent"]
-__version__ = "0.4.0"
+__version__ = "0.5.0"

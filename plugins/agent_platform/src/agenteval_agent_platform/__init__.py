@@ -14,4 +14,4 @@ from ._writer import AgentPlatformWriter
 
 __all__ = ["AgentPlatformReader", "AgentPlatformWriter", "__version__"]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

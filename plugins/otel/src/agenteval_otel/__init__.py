@@ -14,4 +14,4 @@ from ._reader import OtelReader
 
 __all__ = ["OtelReader", "__version__"]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
