@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from ._beta import betaincinv
 from ._interval import Interval
@@ -94,17 +94,33 @@ def betting_interval(
     xs = _check_values(values, lo, hi)
     if not xs:
         return Interval(lo, hi, None, "no-data", level, 0)
-    if len(xs) > REMEMBERED_VALUES:
-        return _betting.__wrapped__(tuple(xs), lo, hi, level, grid)
     return _betting(tuple(xs), lo, hi, level, grid)
 
 
-#: Intervals of at most this many values are remembered (a case's runs: the same few score
+#: Results over at most this many values are remembered (a case's runs: the same few score
 #: lists recur across thousands of cases); longer ones (an eval set's cases) are not kept.
 REMEMBERED_VALUES = 64
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-@functools.lru_cache(maxsize=4096)
+
+def remembered_when_short(function: _F) -> _F:
+    """``function`` (whose first argument is a tuple of values) computed once per distinct
+    input of at most ``REMEMBERED_VALUES`` values (4,096 kept); a longer input is computed
+    afresh and never kept. The result keeps ``lru_cache``'s ``cache_info`` / ``cache_clear``
+    and ``__wrapped__`` (the function itself)."""
+    remembered = functools.lru_cache(maxsize=4096)(function)
+
+    @functools.wraps(function)
+    def call(values: tuple[float, ...], *args: Any) -> Any:
+        return (function if len(values) > REMEMBERED_VALUES else remembered)(values, *args)
+
+    call.cache_info = remembered.cache_info  # type: ignore[attr-defined]
+    call.cache_clear = remembered.cache_clear  # type: ignore[attr-defined]
+    return call  # type: ignore[return-value]
+
+
+@remembered_when_short
 def _betting(xs: tuple[float, ...], lo: float, hi: float, level: float, grid: int) -> Interval:
     """``betting_interval`` of checked values, once per distinct input (see
     ``REMEMBERED_VALUES``)."""

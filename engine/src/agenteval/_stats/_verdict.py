@@ -20,7 +20,6 @@ U <= threshold, FAIL iff L > threshold). Special cases, by ``basis``:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from statistics import NormalDist
 from typing import Any, Optional
 
 from ._interval import Interval, _percent
-from ._intervals import BCA_MIN_N, REMEMBERED_VALUES, betting_interval, clopper_pearson, manski_interval
+from ._intervals import BCA_MIN_N, betting_interval, clopper_pearson, manski_interval, remembered_when_short
 
 __all__ = [
     "Basis",
@@ -134,12 +133,10 @@ def _units_to_settle(
     """How many units, at this mean and spread, would give an interval that excludes the
     threshold; ``None`` when the mean is at the threshold or more than the cap is needed
     (computed once per distinct input: many cases share their run scores)."""
-    if len(values) > REMEMBERED_VALUES:
-        return _settle.__wrapped__(tuple(values), threshold, lo, hi, level)
     return _settle(tuple(values), threshold, lo, hi, level)
 
 
-@functools.lru_cache(maxsize=4096)
+@remembered_when_short
 def _settle(values: tuple[float, ...], threshold: float, lo: float, hi: float, level: float) -> Optional[int]:
     n = len(values)
     mean = math.fsum(values) / n
