@@ -24,18 +24,32 @@ def stub(name):
     return getattr(module, '__file__', None) is None and hasattr(module, '__path__')
 bad = sorted(m for m in sys.modules if m.split('.')[0] in watched and not stub(m))
 sys.stderr.write('\\nIMPORTED=' + ','.join(bad) + '\\n')
+loaded = sorted(m for m in sys.modules if m.startswith('agenteval'))
+sys.stderr.write('\\nLOADED=' + ','.join(loaded) + '\\n')
 """
 
 
-def _imported(args: list[str]) -> list[str]:
+def _probe(args: list[str], key: str) -> list[str]:
     code = _PROBE.format(args=args)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED=")][-1]
-    return [m for m in line[len("IMPORTED=") :].split(",") if m]
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith(key + "=")][-1]
+    return [m for m in line[len(key) + 1 :].split(",") if m]
+
+
+def _imported(args: list[str]) -> list[str]:
+    return _probe(args, "IMPORTED")
 
 
 def test_help_imports_no_plugin_and_no_google_sdk():
     assert _imported(["--help"]) == []
+
+
+def test_help_builds_no_data_model_and_loads_no_format_reader():
+    # Plugin commands are listed by --help, so their packages are imported: they must
+    # stay light (the readers and pydantic models load when a command runs).
+    loaded = _probe(["--help"], "LOADED")
+    assert "agenteval.models" not in loaded
+    assert not [m for m in loaded if m.startswith("agenteval_") and m.endswith(("._reader", "._writer"))]
 
 
 def test_criteria_list_imports_no_plugin():

@@ -9,9 +9,28 @@
 See ``docs/data-model.md``.
 """
 
-from ._reader import AgentPlatformReader
-from ._writer import AgentPlatformWriter
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._reader import AgentPlatformReader
+    from ._writer import AgentPlatformWriter
 
 __all__ = ["AgentPlatformReader", "AgentPlatformWriter", "__version__"]
 
 __version__ = "0.2.0"
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: ``agenteval --help`` loads this package for its ``export``
+    # command and must not pay for the reader, the writer and the models they build on.
+    if name == "AgentPlatformReader":
+        from ._reader import AgentPlatformReader
+
+        return AgentPlatformReader
+    if name == "AgentPlatformWriter":
+        from ._writer import AgentPlatformWriter
+
+        return AgentPlatformWriter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

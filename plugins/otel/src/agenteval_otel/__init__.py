@@ -10,8 +10,23 @@
 See ``docs/traces.md``.
 """
 
-from ._reader import OtelReader
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._reader import OtelReader
 
 __all__ = ["OtelReader", "__version__"]
 
 __version__ = "0.3.0"
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: ``agenteval --help`` loads this package for its commands and
+    # must not pay for the trace reader and the models it builds on.
+    if name == "OtelReader":
+        from ._reader import OtelReader
+
+        return OtelReader
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
