@@ -83,7 +83,7 @@ def _invocation(spans: list[Span], answered: Invocation, trace_id: str) -> Invoc
     if not turns:
         reason = empty[0][1].message if empty else f"trace {trace_id}: no spans"
         raise ValueError(f"the agent's spans hold no turn: {reason}")
-    turn = turns[0]  # one request, one turn: of several outermost agent spans, the first
+    turn = turns[0]  # one request, one turn (agent spans one after another are one: _turns)
     final = turn.invocation.final_response or answered.final_response
     known = {"user_content"} | ({"final_response"} if final is not None else set())
     invocation = turn.invocation.model_copy(

@@ -3,7 +3,10 @@ the trace lacks (lint findings).
 
 * **Turn roots**, per trace, first rule that finds any: ADK v2 ``invoke_workflow`` spans
   that are not nested; ADK v1 ``invocation`` spans; the outermost ``invoke_agent`` spans;
-  root spans whose subtree has inference spans. Turns are ordered by start time.
+  root spans whose subtree has inference spans. Turns are ordered by start time. Outermost
+  agent spans one after another in a trace are one turn (a trace is one request: a hand-off
+  with no workflow span above the agents, as OpenAI Agents exports it) until one's first
+  model call brings a new user message, which starts the next turn.
 * **Session**: ``gen_ai.conversation.id`` (else ``gcp.vertex.agent.session_id``) of the
   turn's spans; without either, the trace is the session. **Case id**: ``agenteval.case_id``.
 * **Events**, walking the turn in start-time order: an inference span (operation ``chat``,
@@ -162,6 +165,34 @@ def is_inference(span: Span) -> bool:
     return "gen_ai.request.model" in span.attributes or span.name == "call_llm"
 
 
+def _turn_roots(tree: Tree) -> list[list[Span]]:
+    """The root spans of each turn of the trace (``_roots``): one each, except outermost agent
+    spans one after another, which are one turn (a hand-off in one request) until one of them
+    brings a new user message."""
+    roots = _roots(tree)
+    if not roots or roots[0].operation != "invoke_agent":
+        return [[root] for root in roots]
+    groups: list[list[Span]] = []
+    said: Optional[str] = None
+    for root in roots:
+        user = _first_user_text(tree, root)
+        if groups and (user is None or user == said):
+            groups[-1].append(root)
+        else:
+            groups.append([root])
+            said = user
+    return groups
+
+
+def _first_user_text(tree: Tree, root: Span) -> Optional[str]:
+    """The user message of the first model call under ``root`` (``None``: none recorded)."""
+    for span in tree.walk(root):
+        if is_inference(span):
+            user = _user_of(span.attributes)
+            return user.text() if user is not None else None
+    return None
+
+
 def _roots(tree: Tree) -> list[Span]:
     spans = sorted(tree.by_id.values(), key=lambda s: (s.start, s.span_id))
 
@@ -195,7 +226,7 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
         tree = Tree(by_trace.pop(trace_id))
-        roots = _roots(tree)
+        roots = _turn_roots(tree)
         if not roots:
             empty.append(
                 (
@@ -209,11 +240,12 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
                 )
             )
             continue
-        for root in roots:
+        for group in roots:
             try:
-                turns.append(_turn(tree, root))
+                turns.append(_turn(tree, group))
             except ValueError as exc:  # pydantic's ValidationError: content no message can hold
                 detail = str(exc).splitlines()
+                root = group[0]
                 raise DataError(
                     f"the turn at span {root.where} [{root.span_id}] cannot be read: "
                     f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
@@ -235,9 +267,10 @@ def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
 class _Builder:
     """The events of one turn, built span by span."""
 
-    def __init__(self, tree: Tree, root: Span, spans: list[Span]) -> None:
+    def __init__(self, tree: Tree, root: Span, spans: list[Span], *, end: int) -> None:
         self.tree = tree
         self.root = root
+        self.end = end  # the turn's end: its last root span's
         self.spans = spans  # the turn's spans, walked from its root
         self.events: list[InvocationEvent] = []
         self.findings: list[Finding] = []
@@ -386,7 +419,7 @@ class _Builder:
             final_response=final,
             intermediate_data=InvocationEvents(invocation_events=events),
             creation_timestamp=self.root.start / 1e9,
-            duration=(self.root.end - self.root.start) / 1e9,
+            duration=(self.end - self.root.start) / 1e9,
             model_duration=_length(model) / 1e9 if model else None,
             tool_duration=_length(_minus(tools, model)) / 1e9 if tools else None,
         )
@@ -394,9 +427,10 @@ class _Builder:
         return invocation, self.findings
 
 
-def _turn(tree: Tree, root: Span) -> Turn:
-    spans = list(tree.walk(root))
-    builder = _Builder(tree, root, spans)
+def _turn(tree: Tree, roots: list[Span]) -> Turn:
+    root = roots[0]
+    spans = [span for top in roots for span in tree.walk(top)]
+    builder = _Builder(tree, root, spans, end=max(top.end for top in roots))
     for span in spans:
         if span.operation == "execute_tool":
             builder.tool(span)
