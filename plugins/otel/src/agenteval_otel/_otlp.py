@@ -25,7 +25,7 @@ from agenteval.errors import DataError
 
 from ._jaeger import is_jaeger, jaeger_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
-from ._span import Span, attributes_of, content_from_events, hex_id, list_at
+from ._span import Span, attributes_of, content_from_events, hex_id, list_at, loads
 
 __all__ = ["Span", "iter_spans", "logs_beside", "read_spans", "request_spans", "sniff"]
 
@@ -140,7 +140,7 @@ def _document(raw: bytes, where: str) -> Any:
             f"not UTF-8 text (byte {exc.start}); an OTLP/JSON file is UTF-8", source=where
         ) from None
     try:
-        return json.loads(text)
+        return loads(text)
     except _REFUSALS as whole:
         raise DataError(
             f"not valid JSON: {_why(whole)}. Fix: export the trace again (the file looks cut off or damaged)",
@@ -182,7 +182,7 @@ def _is_jsonl(handle: BinaryIO, where: str) -> bool:
             first = line
             continue
         try:
-            return isinstance(json.loads(first), dict)
+            return isinstance(loads(first), dict)
         except _REFUSALS:
             return False
     return False
@@ -215,7 +215,7 @@ def _jsonl(
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads(line)
         except _REFUSALS as exc:
             raise DataError(
                 f"line {number}: not valid JSON ({_why(exc, one_line=True)}). Fix: each line of an "
