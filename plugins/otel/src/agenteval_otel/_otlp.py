@@ -264,14 +264,16 @@ def _get(item: dict[str, Any], camel: str, snake: str) -> Any:
 def _span(item: Any, at: str, where: str) -> Span:
     if not isinstance(item, dict):
         raise DataError(f"{at}: expected a span object", source=where)
-    trace_id = hex_id(_get(item, "traceId", "trace_id"), 16, f"{at}.traceId", where)
-    span_id = hex_id(_get(item, "spanId", "span_id"), 8, f"{at}.spanId", where)
+    trace_id = hex_id(_get(item, "traceId", "trace_id"), 16, at, where, ".traceId")
+    span_id = hex_id(_get(item, "spanId", "span_id"), 8, at, where, ".spanId")
     parent = _get(item, "parentSpanId", "parent_span_id")
-    parent_id = hex_id(parent, 8, f"{at}.parentSpanId", where) if parent else None
-    start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), f"{at}.startTimeUnixNano", where)
-    end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), f"{at}.endTimeUnixNano", where)
+    parent_id = hex_id(parent, 8, at, where, ".parentSpanId") if parent else None
+    start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), at, where, ".startTimeUnixNano")
+    end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), at, where, ".endTimeUnixNano")
     attributes = attributes_of(item.get("attributes"), f"{at}.attributes", where)
-    content_from_events(attributes, item.get("events") or (), at, where)  # some exporters put content there
+    events = item.get("events")
+    if events:  # some exporters put content there
+        content_from_events(attributes, events, at, where)
     name = item.get("name")
     return Span(
         trace_id=trace_id,
@@ -285,10 +287,10 @@ def _span(item: Any, at: str, where: str) -> Span:
     )
 
 
-def _time(value: Any, at: str, where: str) -> int:
+def _time(value: Any, at: str, where: str, key: str) -> int:
     if value is None:
         return 0
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise DataError(f"{at}: expected a time in nanoseconds, got {value!r}", source=where) from None
+        raise DataError(f"{at}{key}: expected a time in nanoseconds, got {value!r}", source=where) from None

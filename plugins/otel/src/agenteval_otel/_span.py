@@ -117,10 +117,13 @@ def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
     if not isinstance(value, list):
         raise DataError(f"{at}: expected a list of key-value pairs", source=where)
     for i, entry in enumerate(value):
-        key = entry.get("key") if isinstance(entry, dict) else None
-        if not isinstance(key, str):
+        try:
+            key, raw = entry["key"], entry["value"]
+        except (TypeError, KeyError):  # not a dict, or no key or no value (an absent value is null)
+            key = entry.get("key") if isinstance(entry, dict) else None
+            raw = None
+        if type(key) is not str:
             raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
-        raw = entry.get("value")
         # most attributes are strings: read them without the general AnyValue walk
         item = raw["stringValue"] if type(raw) is dict and "stringValue" in raw else any_value(raw)
         flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
@@ -179,10 +182,13 @@ def any_value(value: Any) -> Any:
     return value
 
 
-def hex_id(value: Any, size: int, at: str, where: str) -> str:
-    """An id of ``size`` bytes as lowercase hex, from hex or base64."""
+def hex_id(value: Any, size: int, at: str, where: str, key: str = "") -> str:
+    """An id of ``size`` bytes as lowercase hex, from hex or base64; a ``DataError`` names
+    ``at`` + ``key`` (joined only then)."""
     if not isinstance(value, str) or not value:
-        raise DataError(f"{at}: expected {_id_size(size)} id (hex or base64), got {value!r}", source=where)
+        raise DataError(
+            f"{at}{key}: expected {_id_size(size)} id (hex or base64), got {value!r}", source=where
+        )
     if len(value) == 2 * size:
         if not value.strip(_HEX_DIGITS):
             return value.lower()
@@ -197,7 +203,8 @@ def hex_id(value: Any, size: int, at: str, where: str) -> str:
         decoded = b""
     if len(decoded) != size:
         raise DataError(
-            f"{at}: {value!r} is not {_id_size(size)} id ({2 * size} hex digits, or base64)", source=where
+            f"{at}{key}: {value!r} is not {_id_size(size)} id ({2 * size} hex digits, or base64)",
+            source=where,
         )
     return decoded.hex()
 

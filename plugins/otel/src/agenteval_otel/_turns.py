@@ -289,14 +289,12 @@ class _Builder:
         #: ADK's spans: schema 1's ``invocation`` root, or ADK's own attributes (both schemas).
         adk_ids = any(not _ADK_ATTRIBUTES.isdisjoint(span.attributes) for span in spans)
         self.adk = root.name == "invocation" or adk_ids
+        #: Per span id: the nearest agent's name (``None``: no agent names one).
+        self.authors: dict[str, Optional[str]] = {}
 
     def author(self, span: Span) -> str:
-        for candidate in (span, *self.tree.ancestors(span)):
-            if candidate.operation == "invoke_agent" or "gen_ai.agent.name" in candidate.attributes:
-                name = _agent_name(candidate)
-                if name:
-                    return name
-        return self.root_agent or "agent"
+        """The name of the nearest agent span (``span`` itself or an ancestor)."""
+        return self.authors.get(span.span_id) or self.root_agent or "agent"
 
     def find(self, code: str, span: Span, what: str) -> None:
         self.findings.append(Finding(code, f"span {span.where} [{span.span_id}]: {what}"))
@@ -437,14 +435,41 @@ class _Builder:
         return invocation, self.findings
 
 
+def _named_agent(span: Span) -> Optional[str]:
+    """The agent ``span`` names, when it is an agent span (or carries ``gen_ai.agent.name``)."""
+    if span.operation == "invoke_agent" or "gen_ai.agent.name" in span.attributes:
+        return _agent_name(span)
+    return None
+
+
+def _walk_turn(tree: Tree, top: Span) -> Iterable[tuple[Span, Optional[str], bool]]:
+    """``tree.walk(top)`` with, per span, the nearest agent's name (itself or an ancestor) and
+    whether an ancestor is an inference span: one pass, each span's ancestors not walked again."""
+    above = list(tree.ancestors(top))
+    author = next(filter(None, map(_named_agent, above)), None)
+    stack = [(top, author, any(map(is_inference, above)))]
+    seen: set[str] = set()
+    while stack:
+        span, inherited, nested = stack.pop()
+        if span.span_id in seen:
+            continue
+        seen.add(span.span_id)
+        author = _named_agent(span) or inherited
+        yield span, author, nested
+        below = nested or is_inference(span)
+        stack.extend((child, author, below) for child in reversed(tree.children.get(span.span_id, ())))
+
+
 def _turn(tree: Tree, roots: list[Span]) -> Turn:
     root = roots[0]
-    spans = [span for top in roots for span in tree.walk(top)]
+    walked = [step for top in roots for step in _walk_turn(tree, top)]
+    spans = [span for span, _, _ in walked]
     builder = _Builder(tree, root, spans, end=max(top.end for top in roots))
-    for span in spans:
+    builder.authors = {span.span_id: author for span, author, _ in walked}
+    for span, _, nested in walked:
         if span.operation == "execute_tool":
             builder.tool(span)
-        elif is_inference(span) and not any(is_inference(a) for a in tree.ancestors(span)):
+        elif not nested and is_inference(span):
             if span.span_id not in tree.children:
                 builder.inference(span, span.attributes)  # read, never changed
                 continue
