@@ -80,9 +80,9 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     if beside_error is not None:
         raise beside_error
     if records or beside_spans:  # logs among the spans, or spans among the logs: read everything
-        from ._otlp import read_spans
+        from ._otlp import read_traces
 
-        return _by_trace(read_spans(path))
+        return read_traces(path)
     wanted = groups.wanted_traces()
     again = {trace for trace in wanted if trace in dropped}
     traces: dict[str, list[Span]] = {}
@@ -98,13 +98,6 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     if beside_records:
         merge_logs([span for found in traces.values() for span in found], beside_records, where)
     return traces
-
-
-def _by_trace(spans: Iterable[Span]) -> dict[str, list[Span]]:
-    traces: dict[str, list[Span]] = defaultdict(list)
-    for span in spans:
-        traces[span.trace_id].append(span)
-    return dict(traces)
 
 
 def _wanted(span: Span, ids: set[str], texts: set[str], text_spans: set[str]) -> bool:
