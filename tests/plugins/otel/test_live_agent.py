@@ -292,3 +292,15 @@ def test_the_receiver_takes_gzip_bodies():
         assert len(receiver.take(spans[0].trace_id)) == len(spans)
     finally:
         receiver.close()
+
+
+def test_process_isolation_with_an_agent_scored_from_its_spans_stops_the_run_with_exit_2(
+    runner, fake_agent, otlp_port
+):
+    """The receiver lives in the run's process: worker processes would each bind its port (and
+    the first the run's own), so the combination is refused before any case runs, with the fix."""
+    args = ["run", str(EVALSET), "--agent", _target(fake_agent, otlp_port), "--agent-type", "http-traces"]
+    result = runner.invoke(main, [*args, "--agent-isolation", "process", "--no-record"])
+    assert result.exit_code == 2, result.output
+    assert "--agent-isolation process" in result.output and "drop --agent-isolation" in result.output
+    assert fake_agent.traceparents == []  # no case ran

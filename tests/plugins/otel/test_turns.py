@@ -137,3 +137,33 @@ def test_a_tool_span_without_arguments_takes_them_from_the_model_s_record_of_the
     spans[1].attributes["gen_ai.output.messages"][0]["parts"][0].pop("arguments")
     code = "tool_arguments_absent" if on_span is None else "tool_arguments_elided"
     assert [f.code for f in _one_turn(spans).findings] == [code]
+
+
+def _top_level_agents(second_user: list[dict[str, Any]]) -> list[Span]:
+    """Two outermost agent spans one after another in one trace, no workflow span above them
+    (OpenAI Agents' hand-off); the second agent's model call reads ``second_user``."""
+    planner = _chat("04", "03", 41, _text(ANSWER))
+    planner.attributes["gen_ai.input.messages"] = second_user
+    return [
+        _agent("01", None, "Triage", 0),
+        _chat("02", "01", 1, _text(HAND_OFF)),
+        _agent("03", None, "Planner", 40),
+        planner,
+    ]
+
+
+def test_top_level_agent_spans_one_after_another_in_a_trace_are_one_turn():
+    handed = [*USER, {"role": "assistant", "parts": [_text(HAND_OFF)]}]  # the same user message
+    turn = _one_turn(_top_level_agents(handed))
+    assert _final(turn) == ANSWER
+    assert turn.user_text == "Plan my trip to Tokyo"
+    events = turn.invocation.intermediate_data.invocation_events
+    assert [e.author for e in events] == ["Triage", "Planner"]
+    assert turn.span_id == "01" * 8 and turn.invocation.duration == pytest.approx(50e-9)
+
+
+def test_a_top_level_agent_span_with_a_new_user_message_starts_the_next_turn():
+    later = [*USER, {"role": "user", "parts": [_text("And in May?")]}]
+    turns, _ = turns_of(_top_level_agents(later))
+    assert [t.user_text for t in turns] == ["Plan my trip to Tokyo", "And in May?"]
+    assert [_final(t) for t in turns] == [HAND_OFF, ANSWER]

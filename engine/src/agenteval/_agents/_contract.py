@@ -68,6 +68,9 @@ class Agent(ABC):
     #: Whether ``session(case)`` starts the conversation with ``case.history()`` (see the
     #: module docstring); ``False``: a case with history is NOT_EVALUATED for this adapter.
     takes_history: ClassVar[bool] = False
+    #: Why this adapter cannot run in worker processes (``--agent-isolation process``), with the
+    #: fix; ``""`` when it can.
+    not_in_workers: ClassVar[str] = ""
 
     def __init__(self, target: str) -> None:
         self.target = target

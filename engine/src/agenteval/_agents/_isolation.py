@@ -231,6 +231,8 @@ class ProcessIsolatedAgent(Agent):
     @staticmethod
     def unavailable_for(agent: Agent) -> Optional[str]:
         """Why ``agent`` cannot run in worker processes, or ``None`` when it can."""
+        if agent.not_in_workers:
+            return agent.not_in_workers
         if os.name != "posix":
             return "worker processes need a POSIX system (Linux, macOS)"
         spec = f"{type(agent).__module__}:{type(agent).__qualname__}"

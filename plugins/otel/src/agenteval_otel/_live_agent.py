@@ -83,7 +83,7 @@ def _invocation(spans: list[Span], answered: Invocation, trace_id: str) -> Invoc
     if not turns:
         reason = empty[0][1].message if empty else f"trace {trace_id}: no spans"
         raise ValueError(f"the agent's spans hold no turn: {reason}")
-    turn = turns[0]  # one request, one turn: of several outermost agent spans, the first
+    turn = turns[0]  # one request, one turn (agent spans one after another are one: _turns)
     final = turn.invocation.final_response or answered.final_response
     known = {"user_content"} | ({"final_response"} if final is not None else set())
     invocation = turn.invocation.model_copy(
@@ -99,6 +99,12 @@ class TracedHttpAgent(HttpAgent):
     description = (
         "an OpenAI-compatible chat endpoint scored from its OTLP spans: "
         "http(s)://HOST/v1?model=NAME[&otlp_port=4318][&trace_wait=30]"
+    )
+    not_in_workers = (
+        "an agent scored from its spans is read through a loopback OTLP receiver in the run's own "
+        "process, which worker processes cannot share (each would bind its port). Fix: drop "
+        "--agent-isolation process; the agent runs in its own process already, so a hung or crashed "
+        "agent costs only its case"
     )
 
     def __init__(self, target: str) -> None:
@@ -135,8 +141,7 @@ class TracedHttpAgent(HttpAgent):
                 raise ConfigError(
                     f"--agent-type http-traces: cannot receive spans on 127.0.0.1:{port} ({exc.strerror}). "
                     "Fix: stop what listens there, or give another port with ?otlp_port=N in the --agent "
-                    "target and the agent's OTEL_EXPORTER_OTLP_ENDPOINT (http-traces does not run under "
-                    "--agent-isolation process: the receiver lives in the run's process)"
+                    "target and the agent's OTEL_EXPORTER_OTLP_ENDPOINT"
                 ) from None
         return self._receiver
 

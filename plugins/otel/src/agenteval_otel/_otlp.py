@@ -17,17 +17,19 @@ from __future__ import annotations
 
 import codecs
 import json
+from collections import defaultdict
 from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
 from agenteval.errors import DataError
+from pydantic_core import from_json
 
 from ._jaeger import is_jaeger, jaeger_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
-from ._span import Span, attributes_of, content_from_events, hex_id, list_at
+from ._span import Span, attributes_of, content_from_events, hex_id, list_at, loads
 
-__all__ = ["Span", "iter_spans", "logs_beside", "read_spans", "request_spans", "sniff"]
+__all__ = ["Span", "iter_spans", "logs_beside", "read_spans", "read_traces", "request_spans", "sniff"]
 
 #: An export request's list of resources; Tempo's API calls it ``batches``.
 _REQUEST_KEYS = ("resourceSpans", "resource_spans", "batches")
@@ -75,6 +77,15 @@ def read_spans(path: Path) -> list[Span]:
     return spans
 
 
+def read_traces(path: Path) -> dict[str, list[Span]]:
+    """``read_spans``'s spans by trace id, for ``turns_of_traces`` (which frees each trace's
+    spans once its turns are built: no flat list of them is kept)."""
+    traces: dict[str, list[Span]] = defaultdict(list)
+    for span in read_spans(path):
+        traces[span.trace_id].append(span)
+    return dict(traces)
+
+
 def logs_beside(path: Path) -> Optional[Path]:
     """The OTLP logs file read with the spans file ``path``: ``NAME.logs.EXT`` beside
     ``NAME.EXT`` (``trace.json`` → ``trace.logs.json``), when it exists."""
@@ -98,7 +109,7 @@ def iter_spans(
     with path.open("rb") as handle:
         if _is_jsonl(handle, where):
             handle.seek(0)
-            yield from _jsonl(_numbered_lines(handle, where, lines), where, records)
+            yield from _jsonl(_numbered_lines(handle, lines), where, records)
             return
         handle.seek(0)
         raw = handle.read()
@@ -133,6 +144,10 @@ def iter_spans(
 
 
 def _document(raw: bytes, where: str) -> Any:
+    try:  # the bytes themselves (no text copy of a big file); what it refuses is read again below
+        return from_json(raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw)
+    except ValueError:
+        pass
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -140,7 +155,7 @@ def _document(raw: bytes, where: str) -> Any:
             f"not UTF-8 text (byte {exc.start}); an OTLP/JSON file is UTF-8", source=where
         ) from None
     try:
-        return json.loads(text)
+        return loads(text)
     except _REFUSALS as whole:
         raise DataError(
             f"not valid JSON: {_why(whole)}. Fix: export the trace again (the file looks cut off or damaged)",
@@ -175,53 +190,59 @@ def _is_jsonl(handle: BinaryIO, where: str) -> bool:
     (a JSON document whose first line is a whole object has nothing after it). The first line
     is parsed only once a second one is found: a one-line document is parsed once, later."""
     first: Optional[str] = None
-    for _, line in _numbered_lines(handle, where, None):
+    for _, raw, offset in _numbered_lines(handle, None):
+        line = _decoded(raw, offset, where)
         if not line.strip():
             continue
         if first is None:
             first = line
             continue
         try:
-            return isinstance(json.loads(first), dict)
+            return isinstance(loads(first), dict)
         except _REFUSALS:
             return False
     return False
 
 
-def _numbered_lines(
-    handle: BinaryIO, where: str, wanted: Optional[Container[int]]
-) -> Iterator[tuple[int, str]]:
-    """Each line of a binary file as text, numbered from 1 (a UTF-8 byte-order mark dropped);
-    with ``wanted``, only those lines."""
+def _numbered_lines(handle: BinaryIO, wanted: Optional[Container[int]]) -> Iterator[tuple[int, bytes, int]]:
+    """Each line of a binary file, numbered from 1, with the file offset of its first byte (a
+    UTF-8 byte-order mark dropped); with ``wanted``, only those lines."""
     offset = 0
     for number, raw in enumerate(handle, start=1):
-        size = len(raw)
         if wanted is None or number in wanted:
             start = 3 if number == 1 and raw.startswith(codecs.BOM_UTF8) else 0
-            try:
-                yield number, raw[start:].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"not UTF-8 text (byte {offset + start + exc.start}); an OTLP/JSON file is UTF-8",
-                    source=where,
-                ) from None
-        offset += size
+            yield number, raw[start:] if start else raw, offset + start
+        offset += len(raw)
+
+
+def _decoded(raw: bytes, offset: int, where: str) -> str:
+    """A line's text; a ``DataError`` naming the byte (from the file's start) that is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"not UTF-8 text (byte {offset + exc.start}); an OTLP/JSON file is UTF-8", source=where
+        ) from None
 
 
 def _jsonl(
-    lines: Iterable[tuple[int, str]], where: str, records: list[dict[str, Any]]
+    lines: Iterable[tuple[int, bytes, int]], where: str, records: list[dict[str, Any]]
 ) -> Iterator[tuple[int, Span]]:
-    for number, line in lines:
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except _REFUSALS as exc:
-            raise DataError(
-                f"line {number}: not valid JSON ({_why(exc, one_line=True)}). Fix: each line of an "
-                "OTLP JSONL file is one span or one export request; the file looks cut off or damaged",
-                source=where,
-            ) from None
+    for number, raw, offset in lines:
+        try:  # the line's bytes, not a text copy; what pydantic-core refuses is read again below
+            item = from_json(raw)
+        except ValueError:
+            line = _decoded(raw, offset, where)
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except _REFUSALS as exc:
+                raise DataError(
+                    f"line {number}: not valid JSON ({_why(exc, one_line=True)}). Fix: each line of an "
+                    "OTLP JSONL file is one span or one export request; the file looks cut off or damaged",
+                    source=where,
+                ) from None
         if isinstance(item, dict) and any(k in item for k in LOG_KEYS):
             records.extend(log_records(item, f"line {number}: ", where))
         elif isinstance(item, dict) and any(k in item for k in _REQUEST_KEYS):
@@ -242,8 +263,12 @@ def request_spans(document: Any, where: str) -> list[Span]:
 
 
 def _request(document: dict[str, Any], prefix: str, where: str) -> Iterator[Span]:
+    """The spans of one export request; each resource's entry is let go (``None`` in its list)
+    once its spans are read, so a big document's parsed JSON shrinks as its spans grow."""
     key = next(k for k in _REQUEST_KEYS if k in document)
-    for r, resource in enumerate(list_at(document[key], f"{prefix}{key}", where)):
+    resources = list_at(document[key], f"{prefix}{key}", where)
+    for r, resource in enumerate(resources):
+        resources[r] = None
         if not isinstance(resource, dict):
             raise DataError(f"{prefix}{key}[{r}]: expected an object", source=where)
         for scope_key in _SCOPE_KEYS:
@@ -264,14 +289,16 @@ def _get(item: dict[str, Any], camel: str, snake: str) -> Any:
 def _span(item: Any, at: str, where: str) -> Span:
     if not isinstance(item, dict):
         raise DataError(f"{at}: expected a span object", source=where)
-    trace_id = hex_id(_get(item, "traceId", "trace_id"), 16, f"{at}.traceId", where)
-    span_id = hex_id(_get(item, "spanId", "span_id"), 8, f"{at}.spanId", where)
+    trace_id = hex_id(_get(item, "traceId", "trace_id"), 16, at, where, ".traceId")
+    span_id = hex_id(_get(item, "spanId", "span_id"), 8, at, where, ".spanId")
     parent = _get(item, "parentSpanId", "parent_span_id")
-    parent_id = hex_id(parent, 8, f"{at}.parentSpanId", where) if parent else None
-    start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), f"{at}.startTimeUnixNano", where)
-    end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), f"{at}.endTimeUnixNano", where)
+    parent_id = hex_id(parent, 8, at, where, ".parentSpanId") if parent else None
+    start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), at, where, ".startTimeUnixNano")
+    end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), at, where, ".endTimeUnixNano")
     attributes = attributes_of(item.get("attributes"), f"{at}.attributes", where)
-    content_from_events(attributes, item.get("events") or (), at, where)  # some exporters put content there
+    events = item.get("events")
+    if events:  # some exporters put content there
+        content_from_events(attributes, events, at, where)
     name = item.get("name")
     return Span(
         trace_id=trace_id,
@@ -285,10 +312,10 @@ def _span(item: Any, at: str, where: str) -> Span:
     )
 
 
-def _time(value: Any, at: str, where: str) -> int:
+def _time(value: Any, at: str, where: str, key: str) -> int:
     if value is None:
         return 0
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise DataError(f"{at}: expected a time in nanoseconds, got {value!r}", source=where) from None
+        raise DataError(f"{at}{key}: expected a time in nanoseconds, got {value!r}", source=where) from None

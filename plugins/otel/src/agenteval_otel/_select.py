@@ -27,7 +27,7 @@ from ._logs import merge_logs
 from ._otlp import iter_spans, logs_beside
 from ._span import Span, content_from_events
 
-__all__ = ["PENDING_SPANS", "read_wanted_spans"]
+__all__ = ["PENDING_SPANS", "read_wanted_traces"]
 
 #: Spans of traces not (yet) wanted held at once, before they are dropped to be read again if needed.
 PENDING_SPANS = 20_000
@@ -36,9 +36,9 @@ _SESSION_KEYS = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id")
 _TEXT_PARTS = ("text", "reasoning")
 
 
-def read_wanted_spans(path: Path, ids: set[str], texts: set[str]) -> list[Span]:
+def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, list[Span]]:
     """The spans of the traces that sessions of the cases ``ids`` (first messages ``texts``)
-    may be in, as ``read_spans`` gives them (see the module docstring)."""
+    may be in, as ``read_spans`` gives them, by trace id (see the module docstring)."""
     where = str(path)
     beside = logs_beside(path)
     beside_records: list[dict[str, Any]] = []
@@ -80,24 +80,24 @@ def read_wanted_spans(path: Path, ids: set[str], texts: set[str]) -> list[Span]:
     if beside_error is not None:
         raise beside_error
     if records or beside_spans:  # logs among the spans, or spans among the logs: read everything
-        from ._otlp import read_spans
+        from ._otlp import read_traces
 
-        return read_spans(path)
+        return read_traces(path)
     wanted = groups.wanted_traces()
     again = {trace for trace in wanted if trace in dropped}
-    spans = [
-        span
-        for held in (kept, pending)
-        for trace, found in held.items()
-        if trace in wanted and trace not in again
-        for span in found
-    ]
+    traces: dict[str, list[Span]] = {}
+    for held in (kept, pending):  # disjoint: a trace's pending spans move to kept when it is wanted
+        for trace in [t for t in held if t in wanted and t not in again]:
+            traces[trace] = held.pop(trace)
+    del kept, pending
     if again:
         numbers = {n for trace in again for n in lines[trace]}
-        spans.extend(span for _, span in iter_spans(path, [], lines=numbers) if span.trace_id in again)
+        for _, span in iter_spans(path, [], lines=numbers):
+            if span.trace_id in again:
+                traces.setdefault(span.trace_id, []).append(span)
     if beside_records:
-        merge_logs(spans, beside_records, where)
-    return spans
+        merge_logs([span for found in traces.values() for span in found], beside_records, where)
+    return traces
 
 
 def _wanted(span: Span, ids: set[str], texts: set[str], text_spans: set[str]) -> bool:

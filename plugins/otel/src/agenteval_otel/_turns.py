@@ -3,7 +3,10 @@ the trace lacks (lint findings).
 
 * **Turn roots**, per trace, first rule that finds any: ADK v2 ``invoke_workflow`` spans
   that are not nested; ADK v1 ``invocation`` spans; the outermost ``invoke_agent`` spans;
-  root spans whose subtree has inference spans. Turns are ordered by start time.
+  root spans whose subtree has inference spans. Turns are ordered by start time. Outermost
+  agent spans one after another in a trace are one turn (a trace is one request: a hand-off
+  with no workflow span above the agents, as OpenAI Agents exports it) until one's first
+  model call brings a new user message, which starts the next turn.
 * **Session**: ``gen_ai.conversation.id`` (else ``gcp.vertex.agent.session_id``) of the
   turn's spans; without either, the trace is the session. **Case id**: ``agenteval.case_id``.
 * **Events**, walking the turn in start-time order: an inference span (operation ``chat``,
@@ -35,20 +38,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from agenteval.errors import DataError
-from agenteval.models import (
-    Content,
-    FunctionCall,
-    FunctionResponse,
-    Invocation,
-    InvocationEvent,
-    InvocationEvents,
-    MissingInput,
-    Part,
-)
+from agenteval.models import Invocation, MissingInput, Part
 
-from ._span import ELIDED, Span
+from ._span import ELIDED, Span, loads
 
-__all__ = ["CAPTURE_SETTING", "Finding", "Tree", "Turn", "turns_of"]
+__all__ = ["CAPTURE_SETTING", "Finding", "Tree", "Turn", "turns_of", "turns_of_traces"]
 
 #: The setting an agent must turn on for message content on spans.
 CAPTURE_SETTING = (
@@ -162,6 +156,34 @@ def is_inference(span: Span) -> bool:
     return "gen_ai.request.model" in span.attributes or span.name == "call_llm"
 
 
+def _turn_roots(tree: Tree) -> list[list[Span]]:
+    """The root spans of each turn of the trace (``_roots``): one each, except outermost agent
+    spans one after another, which are one turn (a hand-off in one request) until one of them
+    brings a new user message."""
+    roots = _roots(tree)
+    if not roots or roots[0].operation != "invoke_agent":
+        return [[root] for root in roots]
+    groups: list[list[Span]] = []
+    said: Optional[str] = None
+    for root in roots:
+        user = _first_user_text(tree, root)
+        if groups and (user is None or user == said):
+            groups[-1].append(root)
+        else:
+            groups.append([root])
+            said = user
+    return groups
+
+
+def _first_user_text(tree: Tree, root: Span) -> Optional[str]:
+    """The user message of the first model call under ``root`` (``None``: none recorded)."""
+    for span in tree.walk(root):
+        if is_inference(span):
+            user = _user_of(span.attributes)
+            return _text(user) if user is not None else None
+    return None
+
+
 def _roots(tree: Tree) -> list[Span]:
     spans = sorted(tree.by_id.values(), key=lambda s: (s.start, s.span_id))
 
@@ -184,18 +206,24 @@ def _roots(tree: Tree) -> list[Span]:
     return [s for s in tree.children.get(None, ()) if any(is_inference(d) for d in tree.walk(s))]
 
 
-def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding]]]:
+def turns_of(spans: Iterable[Span]) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     """The turns of every trace in ``spans`` (by start time), and the findings of traces
     that hold no turn (``(trace_id, finding)``)."""
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
-    del spans  # when the caller kept no list of its own, each trace's spans go once it is read
+    return turns_of_traces(by_trace)
+
+
+def turns_of_traces(by_trace: dict[str, list[Span]]) -> tuple[list[Turn], list[tuple[str, Finding]]]:
+    """``turns_of`` the spans of each trace, taken out of ``by_trace`` as each trace is read:
+    the spans of a read trace are freed before the next is read, so a file's spans and its
+    turns are not held at once."""
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
         tree = Tree(by_trace.pop(trace_id))
-        roots = _roots(tree)
+        roots = _turn_roots(tree)
         if not roots:
             empty.append(
                 (
@@ -209,11 +237,12 @@ def turns_of(spans: Sequence[Span]) -> tuple[list[Turn], list[tuple[str, Finding
                 )
             )
             continue
-        for root in roots:
+        for group in roots:
             try:
-                turns.append(_turn(tree, root))
+                turns.append(_turn(tree, group))
             except ValueError as exc:  # pydantic's ValidationError: content no message can hold
                 detail = str(exc).splitlines()
+                root = group[0]
                 raise DataError(
                     f"the turn at span {root.where} [{root.span_id}] cannot be read: "
                     f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
@@ -232,31 +261,40 @@ def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
     return None
 
 
+#: A message, part, call or event as the plain dict pydantic validates: a turn's ``Invocation``
+#: is validated once, whole (one call into pydantic-core instead of one per part and event).
+_Dict = dict[str, Any]
+
+
+def _text(content: _Dict) -> str:
+    """``Content.text()`` of a message dict: its parts' texts joined with newlines."""
+    return "\n".join(p["text"] for p in content.get("parts") or () if p.get("text"))
+
+
 class _Builder:
     """The events of one turn, built span by span."""
 
-    def __init__(self, tree: Tree, root: Span, spans: list[Span]) -> None:
+    def __init__(self, tree: Tree, root: Span, spans: list[Span], *, end: int) -> None:
         self.tree = tree
         self.root = root
+        self.end = end  # the turn's end: its last root span's
         self.spans = spans  # the turn's spans, walked from its root
-        self.events: list[InvocationEvent] = []
+        self.events: list[_Dict] = []
         self.findings: list[Finding] = []
-        self.unanswered: list[FunctionCall] = []
-        self.user: Optional[Content] = None
-        self.outputs: list[tuple[int, str, list[Part]]] = []  # (event index, author, parts) per model call
+        self.unanswered: list[_Dict] = []  # function calls
+        self.user: Optional[_Dict] = None
+        self.outputs: list[tuple[int, str, list[_Dict]]] = []  # (event index, author, parts) per model call
         agents = [s for s in spans if s.operation == "invoke_agent"]
         self.root_agent = _agent_name(agents[0]) if agents else None
         #: ADK's spans: schema 1's ``invocation`` root, or ADK's own attributes (both schemas).
         adk_ids = any(not _ADK_ATTRIBUTES.isdisjoint(span.attributes) for span in spans)
         self.adk = root.name == "invocation" or adk_ids
+        #: Per span id: the nearest agent's name (``None``: no agent names one).
+        self.authors: dict[str, Optional[str]] = {}
 
     def author(self, span: Span) -> str:
-        for candidate in (span, *self.tree.ancestors(span)):
-            if candidate.operation == "invoke_agent" or "gen_ai.agent.name" in candidate.attributes:
-                name = _agent_name(candidate)
-                if name:
-                    return name
-        return self.root_agent or "agent"
+        """The name of the nearest agent span (``span`` itself or an ancestor)."""
+        return self.authors.get(span.span_id) or self.root_agent or "agent"
 
     def find(self, code: str, span: Span, what: str) -> None:
         self.findings.append(Finding(code, f"span {span.where} [{span.span_id}]: {what}"))
@@ -267,29 +305,33 @@ class _Builder:
             self.user = _user_of(attrs)
         output = attrs.get("gen_ai.output.messages")
         legacy = attrs.get("gcp.vertex.agent.llm_response")  # ADK schema 1: the LlmResponse as JSON
-        parts: list[Part] = []
+        parts: list[_Dict] = []
         if output is None and isinstance(legacy, dict):
             content = legacy.get("content") or {}
-            parts = [Part.model_validate(p) for p in content.get("parts") or ()]
+            # an LlmResponse's parts, in any key spelling: as the snake_case keys the builder reads
+            parts = [
+                Part.model_validate(p).model_dump(exclude_unset=True) for p in content.get("parts") or ()
+            ]
         elif output is None:
             self.find("content_absent", span, "no gen_ai.output.messages: the model's output is not recorded")
         elif output == ELIDED or not isinstance(output, list):
             self.find("content_elided", span, "gen_ai.output.messages is <elided>")
         else:
             parts = [part for message in output if isinstance(message, dict) for part in _parts(message)]
-        self.unanswered.extend(part.function_call for part in parts if part.function_call is not None)
-        author = self.author(span)
-        content = Content(role="model", parts=parts) if parts else None
-        event = InvocationEvent(
-            author=author,
-            content=content,
-            usage_metadata=_usage(attrs) or _legacy_usage(legacy),
-            model_version=attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model"),
+        self.unanswered.extend(
+            part["function_call"] for part in parts if part.get("function_call") is not None
         )
+        author = self.author(span)
+        event = {
+            "author": author,
+            "content": {"role": "model", "parts": parts} if parts else None,
+            "usage_metadata": _usage(attrs) or _legacy_usage(legacy),
+            "model_version": attrs.get("gen_ai.response.model") or attrs.get("gen_ai.request.model"),
+        }
         self.events.append(event)
         self.outputs.append((len(self.events) - 1, author, parts))
 
-    def final(self) -> Optional[tuple[int, Content]]:
+    def final(self) -> Optional[tuple[int, _Dict]]:
         """The final response (its event's index, its text): in an ADK trace, the last model
         output with text that ADK counts as a final response (no tool call or response in it),
         whichever agent wrote it; else the last text of the agent whose model call ended the
@@ -298,15 +340,15 @@ class _Builder:
             candidates = [
                 (index, parts)
                 for index, _, parts in self.outputs
-                if not any(p.function_call or p.function_response for p in parts)
+                if not any(p.get("function_call") or p.get("function_response") for p in parts)
             ]
         else:
             ending = self.outputs[-1][1] if self.outputs else None
             candidates = [(index, parts) for index, author, parts in self.outputs if author == ending]
         for index, parts in reversed(candidates):
-            texts = [p for p in parts if p.text and not p.thought]
+            texts = [p for p in parts if p.get("text") and not p.get("thought")]
             if texts:
-                return index, Content(role="model", parts=texts)
+                return index, {"role": "model", "parts": texts}
         return None
 
     def tool(self, span: Span) -> None:
@@ -317,7 +359,7 @@ class _Builder:
         args = _first_present(attrs, "gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
         result = _first_present(attrs, "gen_ai.tool.call.result", "gcp.vertex.agent.tool_response")
         call = self._claim(call_id, name)
-        if call is not None and call.args is not None:
+        if call is not None and call.get("args") is not None:
             pass  # the model's output recorded the arguments (ADK schema 2, EVENT_ONLY: from the logs)
         elif args is None:
             self.find("tool_arguments_absent", span, f"tool {name!r}: no gen_ai.tool.call.arguments")
@@ -329,24 +371,21 @@ class _Builder:
             self.find("tool_result_elided", span, f"tool {name!r}: its result is <elided>")
         author = self.author(span)
         if call is None:
-            call = FunctionCall(id=call_id, name=name, args=_object(args))
+            call = {"id": call_id, "name": name, "args": _object(args)}
             self.events.append(
-                InvocationEvent(
-                    author=author, content=Content(role="model", parts=[Part(function_call=call)])
-                )
+                {"author": author, "content": {"role": "model", "parts": [{"function_call": call}]}}
             )
-        response = FunctionResponse(id=call.id or call_id, name=name, response=_object(result))
+        response = {"id": call.get("id") or call_id, "name": name, "response": _object(result)}
         self.events.append(
-            InvocationEvent(
-                author=author, content=Content(role="user", parts=[Part(function_response=response)])
-            )
+            {"author": author, "content": {"role": "user", "parts": [{"function_response": response}]}}
         )
 
-    def _claim(self, call_id: Optional[str], name: str) -> Optional[FunctionCall]:
+    def _claim(self, call_id: Optional[str], name: str) -> Optional[_Dict]:
         """The recorded call this tool span answers, taken off the unanswered list."""
         for index, call in enumerate(self.unanswered):
-            by_id = call_id is not None and call.id is not None
-            if (call.id == call_id) if by_id else (call.name == name):
+            recorded = call.get("id")
+            by_id = call_id is not None and recorded is not None
+            if (recorded == call_id) if by_id else (call["name"] == name):
                 return self.unanswered.pop(index)
         return None
 
@@ -357,10 +396,9 @@ class _Builder:
         if found is not None:
             index, final = found
             event = events[index]
-            calls = [p for p in event.content.parts or () if p.function_call] if event.content else []
-            events[index] = event.model_copy(
-                update={"content": Content(role="model", parts=calls) if calls else None}
-            )
+            content = event["content"]
+            calls = [p for p in content["parts"] if p.get("function_call")] if content else []
+            events[index] = {**event, "content": {"role": "model", "parts": calls} if calls else None}
         else:
             self.findings.append(
                 Finding("no_final_text", f"the turn at span {self.root.where} has no final text")
@@ -369,8 +407,8 @@ class _Builder:
             self.findings.append(
                 Finding(
                     "unpaired_call",
-                    f"the tool call {call.name!r} (id {call.id}) of the turn at span {self.root.where} has "
-                    "no execute_tool span: its response is not recorded",
+                    f"the tool call {call['name']!r} (id {call.get('id')}) of the turn at span "
+                    f"{self.root.where} has no execute_tool span: its response is not recorded",
                 )
             )
         if self.user is None:
@@ -380,27 +418,58 @@ class _Builder:
         spans = self.spans
         model = _union([(s.start, s.end) for s in spans if is_inference(s)])
         tools = _union([(s.start, s.end) for s in spans if s.operation == "execute_tool"])
-        invocation = Invocation(
-            invocation_id=_first_attribute(spans, "gcp.vertex.agent.invocation_id") or self.root.span_id,
-            user_content=self.user or Content(role="user", parts=[Part(text="")]),
-            final_response=final,
-            intermediate_data=InvocationEvents(invocation_events=events),
-            creation_timestamp=self.root.start / 1e9,
-            duration=(self.root.end - self.root.start) / 1e9,
-            model_duration=_length(model) / 1e9 if model else None,
-            tool_duration=_length(_minus(tools, model)) / 1e9 if tools else None,
+        invocation = Invocation.model_validate(
+            {
+                "invocation_id": _first_attribute(spans, "gcp.vertex.agent.invocation_id")
+                or self.root.span_id,
+                "user_content": self.user or {"role": "user", "parts": [{"text": ""}]},
+                "final_response": final,
+                "intermediate_data": {"invocation_events": events},
+                "creation_timestamp": self.root.start / 1e9,
+                "duration": (self.end - self.root.start) / 1e9,
+                "model_duration": _length(model) / 1e9 if model else None,
+                "tool_duration": _length(_minus(tools, model)) / 1e9 if tools else None,
+            }
         )
         invocation.mark_missing(tuple(m for finding in self.findings for m in finding.missing()))
         return invocation, self.findings
 
 
-def _turn(tree: Tree, root: Span) -> Turn:
-    spans = list(tree.walk(root))
-    builder = _Builder(tree, root, spans)
-    for span in spans:
+def _named_agent(span: Span) -> Optional[str]:
+    """The agent ``span`` names, when it is an agent span (or carries ``gen_ai.agent.name``)."""
+    if span.operation == "invoke_agent" or "gen_ai.agent.name" in span.attributes:
+        return _agent_name(span)
+    return None
+
+
+def _walk_turn(tree: Tree, top: Span) -> Iterable[tuple[Span, Optional[str], bool]]:
+    """``tree.walk(top)`` with, per span, the nearest agent's name (itself or an ancestor) and
+    whether an ancestor is an inference span: one pass, each span's ancestors not walked again."""
+    above = list(tree.ancestors(top))
+    author = next(filter(None, map(_named_agent, above)), None)
+    stack = [(top, author, any(map(is_inference, above)))]
+    seen: set[str] = set()
+    while stack:
+        span, inherited, nested = stack.pop()
+        if span.span_id in seen:
+            continue
+        seen.add(span.span_id)
+        author = _named_agent(span) or inherited
+        yield span, author, nested
+        below = nested or is_inference(span)
+        stack.extend((child, author, below) for child in reversed(tree.children.get(span.span_id, ())))
+
+
+def _turn(tree: Tree, roots: list[Span]) -> Turn:
+    root = roots[0]
+    walked = [step for top in roots for step in _walk_turn(tree, top)]
+    spans = [span for span, _, _ in walked]
+    builder = _Builder(tree, root, spans, end=max(top.end for top in roots))
+    builder.authors = {span.span_id: author for span, author, _ in walked}
+    for span, _, nested in walked:
         if span.operation == "execute_tool":
             builder.tool(span)
-        elif is_inference(span) and not any(is_inference(a) for a in tree.ancestors(span)):
+        elif not nested and is_inference(span):
             if span.span_id not in tree.children:
                 builder.inference(span, span.attributes)  # read, never changed
                 continue
@@ -423,28 +492,28 @@ def _turn(tree: Tree, root: Span) -> Turn:
     )
 
 
-def _user_of(attrs: dict[str, Any]) -> Optional[Content]:
+def _user_of(attrs: dict[str, Any]) -> Optional[_Dict]:
     """The last user message with text of a model call's input (GenAI messages, else ADK
     schema 1's ``llm_request`` contents)."""
     messages = attrs.get("gen_ai.input.messages")
     if isinstance(messages, list):
         for message in reversed(messages):
             if isinstance(message, dict) and message.get("role") == "user":
-                texts = [p for p in _parts(message) if p.text]
+                texts = [p for p in _parts(message) if p.get("text")]
                 if texts:
-                    return Content(role="user", parts=texts)
+                    return {"role": "user", "parts": texts}
         return None
     request = attrs.get("gcp.vertex.agent.llm_request")
     contents = request.get("contents") if isinstance(request, dict) else None
     for content in reversed(contents if isinstance(contents, list) else []):
         if isinstance(content, dict) and content.get("role") == "user":
             texts = [
-                Part(text=p["text"])
+                {"text": p["text"]}
                 for p in content.get("parts") or ()
                 if isinstance(p, dict) and p.get("text")
             ]
             if texts:
-                return Content(role="user", parts=texts)
+                return {"role": "user", "parts": texts}
     return None
 
 
@@ -464,7 +533,7 @@ def _agent_name(span: Span) -> Optional[str]:
     return rest or None
 
 
-def _parts(message: dict[str, Any]) -> list[Part]:
+def _parts(message: dict[str, Any]) -> list[_Dict]:
     """A GenAI message's parts as ADK parts (text, reasoning, tool calls and responses)."""
     found = []
     for part in message.get("parts") or ():
@@ -472,25 +541,15 @@ def _parts(message: dict[str, Any]) -> list[Part]:
             continue
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("content"), str):
-            found.append(Part(text=part["content"]))
+            found.append({"text": part["content"]})
         elif kind == "reasoning" and isinstance(part.get("content"), str):
-            found.append(Part(text=part["content"], thought=True))
+            found.append({"text": part["content"], "thought": True})
         elif kind == "tool_call" and part.get("name"):
-            found.append(
-                Part(
-                    function_call=FunctionCall(
-                        id=part.get("id"), name=str(part["name"]), args=_object(part.get("arguments"))
-                    )
-                )
-            )
+            call = {"id": part.get("id"), "name": str(part["name"]), "args": _object(part.get("arguments"))}
+            found.append({"function_call": call})
         elif kind == "tool_call_response":
-            found.append(
-                Part(
-                    function_response=FunctionResponse(
-                        id=part.get("id"), response=_object(part.get("response", part.get("result")))
-                    )
-                )
-            )
+            response = {"id": part.get("id"), "response": _object(part.get("response", part.get("result")))}
+            found.append({"function_response": response})
     return found
 
 
@@ -499,10 +558,8 @@ def _object(value: Any) -> Optional[dict[str, Any]]:
     if value is None or value == ELIDED:
         return None
     if isinstance(value, str):
-        import json
-
         try:
-            value = json.loads(value)
+            value = loads(value)
         except (ValueError, RecursionError):
             pass
     return value if isinstance(value, dict) else {"result": value}
