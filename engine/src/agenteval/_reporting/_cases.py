@@ -107,7 +107,10 @@ def case_briefs(run: RecordedRun) -> Iterator[Listed]:
     per case from the briefs it wrote as each case finished; no record read when those
     cover every case)."""
     if run.manifest.num_runs != 1:
-        return (Listed(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in run.case_briefs())
+        return (
+            Listed(b.entry, b.case_id, b.status, b.inconclusive, b.unreached)
+            for b in run.case_briefs(previews=False)
+        )
     return _in_plan_order(run)
 
 
@@ -117,7 +120,7 @@ def _in_plan_order(run: RecordedRun) -> Iterator[Listed]:
     rows: list[Optional[tuple]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
     criteria: Optional[tuple] = None
     marks = (0, False)
-    for brief in run.case_briefs():  # a later brief of a case replaces an earlier one
+    for brief in run.case_briefs(previews=False):  # a later brief of a case replaces an earlier one
         if brief.criteria is not criteria:  # an eval set's unrecorded cases share theirs
             criteria, marks = brief.criteria, (brief.inconclusive, brief.unreached)
         rows[brief.row] = (brief.entry, brief.case_id, brief.status, *marks)

@@ -69,7 +69,7 @@ def _from_run(run: RecordedRun, label: str) -> Side:
             side.criteria.setdefault(criterion.name, _config_of(criterion))
     statuses, scores = side.statuses, side.scores
     with gc_paused():  # 100k cases' dicts: long-lived, no cycles
-        for brief in run.case_briefs():
+        for brief in run.case_briefs(previews=False):
             key = (brief.entry.eval_set_id, brief.case_id)
             criteria = brief.criteria
             statuses[key] = {c.name: c.status for c in criteria}

@@ -20,10 +20,18 @@ from .._auto_runs import case_decided, runs_needed
 from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
 from .._verdicts import case_criteria, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
-from ._briefs import BRIEFS, CaseBrief, brief_from_index, brief_from_line, brief_from_result
+from ._briefs import (
+    BRIEFS,
+    CaseBrief,
+    brief_from_index,
+    brief_from_line,
+    brief_from_result,
+    brief_from_scores,
+)
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
+from ._scores import Row, sealed_scores
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -49,6 +57,10 @@ class RecordedRun:
         #: ``results.jsonl`` kept open for ``record`` (a file descriptor, closed with this
         #: object): read by position (``os.pread``), so threads share it without a seek race.
         self._results_fd: Optional[int] = None
+        #: ``scores.jsonl``'s lines when the sealed summary vouches for them (``False``: it
+        #: does not; ``None``: not looked at yet), and the records' places they give
+        self._score_rows: Any = None
+        self._score_offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -152,8 +164,32 @@ class RecordedRun:
         self._index_lines = {position: key for key, position in lines.items() if key not in unindexed}
         self.damaged_lines = damaged
 
+    def _scores(self) -> Optional[list[Row]]:
+        """``scores.jsonl``'s lines (``agenteval.runs._scores``) when the run's sealed, current
+        summary vouches for them and they lay every record end to end; else ``None`` (read
+        once)."""
+        if self._score_rows is None:
+            summary = self.summary()
+            rows = None
+            if (
+                summary is not None
+                and summary.scores_sha256 is not None
+                and self._summary_is_current(summary)
+            ):
+                rows = sealed_scores(self.folder, summary)
+            self._score_rows = rows if rows is not None else False
+        return self._score_rows if isinstance(self._score_rows, list) else None
+
     def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
         """Key -> (offset, length) of the last complete, valid line for that key."""
+        if self._offsets is not None:
+            return self._offsets
+        rows = self._scores() if self._score_offsets is None else None
+        if rows is not None:
+            # every record laid end to end (no damaged line): the last line of a key counts
+            self._score_offsets = {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
+        if self._score_offsets is not None:
+            return self._score_offsets
         if self._offsets is None:
             for _ in self._walk():
                 pass
@@ -239,9 +275,12 @@ class RecordedRun:
         except (ValidationError, ValueError):
             return None
 
-    def case_briefs(self) -> Iterator[CaseBrief]:
+    def case_briefs(self, *, previews: bool = True) -> Iterator[CaseBrief]:
         """Every planned case as a ``CaseBrief`` (typed; ``row`` is its place in the plan),
-        with the folder's reading rules applied (``agenteval.runs._briefs``).
+        with the folder's reading rules applied (``agenteval.runs._briefs``). Without
+        ``previews`` a brief's ``user``, ``reply`` and ``rubric_texts`` may be left empty, and
+        a finished run of one run per case is then read from its ``scores.jsonl`` when the
+        sealed summary vouches for it (one parse; no index line read).
 
         A run of one run per case is read from its index entries (no record read), in the
         order its cases were recorded, then the cases never recorded in plan order; a case
@@ -261,12 +300,20 @@ class RecordedRun:
             plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
         seen = bytearray(len(plan))
         point = manifest.confidence is not None
-        for found in self.index_entries():
-            eval_set, case_id, run_index = found["key"]
-            place = plan.get((eval_set, case_id)) if run_index == 1 else None
-            if place is not None:  # else a case the plan does not have
-                seen[place] = 1
-                yield brief_from_index(sets[eval_set], place, found, point)
+        rows = None if previews else self._scores()
+        if rows is not None:
+            for found in rows:
+                place = plan.get((found[0], found[1])) if found[2] == 1 else None
+                if place is not None:  # else a case the plan does not have
+                    seen[place] = 1
+                    yield brief_from_scores(sets[found[0]], place, found, point)
+        else:
+            for found in self.index_entries():
+                eval_set, case_id, run_index = found["key"]
+                place = plan.get((eval_set, case_id)) if run_index == 1 else None
+                if place is not None:  # else a case the plan does not have
+                    seen[place] = 1
+                    yield brief_from_index(sets[eval_set], place, found, point)
         row = 0
         make = CaseBrief._make
         for entry in manifest.eval_sets:
