@@ -148,3 +148,16 @@ def test_runs_show_and_compare_print_the_same_from_the_scores_as_from_the_index(
     for argv, a, b in zip(commands, fast, slow, strict=True):
         assert (a.exit_code, a.output) == (b.exit_code, b.output), argv
         assert a.exit_code in (0, 1), a.output
+
+
+@pytest.mark.parametrize("stop_after", [None, 12], ids=["complete", "interrupted"])
+def test_the_listing_from_the_scores_is_what_the_briefs_say(tmp_path, monkeypatch, stop_after):
+    run = _recorded(_plan(1), tmp_path / "runs", stop_after)
+    briefs = sorted(RecordedRun.open(run.folder).case_briefs(), key=lambda b: b.row)
+    expected = [(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in briefs]
+    assert any(row[4] for row in expected) == (stop_after is not None)  # never-scored cases listed
+    (run.folder / SCORES).rename(tmp_path / SCORES)
+    assert list(RecordedRun.open(run.folder).case_listing()) == expected  # from the briefs
+    (tmp_path / SCORES).rename(run.folder / SCORES)
+    monkeypatch.setattr(RecordedRun, "case_briefs", _never)  # column by column: no brief made
+    assert list(RecordedRun.open(run.folder).case_listing()) == expected

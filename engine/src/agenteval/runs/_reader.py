@@ -17,10 +17,12 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._auto_runs import case_decided, runs_needed
-from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
+from .._gc import gc_paused
+from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary, Status
 from .._verdicts import case_criteria, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
 from ._briefs import (
+    _STATUS,
     BRIEFS,
     CaseBrief,
     brief_from_index,
@@ -292,21 +294,16 @@ class RecordedRun:
         if manifest.num_runs != 1:
             yield from self._combined_briefs(pending)
             return
-        plan: dict[tuple[int, str], int] = {}
-        sets: dict[int, EvalSetEntry] = {}
-        for entry in manifest.eval_sets:
-            sets[entry.index] = entry
-            start = len(plan)
-            plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
+        plan, sets = self._plan()
         seen = bytearray(len(plan))
         point = manifest.confidence is not None
         rows = None if previews else self._scores()
         if rows is not None:
-            for found in rows:
-                place = plan.get((found[0], found[1])) if found[2] == 1 else None
+            for line in rows:
+                place = plan.get((line[0], line[1])) if line[2] == 1 else None
                 if place is not None:  # else a case the plan does not have
                     seen[place] = 1
-                    yield brief_from_scores(sets[found[0]], place, found, point)
+                    yield brief_from_scores(sets[line[0]], place, line, point)
         else:
             for found in self.index_entries():
                 eval_set, case_id, run_index = found["key"]
@@ -325,6 +322,63 @@ class RecordedRun:
                         rest = brief_from_result(entry, row, case)[3:]
                     yield make((entry, case_id, row, *rest))
                 row += 1
+
+    def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
+        """Each planned (eval set index, case id)'s row, and the eval sets by index."""
+        plan: dict[tuple[int, str], int] = {}
+        sets: dict[int, EvalSetEntry] = {}
+        for entry in self.manifest.eval_sets:
+            sets[entry.index] = entry
+            start = len(plan)
+            plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
+        return plan, sets
+
+    def case_listing(self) -> Iterator[tuple[EvalSetEntry, str, Status, int, bool]]:
+        """Every planned case in plan order as ``(eval set, case id, status, inconclusive,
+        unreached)``: what a listing decides on before it reads a case (a ``CaseBrief``'s
+        ``status``, ``inconclusive`` and ``unreached``; a later brief of a case replaces an
+        earlier one). A finished run of one run per case is read column by column from its
+        ``scores.jsonl`` when the sealed summary vouches for it (no brief made), any other
+        from ``case_briefs``."""
+        rows = self._scores() if self.manifest.num_runs == 1 else None
+        plan, sets = self._plan()
+        # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
+        # garbage collection down while they are read
+        listed: list[Any] = [None] * len(plan)
+        if rows is None:
+            criteria: Optional[tuple] = None
+            marks = (0, False)
+            for brief in self.case_briefs(previews=False):
+                if brief.criteria is not criteria:  # an eval set's unrecorded cases share theirs
+                    criteria, marks = brief.criteria, (brief.inconclusive, brief.unreached)
+                listed[brief.row] = (brief.entry, brief.case_id, brief.status, *marks)
+            yield from listed  # case_briefs covers every planned case
+            return
+        with gc_paused():
+            for line in rows:
+                place = plan.get((line[0], line[1])) if line[2] == 1 else None
+                if place is None:
+                    continue  # a case the plan does not have
+                doubtful = 0
+                problems = reached = False
+                for _, status, _, code, verdict, _ in line[6]:
+                    if verdict == "INCONCLUSIVE":
+                        doubtful += 1
+                    if status != "PASSED" and status != "INFORMATIONAL":  # not ok (``not_reached``)
+                        problems = True
+                        reached = reached or (code != "interrupted" and code != "pending")
+                listed[place] = (sets[line[0]], line[1], _STATUS[line[5]], doubtful, problems and not reached)
+        row = 0
+        for entry in self.manifest.eval_sets:
+            rest: Optional[tuple] = None  # the same for every unrecorded case of the set
+            for case_id in entry.case_ids:
+                if listed[row] is None:
+                    if rest is None:
+                        brief = brief_from_result(entry, row, self.case_result(entry, case_id, [None]))
+                        rest = (brief.status, brief.inconclusive, brief.unreached)
+                    listed[row] = (entry, case_id, *rest)
+                row += 1
+        yield from listed
 
     def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
