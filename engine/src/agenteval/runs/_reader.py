@@ -33,7 +33,7 @@ from ._briefs import (
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
-from ._scores import Row, sealed_scores
+from ._scores import Row, json_lines, sealed_scores
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -389,11 +389,10 @@ class RecordedRun:
         if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
             path = self.folder / BRIEFS
             try:
-                if path.stat().st_size == summary.briefs_bytes:
-                    with open(path, "rb") as handle:
-                        for line in handle:
-                            found = pydantic_core.from_json(line)
-                            written[(found["key"][0], found["key"][1])] = found
+                data = path.read_bytes()
+                if len(data) == summary.briefs_bytes:
+                    for found in json_lines(data):
+                        written[(found["key"][0], found["key"][1])] = found
             except (OSError, ValueError):
                 written = {}
         rows = {}

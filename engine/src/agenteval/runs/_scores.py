@@ -24,11 +24,12 @@ from typing import IO, Any, Optional
 
 import pydantic_core
 
+from .._gc import gc_paused
 from .._jsonsafe import writable
 from ._index import _rubrics
 from ._records import CaseRecord, SummaryDocument
 
-__all__ = ["SCORES", "ScoresFile", "score_line", "sealed_scores"]
+__all__ = ["SCORES", "ScoresFile", "json_lines", "score_line", "sealed_scores"]
 
 SCORES = "scores.jsonl"
 
@@ -131,6 +132,14 @@ def _tiling_prefix(path: Path, results_size: int) -> Optional[bytes]:
     return data[:kept] if end == results_size else None
 
 
+def json_lines(data: bytes) -> list[Any]:
+    """Every line of a JSON-lines file's ``data`` (each ending in ``\\n``), parsed in one call
+    with the collector paused (100k lines of small arrays are half a million objects);
+    ``ValueError`` when any line is not JSON."""
+    with gc_paused():
+        return pydantic_core.from_json(b"[" + data[:-1].replace(b"\n", b",") + b"]") if data else []
+
+
 def sealed_scores(folder: Path, summary: SummaryDocument) -> Optional[list[Row]]:
     """Every line of ``folder``'s ``scores.jsonl``, parsed in one call, when ``summary`` (the
     run's sealed summary, current: the caller checks) records the file as it is and its lines
@@ -145,7 +154,7 @@ def sealed_scores(folder: Path, summary: SummaryDocument) -> Optional[list[Row]]
     if len(data) != summary.scores_bytes or hashlib.sha256(data).hexdigest() != summary.scores_sha256:
         return None  # changed since the summary sealed it
     try:
-        rows = pydantic_core.from_json(b"[" + data[:-1].replace(b"\n", b",") + b"]") if data else []
+        rows = json_lines(data)
     except ValueError:
         return None
     end = 0
