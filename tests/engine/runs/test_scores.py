@@ -161,3 +161,11 @@ def test_the_listing_from_the_scores_is_what_the_briefs_say(tmp_path, monkeypatc
     (tmp_path / SCORES).rename(run.folder / SCORES)
     monkeypatch.setattr(RecordedRun, "case_briefs", _never)  # column by column: no brief made
     assert list(RecordedRun.open(run.folder).case_listing()) == expected
+
+
+def test_a_multi_run_runs_listing_is_what_its_briefs_say_and_makes_none(tmp_path, monkeypatch):
+    run = _recorded(_plan(3), tmp_path / "runs")
+    expected = [(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in run.case_briefs()]
+    assert len({row[2] for row in expected}) > 1
+    monkeypatch.setattr(RecordedRun, "case_briefs", _never)  # every case's brief was written
+    assert list(RecordedRun.open(run.folder).case_listing()) == expected

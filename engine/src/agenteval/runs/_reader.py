@@ -345,29 +345,30 @@ class RecordedRun:
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
         # garbage collection down while they are read
         listed: list[Any] = [None] * len(plan)
+        written = self._written_briefs() if self.manifest.num_runs != 1 else {}
+        if written and len(written) >= len(plan) and all(key in written for key in plan):
+            # several runs per case, every case's brief written as it finished
+            with gc_paused():
+                for (eval_set, case_id), place in plan.items():
+                    line = written[(eval_set, case_id)]
+                    marks = _marks(line["criteria"])
+                    listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
+            yield from listed
+            return
         if rows is None:
             criteria: Optional[tuple] = None
-            marks = (0, False)
-            for brief in self.case_briefs(previews=False):
-                if brief.criteria is not criteria:  # an eval set's unrecorded cases share theirs
-                    criteria, marks = brief.criteria, (brief.inconclusive, brief.unreached)
-                listed[brief.row] = (brief.entry, brief.case_id, brief.status, *marks)
+            shared = (0, False)
+            for each in self.case_briefs(previews=False):
+                if each.criteria is not criteria:  # an eval set's unrecorded cases share theirs
+                    criteria, shared = each.criteria, (each.inconclusive, each.unreached)
+                listed[each.row] = (each.entry, each.case_id, each.status, *shared)
             yield from listed  # case_briefs covers every planned case
             return
         with gc_paused():
-            for line in rows:
-                place = plan.get((line[0], line[1])) if line[2] == 1 else None
-                if place is None:
-                    continue  # a case the plan does not have
-                doubtful = 0
-                problems = reached = False
-                for _, status, _, code, verdict, _ in line[6]:
-                    if verdict == "INCONCLUSIVE":
-                        doubtful += 1
-                    if status != "PASSED" and status != "INFORMATIONAL":  # not ok (``not_reached``)
-                        problems = True
-                        reached = reached or (code != "interrupted" and code != "pending")
-                listed[place] = (sets[line[0]], line[1], _STATUS[line[5]], doubtful, problems and not reached)
+            for row_line in rows:
+                at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
+                if at is not None:  # else a case the plan does not have
+                    listed[at] = (sets[row_line[0]], row_line[1], _STATUS[row_line[5]], *_marks(row_line[6]))
         row = 0
         for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
@@ -380,21 +381,26 @@ class RecordedRun:
                 row += 1
         yield from listed
 
-    def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
-        """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
-        the run's sealed summary covers that file as it is (the briefs the run wrote as each
-        case finished), the others combined from their records."""
+    def _written_briefs(self) -> dict[tuple[int, str], dict]:
+        """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
+        summary covers that file as it is; else none."""
         written: dict[tuple[int, str], dict] = {}
         summary = self.summary()
         if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
-            path = self.folder / BRIEFS
             try:
-                data = path.read_bytes()
+                data = (self.folder / BRIEFS).read_bytes()
                 if len(data) == summary.briefs_bytes:
                     for found in json_lines(data):
                         written[(found["key"][0], found["key"][1])] = found
             except (OSError, ValueError):
                 written = {}
+        return written
+
+    def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
+        """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
+        the run's sealed summary covers that file as it is (the briefs the run wrote as each
+        case finished), the others combined from their records."""
+        written = self._written_briefs()
         rows = {}
         row = 0
         for entry in self.manifest.eval_sets:
@@ -589,6 +595,23 @@ class RecordedRun:
             interrupted=self.manifest.state is not RunState.COMPLETE,
             run_id=self.run_id,
         )
+
+
+def _marks(criteria: list[list[Any]]) -> tuple[int, bool]:
+    """A case's INCONCLUSIVE verdicts and whether the run never scored it (``not_reached``),
+    from its criterion arrays (``[criterion, status, score, reason_code, verdict, ...]``, as
+    ``scores.jsonl`` and ``briefs.jsonl`` hold them; a verdict left out is a point verdict,
+    never INCONCLUSIVE)."""
+    doubtful = 0
+    problems = reached = False
+    for item in criteria:
+        status, code = item[1], item[3]
+        if item[4] == "INCONCLUSIVE":
+            doubtful += 1
+        if status != "PASSED" and status != "INFORMATIONAL":  # not ok
+            problems = True
+            reached = reached or (code != "interrupted" and code != "pending")
+    return doubtful, problems and not reached
 
 
 def case_from_records(
