@@ -74,10 +74,13 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
 
     live = helpers.LiveRun(tmp_path / "live-runs", RecordedRun.open(runs_dir / run_ids[0]))
     indexes: list[tuple[str, dict]] = []
+    summaries: list[tuple[str, dict]] = []
 
     def answered(response) -> None:
         if f"/api/runs/{live.run_id}/index" in response.url:
             indexes.append((response.url, response.json()))
+        elif f"/api/runs/{live.run_id}/summary" in response.url:
+            summaries.append((response.url, response.json()))
 
     try:
         with helpers.serving(live.folder.parent) as server:
@@ -111,6 +114,18 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
                 assert len(patch["status"]) == len(patch["rows"])
                 cursor = patch["cursor"]
             assert sorted(r for _, p in patches for r in p["rows"]) == [0, 1]  # each new row once
+            # the summary too: whole once, then what changed since the version the page holds
+            (first_url, first), *summary_patches = summaries
+            assert "since=" not in first_url and first["version"] and summary_patches
+            version = first["version"]
+            for url, patch in summary_patches:
+                assert url.endswith(f"/summary?since={version}")
+                assert patch["schema"] == "agenteval.viewer.summary-patch/1" and patch["since"] == version
+                # what never changes while the run goes is not sent again
+                assert not {"agent", "eval_sets", "engine_version", "warnings"} & set(patch["set"])
+                for changed in patch["criteria"].values():
+                    assert not {"threshold", "distribution", "version", "judge_models"} & set(changed)
+                version = patch["version"]
             expect(not_evaluated).to_have_text("0")
             # the pass rate is over the finished cases, and says so (not over all planned)
             finished = [r.criteria for r in live.records[:2]]
@@ -136,6 +151,7 @@ def test_a_record_appended_while_the_run_goes_shows_up_live(tmp_path, runs_dir, 
             expect(not_evaluated).to_have_text("0")
             expect(page.get_by_test_id("count-PENDING")).to_have_count(0)
             assert "since=" not in indexes[-1][0]  # a new state: the whole index again
+            assert "since=" not in summaries[-1][0]  # and the whole summary
             page.wait_for_timeout(1500)  # the EventSource's reconnection gets 204 and stops quietly
     finally:
         live.close()

@@ -102,28 +102,10 @@ class Listed(NamedTuple):
 
 
 def case_briefs(run: RecordedRun) -> Iterator[Listed]:
-    """Every planned case of a run, in plan order, from the run's case briefs
-    (``RecordedRun.case_briefs``: a run of one run per case from its index, several runs
-    per case from the briefs it wrote as each case finished; no record read when those
-    cover every case)."""
-    if run.manifest.num_runs != 1:
-        return (Listed(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in run.case_briefs())
-    return _in_plan_order(run)
-
-
-def _in_plan_order(run: RecordedRun) -> Iterator[Listed]:
-    # Plain tuples of what the table needs, not the briefs: 100k briefs kept alive would
-    # cost memory and slow every garbage collection down while they are read.
-    rows: list[Optional[tuple]] = [None] * sum(len(e.case_ids) for e in run.manifest.eval_sets)
-    criteria: Optional[tuple] = None
-    marks = (0, False)
-    for brief in run.case_briefs():  # a later brief of a case replaces an earlier one
-        if brief.criteria is not criteria:  # an eval set's unrecorded cases share theirs
-            criteria, marks = brief.criteria, (brief.inconclusive, brief.unreached)
-        rows[brief.row] = (brief.entry, brief.case_id, brief.status, *marks)
-    for row in rows:
-        assert row is not None  # case_briefs covers every planned case
-        yield Listed(*row)
+    """Every planned case of a run, in plan order, as its listing decides on it
+    (``RecordedRun.case_listing``: from the run's ``scores.jsonl``, its index or the briefs
+    it wrote as each case finished; no record read when those cover every case)."""
+    return map(Listed._make, run.case_listing())
 
 
 def _declares_trajectory(plugin: PluginInfo) -> bool:

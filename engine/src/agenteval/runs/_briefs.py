@@ -134,8 +134,22 @@ def brief_from_index(entry: EvalSetEntry, row: int, found: dict[str, Any], point
     """The brief of a one-run case from its index entry (``RecordedRun.index_entries``);
     ``point``: the run has statistics, so a result without a verdict has its point verdict.
     (The hot loop of opening a big run: plain data in, named tuples out.)"""
+    return _recorded_brief(entry, row, found, _one_run_criteria(found["criteria"], point))
+
+
+def brief_from_scores(entry: EvalSetEntry, row: int, found: list[Any], point: bool) -> CaseBrief:
+    """The brief of a one-run case from its ``scores.jsonl`` line (``agenteval.runs._scores``),
+    as ``brief_from_index`` makes it from the case's index entry, without the preview and
+    rubric texts (the line has none)."""
+    criteria = _one_run_criteria(found[6], point)
+    return CaseBrief._make((entry, found[1], row, _STATUS[found[5]], criteria, True, "", "", {}))
+
+
+def _one_run_criteria(found: list[list[Any]], point: bool) -> tuple[CriterionBrief, ...]:
+    """Criterion briefs from ``[criterion, status, score, reason_code, verdict, rubrics]``
+    arrays (an index entry's or a ``scores.jsonl`` line's)."""
     statuses, points, make, rubric = _STATUS, _POINT, CriterionBrief._make, RubricBrief._make
-    criteria = tuple(
+    return tuple(
         [
             make(
                 (
@@ -148,10 +162,9 @@ def brief_from_index(entry: EvalSetEntry, row: int, found: dict[str, Any], point
                     (score,),
                 )
             )
-            for name, status, score, reason_code, verdict, rubrics in found["criteria"]
+            for name, status, score, reason_code, verdict, rubrics in found
         ]
     )
-    return _recorded_brief(entry, row, found, criteria)
 
 
 def _recorded_brief(

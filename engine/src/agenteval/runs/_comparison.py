@@ -26,6 +26,7 @@ from typing import Any, Optional
 from .._gc import gc_paused
 from .._results import Status
 from ..errors import ConfigError, DataError
+from ._briefs import _STATUS
 from ._reader import RecordedRun, find_run
 from ._records import CriterionEntry
 
@@ -69,13 +70,39 @@ def _from_run(run: RecordedRun, label: str) -> Side:
             side.criteria.setdefault(criterion.name, _config_of(criterion))
     statuses, scores = side.statuses, side.scores
     with gc_paused():  # 100k cases' dicts: long-lived, no cycles
-        for brief in run.case_briefs():
+        rows = run._scores() if run.manifest.num_runs == 1 else None
+        if rows is not None:
+            _from_scores(run, rows, side)
+            return side
+        for brief in run.case_briefs(previews=False):
             key = (brief.entry.eval_set_id, brief.case_id)
             criteria = brief.criteria
             statuses[key] = {c.name: c.status for c in criteria}
             if brief.recorded:
                 scores[key] = {c.name: list(c.run_scores) for c in criteria}
     return side
+
+
+def _from_scores(run: RecordedRun, rows: list[Any], side: Side) -> None:
+    """``side``'s statuses and scores from a run's ``scores.jsonl`` lines, as its briefs give
+    them (``RecordedRun.case_briefs``) without making one: a finished run of one run per case."""
+    statuses, scores, status_of = side.statuses, side.scores, _STATUS
+    plan, _ = run._plan()
+    ids = {entry.index: entry.eval_set_id for entry in run.manifest.eval_sets}
+    for line in rows:
+        if line[2] != 1 or (line[0], line[1]) not in plan:
+            continue  # a case the plan does not have
+        key = (ids[line[0]], line[1])
+        statuses[key] = {c[0]: status_of[c[1]] for c in line[6]}
+        scores[key] = {c[0]: [c[2]] for c in line[6]}
+    for entry in run.manifest.eval_sets:
+        rest: Optional[dict[str, Status]] = None  # the same for every unrecorded case of the set
+        for case_id in entry.case_ids:
+            key = (entry.eval_set_id, case_id)
+            if key not in scores:
+                if rest is None:
+                    rest = {r.criterion: r.status for r in run.case_result(entry, case_id, [None]).criteria}
+                statuses[key] = dict(rest)
 
 
 def _adk_files(path: Path) -> list[Path]:

@@ -24,6 +24,7 @@ from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
+from ._scores import ScoresFile
 
 __all__ = [
     "RUNS_DIR_ENV",
@@ -84,6 +85,8 @@ class RunWriter:
         self._index = index
         self._lock = lock
         self._briefs: Optional[IO[bytes]] = None
+        #: ``scores.jsonl`` (``agenteval.runs._scores``), written beside the index
+        self._scores: Optional[ScoresFile] = None
         self.records_written = 0
         #: credential values are read once per run (records are bulk text)
         self._scrub = Scrubber()
@@ -109,6 +112,7 @@ class RunWriter:
         manifest.index_version = INDEX_VERSION
         writer = cls(folder, manifest, results, lock, index)
         try:
+            writer._scores = ScoresFile.create(folder)
             writer.write_manifest()
         except RecordingError as exc:
             cause = exc.__cause__  # the OSError _replace met
@@ -132,10 +136,12 @@ class RunWriter:
             (folder / BRIEFS).unlink(missing_ok=True)
             results = open(path, "ab")
             index = open(folder / INDEX, "ab")
+            scores = ScoresFile.reopen(folder, results.tell())
         except OSError as exc:
             raise _unwritable(folder, exc) from exc
         manifest.index_version = INDEX_VERSION  # every line left matches its record
         writer = cls(folder, manifest, results, lock, index)
+        writer._scores = scores
         writer.write_manifest()
         return writer
 
@@ -150,6 +156,7 @@ class RunWriter:
             "results_bytes": self._results.tell(),
             "index_bytes": self._index.tell() if self._index is not None else None,
             "briefs_bytes": self._briefs.tell() if self._briefs is not None else None,
+            **(self._scores.seal() if self._scores is not None else {}),
         }
         self._replace(SUMMARY, summary.model_copy(update=sizes).sealed())
 
@@ -171,6 +178,11 @@ class RunWriter:
                 self._index.flush()
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
+        if self._scores is not None:
+            try:
+                self._scores.append(record, offset, len(line), self._scrub)
+            except OSError as exc:
+                raise _recording_failed(self.folder, exc) from exc
 
     def append_brief(self, brief: CaseBrief) -> None:
         """Append a finished case's combined brief to ``briefs.jsonl`` (a run of several
@@ -185,6 +197,8 @@ class RunWriter:
             raise _recording_failed(self.folder, exc) from exc
 
     def close(self) -> None:
+        if self._scores is not None:
+            self._scores.close()
         for handle in (self._results, self._index, self._briefs, self._lock):
             if handle is not None:
                 try:

@@ -17,13 +17,23 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._auto_runs import case_decided, runs_needed
-from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary
+from .._gc import gc_paused
+from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary, Status
 from .._verdicts import case_criteria, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
-from ._briefs import BRIEFS, CaseBrief, brief_from_index, brief_from_line, brief_from_result
+from ._briefs import (
+    _STATUS,
+    BRIEFS,
+    CaseBrief,
+    brief_from_index,
+    brief_from_line,
+    brief_from_result,
+    brief_from_scores,
+)
 from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
+from ._scores import Row, json_lines, sealed_scores
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -49,6 +59,10 @@ class RecordedRun:
         #: ``results.jsonl`` kept open for ``record`` (a file descriptor, closed with this
         #: object): read by position (``os.pread``), so threads share it without a seek race.
         self._results_fd: Optional[int] = None
+        #: ``scores.jsonl``'s lines when the sealed summary vouches for them (``False``: it
+        #: does not; ``None``: not looked at yet), and the records' places they give
+        self._score_rows: Any = None
+        self._score_offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -152,8 +166,32 @@ class RecordedRun:
         self._index_lines = {position: key for key, position in lines.items() if key not in unindexed}
         self.damaged_lines = damaged
 
+    def _scores(self) -> Optional[list[Row]]:
+        """``scores.jsonl``'s lines (``agenteval.runs._scores``) when the run's sealed, current
+        summary vouches for them and they lay every record end to end; else ``None`` (read
+        once)."""
+        if self._score_rows is None:
+            summary = self.summary()
+            rows = None
+            if (
+                summary is not None
+                and summary.scores_sha256 is not None
+                and self._summary_is_current(summary)
+            ):
+                rows = sealed_scores(self.folder, summary)
+            self._score_rows = rows if rows is not None else False
+        return self._score_rows if isinstance(self._score_rows, list) else None
+
     def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
         """Key -> (offset, length) of the last complete, valid line for that key."""
+        if self._offsets is not None:
+            return self._offsets
+        rows = self._scores() if self._score_offsets is None else None
+        if rows is not None:
+            # every record laid end to end (no damaged line): the last line of a key counts
+            self._score_offsets = {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
+        if self._score_offsets is not None:
+            return self._score_offsets
         if self._offsets is None:
             for _ in self._walk():
                 pass
@@ -239,9 +277,12 @@ class RecordedRun:
         except (ValidationError, ValueError):
             return None
 
-    def case_briefs(self) -> Iterator[CaseBrief]:
+    def case_briefs(self, *, previews: bool = True) -> Iterator[CaseBrief]:
         """Every planned case as a ``CaseBrief`` (typed; ``row`` is its place in the plan),
-        with the folder's reading rules applied (``agenteval.runs._briefs``).
+        with the folder's reading rules applied (``agenteval.runs._briefs``). Without
+        ``previews`` a brief's ``user``, ``reply`` and ``rubric_texts`` may be left empty, and
+        a finished run of one run per case is then read from its ``scores.jsonl`` when the
+        sealed summary vouches for it (one parse; no index line read).
 
         A run of one run per case is read from its index entries (no record read), in the
         order its cases were recorded, then the cases never recorded in plan order; a case
@@ -253,20 +294,23 @@ class RecordedRun:
         if manifest.num_runs != 1:
             yield from self._combined_briefs(pending)
             return
-        plan: dict[tuple[int, str], int] = {}
-        sets: dict[int, EvalSetEntry] = {}
-        for entry in manifest.eval_sets:
-            sets[entry.index] = entry
-            start = len(plan)
-            plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
+        plan, sets = self._plan()
         seen = bytearray(len(plan))
         point = manifest.confidence is not None
-        for found in self.index_entries():
-            eval_set, case_id, run_index = found["key"]
-            place = plan.get((eval_set, case_id)) if run_index == 1 else None
-            if place is not None:  # else a case the plan does not have
-                seen[place] = 1
-                yield brief_from_index(sets[eval_set], place, found, point)
+        rows = None if previews else self._scores()
+        if rows is not None:
+            for line in rows:
+                place = plan.get((line[0], line[1])) if line[2] == 1 else None
+                if place is not None:  # else a case the plan does not have
+                    seen[place] = 1
+                    yield brief_from_scores(sets[line[0]], place, line, point)
+        else:
+            for found in self.index_entries():
+                eval_set, case_id, run_index = found["key"]
+                place = plan.get((eval_set, case_id)) if run_index == 1 else None
+                if place is not None:  # else a case the plan does not have
+                    seen[place] = 1
+                    yield brief_from_index(sets[eval_set], place, found, point)
         row = 0
         make = CaseBrief._make
         for entry in manifest.eval_sets:
@@ -279,22 +323,84 @@ class RecordedRun:
                     yield make((entry, case_id, row, *rest))
                 row += 1
 
+    def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
+        """Each planned (eval set index, case id)'s row, and the eval sets by index."""
+        plan: dict[tuple[int, str], int] = {}
+        sets: dict[int, EvalSetEntry] = {}
+        for entry in self.manifest.eval_sets:
+            sets[entry.index] = entry
+            start = len(plan)
+            plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
+        return plan, sets
+
+    def case_listing(self) -> Iterator[tuple[EvalSetEntry, str, Status, int, bool]]:
+        """Every planned case in plan order as ``(eval set, case id, status, inconclusive,
+        unreached)``: what a listing decides on before it reads a case (a ``CaseBrief``'s
+        ``status``, ``inconclusive`` and ``unreached``; a later brief of a case replaces an
+        earlier one). A finished run of one run per case is read column by column from its
+        ``scores.jsonl`` when the sealed summary vouches for it (no brief made), any other
+        from ``case_briefs``."""
+        rows = self._scores() if self.manifest.num_runs == 1 else None
+        plan, sets = self._plan()
+        # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
+        # garbage collection down while they are read
+        listed: list[Any] = [None] * len(plan)
+        written = self._written_briefs() if self.manifest.num_runs != 1 else {}
+        if written and len(written) >= len(plan) and all(key in written for key in plan):
+            # several runs per case, every case's brief written as it finished
+            with gc_paused():
+                for (eval_set, case_id), place in plan.items():
+                    line = written[(eval_set, case_id)]
+                    marks = _marks(line["criteria"])
+                    listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
+            yield from listed
+            return
+        if rows is None:
+            criteria: Optional[tuple] = None
+            shared = (0, False)
+            for each in self.case_briefs(previews=False):
+                if each.criteria is not criteria:  # an eval set's unrecorded cases share theirs
+                    criteria, shared = each.criteria, (each.inconclusive, each.unreached)
+                listed[each.row] = (each.entry, each.case_id, each.status, *shared)
+            yield from listed  # case_briefs covers every planned case
+            return
+        with gc_paused():
+            for row_line in rows:
+                at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
+                if at is not None:  # else a case the plan does not have
+                    listed[at] = (sets[row_line[0]], row_line[1], _STATUS[row_line[5]], *_marks(row_line[6]))
+        row = 0
+        for entry in self.manifest.eval_sets:
+            rest: Optional[tuple] = None  # the same for every unrecorded case of the set
+            for case_id in entry.case_ids:
+                if listed[row] is None:
+                    if rest is None:
+                        brief = brief_from_result(entry, row, self.case_result(entry, case_id, [None]))
+                        rest = (brief.status, brief.inconclusive, brief.unreached)
+                    listed[row] = (entry, case_id, *rest)
+                row += 1
+        yield from listed
+
+    def _written_briefs(self) -> dict[tuple[int, str], dict]:
+        """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
+        summary covers that file as it is; else none."""
+        written: dict[tuple[int, str], dict] = {}
+        summary = self.summary()
+        if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
+            try:
+                data = (self.folder / BRIEFS).read_bytes()
+                if len(data) == summary.briefs_bytes:
+                    for found in json_lines(data):
+                        written[(found["key"][0], found["key"][1])] = found
+            except (OSError, ValueError):
+                written = {}
+        return written
+
     def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
         the run's sealed summary covers that file as it is (the briefs the run wrote as each
         case finished), the others combined from their records."""
-        written: dict[tuple[int, str], dict] = {}
-        summary = self.summary()
-        if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
-            path = self.folder / BRIEFS
-            try:
-                if path.stat().st_size == summary.briefs_bytes:
-                    with open(path, "rb") as handle:
-                        for line in handle:
-                            found = pydantic_core.from_json(line)
-                            written[(found["key"][0], found["key"][1])] = found
-            except (OSError, ValueError):
-                written = {}
+        written = self._written_briefs()
         rows = {}
         row = 0
         for entry in self.manifest.eval_sets:
@@ -489,6 +595,23 @@ class RecordedRun:
             interrupted=self.manifest.state is not RunState.COMPLETE,
             run_id=self.run_id,
         )
+
+
+def _marks(criteria: list[list[Any]]) -> tuple[int, bool]:
+    """A case's INCONCLUSIVE verdicts and whether the run never scored it (``not_reached``),
+    from its criterion arrays (``[criterion, status, score, reason_code, verdict, ...]``, as
+    ``scores.jsonl`` and ``briefs.jsonl`` hold them; a verdict left out is a point verdict,
+    never INCONCLUSIVE)."""
+    doubtful = 0
+    problems = reached = False
+    for item in criteria:
+        status, code = item[1], item[3]
+        if item[4] == "INCONCLUSIVE":
+            doubtful += 1
+        if status != "PASSED" and status != "INFORMATIONAL":  # not ok
+            problems = True
+            reached = reached or (code != "interrupted" and code != "pending")
+    return doubtful, problems and not reached
 
 
 def case_from_records(

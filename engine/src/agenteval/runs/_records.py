@@ -236,6 +236,10 @@ class SummaryDocument(_Doc):
     #: the size of ``briefs.jsonl`` (a run of several runs per case: each finished case's
     #: combined brief) when the summary was written; ``None`` when the run wrote none.
     briefs_bytes: Optional[int] = None
+    #: the size and sha256 of ``scores.jsonl`` when the summary was written (``None``: the
+    #: run wrote none, or an older engine): readers list cases from it only while it is that.
+    scores_bytes: Optional[int] = None
+    scores_sha256: Optional[str] = None
     #: ``summary_digest`` of the document: a summary changed by anything but its writer
     #: does not check, and is recomputed from the records.
     sha256: Optional[str] = None

@@ -51,6 +51,8 @@ CONTENT_SECURITY_POLICY = (
 )
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
+#: a summary's ``version`` (``summary?since=``)
+_VERSION = re.compile(r"[0-9_-]{1,300}")
 _RUN_ROUTE = re.compile(r"/api/runs/([^/]+)/(summary|index|head|events|labels)")
 _CASE_ROUTE = re.compile(r"/api/runs/([^/]+)/cases/([^/]+)")
 _TYPES = {
@@ -364,7 +366,11 @@ class _Handler(BaseHTTPRequestHandler):
         if match:
             run_id, what = unquote(match.group(1)), match.group(2)
             if what == "summary":
-                self._encoded(store.summary(run_id))
+                since = query.get("since", [""])[0]
+                if _VERSION.fullmatch(since):
+                    self._encoded(store.summary_since(run_id, since))
+                else:
+                    self._encoded(store.summary(run_id))
             elif what == "index":
                 since = query.get("since", [""])[0]
                 if since.isascii() and since.isdigit():

@@ -24,6 +24,7 @@ import pydantic_core
 
 from ._disk_cache import DiskCache
 from ._index_patch import complete_end, index_patch
+from ._summary_patch import summary_patch
 
 __all__ = ["Encoded", "NotFound", "RunStore", "encode_json"]
 
@@ -32,6 +33,15 @@ _MANIFEST = "manifest.json"
 _RESULTS = "results.jsonl"
 _SUMMARY = "summary.json"
 _INDEX = "index.jsonl"
+
+
+#: How many of a running run's last summaries are kept to patch from.
+_SUMMARIES_KEPT = 8
+
+
+def _version(stamp: tuple[int, ...]) -> str:
+    """A summary's ``version``: the state of the run's files it was built from."""
+    return "_".join(map(str, stamp))
 
 
 class NotFound(Exception):
@@ -158,6 +168,9 @@ class RunStore:
         self._payloads: OrderedDict[tuple[str, str], tuple[tuple[int, ...], Encoded]] = OrderedDict()
         #: The last case index built of each running run, as built (what ``index_since`` cuts).
         self._live_index: dict[str, tuple[Encoded, dict[str, Any]]] = {}
+        #: The last summaries built of each running run, by ``version`` (what ``summary_since``
+        #: diffs), the newest last, with the encoded form of the newest.
+        self._live_summaries: dict[str, tuple[Encoded, OrderedDict[str, dict[str, Any]]]] = {}
         #: How many times each payload kind was built (not served from the cache): for tests.
         self.builds: dict[str, int] = {}
         #: threads writing payloads to the disk cache (``flush`` waits for them)
@@ -259,9 +272,13 @@ class RunStore:
                     document = builders[name](opened.run, *scanned)
                     if name == "index":
                         document = {**document, "cursor": cursor}
+                    elif self._running(opened):  # a live run's summary: what a patch starts from
+                        document = {**document, "version": _version(opened.stamp)}
                     built[name] = Encoded(encode_json(document), etag)
                     if name == "index":
                         self._keep_live(run_id, opened, built[name], document)
+                    else:
+                        self._keep_live_summary(run_id, opened, built[name], document)
                     del document
                 del scanned
                 # gzipped and written after this request is answered (a loopback client gets
@@ -287,6 +304,23 @@ class RunStore:
                 self._live_index[run_id] = (encoded, document)
                 while len(self._live_index) > self._keep:
                     self._live_index.pop(next(iter(self._live_index)))
+
+    def _keep_live_summary(
+        self, run_id: str, opened: _Open, encoded: Encoded, document: dict[str, Any]
+    ) -> None:
+        """Keep the last ``_SUMMARIES_KEPT`` summaries of a running run (at most
+        ``keep_runs`` runs); forget a finished one's."""
+        with self._lock:
+            if not self._running(opened):
+                self._live_summaries.pop(run_id, None)
+                return
+            kept = self._live_summaries.pop(run_id, (encoded, OrderedDict()))[1]
+            kept[document["version"]] = document
+            while len(kept) > _SUMMARIES_KEPT:
+                kept.popitem(last=False)
+            self._live_summaries[run_id] = (encoded, kept)
+            while len(self._live_summaries) > self._keep:
+                self._live_summaries.pop(next(iter(self._live_summaries)))
 
     @staticmethod
     def _running(opened: _Open) -> bool:
@@ -327,6 +361,19 @@ class RunStore:
     def summary(self, run_id: str) -> Encoded:
         """``bundle.run_summary(run)``, encoded."""
         return self._payload(run_id, "summary")
+
+    def summary_since(self, run_id: str, since: str) -> Encoded:
+        """What changed in a running run's summary since the one of version ``since``
+        (``_summary_patch``); the whole summary when the run is not running or that version
+        is no longer kept."""
+        whole = self.summary(run_id)  # built from the files as they are now
+        with self._lock:
+            live = self._live_summaries.get(run_id)
+        if live is None or live[0] is not whole or since not in live[1]:
+            return whole
+        latest = next(reversed(live[1].values()))
+        self.builds["summary patch"] = self.builds.get("summary patch", 0) + 1
+        return Encoded(encode_json(summary_patch(live[1][since], latest, since)), None)
 
     def index(self, run_id: str) -> Encoded:
         """``bundle.case_index(run)``: one row per planned case, encoded."""

@@ -4,6 +4,7 @@ import { SOURCE } from "./source.js";
 import { navigate } from "./route.js";
 import { Section } from "./pieces.js";
 import { patchedIndex, pendingRows } from "./live_index.js";
+import { patchedSummary } from "./live_summary.js";
 import { filterRows, readFilters } from "./filters.js";
 import { RunHeader } from "./header.js";
 import { CriteriaPanel } from "./criteria.js";
@@ -18,22 +19,34 @@ export function RunView(props) {
   // How long the last load of the summary and index took, and whether one is under way:
   // a live run's refreshes are spaced by twice that (never under 250 ms), so a big run's
   // rebuilds never pile up.
-  // ``patch``: the next load asks only for the rows changed since the index's cursor (after
-  // ``rows`` events); ``whole``: the whole index (first load, and after a new state).
-  var loading = useRef({ busy: false, ms: 0, load: 0, patch: false, whole: false, index: null });
+  // ``patch``: the next load asks only for the rows changed since the index's cursor and what
+  // changed in the summary since its version (after ``rows`` events); ``whole``: the whole
+  // index and summary (first load, and after a new state).
+  var loading = useRef({ busy: false, ms: 0, load: 0, patch: false, whole: false, index: null, summary: null });
   useEffect(function () {
     var alive = true;
     var began = Date.now();
     var load = ++loading.current.load;
-    var had = loading.current.patch && !loading.current.whole && loading.current.index;
+    var patching = loading.current.patch && !loading.current.whole;
+    var had = patching && loading.current.index;
+    var hadSummary = patching && loading.current.summary;
     loading.current.busy = true;
     loading.current.patch = loading.current.whole = false;
     var index = had && had.cursor !== undefined && SOURCE.indexSince
       ? SOURCE.indexSince(runId, had.cursor).then(function (patch) { return patchedIndex(had, patch) || SOURCE.index(runId); })
       : SOURCE.index(runId);
-    Promise.all([SOURCE.summary(runId), index]).then(function (r) {
+    var summary = hadSummary && hadSummary.version !== undefined && SOURCE.summarySince
+      ? SOURCE.summarySince(runId, hadSummary.version).then(function (patch) {
+        return patchedSummary(hadSummary, patch) || SOURCE.summary(runId);
+      })
+      : SOURCE.summary(runId);
+    Promise.all([summary, index]).then(function (r) {
       if (r[1] && r[0]) { r[1].pending = pendingRows(r[1], r[0].verdict === "RUNNING"); }
-      if (alive) { loading.current.index = r[1]; data[1]({ summary: r[0], index: r[1], error: null }); }
+      if (alive) {
+        loading.current.index = r[1];
+        loading.current.summary = r[0];
+        data[1]({ summary: r[0], index: r[1], error: null });
+      }
     }).catch(function (e) { if (alive) { data[1]({ summary: null, index: null, error: String(e.message || e) }); } })
       .then(function () {
         if (load !== loading.current.load) { return; }  // a later load is under way

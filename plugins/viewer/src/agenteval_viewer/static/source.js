@@ -41,6 +41,9 @@ function ServedSource() {
     mode: "served",
     runs: function () { return getJSON("api/runs"); },
     summary: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/summary"); },
+    summarySince: function (id, version) {
+      return getJSON("api/runs/" + encodeURIComponent(id) + "/summary?since=" + encodeURIComponent(version));
+    },
     index: function (id) { return getJSON("api/runs/" + encodeURIComponent(id) + "/index"); },
     indexSince: function (id, cursor) {
       return getJSON("api/runs/" + encodeURIComponent(id) + "/index?since=" + cursor);

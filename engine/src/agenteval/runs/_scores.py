@@ -1,0 +1,168 @@
+"""``scores.jsonl``: each record's key, place, status and per-criterion results, one short
+JSON array a line, written as the run goes (right after the record's index line).
+
+A line is ``[eval_set_index, case_id, run_index, offset, length, status, criteria]``, each
+criterion ``[criterion, status, score, reason_code, verdict, rubrics]`` as in the index
+(``docs/run-folder.md``): the index without its previews, so a reader of a big run parses the
+whole file in one call and pairs, counts and lists cases from it without reading a line of
+``index.jsonl`` or a record.
+
+It is only ever a shortcut: a reader takes it (``sealed_scores``) when the run's sealed
+``summary.json`` is current (``RecordedRun._summary_is_current``) and records the file's size
+and sha256, and its lines lay the records end to end over the whole of ``results.jsonl``
+(every record has its line, in file order, and no other byte lies between). Anything else — an
+older engine's folder, a run still going or killed, a line lost, a hand edit — and readers go
+the index's way, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any, Optional
+
+import pydantic_core
+
+from .._gc import gc_paused
+from .._jsonsafe import writable
+from ._index import _rubrics
+from ._records import CaseRecord, SummaryDocument
+
+__all__ = ["SCORES", "ScoresFile", "json_lines", "score_line", "sealed_scores"]
+
+SCORES = "scores.jsonl"
+
+#: a ``scores.jsonl`` line as ``sealed_scores`` gives it
+Row = list[Any]
+
+
+def score_line(record: CaseRecord, offset: int, length: int) -> list[Any]:
+    """The ``scores.jsonl`` line (as plain data) of ``record``, written at ``offset`` with
+    ``length`` bytes."""
+    return [
+        record.eval_set_index,
+        record.case_id,
+        record.run_index,
+        offset,
+        length,
+        record.status.value,
+        [
+            [
+                result.criterion,
+                result.status.value,
+                result.score,
+                result.reason_code,
+                result.verdict.verdict if result.verdict is not None else None,
+                _rubrics(result),
+            ]
+            for result in record.criteria
+        ],
+    ]
+
+
+class ScoresFile:
+    """The open ``scores.jsonl`` of a run being written: its size and running sha256 are
+    what the summary seals (``seal``)."""
+
+    def __init__(self, handle: IO[bytes], digest: Any, size: int) -> None:
+        self._handle = handle
+        self._digest = digest
+        self._size = size
+
+    @classmethod
+    def create(cls, folder: Path) -> ScoresFile:
+        return cls(open(folder / SCORES, "ab"), hashlib.sha256(), 0)
+
+    @classmethod
+    def reopen(cls, folder: Path, results_size: int) -> Optional[ScoresFile]:
+        """Continue an earlier session's file (``--resume``): kept when its lines lay every
+        record of ``results.jsonl`` (``results_size`` bytes, its truncated last line cut)
+        end to end, cut back to them; else removed, and the resumed run writes none (its
+        readers go the index's way)."""
+        path = folder / SCORES
+        kept = _tiling_prefix(path, results_size)
+        if kept is None:
+            path.unlink(missing_ok=True)
+            return None
+        with open(path, "rb+") as handle:
+            handle.truncate(len(kept))
+        return cls(open(path, "ab"), hashlib.sha256(kept), len(kept))
+
+    def append(self, record: CaseRecord, offset: int, length: int, scrub: Callable[[str], str]) -> None:
+        """Write ``record``'s line (``score_line``; ``scrub`` takes credentials out) and
+        flush it."""
+        try:
+            text = pydantic_core.to_json(score_line(record, offset, length)).decode("utf-8")
+        except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
+            text = pydantic_core.to_json(writable(score_line(record, offset, length))).decode("utf-8")
+        line = scrub(text).encode("utf-8", "surrogatepass") + b"\n"
+        self._handle.write(line)
+        self._handle.flush()
+        self._digest.update(line)
+        self._size += len(line)
+
+    def seal(self) -> dict[str, Any]:
+        """What ``summary.json`` records of the file: its size and sha256."""
+        return {"scores_bytes": self._size, "scores_sha256": self._digest.hexdigest()}
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def _tiling_prefix(path: Path, results_size: int) -> Optional[bytes]:
+    """The lines of ``path`` that lay records end to end from the start of ``results.jsonl``
+    up to ``results_size``, when they reach it; ``None`` when they do not (or no file)."""
+    try:
+        data = path.read_bytes() if path.exists() else b""
+    except OSError:
+        return None
+    end = kept = 0
+    for line in data.splitlines(keepends=True):
+        if end == results_size:
+            break
+        try:
+            offset, length = pydantic_core.from_json(line)[3:5]
+        except (ValueError, TypeError):
+            return None
+        if not line.endswith(b"\n") or offset != end:
+            return None
+        end = offset + length
+        kept += len(line)
+    return data[:kept] if end == results_size else None
+
+
+def json_lines(data: bytes) -> list[Any]:
+    """Every line of a JSON-lines file's ``data`` (each ending in ``\\n``), parsed in one call
+    with the collector paused (100k lines of small arrays are half a million objects);
+    ``ValueError`` when any line is not JSON."""
+    with gc_paused():
+        return pydantic_core.from_json(b"[" + data[:-1].replace(b"\n", b",") + b"]") if data else []
+
+
+def sealed_scores(folder: Path, summary: SummaryDocument) -> Optional[list[Row]]:
+    """Every line of ``folder``'s ``scores.jsonl``, parsed in one call, when ``summary`` (the
+    run's sealed summary, current: the caller checks) records the file as it is and its lines
+    lay the records end to end over the whole of ``results.jsonl``; else ``None``."""
+    if summary.scores_bytes is None or summary.scores_sha256 is None or summary.results_bytes is None:
+        return None
+    try:
+        with open(folder / SCORES, "rb") as handle:
+            data = handle.read(summary.scores_bytes + 1)
+    except OSError:
+        return None
+    if len(data) != summary.scores_bytes or hashlib.sha256(data).hexdigest() != summary.scores_sha256:
+        return None  # changed since the summary sealed it
+    try:
+        rows = json_lines(data)
+    except ValueError:
+        return None
+    end = 0
+    try:
+        for row in rows:
+            if row[3] != end:
+                return None
+            end += row[4]
+    except (TypeError, IndexError, KeyError):
+        return None
+    return rows if end == summary.results_bytes else None

@@ -1,0 +1,171 @@
+"""``scores.jsonl``: written beside the index as the run goes, read by the listing readers
+(``case_briefs(previews=False)``, ``runs show``, ``compare``) only when the run's sealed summary
+vouches for it; every other folder is read the index's way, with the same output."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from agenteval.cli import main
+from agenteval.runs import RecordedRun, RunState
+from agenteval.runs._scores import SCORES
+from click.testing import CliRunner
+
+
+def _reader_tests():
+    """The run makers of ``test_reader.py`` (tests are not a package here)."""
+    spec = importlib.util.spec_from_file_location("_reader_tests", Path(__file__).with_name("test_reader.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_helpers = _reader_tests()
+_plan, _recorded = _helpers._plan, _helpers._recorded
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("the index was read")
+
+
+def _blank(briefs) -> list:
+    """``briefs`` without what ``scores.jsonl`` does not hold (previews, rubric texts)."""
+    return [b._replace(user="", reply="", rubric_texts={}) for b in briefs]
+
+
+def _listed(folder: Path) -> list:
+    """The briefs as the index gives them, without what ``scores.jsonl`` does not hold."""
+    return _blank(RecordedRun.open(folder).case_briefs())
+
+
+@pytest.mark.parametrize(
+    ("stop_after", "state"),
+    [(None, RunState.COMPLETE), (12, RunState.INTERRUPTED)],
+    ids=["complete", "interrupted"],
+)
+def test_a_finished_runs_briefs_come_from_its_scores_as_its_index_gives_them(
+    tmp_path, monkeypatch, stop_after, state
+):
+    run = _recorded(_plan(1), tmp_path / "runs", stop_after)
+    assert run.manifest.state is state and (run.folder / SCORES).stat().st_size > 0
+    expected = _listed(run.folder)
+    assert len({b.status for b in expected}) > 1 and len({b.recorded for b in expected}) == 1 + (
+        stop_after is not None
+    )
+    monkeypatch.setattr(RecordedRun, "_walk", _never)
+    monkeypatch.setattr(RecordedRun, "index_entries", _never)
+    fast = RecordedRun.open(run.folder)
+    assert list(fast.case_briefs(previews=False)) == expected
+    # the records of the cases a listing prints are found without the index too
+    key = (0, expected[0].case_id, 1)
+    assert fast.record(key).case_id == expected[0].case_id and key in fast.keys()
+
+
+def _swap_one_status(path: Path) -> None:
+    """A hand edit that keeps the file's size: one PASSED made FAILED (or back)."""
+    data = path.read_bytes()
+    swapped = data.replace(b'"PASSED"', b'"FAILED"', 1)
+    path.write_bytes(swapped if swapped != data else data.replace(b'"FAILED"', b'"PASSED"', 1))
+
+
+@pytest.mark.parametrize("change", ["hand edit", "removed", "unsealed", "line lost"])
+def test_scores_the_summary_does_not_vouch_for_are_not_read(tmp_path, change):
+    run = _recorded(_plan(1, cases=8), tmp_path / "runs")
+    expected = _listed(run.folder)
+    path = run.folder / SCORES
+    if change == "hand edit":
+        _swap_one_status(path)
+    elif change == "removed":  # an older engine's folder
+        path.unlink()
+    elif change == "unsealed":  # an older engine's summary: no size or sha256 of the file
+        summary = run.folder / "summary.json"
+        data = json.loads(summary.read_bytes())
+        del data["scores_bytes"], data["scores_sha256"]
+        from agenteval.runs._records import summary_digest
+
+        data["sha256"] = summary_digest(data)
+        summary.write_text(json.dumps(data))
+    else:  # a line lost (rewritten with its seal): the records are no longer laid end to end
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[1:]))
+    again = RecordedRun.open(run.folder)
+    assert again._scores() is None
+    assert _blank(again.case_briefs(previews=False)) == expected
+
+
+def test_a_run_still_going_is_read_from_its_index(tmp_path):
+    run = _recorded(_plan(1, cases=6), tmp_path / "runs")
+    (run.folder / "summary.json").unlink()  # as before the run's end
+    assert RecordedRun.open(run.folder)._scores() is None
+
+
+def test_a_resumed_run_continues_its_scores_when_they_cover_every_record(tmp_path):
+    from agenteval._run import run_sync
+    from agenteval._run._session import open_run
+
+    runs = tmp_path / "runs"
+    first = _recorded(_plan(1), runs, stop_after=12)
+    resumed = open_run(_plan(1), runs_dir=runs, argv=["test"], agent_concurrency=2, resume="latest")
+    run_sync(resumed.execute())
+    run = RecordedRun.open(first.folder)
+    assert run.manifest.state is RunState.COMPLETE and run._scores() is not None
+    assert list(run.case_briefs(previews=False)) == _listed(run.folder)
+
+
+def test_a_resumed_run_whose_scores_lost_a_line_writes_none(tmp_path):
+    from agenteval._run import run_sync
+    from agenteval._run._session import open_run
+
+    runs = tmp_path / "runs"
+    first = _recorded(_plan(1), runs, stop_after=12)
+    path = first.folder / SCORES
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-1]))  # killed before it
+    resumed = open_run(_plan(1), runs_dir=runs, argv=["test"], agent_concurrency=2, resume="latest")
+    run_sync(resumed.execute())
+    run = RecordedRun.open(first.folder)
+    assert not path.exists() and run._scores() is None
+    assert len(list(run.case_briefs(previews=False))) == 30
+
+
+@pytest.mark.parametrize("stop_after", [None, 12], ids=["complete", "interrupted"])
+def test_runs_show_and_compare_print_the_same_from_the_scores_as_from_the_index(tmp_path, stop_after):
+    run = _recorded(_plan(1), tmp_path / "runs", stop_after)
+    twin = _recorded(_plan(1), tmp_path / "twin", stop_after)
+    commands = [
+        ["runs", "show", str(run.folder), "--show", "all"],
+        ["runs", "show", str(run.folder)],
+        ["runs", "show", str(run.folder), "--format", "json"],
+        ["compare", str(run.folder), str(twin.folder)],
+        ["compare", str(run.folder), str(twin.folder), "--format", "json"],
+    ]
+    fast = [CliRunner().invoke(main, argv) for argv in commands]
+    for folder in (run.folder, twin.folder):
+        (folder / SCORES).unlink()
+    slow = [CliRunner().invoke(main, argv) for argv in commands]
+    for argv, a, b in zip(commands, fast, slow, strict=True):
+        assert (a.exit_code, a.output) == (b.exit_code, b.output), argv
+        assert a.exit_code in (0, 1), a.output
+
+
+@pytest.mark.parametrize("stop_after", [None, 12], ids=["complete", "interrupted"])
+def test_the_listing_from_the_scores_is_what_the_briefs_say(tmp_path, monkeypatch, stop_after):
+    run = _recorded(_plan(1), tmp_path / "runs", stop_after)
+    briefs = sorted(RecordedRun.open(run.folder).case_briefs(), key=lambda b: b.row)
+    expected = [(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in briefs]
+    assert any(row[4] for row in expected) == (stop_after is not None)  # never-scored cases listed
+    (run.folder / SCORES).rename(tmp_path / SCORES)
+    assert list(RecordedRun.open(run.folder).case_listing()) == expected  # from the briefs
+    (tmp_path / SCORES).rename(run.folder / SCORES)
+    monkeypatch.setattr(RecordedRun, "case_briefs", _never)  # column by column: no brief made
+    assert list(RecordedRun.open(run.folder).case_listing()) == expected
+
+
+def test_a_multi_run_runs_listing_is_what_its_briefs_say_and_makes_none(tmp_path, monkeypatch):
+    run = _recorded(_plan(3), tmp_path / "runs")
+    expected = [(b.entry, b.case_id, b.status, b.inconclusive, b.unreached) for b in run.case_briefs()]
+    assert len({row[2] for row in expected}) > 1
+    monkeypatch.setattr(RecordedRun, "case_briefs", _never)  # every case's brief was written
+    assert list(RecordedRun.open(run.folder).case_listing()) == expected
