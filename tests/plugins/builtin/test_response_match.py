@@ -195,3 +195,16 @@ def test_importing_the_criterion_does_not_import_nltk_until_prepare():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+@FAST
+@given(script_text, script_text)
+def test_one_count_gives_the_overlap_and_the_missing_tokens_of_the_counter_arithmetic(response, reference):
+    from collections import Counter
+
+    from agenteval_builtin.response_match import _rouge1
+
+    wanted, got = tokenize(reference), tokenize(response)
+    *_, overlap, missing = _rouge1(wanted, got)
+    assert overlap == sum((Counter(wanted) & Counter(got)).values())
+    assert list(missing.items()) == list((Counter(wanted) - Counter(got)).items())

@@ -89,7 +89,7 @@ def test_ascii_fast_path_equals_the_general_scan(text):
     assert list(tokenize(text)) == slow
 
 
-def test_stemming_loads_without_importing_scipy_and_leaves_it_importable():
+def test_stemming_loads_without_importing_numpy_or_scipy_and_leaves_them_importable():
     import subprocess
     import sys
 
@@ -98,9 +98,36 @@ def test_stemming_loads_without_importing_scipy_and_leaves_it_importable():
         "from agenteval_builtin._tokenizer import load_stemming\n"
         "tokenize, stemmer = load_stemming()\n"
         "assert stemmer.stem('running') == 'run'\n"
-        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
-        "import scipy.stats\n"
+        "assert 'scipy' not in sys.modules, 'scipy was imported'\n"
+        "assert 'numpy' not in sys.modules, 'numpy was imported'\n"
+        "import numpy, scipy.stats\n"
         "assert scipy.stats.fisher_exact([[1, 2], [3, 4]]).pvalue > 0\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_another_thread_imports_numpy_while_nltk_loads():
+    """Only the thread that loads nltk goes without numpy: a criterion that imports numpy
+    while ``prepare()`` runs in the background still gets it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, sys, threading\n"
+        "from agenteval_builtin import _tokenizer\n"
+        "hidden = _tokenizer._HiddenFromThread(threading.get_ident())\n"
+        "sys.meta_path.insert(0, hidden)\n"
+        "got = []\n"
+        "worker = threading.Thread(target=lambda: got.append(importlib.import_module('numpy')))\n"
+        "worker.start(); worker.join()\n"
+        "assert got and got[0].__name__ == 'numpy'\n"
+        "try:\n"
+        "    import scipy\n"
+        "except ImportError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('scipy was importable from the hidden thread')\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

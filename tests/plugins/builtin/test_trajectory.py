@@ -288,3 +288,15 @@ def test_any_order_alignment_pairs_swapped_calls_and_ignore_args_names_only():
     assert [(r["op"], r["name"]) for r in rows] == [("match", "a"), ("match", "b"), ("missing", "x")]
     rows = _alignment([call("a", {"k": 9})], [call("a", {"k": 1}), B], ignore_args=True)
     assert [(r["op"], r["arg_diffs"]) for r in rows] == [("match", []), ("missing", [])]
+
+
+def test_the_explaining_criterion_is_made_once_per_evaluator():
+    """A large run fails thousands of invocations: the ``tool_trajectory_match_v2`` that
+    aligns them is made on the first failure and kept, and gives the same rows after."""
+    evaluator = T(T.Params(match_type="EXACT"))
+    failing = context([inv([B, A])], [inv([A, B])], threshold=1.0)
+    first = evaluator.evaluate(failing).per_invocation[0].details["alignment"]
+    explainer = evaluator._explainer()
+    assert evaluator.evaluate(failing).per_invocation[0].details["alignment"] == first
+    assert evaluator._explainer() is explainer
+    assert T(T.Params(match_type="EXACT"))._explainer() is not explainer

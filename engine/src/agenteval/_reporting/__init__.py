@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "ArgDiff",
+    "CaseSpool",
     "CaseView",
     "ReportContext",
     "Reporter",
@@ -36,6 +37,7 @@ _MODULES = {
     "render_json": "._json",
     "write_json": "._json",
     "json_chunks": "._json",
+    "CaseSpool": "._spool",
     "CaseView": "._cases",
     "case_views": "._cases",
     "render_table": "._table",
@@ -65,4 +67,5 @@ if TYPE_CHECKING:
     from ._contract import ReportContext, Reporter
     from ._json import json_chunks, render_json, write_json
     from ._reporters import resolve_reporters, write_reports
+    from ._spool import CaseSpool
     from ._table import render_table

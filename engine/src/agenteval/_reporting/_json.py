@@ -10,6 +10,7 @@ from .._jsonsafe import dump_model
 from .._results import EvalSetResult, RunResult, RunSummary
 from ..runs import RecordedRun
 from ._cases import case_views
+from ._spool import CASE_INDENT, CaseSpool
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -30,10 +31,14 @@ def render_json(result: RunResult, *, indent: int = 2) -> str:
     return dump_model(result, indent=indent) + "\n"
 
 
-def json_chunks(source: RecordedRun, *, summary: Optional[RunSummary] = None) -> Iterator[str]:
+def json_chunks(
+    source: RecordedRun, *, summary: Optional[RunSummary] = None, spool: Optional[CaseSpool] = None
+) -> Iterator[str]:
     """The same document as ``render_json(run.result())``, character for character, in
     pieces: one case in memory at a time. ``summary`` is the run's own when the caller has
-    it (otherwise recomputed from the records: one more pass over them)."""
+    it (otherwise recomputed from the records: one more pass over them); ``spool``: the
+    cases as the run rendered them when it finished them (``CaseSpool``), used when it has
+    every planned case (otherwise each case is read from the records)."""
     if summary is None:
         summary = source.result_summary()
     manifest = source.manifest
@@ -48,15 +53,21 @@ def json_chunks(source: RecordedRun, *, summary: Optional[RunSummary] = None) ->
     head, _, tail = dump_model(shell, indent=2).partition(_EVAL_SETS)
     yield head + '\n  "eval_sets": ['
     sets = manifest.eval_sets
-    views = case_views(source)
+    cached = spool if spool is not None and spool.covers(manifest) else None
+    views = case_views(source) if cached is None else None
+    if cached is not None:
+        cached.prepare_reading()
     for position, entry in enumerate(sets):
         shell_set = EvalSetResult(eval_set_id=entry.eval_set_id, source=entry.path, cases=[])
         before, _, after = dump_model(shell_set, indent=2).replace("\n", "\n    ").partition('"cases": []')
         yield ("," if position else "") + "\n    " + before + '"cases": ['
-        for number in range(len(entry.case_ids)):
-            view = next(views)
-            case = dump_model(view.case, indent=2).replace("\n", "\n        ")
-            yield ("," if number else "") + "\n        " + case
+        for number, case_id in enumerate(entry.case_ids):
+            if cached is not None:
+                case = cached.text(entry.index, case_id)
+            else:
+                assert views is not None
+                case = dump_model(next(views).case, indent=2).replace("\n", CASE_INDENT)
+            yield ("," if number else "") + CASE_INDENT + case
         yield ("\n      ]" if entry.case_ids else "]") + after
     yield ("\n  ]" if sets else "]") + ",\n" + tail + "\n"
 
@@ -67,11 +78,12 @@ def write_json(
     *,
     summary: Optional[RunSummary] = None,
     transform: Callable[[str], str] = lambda text: text,
+    spool: Optional[CaseSpool] = None,
 ) -> None:
     """Write the document to ``out``; ``transform`` is applied to each piece (e.g. making
-    control characters visible for a terminal)."""
+    control characters visible for a terminal); ``spool``: as ``json_chunks``."""
     if isinstance(source, RunResult):
         out.write(transform(render_json(source)))
         return
-    for chunk in json_chunks(source, summary=summary):
+    for chunk in json_chunks(source, summary=summary, spool=spool):
         out.write(transform(chunk))

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from .._agents import USER_SIMULATOR_ACTIVITY, run_case
 from .._auto_runs import RunBudget
@@ -73,6 +73,13 @@ SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129, "timeout": 12
 
 #: How long in-flight work may take to wind down after an interruption.
 _WIND_DOWN_SECONDS = 1.5
+
+
+class CaseSink(Protocol):
+    """What takes each case's result as the case finishes."""
+
+    def add(self, set_index: int, case_id: str, case: CaseResult) -> None:
+        """``case``: the combined result of the case ``case_id`` of eval set ``set_index``."""
 
 
 @dataclass
@@ -191,6 +198,9 @@ class EvalRun:
         #: Agent runs recorded or started, and those kept for cases not started yet, against
         #: ``--run-budget`` (``agenteval._auto_runs``).
         self.budget = RunBudget(plan.run_budget)
+        #: Given each case's result as the case finishes (e.g. the JSON report's
+        #: ``CaseSpool``: the report then reads no record back).
+        self.case_sink: Optional[CaseSink] = None
 
     @property
     def units_in_flight(self) -> int:
@@ -429,6 +439,8 @@ class EvalRun:
             self.writer.append_brief(brief_from_result(state.planned.entry, 0, case, records))
         if self.keep_results:
             book.finished[key] = case
+        if self.case_sink is not None:
+            self.case_sink.add(key[0], key[1], case)
         if self.adk_history is not None and 1 in state.runs:
             book.history.append((state.planned.entry, state.runs[1], case.criteria, case.status))
         self.progress.case_done(case.status)

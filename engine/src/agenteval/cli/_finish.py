@@ -20,6 +20,7 @@ from ._exit import ExitCode
 from ._options import ECHO
 
 if TYPE_CHECKING:
+    from .._reporting import CaseSpool
     from .._results import RunResult, RunSummary
     from .._run import EvalRun, Plan
     from ..runs import RecordedRun
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "finish_run",
     "late_signals_ignored",
+    "keep_report_cases",
     "remember_threads",
     "render_report",
     "scratch_runs_dir",
@@ -64,7 +66,14 @@ def finish_run(
             click.echo(f"agenteval: wrote the actual invocations of {count} case(s) to {path}", err=True)
         rescore = " ".join(f"--actual {shlex.quote(str(path))}" for path, _ in written)
         click.echo(f"agenteval: score them again with: agenteval run {_joined(paths)} {rescore}", err=True)
-    render_report(source, result.summary, output_format, output, detailed, show)
+    from .._reporting import CaseSpool
+
+    spool = evaluation.case_sink if isinstance(evaluation.case_sink, CaseSpool) else None
+    try:
+        render_report(source, result.summary, output_format, output, detailed, show, spool=spool)
+    finally:
+        if spool is not None:
+            spool.discard()
     if output is not None or output_format == "json":
         counts = (
             ", ".join(f"{n} {s.value.lower()}" for s, n in result.summary.cases.items() if n) or "no case ran"
@@ -199,6 +208,16 @@ def _resume_command(run_id: str) -> str:
     return "agenteval " + " ".join(shlex.quote(a) for a in kept) + f" --resume {run_id}"
 
 
+def keep_report_cases(evaluation: EvalRun, output_format: str) -> None:
+    """A JSON report's cases are rendered as the run finishes them (``CaseSpool``), so that
+    ``finish_run`` reads no record back; the table reads the folder."""
+    if output_format != "json" or evaluation.writer is None:
+        return
+    from .._reporting import CaseSpool
+
+    evaluation.case_sink = CaseSpool(scrub=evaluation.writer.scrub)
+
+
 def render_report(
     source: Union[RecordedRun, RunResult],
     summary: RunSummary,
@@ -206,9 +225,12 @@ def render_report(
     output: Optional[Path],
     detailed: bool,
     show: str,
+    *,
+    spool: Optional[CaseSpool] = None,
 ) -> None:
     """The report (``table`` or ``json``) to ``output`` or standard output, read from the
-    run folder one case at a time (or from a result in memory)."""
+    run folder one case at a time (or from a result in memory; a JSON report's cases from
+    ``spool`` when it has them all)."""
     with contextlib.ExitStack() as stack:
         handle = None
         if output is not None:
@@ -217,7 +239,7 @@ def render_report(
             from .._reporting import write_json
             from .._terminal import json_visible
 
-            write_json(source, handle or ECHO, summary=summary, transform=json_visible)
+            write_json(source, handle or ECHO, summary=summary, transform=json_visible, spool=spool)
             return
         from rich.console import Console
 

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any, Optional, TypeVar, Union
 import click
 
 from ._exit import ExitCode, reports_errors
-from ._finish import finish_run, late_signals_ignored, remember_threads, scratch_runs_dir, write_reports
+from ._finish import (
+    finish_run,
+    keep_report_cases,
+    late_signals_ignored,
+    remember_threads,
+    scratch_runs_dir,
+    write_reports,
+)
 from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
 
 if TYPE_CHECKING:  # imported lazily at run time, so that --help stays fast
@@ -516,6 +523,7 @@ def run(
         progress=progress_for(sys.stderr, quiet=quiet, judge_counters=_judge_counters(judge)),
         adk_history=None if no_adk_history else _adk_history(plan, adk_history),
     )
+    keep_report_cases(evaluation, output_format)
     with late_signals_ignored():
         result = run_sync(evaluation.execute(handle_signals=True, timeout=run_timeout))
         if reporters and evaluation.writer is not None:

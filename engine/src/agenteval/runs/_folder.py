@@ -95,6 +95,10 @@ class RunWriter:
     def run_id(self) -> str:
         return self.manifest.run_id
 
+    def scrub(self, text: str) -> str:
+        """``text`` with the credentials this writer keeps out of the folder hidden."""
+        return self._scrub(text)
+
     @classmethod
     def create(cls, runs_dir: Path, manifest: Manifest) -> RunWriter:
         """Make ``runs_dir/<run_id>`` and write the manifest; ``ConfigError`` (exit 2,

@@ -27,12 +27,15 @@ each character's rewrite on first sight.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import re
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from types import ModuleType
+from typing import Any
 
 __all__ = ["UnicodeAwareTokenizer", "load_stemming", "tokenize"]
 
@@ -50,19 +53,37 @@ def load_stemming() -> tuple[Callable, object]:
 
 
 def _porter_module() -> ModuleType:
-    """``nltk.stem.porter``, imported without scipy: importing any part of nltk imports the
-    whole package, whose association measures import ``scipy.stats`` when it is installed
-    (0.8 s and 100 MB, for Fisher's exact test, which ROUGE never uses). While nltk loads,
-    ``scipy.stats`` is made unimportable (nltk then leaves ``fisher_exact`` unavailable in
-    its association measures, its documented fallback); it is importable again after."""
-    if "nltk.stem.porter" in sys.modules or "scipy.stats" in sys.modules:
-        return importlib.import_module("nltk.stem.porter")
-    sys.modules["scipy.stats"] = None  # type: ignore[assignment]  # None makes the import fail
+    """``nltk.stem.porter``, imported without numpy, scipy and scikit-learn: importing any
+    part of nltk imports the whole package, which imports those when they are installed
+    (``scipy.stats`` for Fisher's exact test, ``scipy.sparse`` for a dependency parser,
+    numpy for clustering: about a second and 100 MB that ROUGE never uses). While nltk
+    loads they are unimportable from this thread only (nltk then leaves those parts out,
+    its documented fallback); other threads, and this one afterwards, import them as ever."""
+    if "nltk.stem.porter" in sys.modules:
+        return sys.modules["nltk.stem.porter"]
+    hidden = _HiddenFromThread(threading.get_ident())
+    sys.meta_path.insert(0, hidden)
     try:
         return importlib.import_module("nltk.stem.porter")
     finally:
-        if sys.modules.get("scipy.stats", 0) is None:
-            del sys.modules["scipy.stats"]
+        sys.meta_path.remove(hidden)
+
+
+#: What nltk imports when it is installed and ROUGE never uses.
+_NOT_FOR_ROUGE = frozenset({"numpy", "scipy", "sklearn"})
+
+
+class _HiddenFromThread(importlib.abc.MetaPathFinder):
+    """An import finder that makes ``_NOT_FOR_ROUGE`` (and their submodules) unimportable
+    from one thread; imports from any other thread go on to the usual finders."""
+
+    def __init__(self, thread: int) -> None:
+        self._thread = thread
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if threading.get_ident() == self._thread and name.partition(".")[0] in _NOT_FOR_ROUGE:
+            raise ModuleNotFoundError(f"No module named {name!r} (not imported for ROUGE)", name=name)
+        return None
 
 
 def _is_solo_script(code: int) -> bool:

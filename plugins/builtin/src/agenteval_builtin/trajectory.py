@@ -66,9 +66,16 @@ class ToolTrajectoryAvgScore(Evaluator):
             return parse_match_type(value)
 
     params: Params
+    _explaining: Optional[ToolTrajectoryMatchV2] = None
 
     def _explainer(self) -> ToolTrajectoryMatchV2:
-        """``tool_trajectory_match_v2`` in the setting that gives this criterion's scores."""
+        """``tool_trajectory_match_v2`` in the setting that gives this criterion's scores
+        (made on the first failure, then kept)."""
+        if self._explaining is None:
+            self._explaining = self._make_explainer()
+        return self._explaining
+
+    def _make_explainer(self) -> ToolTrajectoryMatchV2:
         from .trajectory_v2 import ToolTrajectoryMatchV2  # imported on the first failure only
 
         p = self.params
@@ -84,14 +91,12 @@ class ToolTrajectoryAvgScore(Evaluator):
     def evaluate(self, ctx: EvaluationContext) -> Score:
         match_type, ignore_args = self.params.match_type, self.params.ignore_args
         scores = []
-        explainer: Optional[ToolTrajectoryMatchV2] = None
         for got, want in ctx.pairs():
             actual, expected = got.tool_calls(), want.tool_calls()
             result = match_trajectory(match_type, actual, expected, ignore_args=ignore_args)
             details: dict[str, Any] = {"actual_calls": len(actual), "expected_calls": len(expected)}
             if not result.passed:  # why it failed, row by row (built for failures only)
-                explainer = explainer or self._explainer()
-                rows = explainer.alignment_of(actual, expected)
+                rows = self._explainer().alignment_of(actual, expected)
                 if rows is not None:
                     details["alignment"] = rows
             scores.append(

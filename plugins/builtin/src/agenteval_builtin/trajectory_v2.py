@@ -175,6 +175,7 @@ class ToolTrajectoryMatchV2(Evaluator):
             [_Call(i, 0, c) for i, c in enumerate(actual) if c.name not in self._ignored],
             [_Call(i, 0, c) for i, c in enumerate(expected) if c.name not in self._ignored],
             with_turns=False,
+            explained=False,
         )
         return outcome.details.get("alignment")
 
@@ -196,7 +197,10 @@ class ToolTrajectoryMatchV2(Evaluator):
             return 0.0
         return self._rule(actual.name).compare(actual.args, expected.args)[0]
 
-    def _match(self, actual: list[_Call], expected: list[_Call], *, with_turns: bool) -> _Outcome:
+    def _match(
+        self, actual: list[_Call], expected: list[_Call], *, with_turns: bool, explained: bool = True
+    ) -> _Outcome:
+        """The calls aligned and scored; ``explained``: with the reason (else ``None``)."""
         n, m = len(actual), len(expected)
         need_actual, need_expected = _REQUIRED[self.params.match_type]
         details: dict[str, Any] = {"actual_calls": n, "expected_calls": m}
@@ -238,7 +242,7 @@ class ToolTrajectoryMatchV2(Evaluator):
         rows = self._rows(actual, expected, pairs, with_turns)
         if any(row.op != "match" or row.arg_diffs for row in rows):
             details["alignment"] = [row.to_json() for row in rows]
-        reason = _reason(rows, details) if score < 1.0 else None
+        reason = _reason(rows, details) if score < 1.0 and explained else None
         return _Outcome(score, reason, details)
 
     def _score(self, precision: float, recall: float, passed: bool) -> float:

@@ -1,0 +1,87 @@
+"""The JSON report's cases kept as the run finishes them (``--format json``), so that the
+report is written without reading every record back from the run folder.
+
+Each finished case's result is rendered at once, as the report shows it, and set aside in
+a temporary file (a 100k-case report does not fit in memory); the report then copies the
+cases in plan order. The text is the one the report would render from the run folder: the
+same ``CaseResult`` (the run and every reader of the folder combine records with one
+function), the same encoder, and the run folder's credential scrubbing. A case the fast
+encoder refuses (a lone surrogate, nesting past its depth) makes the spool unusable, and
+the report is read from the folder as before.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from typing import IO, Optional
+
+from .._results import CaseResult
+from ..runs import Manifest
+
+__all__ = ["CASE_INDENT", "CaseSpool", "case_text"]
+
+#: How deep a case sits in the report (``eval_sets[i].cases[j]``).
+CASE_INDENT = "\n        "
+
+
+def case_text(case: CaseResult) -> str:
+    """A case as the JSON report shows it (indented to its place), by pydantic's fast
+    encoder; raises when that encoder refuses the case."""
+    return case.model_dump_json(indent=2).replace("\n", CASE_INDENT)
+
+
+class CaseSpool:
+    """Rendered report cases by ``(eval set index, case id)``, on disk until the report."""
+
+    def __init__(self, scrub: Callable[[str], str] = lambda text: text) -> None:
+        self._scrub = scrub
+        self._file: Optional[IO[bytes]] = None
+        self._where: dict[tuple[int, str], tuple[int, int]] = {}
+        self._end = 0
+        #: False once a case could not be rendered by the fast encoder.
+        self.usable = True
+
+    def add(self, set_index: int, case_id: str, case: CaseResult) -> None:
+        """Keep ``case`` (a later result of the same case replaces an earlier one)."""
+        if not self.usable:
+            return
+        try:
+            data = self._scrub(case_text(case)).encode("utf-8")
+        except (ValueError, RecursionError):  # PydanticSerializationError is a ValueError
+            self.discard()
+            return
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()
+        self._file.write(data)
+        self._where[(set_index, case_id)] = (self._end, len(data))
+        self._end += len(data)
+
+    def covers(self, manifest: Manifest) -> bool:
+        """Whether every planned case of ``manifest`` is here."""
+        where = self._where
+        return self.usable and all(
+            (entry.index, case_id) in where for entry in manifest.eval_sets for case_id in entry.case_ids
+        )
+
+    def text(self, set_index: int, case_id: str) -> str:
+        """The rendered case (``covers`` first)."""
+        assert self._file is not None
+        offset, length = self._where[(set_index, case_id)]
+        if self._file.tell() != offset:
+            self._file.seek(offset)
+        return self._file.read(length).decode("utf-8")
+
+    def prepare_reading(self) -> None:
+        """Make what was written readable (call once, before ``text``)."""
+        if self._file is not None:
+            self._file.flush()
+            self._file.seek(0)
+
+    def discard(self) -> None:
+        """Drop every kept case; the spool is unusable from now on."""
+        self.usable = False
+        self._where.clear()
+        if self._file is not None:
+            self._file.close()
+            self._file = None

@@ -1,0 +1,167 @@
+"""``reporting/_spool.py``: ``agenteval run --format json`` writes the cases the run rendered as
+it finished them, and the document is byte for byte the one rendered from the run folder
+(the way every report was written before): on the example sets, several runs per case, a
+generated benchmark set, and with a credential scrubbed from the records."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from agenteval._reporting import CaseSpool, write_json
+from agenteval._results import CaseResult, Status
+from agenteval._terminal import json_visible
+from agenteval.cli import main
+from agenteval.runs import RecordedRun, RunState, list_runs
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[3]
+TRAVEL = ROOT / "examples" / "travel"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import scale  # noqa: E402  (the benchmark's seeded data)
+
+
+def _run_json(tmp_path: Path, *args: str, exit_codes: tuple[int, ...] = (0, 1)) -> tuple[str, RecordedRun]:
+    runs, output = tmp_path / "runs", tmp_path / "result.json"
+    result = CliRunner().invoke(
+        main, ["run", *args, "--format", "json", "--output", str(output), "--runs-dir", str(runs), "--quiet"]
+    )
+    assert result.exit_code in exit_codes, result.output
+    [run] = list_runs(runs)
+    return output.read_text(encoding="utf-8"), run
+
+
+def _from_folder(run: RecordedRun) -> str:
+    """The document as it was rendered before: every case read back from the records."""
+    out = io.StringIO()
+    write_json(run, out, summary=run.result_summary(), transform=json_visible)
+    return out.getvalue()
+
+
+def _generated(tmp_path: Path, cases: int) -> list[str]:
+    manifest = scale.make_data(tmp_path / "data", cases, per_file=cases // 2)
+    actual = [arg for pair in manifest["pairs"] for arg in ("--actual", pair["actual"])]
+    return [str(tmp_path / "data" / "expected"), *actual]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [str(TRAVEL / "travel.evalset.json"), "--actual", str(TRAVEL / "travel.actual.json")],
+        [
+            str(TRAVEL / "travel.evalset.json"),
+            f"{TRAVEL / 'travel.evalset.json'}:hotel_tokyo_ja",
+            "--actual",
+            str(TRAVEL / "travel.actual.json"),
+        ],
+        [
+            str(TRAVEL / "travel.evalset.json"),
+            *("--actual", str(TRAVEL / "travel.actual.json")) * 3,
+        ],
+    ],
+    ids=["travel", "two sets", "three runs"],
+)
+def test_the_report_is_the_one_rendered_from_the_folder(tmp_path, args):
+    written, run = _run_json(tmp_path, *args)
+    assert written == _from_folder(run)
+
+
+def test_a_generated_set_gives_the_same_bytes(tmp_path):
+    written, run = _run_json(tmp_path, *_generated(tmp_path, 120))
+    assert written == _from_folder(run)
+    assert written.count('"eval_id": "case_') == 120
+
+
+def test_a_scrubbed_credential_stays_scrubbed(tmp_path, monkeypatch):
+    # A word of the agent's recorded answers, taken for a credential: hidden in both.
+    monkeypatch.setenv("TRAVEL_API_KEY", "Paris")
+    written, run = _run_json(
+        tmp_path, str(TRAVEL / "travel.evalset.json"), "--actual", str(TRAVEL / "travel.actual.json")
+    )
+    assert "Paris" not in written
+    assert written == _from_folder(run)
+
+
+def _refused(*args, **kwargs):
+    raise AssertionError("a record was read back for the report")
+
+
+def test_the_report_reads_no_record_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(RecordedRun, "case_records", _refused)
+    written, _ = _run_json(tmp_path, *_generated(tmp_path, 40))
+    assert written.count('"eval_id": "case_') == 40
+
+
+def _case(case_id: str) -> CaseResult:
+    return CaseResult(eval_id=case_id, status=Status.PASSED, criteria=[])
+
+
+def test_a_spool_missing_a_case_does_not_cover_the_run(tmp_path):
+    _, run = _run_json(
+        tmp_path,
+        f"{TRAVEL / 'travel.evalset.json'}:weather_paris",
+        "--actual",
+        str(TRAVEL / "travel.actual.json"),
+    )
+    spool = CaseSpool()
+    assert not spool.covers(run.manifest)
+    spool.add(0, "weather_paris", _case("weather_paris"))
+    assert spool.covers(run.manifest)
+    spool.prepare_reading()
+    assert '"eval_id": "weather_paris"' in spool.text(0, "weather_paris")
+    spool.discard()
+
+
+def test_a_case_the_fast_encoder_refuses_makes_the_spool_unusable(tmp_path):
+    spool = CaseSpool()
+    spool.add(0, "a", _case("a"))
+    spool.add(0, "b", _case("b\ud800"))  # a lone surrogate
+    assert not spool.usable
+    spool.add(0, "c", _case("c"))
+    assert not spool.usable
+    _, run = _run_json(tmp_path, *_generated(tmp_path, 4))
+    assert not spool.covers(run.manifest)
+
+
+AGENT = """
+import time
+def respond(message, history):
+    time.sleep(0.05)
+    return "ok " + message
+"""
+
+
+def test_an_interrupted_run_and_its_resume_give_the_folder_s_bytes(tmp_path, monkeypatch):
+    """Stopped by ``--timeout``, the run has unfinished cases: the document comes from the
+    folder. Resumed, the cases finished before come from their records, the rest from the
+    agent: every case is kept as it finishes, and the bytes are still the folder's."""
+    cases = [
+        {
+            "eval_id": f"case_{i:02d}",
+            "conversation": [
+                {
+                    "invocation_id": f"i{i}",
+                    "user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
+                    "final_response": {"role": "model", "parts": [{"text": f"ok q{i}" if i % 3 else "no"}]},
+                }
+            ],
+        }
+        for i in range(30)
+    ]
+    eval_file = tmp_path / "slow.evalset.json"
+    eval_file.write_text(json.dumps({"eval_set_id": "slow", "eval_cases": cases}), encoding="utf-8")
+    (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
+    common = [str(eval_file), "--agent", f"{tmp_path / 'agent.py'}:respond", "--agent-concurrency", "2"]
+    common += ["--criteria", "response_match_score"]
+    written, run = _run_json(tmp_path, *common, "--timeout", "0.4", exit_codes=(124,))
+    assert run.manifest.state is RunState.INTERRUPTED and 0 < len(run.keys()) < 30
+    assert written == _from_folder(run)
+    with monkeypatch.context() as patched:  # the resumed run's document reads no record back
+        patched.setattr(RecordedRun, "case_records", _refused)
+        written, run = _run_json(tmp_path, *common, "--resume", run.run_id)
+    assert run.manifest.state is RunState.COMPLETE and len(run.keys()) == 30
+    assert written == _from_folder(run)
