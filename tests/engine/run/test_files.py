@@ -98,6 +98,18 @@ def test_cases_planning_kept_are_handed_to_the_run_without_reading_anything(tmp_
     assert (files.rereads, files.case_reads) == (0, 0)
 
 
+def test_once_the_run_starts_a_kept_case_is_handed_out_once_and_let_go(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=10**9)
+    files.read(want[0])
+    full = files._cost
+    files.start_run()
+    first = files.case(want[0], "s0c1")
+    assert 0 < files._cost < full and files.case_reads == 0
+    assert files.case(want[0], "s0c1") == first and files.case_reads == 1  # read alone again
+    assert files.case(want[0], "nope") is None
+
+
 def test_a_file_over_the_budget_keeps_its_first_cases_and_reads_the_others_alone(tmp_path):
     want, _ = _sets(tmp_path, count=1, per_set=40)
     files = EvalFiles(budget=10**9)

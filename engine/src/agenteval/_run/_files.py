@@ -5,8 +5,9 @@ validated on its own (``read_eval_cases``), so that a file of any size is never 
 as models. A loaded case costs about ten times its bytes in memory (measured on each file:
 9x for expected cases, 12x for recorded turns in events form); ``EvalFiles`` keeps the
 cases planning validated while their measured cost, with the file being read, fits the
-budget, and hands them to the run, which then reads nothing again. The default budget is
-sized by measurement (``DEFAULT_BUDGET_MB``).
+budget, and hands each to the run once (``start_run``), which then reads nothing again and
+reuses the memory the case held. The default budget is sized by measurement
+(``DEFAULT_BUDGET_MB``).
 
 A case not kept is read alone from where it is in the file (``CaseSpans``, about 32 bytes a
 case): a few kilobytes, so a file larger than the budget is read whole once, by planning,
@@ -50,7 +51,7 @@ DEFAULT_BUDGET_MB = 384
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16
-_MEASURE_EVERY = 64
+_MEASURE_EVERY = 256
 
 
 def _free_memory() -> Optional[int]:
@@ -126,13 +127,22 @@ class _Pricer:
 
 @dataclass
 class _Cases:
-    """The cases of one file kept since planning, by id in file order, and their cost."""
+    """One file's cases as planning read them: every id with its position, and the cases
+    kept (the first ones, in file order) with the measured cost of each."""
 
     header: LoadedEvalSet
-    by_id: dict[str, EvalCase] = field(default_factory=dict)
-    cost: int = 0
-    #: every case of the file is kept (an unknown id is then simply not in the file)
-    complete: bool = False
+    positions: dict[str, int]
+    by_id: dict[str, EvalCase]
+    each: int
+
+    @property
+    def cost(self) -> int:
+        return self.each * len(self.by_id)
+
+    @property
+    def complete(self) -> bool:
+        """Every case of the file is in memory."""
+        return len(self.by_id) == len(self.positions)
 
 
 @dataclass
@@ -159,6 +169,8 @@ class EvalFiles:
         self.budget = _budget_from_environment() if budget is None else budget
         #: cases kept since planning, by file
         self._cases: dict[Path, _Cases] = {}
+        #: planning is done: the run takes each kept case (``start_run``)
+        self._running = False
         #: whole files read again (files without spans), least recently used first
         self._kept: OrderedDict[Path, _File] = OrderedDict()
         self._cost = 0
@@ -175,6 +187,12 @@ class EvalFiles:
     def schedule(self, uses: dict[Path, list[int]]) -> None:
         """Which eval sets (by index, in run order) use each file."""
         self._uses = {Path(path): sorted(sets) for path, sets in uses.items()}
+
+    def start_run(self) -> None:
+        """Planning is done: from now on a kept case is handed out once and let go (the
+        run takes it), so that the memory it held serves the run; asked again, it is read
+        alone from its file."""
+        self._running = True
 
     def reached(self, set_index: int) -> None:
         """The run has started every case of the sets before ``set_index``: the files only
@@ -231,11 +249,11 @@ class EvalFiles:
 
         header = read_eval_cases(path, take)
         self._sha256[path] = header.sha256
-        held = _Cases(header, kept, spent, complete=len(kept) == len(ids))
-        self._cases[path] = held
-        self._cost += spent
-        if not held.complete and header.case_spans is not None:
-            self._spans[path] = (header.case_spans, {case_id: n for n, case_id in enumerate(ids)})
+        positions = {case_id: n for n, case_id in enumerate(ids)}
+        self._cases[path] = _Cases(header, positions, kept, spent // len(kept) if kept else 0)
+        self._cost += self._cases[path].cost
+        if header.case_spans is not None:
+            self._spans[path] = (header.case_spans, positions)
         return header
 
     def sha256(self, path: Path) -> Optional[str]:
@@ -264,8 +282,12 @@ class EvalFiles:
         path = _as_path(path)
         held = self._cases.get(path)
         if held is not None:
-            found = held.by_id.get(case_id)
-            if found is not None or held.complete:
+            if case_id not in held.positions:
+                return None
+            found = held.by_id.pop(case_id, None) if self._running else held.by_id.get(case_id)
+            if found is not None:
+                if self._running:
+                    self._cost -= held.each
                 return found
         spans = self._spans.get(path) if path not in self._kept else None
         if spans is None:

@@ -256,6 +256,7 @@ def plan_paths(
         groups = [(s.config.user_simulator if s.config else None, s.cases) for s in sets]
         factories = prepare_user_simulators(groups, judge)
         sets = [_with(s, user_simulator=f) for s, f in zip(sets, factories, strict=True)]
+    files.start_run()
     return Plan(
         sets=tuple(sets),
         recorded=recorded,
