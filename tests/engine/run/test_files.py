@@ -72,11 +72,55 @@ def test_files_no_later_set_uses_are_let_go_and_the_one_needed_last_is_dropped_f
         files.read(path)
     files.schedule({path: [n] for n, path in enumerate(want)} | {path: [n] for n, path in enumerate(got)})
     files.reached(2)  # sets 0 and 1 have started every case
-    assert set(files._kept) == {want[2], got[2]}
-    files.budget = files._kept[want[2]].cost + files._kept[got[2]].cost
-    files.reached(0)  # (as if the run went back: both dropped files are needed again)
-    files.get(want[0])  # over budget: set 2's files are needed last, so one of them goes
-    assert want[0] in files._kept and len(files._kept) == 2 and files.rereads == 1
+    assert set(files._cases) == {want[2], got[2]}
+    files = EvalFiles(budget=0)  # nothing kept: files are read whole again when needed
+    for path in want:
+        files.read(path)
+    files.schedule({path: [n] for n, path in enumerate(want)})
+    files.get(want[2])
+    files.budget = 2 * files._cost
+    files.get(want[1])
+    files.get(want[0])  # over budget: set 2's file is needed last, so it goes
+    assert set(files._kept) == {want[0], want[1]} and files.rereads == 3
+
+
+def test_cases_planning_kept_are_handed_to_the_run_without_reading_anything(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=10**9)
+    seen: list[tuple[int, str]] = []
+    header = files.read(want[1], lambda index, case: seen.append((index, case.eval_id)))
+    assert header.eval_set.eval_set_id == "set1" and header.eval_set.eval_cases == []
+    assert seen == [(n, f"s1c{n}") for n in range(4)]
+    whole = _files.read_eval_file(want[1]).eval_set
+    assert [files.case(want[1], f"s1c{n}") for n in range(4)] == whole.eval_cases
+    assert files.case(want[1], "nope") is None
+    assert files.get(want[1]).eval_set == whole
+    assert (files.rereads, files.case_reads) == (0, 0)
+
+
+def test_once_the_run_starts_a_kept_case_is_handed_out_once_and_let_go(tmp_path):
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=10**9)
+    files.read(want[0])
+    full = files._cost
+    files.start_run()
+    first = files.case(want[0], "s0c1")
+    assert 0 < files._cost < full and files.case_reads == 0
+    assert files.case(want[0], "s0c1") == first and files.case_reads == 1  # read alone again
+    assert files.case(want[0], "nope") is None
+
+
+def test_a_file_over_the_budget_keeps_its_first_cases_and_reads_the_others_alone(tmp_path):
+    want, _ = _sets(tmp_path, count=1, per_set=40)
+    files = EvalFiles(budget=10**9)
+    files.read(want[0])
+    files = EvalFiles(budget=want[0].stat().st_size + files._cost // 4)  # about 10 cases
+    files.read(want[0])
+    kept = len(files._cases[want[0]].by_id)
+    assert 5 <= kept <= 15 and list(files._cases[want[0]].by_id) == [f"s0c{n}" for n in range(kept)]
+    whole = _files.read_eval_file(want[0]).eval_set.eval_cases
+    assert [files.case(want[0], f"s0c{n}") for n in range(40)] == whole
+    assert (files.rereads, files.case_reads) == (0, 40 - kept)
 
 
 def test_a_file_that_changed_since_planning_stops_with_a_clear_error(tmp_path):
@@ -91,7 +135,8 @@ def test_a_file_that_changed_since_planning_stops_with_a_clear_error(tmp_path):
 def test_a_dropped_file_gives_each_case_alone_and_a_changed_case_stops_the_run(tmp_path):
     want, _ = _sets(tmp_path)
     files = EvalFiles(budget=0)
-    loaded = files.read(want[0])
+    files.read(want[0])
+    loaded = _files.read_eval_file(want[0])
     assert files.case(want[0], "s0c2") == loaded.eval_set.eval_cases[2]
     assert files.case(want[0], "nope") is None
     assert (files.rereads, files.case_reads) == (0, 1)
@@ -103,13 +148,14 @@ def test_a_dropped_file_gives_each_case_alone_and_a_changed_case_stops_the_run(t
 
 def test_the_cost_of_a_file_is_measured_not_assumed(tmp_path):
     want, _ = _sets(tmp_path, count=1, per_set=40)
-    loaded = EvalFiles(budget=0).read(want[0])
+    files = EvalFiles(budget=10**9)
+    files.read(want[0])
     tracemalloc.start()
     again = _files.read_eval_file(want[0])
     traced = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert 0.7 * traced < measured_cost(again) < 1.3 * traced
-    assert measured_cost(loaded) == measured_cost(again)
+    assert 0.7 * measured_cost(again) < files._cost < 1.3 * measured_cost(again)
 
 
 def test_one_file_larger_than_the_budget_is_read_once_however_many_cases_it_has(tmp_path, monkeypatch):
@@ -121,13 +167,14 @@ def test_one_file_larger_than_the_budget_is_read_once_however_many_cases_it_has(
     )
     kept = run_sync(EvalRun(kept_plan).execute())
     reads: list[Path] = []
-    real = _files.read_eval_file
+    for name in ("read_eval_file", "read_eval_cases"):
+        real = getattr(_files, name)
 
-    def counted(path, **options):
-        reads.append(Path(path))
-        return real(path, **options)
+        def counted(path, *args, real=real, **options):
+            reads.append(Path(path))
+            return real(path, *args, **options)
 
-    monkeypatch.setattr(_files, "read_eval_file", counted)
+        monkeypatch.setattr(_files, name, counted)
     monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "0")
     plan = plan_paths([str(tmp_path / "big" / "expected")], got, registry=Registry(), judge=JudgeService())
     streamed = run_sync(EvalRun(plan).execute())

@@ -15,6 +15,7 @@ Legacy files are converted as ADK converts them, except that ids are determinist
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -23,12 +24,19 @@ from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
 
 from ..errors import DataError
-from ..models import EvalSet, SessionInput
+from ..models import EvalCase, EvalSet, SessionInput
 from ._case_spans import CaseSpans
 from ._json import FileBytes, gc_paused, parse_json, read_file
 from ._paths import describe_validation_error, json_path, json_type
 
-__all__ = ["AGENT_ERROR_KEY", "LoadedEvalSet", "eval_set_from_data", "load_eval_set", "read_eval_file"]
+__all__ = [
+    "AGENT_ERROR_KEY",
+    "LoadedEvalSet",
+    "eval_set_from_data",
+    "load_eval_set",
+    "read_eval_cases",
+    "read_eval_file",
+]
 
 _FLAT_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference"}
 _MULTI_CASE_KEYS = {"name", "data", "initial_session"}
@@ -92,6 +100,82 @@ def read_eval_file(
     loaded = _from_bytes(read, path, where, initial_session, checked=read.sha256 == checked_sha256)
     loaded.sha256 = read.sha256
     return loaded
+
+
+def read_eval_cases(path: Path, each_case: Callable[[int, EvalCase], None]) -> LoadedEvalSet:
+    """``read_eval_file`` handing each case, in file order, to ``each_case(index, case)``
+    instead of keeping them: the eval set returned is the file's header (its ``eval_cases``
+    is empty), so a file of any size is never held as models all at once.
+
+    The fast path checks the file as ``read_eval_file`` does, then validates the header and
+    each case alone from its byte span (the same models as one validation of the whole
+    file: ``EvalSet`` has no validator across cases). A file with any problem is read again
+    whole by ``read_eval_file``, so that its error is the one that gives every detail;
+    other formats are read whole and their cases handed out the same way.
+    """
+    where = str(path)
+    read = read_file(path, what="an eval set")
+    spans: list[tuple[int, int]] = []
+    if read.data.lstrip()[:1] == b"{" and _is_plain(path, read):
+        with gc_paused():
+            parse_json(
+                read.data,
+                source=where,
+                what="an eval set",
+                keep=False,
+                model=EvalSet,
+                spans=("eval_cases", spans),
+            )
+    handed = 0
+    if spans:
+        header = _header(read.data, spans, where)
+        if header is not None:
+            with gc_paused():
+                for case in _cases(read.data, spans, where, header.warnings):
+                    each_case(handed, case)
+                    handed += 1
+            if handed == len(spans):
+                header.sha256, header.case_spans = read.sha256, CaseSpans(read.data, spans, read.start)
+                header.source = path
+                return header
+    whole = read_eval_file(path)  # a file with a problem: its error, with every detail
+    for index, case in enumerate(whole.eval_set.eval_cases[handed:], start=handed):
+        each_case(index, case)
+    whole.eval_set = whole.eval_set.model_copy(update={"eval_cases": []})
+    return whole
+
+
+def _is_plain(path: Path, read: FileBytes) -> bool:
+    """Whether no installed data format claims the file (its cases are ADK's own)."""
+    from ._formats import HEAD_BYTES, eval_set_in_format
+
+    return eval_set_in_format(path, read.data[:HEAD_BYTES]) is None
+
+
+def _header(raw: bytes, spans: list[tuple[int, int]], where: str) -> Optional[LoadedEvalSet]:
+    """The eval set without its cases, checked (``None``: it needs the whole path)."""
+    warnings: list[str] = []
+    try:
+        header = EvalSet.model_validate_json(raw[: spans[0][0]] + raw[spans[-1][1] :])
+        _after_validation(header, where, warnings)
+    except (ValidationError, DataError):
+        return None
+    return LoadedEvalSet(eval_set=header, source=None, format="evalset", warnings=warnings)
+
+
+def _cases(raw: bytes, spans: list[tuple[int, int]], where: str, warnings: list[str]) -> Iterator[EvalCase]:
+    """Each case validated and checked alone; stops at the first that needs the whole path."""
+    seen: set[str] = set()
+    for index, (begin, end) in enumerate(spans):
+        try:
+            case = EvalCase.model_validate_json(raw[begin:end])
+            _check_case(case, index, where, warnings)
+        except (ValidationError, DataError):
+            return
+        if case.eval_id in seen:
+            return
+        seen.add(case.eval_id)
+        yield case
 
 
 def _from_bytes(
@@ -194,12 +278,17 @@ def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> Non
             raise DataError(msg, source=where)
         warnings.append(f"{where}: unknown top-level key {key!r} kept but not used (ADK ignores it)")
     for index, case in enumerate(eval_set.eval_cases):
-        _check_spelt_twice(case, f"eval_cases[{index}]", where)
-        if case.session_input is not None:
-            _check_spelt_twice(case.session_input, f"eval_cases[{index}].session_input", where)
-        for key in case.model_extra or {}:
-            if key != AGENT_ERROR_KEY:
-                warnings.append(f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used")
+        _check_case(case, index, where, warnings)
+
+
+def _check_case(case: EvalCase, index: int, where: str, warnings: list[str]) -> None:
+    """``_after_validation``'s checks of one case (``eval_cases[index]``)."""
+    _check_spelt_twice(case, f"eval_cases[{index}]", where)
+    if case.session_input is not None:
+        _check_spelt_twice(case.session_input, f"eval_cases[{index}].session_input", where)
+    for key in case.model_extra or {}:
+        if key != AGENT_ERROR_KEY:
+            warnings.append(f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used")
 
 
 def _check_spelt_twice(model: BaseModel, path: str, where: str) -> None:

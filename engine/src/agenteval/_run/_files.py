@@ -1,24 +1,24 @@
-"""The eval files of a run, held in memory only while they fit a budget.
+"""The eval files of a run: each read once, its cases kept in memory while they fit a budget.
 
-Planning reads every file once (every problem is found before any work). A loaded eval
-set costs about ten times its file size in memory (measured on each file: 9x for
-expected cases, 12x for recorded turns in events form), so a 100,000-case run cannot
-keep them all: ``EvalFiles`` keeps the files read first while their measured cost fits
-the budget and drops the others once planning has checked them.
+Planning reads every file once (every problem is found before any work), and each case is
+validated on its own (``read_eval_cases``), so that a file of any size is never held whole
+as models. A loaded case costs about ten times its bytes in memory (measured on each file:
+9x for expected cases, 12x for recorded turns in events form); ``EvalFiles`` keeps the
+cases planning validated while their measured cost, with the file being read, fits the
+budget, and hands each to the run once (``start_run``), which then reads nothing again and
+reuses the memory the case held. The default budget is sized by measurement
+(``DEFAULT_BUDGET_MB``).
 
-A dropped eval set keeps only where each of its cases is in the file (``CaseSpans``,
-about 32 bytes a case): the run reads each case it reaches alone, a few kilobytes, so a
-file larger than the budget is read whole once, by planning, however many cases it has.
-A case read again must be the bytes planning checked (a digest of each), or the run stops
-with an error saying the file changed.
+A case not kept is read alone from where it is in the file (``CaseSpans``, about 32 bytes a
+case): a few kilobytes, so a file larger than the budget is read whole once, by planning,
+however many cases it has. A case read again must be the bytes planning checked (a digest
+of each), or the run stops with an error saying the file changed.
 
-Files without spans (ADK's legacy list formats) are read whole again when the run
-reaches them (checked by sha256). The plan tells ``EvalFiles`` which eval sets use each
-file (``schedule``) and the run tells it which set it has reached (``reached``): a file
-no later set uses is let go, and when the budget is full the file needed furthest in the
-future goes first.
-
-Small runs (the budget holds every file) read each file exactly once.
+Files without spans (ADK's legacy list formats) are read whole again when the run needs a
+case that was not kept (checked by sha256). The plan tells ``EvalFiles`` which eval sets
+use each file (``schedule``) and the run tells it which set it has reached (``reached``): a
+file no later set uses is let go, and when the budget is full the file needed furthest in
+the future goes first.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -34,23 +35,44 @@ from pydantic import BaseModel
 
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
+from .._loading._eval_files import read_eval_cases
 from ..errors import DataError
 from ..models import EvalCase
 
 __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 
-#: The measured memory of the loaded eval sets kept at once (``AGENTEVAL_EVAL_CACHE_MB``).
-DEFAULT_BUDGET_MB = 160
-#: How many cases, spread over the file, are measured to price a loaded eval set.
+#: The measured memory of the cases kept at once (``AGENTEVAL_EVAL_CACHE_MB``), with the
+#: file being read. Measured on ``benchmarks/scale.py``'s cases (one turn, three tool calls):
+#: a 10,000-case run's expected and recorded cases cost 306 MB (325 MB of RSS), which this
+#: holds with the file being read, so that such a run reads nothing twice; past it, a run's
+#: peak memory stays about this much above the process's own. At most a quarter of the
+#: memory free when the run starts.
+DEFAULT_BUDGET_MB = 384
+#: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
+#: to price its cases.
 _SAMPLED_CASES = 16
+_MEASURE_EVERY = 256
+
+
+def _free_memory() -> Optional[int]:
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not every system can tell
+        return None
+
+
+def _default_budget() -> int:
+    budget = DEFAULT_BUDGET_MB * 1024 * 1024
+    free = _free_memory()
+    return budget if free is None or free <= 0 else min(budget, free // 4)
 
 
 def _budget_from_environment() -> int:
     raw = os.environ.get("AGENTEVAL_EVAL_CACHE_MB", "")
     try:
-        return max(0, int(raw)) * 1024 * 1024 if raw else DEFAULT_BUDGET_MB * 1024 * 1024
+        return max(0, int(raw)) * 1024 * 1024 if raw else _default_budget()
     except ValueError:
-        return DEFAULT_BUDGET_MB * 1024 * 1024
+        return _default_budget()
 
 
 def _as_path(path: Path) -> Path:
@@ -86,6 +108,43 @@ def measured_cost(loaded: LoadedEvalSet) -> int:
     return int(per_case * len(cases)) + sys.getsizeof(cases)
 
 
+class _Pricer:
+    """The measured memory of each case of one file: the mean over the cases measured so far
+    (the first ``_SAMPLED_CASES``, then one in ``_MEASURE_EVERY``), what they share counted
+    once, as ``measured_cost`` counts it."""
+
+    def __init__(self) -> None:
+        self._seen: set[int] = set()
+        self._measured: list[EvalCase] = []  # held, so that no id in ``_seen`` is reused
+        self._total = 0
+
+    def cost(self, index: int, case: EvalCase) -> int:
+        if index < _SAMPLED_CASES or index % _MEASURE_EVERY == 0:
+            self._measured.append(case)
+            self._total += _size_of(case, self._seen)
+        return self._total // len(self._measured)
+
+
+@dataclass
+class _Cases:
+    """One file's cases as planning read them: every id with its position, and the cases
+    kept (the first ones, in file order) with the measured cost of each."""
+
+    header: LoadedEvalSet
+    positions: dict[str, int]
+    by_id: dict[str, EvalCase]
+    each: int
+
+    @property
+    def cost(self) -> int:
+        return self.each * len(self.by_id)
+
+    @property
+    def complete(self) -> bool:
+        """Every case of the file is in memory."""
+        return len(self.by_id) == len(self.positions)
+
+
 @dataclass
 class _File:
     loaded: LoadedEvalSet
@@ -102,20 +161,25 @@ class EvalFiles:
     """Eval files read for one run (see the module docstring).
 
     Args:
-        budget: bytes of estimated memory for the files kept loaded (default
-            ``DEFAULT_BUDGET_MB``, or ``$AGENTEVAL_EVAL_CACHE_MB``); 0 keeps none.
+        budget: bytes of measured memory for the cases kept (default ``DEFAULT_BUDGET_MB``,
+            at most a quarter of the free memory, or ``$AGENTEVAL_EVAL_CACHE_MB``); 0 keeps none.
     """
 
     def __init__(self, budget: Optional[int] = None) -> None:
         self.budget = _budget_from_environment() if budget is None else budget
+        #: cases kept since planning, by file
+        self._cases: dict[Path, _Cases] = {}
+        #: planning is done: the run takes each kept case (``start_run``)
+        self._running = False
+        #: whole files read again (files without spans), least recently used first
         self._kept: OrderedDict[Path, _File] = OrderedDict()
         self._cost = 0
         self._sha256: dict[Path, Optional[str]] = {}
-        #: where the cases of each dropped file are, with their positions by id
+        #: where the cases of each file not kept whole are, with their positions by id
         self._spans: dict[Path, tuple[CaseSpans, dict[str, int]]] = {}
-        #: how many times a whole file was read again after planning dropped it
+        #: how many times a whole file was read again after planning
         self.rereads = 0
-        #: how many cases were read alone from a dropped file
+        #: how many cases were read alone from their file
         self.case_reads = 0
         self._uses: dict[Path, list[int]] = {}
         self._position = 0
@@ -124,12 +188,20 @@ class EvalFiles:
         """Which eval sets (by index, in run order) use each file."""
         self._uses = {Path(path): sorted(sets) for path, sets in uses.items()}
 
+    def start_run(self) -> None:
+        """Planning is done: from now on a kept case is handed out once and let go (the
+        run takes it), so that the memory it held serves the run; asked again, it is read
+        alone from its file."""
+        self._running = True
+
     def reached(self, set_index: int) -> None:
         """The run has started every case of the sets before ``set_index``: the files only
         those sets use are let go."""
         self._position = set_index
         for path in [p for p in self._kept if self._next_use(p) is None]:
             self._cost -= self._kept.pop(path).cost
+        for path in [p for p in self._cases if self._next_use(p) is None]:
+            self._cost -= self._cases.pop(path).cost
         for path in [p for p in self._spans if self._next_use(p) is None]:
             del self._spans[path]
 
@@ -141,38 +213,82 @@ class EvalFiles:
             return float(self._position)
         return next((float(i) for i in sets if i >= self._position), None)
 
-    def read(self, path: Path) -> LoadedEvalSet:
-        """Read and check ``path`` for planning (``DataError`` as ``read_eval_file``);
-        kept loaded while the budget allows, so that the run needs no second read, else
-        only where its cases are."""
+    def read(self, path: Path, each_case: Optional[Callable[[int, EvalCase], None]] = None) -> LoadedEvalSet:
+        """Read and check ``path`` for planning (``DataError`` as ``read_eval_file``),
+        handing each case to ``each_case(index, case)`` in file order. Returns the file's
+        header (``read_eval_cases``: its ``eval_cases`` is empty). The cases are kept while
+        the budget allows, so that the run reads nothing again; of the others, where they
+        are in the file."""
         path = Path(path)
-        kept = self._kept.get(path)
-        if kept is not None:
-            return kept.loaded
-        loaded = read_eval_file(path)
-        self._sha256[path] = loaded.sha256
-        cost = measured_cost(loaded)
-        if self._cost + cost <= self.budget:
-            self._kept[path] = _File(loaded, cost)
-            self._cost += cost
-        elif loaded.case_spans is not None:
-            positions = {case.eval_id: n for n, case in enumerate(loaded.eval_set.eval_cases)}
-            self._spans[path] = (loaded.case_spans, positions)
-        return loaded
+        held = self._cases.get(path)
+        if held is not None:  # a file given twice (say, as expected and as actual)
+            if not held.complete:
+                return read_eval_cases(path, each_case or _ignore)
+            for index, case in enumerate(held.by_id.values()):
+                if each_case is not None:
+                    each_case(index, case)
+            return held.header
+        try:
+            reading = path.stat().st_size
+        except OSError:
+            reading = 0
+        kept: dict[str, EvalCase] = {}
+        ids: list[str] = []
+        pricer = _Pricer()
+        spent = 0
+
+        def take(index: int, case: EvalCase) -> None:
+            nonlocal spent
+            if each_case is not None:
+                each_case(index, case)
+            ids.append(case.eval_id)
+            cost = pricer.cost(index, case)
+            if len(kept) == index and self._cost + spent + cost + reading <= self.budget:
+                kept[case.eval_id] = case
+                spent += cost
+
+        header = read_eval_cases(path, take)
+        self._sha256[path] = header.sha256
+        positions = {case_id: n for n, case_id in enumerate(ids)}
+        self._cases[path] = _Cases(header, positions, kept, spent // len(kept) if kept else 0)
+        self._cost += self._cases[path].cost
+        if header.case_spans is not None:
+            self._spans[path] = (header.case_spans, positions)
+        return header
 
     def sha256(self, path: Path) -> Optional[str]:
         """The sha256 of ``path`` as planning read it."""
         return self._sha256.get(Path(path))
 
     def get(self, path: Path) -> LoadedEvalSet:
-        """``path``'s eval set for the run: from memory, or read again and checked to be
-        the file planning read."""
-        return self._file(_as_path(path)).loaded
+        """``path``'s whole eval set for the run: from memory, or read again and checked
+        to be the file planning read."""
+        path = _as_path(path)
+        held = self._cases.get(path)
+        if held is not None and held.complete:
+            eval_set = held.header.eval_set.model_copy(update={"eval_cases": list(held.by_id.values())})
+            return LoadedEvalSet(
+                eval_set=eval_set,
+                source=held.header.source,
+                format=held.header.format,
+                warnings=held.header.warnings,
+                sha256=held.header.sha256,
+            )
+        return self._file(path).loaded
 
     def case(self, path: Path, case_id: str) -> Optional[EvalCase]:
         """One case of ``path`` by id (``None`` when the file has no such case): from
         memory, or read alone from where planning found it."""
         path = _as_path(path)
+        held = self._cases.get(path)
+        if held is not None:
+            if case_id not in held.positions:
+                return None
+            found = held.by_id.pop(case_id, None) if self._running else held.by_id.get(case_id)
+            if found is not None:
+                if self._running:
+                    self._cost -= held.each
+                return found
         spans = self._spans.get(path) if path not in self._kept else None
         if spans is None:
             return self._file(path).case(case_id)
@@ -208,6 +324,10 @@ class EvalFiles:
     def _eviction_rank(self, path: Path) -> float:
         when = self._next_use(path)
         return float("inf") if when is None else when
+
+
+def _ignore(index: int, case: EvalCase) -> None:
+    pass
 
 
 def _changed(path: Path) -> DataError:

@@ -26,13 +26,13 @@ from .._loading import (
 )
 from .._loading._env import load_env_files
 from .._loading._eval_files import check_unique_ids
-from .._loading._eval_set_warnings import eval_set_warnings
+from .._loading._eval_set_warnings import duplicate_invocation_ids, eval_set_warnings
 from .._loading._statistics import StatisticsConfig
 from .._local_criteria import LocalCriteria, is_local_reference, local_source
 from .._registry import Registry
 from .._resolve import ResolvedCriterion, resolve_criteria
 from ..errors import AgentEvalError, ConfigError, DataError
-from ..models import EvalSet
+from ..models import EvalCase, EvalSet
 from ..runs import CriterionEntry
 from ._files import EvalFiles
 from ._plan import Plan, PlannedSet
@@ -113,12 +113,27 @@ def criterion_entry(resolved: ResolvedCriterion) -> CriterionEntry:
     )
 
 
-def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str) -> tuple[str, ...]:
-    """The ids of the selected cases, in file order."""
-    cases = loaded.eval_set.eval_cases
+class _TargetCases:
+    """What planning notes of each case of an eval file as it is read: its id, and the
+    warning when two of its turns share an ``invocation_id``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.ids: list[str] = []
+        self.warnings: list[str] = []
+
+    def __call__(self, index: int, case: EvalCase) -> None:
+        self.ids.append(case.eval_id)
+        warning = duplicate_invocation_ids(self.path, index, case)
+        if warning is not None:
+            self.warnings.append(warning)
+
+
+def _select(ids: Sequence[str], case_ids: Optional[Sequence[str]], where: str) -> tuple[str, ...]:
+    """The ids of the selected cases, in file order (``ids``: every case of the file)."""
     if case_ids is None:
-        return tuple(c.eval_id for c in cases)
-    known = {c.eval_id for c in cases}
+        return tuple(ids)
+    known = set(ids)
     unknown = [i for i in case_ids if i not in known]
     if unknown:
         msg = (
@@ -127,7 +142,7 @@ def _select(loaded: LoadedEvalSet, case_ids: Optional[Sequence[str]], where: str
         )
         raise DataError(msg, source=where)
     wanted = set(case_ids)
-    return tuple(c.eval_id for c in cases if c.eval_id in wanted)
+    return tuple(i for i in ids if i in wanted)
 
 
 def plan_paths(
@@ -174,12 +189,13 @@ def plan_paths(
     set_config: Optional[EvalConfig]
     for target in targets:
         with problems.collect():
-            loaded = files.read(target.path)
-            warnings.extend(loaded.warnings)
-            warnings.extend(eval_set_warnings(target.path, loaded.eval_set))
-            case_ids = _select(loaded, target.case_ids, str(target.path))
-            set_id = loaded.eval_set.eval_set_id
-            del loaded  # the files keep what fits their budget; the rest is read again when run
+            noted = _TargetCases(target.path)
+            header = files.read(target.path, noted)  # the files keep the cases that fit their budget
+            warnings.extend(header.warnings)
+            warnings.extend(eval_set_warnings(target.path, header.eval_set))  # the header's own
+            warnings.extend(noted.warnings)
+            case_ids = _select(noted.ids, target.case_ids, str(target.path))
+            set_id = header.eval_set.eval_set_id
             if shared is not None:
                 set_config = shared
             else:
@@ -240,6 +256,7 @@ def plan_paths(
         groups = [(s.config.user_simulator if s.config else None, s.cases) for s in sets]
         factories = prepare_user_simulators(groups, judge)
         sets = [_with(s, user_simulator=f) for s, f in zip(sets, factories, strict=True)]
+    files.start_run()
     return Plan(
         sets=tuple(sets),
         recorded=recorded,

@@ -65,14 +65,26 @@ class RecordedActuals:
         self.in_format: list[tuple[Path, type[FormatReader]]] = []
 
     def add_file(self, path: Path) -> None:
-        loaded = self.eval_files.read(path)
+        path = Path(path)
+        ids: list[str] = []
+        problems: list[DataError] = []
+
+        def note(index: int, case: EvalCase) -> None:
+            ids.append(case.eval_id)
+            try:
+                outcome_of(case, str(path))  # a scenario is an error now, not mid-run
+            except DataError as exc:
+                problems.append(exc)
+
+        loaded = self.eval_files.read(path, note)
+        if problems:  # after the file's own problems, which reading it raised first
+            raise problems[0]
         self.files.append(InputFile(path=str(loaded.source), sha256=loaded.sha256))
         self._described.append(str(loaded.source))
         self.warnings.extend(loaded.warnings)
         set_id = loaded.eval_set.eval_set_id
-        for case in loaded.eval_set.eval_cases:
-            outcome_of(case, str(loaded.source))  # a scenario is an error now, not mid-run
-            self._by_id.setdefault(case.eval_id, []).append((set_id, InFile(Path(path), case.eval_id)))
+        for case_id in ids:
+            self._by_id.setdefault(case_id, []).append((set_id, InFile(path, case_id)))
 
     def add_in_format(self, path: Path, reader: type[FormatReader], cases: Sequence[EvalCase]) -> None:
         """A file in another data format (``agenteval.formats``), read now for ``cases``; its
