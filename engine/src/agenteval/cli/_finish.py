@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "finish_run",
-    "late_signals_ignored",
     "keep_report_cases",
+    "late_signals_ignored",
     "remember_threads",
     "render_report",
     "scratch_runs_dir",
