@@ -215,7 +215,7 @@ def keep_report_cases(evaluation: EvalRun, output_format: str) -> None:
         return
     from .._reporting import CaseSpool
 
-    evaluation.case_sink = CaseSpool(scrub=evaluation.writer.scrub)
+    evaluation.case_sink = CaseSpool(scrub=evaluation.writer.scrub, folder=evaluation.writer.folder)
 
 
 def render_report(
