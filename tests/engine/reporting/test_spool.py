@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -107,13 +108,16 @@ def test_a_spool_missing_a_case_does_not_cover_the_run(tmp_path):
         "--actual",
         str(TRAVEL / "travel.actual.json"),
     )
-    spool = CaseSpool()
+    spool = CaseSpool(folder=run.folder)
     assert not spool.covers(run.manifest)
     spool.add(0, "weather_paris", _case("weather_paris"))
     assert spool.covers(run.manifest)
     spool.prepare_reading()
     assert '"eval_id": "weather_paris"' in spool.text(0, "weather_paris")
+    assert spool._file is not None  # on the run folder's disk
+    assert os.fstat(spool._file.fileno()).st_dev == run.folder.stat().st_dev
     spool.discard()
+    assert not [p for p in run.folder.iterdir() if p.name.startswith(".report-cases-")]  # nothing left
 
 
 def test_a_case_the_fast_encoder_refuses_makes_the_spool_unusable(tmp_path):

@@ -89,11 +89,17 @@ def test_ascii_fast_path_equals_the_general_scan(text):
     assert list(tokenize(text)) == slow
 
 
-def test_stemming_loads_without_importing_numpy_or_scipy_and_leaves_them_importable():
+def _runs_cleanly(code: str) -> None:
+    """``code`` exits 0 in a fresh interpreter (imports are per process)."""
     import subprocess
     import sys
 
-    code = (
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_stemming_loads_without_importing_numpy_or_scipy_and_leaves_them_importable():
+    _runs_cleanly(
         "import sys\n"
         "from agenteval_builtin._tokenizer import load_stemming\n"
         "tokenize, stemmer = load_stemming()\n"
@@ -103,17 +109,12 @@ def test_stemming_loads_without_importing_numpy_or_scipy_and_leaves_them_importa
         "import numpy, scipy.stats\n"
         "assert scipy.stats.fisher_exact([[1, 2], [3, 4]]).pvalue > 0\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
 
 
 def test_another_thread_imports_numpy_while_nltk_loads():
     """Only the thread that loads nltk goes without numpy: a criterion that imports numpy
     while ``prepare()`` runs in the background still gets it."""
-    import subprocess
-    import sys
-
-    code = (
+    _runs_cleanly(
         "import importlib, sys, threading\n"
         "from agenteval_builtin import _tokenizer\n"
         "hidden = _tokenizer._HiddenFromThread(threading.get_ident())\n"
@@ -129,5 +130,3 @@ def test_another_thread_imports_numpy_while_nltk_loads():
         "else:\n"
         "    raise AssertionError('scipy was importable from the hidden thread')\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr

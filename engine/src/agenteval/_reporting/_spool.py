@@ -2,18 +2,20 @@
 report is written without reading every record back from the run folder.
 
 Each finished case's result is rendered at once, as the report shows it, and set aside in
-a temporary file (a 100k-case report does not fit in memory); the report then copies the
-cases in plan order. The text is the one the report would render from the run folder: the
-same ``CaseResult`` (the run and every reader of the folder combine records with one
-function), the same encoder, and the run folder's credential scrubbing. A case the fast
-encoder refuses (a lone surrogate, nesting past its depth) makes the spool unusable, and
-the report is read from the folder as before.
+a temporary file (a 100k-case report does not fit in memory), unnamed where the system
+allows it, in the run folder (the disk the records go to, not a memory-backed ``/tmp``);
+the report then copies the cases in plan order. The text is the one the report would
+render from the run folder: the same ``CaseResult`` (the run and every reader of the
+folder combine records with one function), the same encoder, and the run folder's
+credential scrubbing. A case the fast encoder refuses (a lone surrogate, nesting past its
+depth) makes the spool unusable, and the report is read from the folder as before.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO, Optional
 
 from .._results import CaseResult
@@ -34,8 +36,11 @@ def case_text(case: CaseResult) -> str:
 class CaseSpool:
     """Rendered report cases by ``(eval set index, case id)``, on disk until the report."""
 
-    def __init__(self, scrub: Callable[[str], str] = lambda text: text) -> None:
+    def __init__(
+        self, scrub: Callable[[str], str] = lambda text: text, folder: Optional[Path] = None
+    ) -> None:
         self._scrub = scrub
+        self._folder = folder
         self._file: Optional[IO[bytes]] = None
         self._where: dict[tuple[int, str], tuple[int, int]] = {}
         self._end = 0
@@ -52,7 +57,7 @@ class CaseSpool:
             self.discard()
             return
         if self._file is None:
-            self._file = tempfile.TemporaryFile()
+            self._file = tempfile.TemporaryFile(dir=self._folder, prefix=".report-cases-")
         self._file.write(data)
         self._where[(set_index, case_id)] = (self._end, len(data))
         self._end += len(data)

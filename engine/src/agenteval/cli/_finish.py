@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "finish_run",
-    "late_signals_ignored",
     "keep_report_cases",
+    "late_signals_ignored",
     "remember_threads",
     "render_report",
     "scratch_runs_dir",
@@ -215,7 +215,7 @@ def keep_report_cases(evaluation: EvalRun, output_format: str) -> None:
         return
     from .._reporting import CaseSpool
 
-    evaluation.case_sink = CaseSpool(scrub=evaluation.writer.scrub)
+    evaluation.case_sink = CaseSpool(scrub=evaluation.writer.scrub, folder=evaluation.writer.folder)
 
 
 def render_report(
