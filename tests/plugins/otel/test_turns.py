@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import pytest
 from agenteval_otel._otlp import Span
-from agenteval_otel._turns import Turn, turns_of
+from agenteval_otel._turns import Turn, turns_of, turns_of_traces
 
 USER = [{"role": "user", "parts": [{"type": "text", "content": "Plan my trip to Tokyo"}]}]
 ANSWER = "Pack an umbrella and a light rain jacket."
@@ -167,3 +167,13 @@ def test_a_top_level_agent_span_with_a_new_user_message_starts_the_next_turn():
     turns, _ = turns_of(_top_level_agents(later))
     assert [t.user_text for t in turns] == ["Plan my trip to Tokyo", "And in May?"]
     assert [_final(t) for t in turns] == [HAND_OFF, ANSWER]
+
+
+def test_turns_of_traces_reads_as_turns_of_and_lets_each_trace_s_spans_go():
+    """The spans of a read trace are taken out of the caller's mapping (freed before the next
+    trace is read: a file's spans and its turns are not held at once)."""
+    spans = _handoff(nested=False)
+    by_trace = {spans[0].trace_id: list(spans)}
+    turns, empty = turns_of_traces(by_trace)
+    assert by_trace == {} and empty == []
+    assert [t.invocation for t in turns] == [t.invocation for t in turns_of(spans)[0]]
