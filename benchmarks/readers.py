@@ -33,6 +33,7 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
     python benchmarks/readers.py                         # 1k, 10k, 100k
     python benchmarks/readers.py --sizes 1000 10000
     python benchmarks/readers.py --keep /tmp/readers     # write once, measure again later
+    python benchmarks/readers.py --readers show compare  # only these readers
 """
 
 from __future__ import annotations
