@@ -33,6 +33,7 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
     python benchmarks/readers.py                         # 1k, 10k, 100k
     python benchmarks/readers.py --sizes 1000 10000
     python benchmarks/readers.py --keep /tmp/readers     # write once, measure again later
+    python benchmarks/readers.py --readers show compare  # only these readers
 """
 
 from __future__ import annotations
@@ -194,8 +195,14 @@ def make_twin(folder: Path) -> Path:
     return twin
 
 
-def measure(folder: Path, scratch: Path, reporters: list[str], baseline: Optional[str]) -> dict[str, str]:
-    """Each reader's wall seconds (``this / baseline`` with a baseline)."""
+def measure(
+    folder: Path,
+    scratch: Path,
+    reporters: list[str],
+    baseline: Optional[str],
+    only: Optional[list[str]] = None,
+) -> dict[str, str]:
+    """Each reader's wall seconds (``this / baseline`` with a baseline); ``only``: these readers."""
     figures = {}
     make_twin(folder)
     # no OTLP endpoint: ``--report otel`` writes its file and sends nothing; byte code
@@ -204,6 +211,8 @@ def measure(folder: Path, scratch: Path, reporters: list[str], baseline: Optiona
         k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and k != "PYTHONDONTWRITEBYTECODE"
     }
     for name, command in commands(folder, scratch, reporters).items():
+        if only is not None and name not in only:
+            continue
         wall, cpu = _timed(command, env)
         if baseline is None:
             figures[name] = f"{wall:.2f} ({cpu:.2f})"
@@ -218,6 +227,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--reporters", nargs="+", default=list(REPORTERS), help="the reporters timed")
+    parser.add_argument(
+        "--readers", nargs="+", help="time only these readers (e.g. show compare 'view head')"
+    )
     parser.add_argument("--keep", type=Path, help="write the runs here and reuse them when present")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout to time side by side")
     args = parser.parse_args(argv)
@@ -226,7 +238,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         root.mkdir(parents=True, exist_ok=True)
         runs = root / "template" / "runs"
         template = next(runs.iterdir()) if runs.is_dir() else _template(root)
-        readers = list(commands(root, root, args.reporters))
+        readers = [r for r in commands(root, root, args.reporters) if not args.readers or r in args.readers]
         width = 28 if args.baseline else 16
         print("wall seconds (CPU seconds) of each reader, one process each (this / baseline with --baseline)")
         for size in args.sizes:
@@ -238,7 +250,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 folder = existing[0] if existing else write_run(template, target, size, kind)
                 if not existing:
                     print(f"  ({size} cases, {kind}: written in {time.perf_counter() - started:.1f} s)")
-                figures[kind] = measure(folder, root / "reports", args.reporters, args.baseline)
+                figures[kind] = measure(folder, root / "reports", args.reporters, args.baseline, args.readers)
                 # each run's figures at once (a long benchmark stopped half-way keeps them)
                 print(
                     f"  ({size} cases, {kind}: "

@@ -327,6 +327,26 @@ def _mean(values: Sequence[Optional[float]]) -> Optional[float]:
     return math.fsum(present) / len(present)
 
 
+def _means(per_case: list[dict[str, list[Optional[float]]]], name: str) -> list[Optional[float]]:
+    """Each case's mean score under ``name`` (``_mean``; ``None`` when it has none), in order:
+    the one-run case, nearly every one, without a call."""
+    found: list[Optional[float]] = []
+    for runs in per_case:
+        values = runs.get(name)
+        if values is None:
+            found.append(None)
+        elif len(values) == 1:
+            found.append(None if values[0] is None else float(values[0]))
+        else:
+            found.append(_mean(values))
+    return found
+
+
+def _scored(values: Optional[list[Optional[float]]]) -> list[float]:
+    """The runs of a case that have a score."""
+    return [v for v in values if v is not None] if values else []
+
+
 def compare_sides(
     a: Side,
     b: Side,
@@ -377,6 +397,12 @@ def _compare_sides(
             + ". Compare runs with the same configuration, or pass --allow-config-change"
         )
     skipped: dict[str, str] = {}
+    # column by column: each side's per-case data in ``paired`` order, looked up once
+    scores_a, scores_b = [a.scores[k] for k in paired], [b.scores[k] for k in paired]
+    statuses_a, statuses_b = (
+        [a.statuses.get(k) or {} for k in paired],
+        [b.statuses.get(k) or {} for k in paired],
+    )
     scores: dict[str, tuple[list[float], list[float]]] = {}
     directions: dict[str, bool] = {}
     bounds: dict[str, tuple[float, float]] = {}
@@ -389,7 +415,7 @@ def _compare_sides(
         if lo is None or hi is None:
             skipped[name] = "its score range is unbounded"
             continue
-        pairs = [(_mean(a.scores[k].get(name, [None])), _mean(b.scores[k].get(name, [None]))) for k in paired]
+        pairs = zip(_means(scores_a, name), _means(scores_b, name), strict=True)
         both = [(x, y) for x, y in pairs if x is not None and y is not None]
         if not both:
             skipped[name] = "no paired case has a score on both sides"
@@ -411,29 +437,40 @@ def _compare_sides(
     for name in shared:
         if name in skipped:
             continue
-        keys = [k for k in paired if name in a.statuses.get(k, {}) and name in b.statuses.get(k, {})]
-        runs_a = [[s for s in a.scores[k].get(name, []) if s is not None] for k in keys]
-        runs_b = [[s for s in b.scores[k].get(name, []) if s is not None] for k in keys]
-        changes_by_key: dict[tuple[str, str], Any] = {}
-        testable = [i for i, k in enumerate(keys) if runs_a[i] and runs_b[i]]
-        sizes = {(len(runs_a[i]), len(runs_b[i])) for i in testable}
+        column_a = [s.get(name) for s in statuses_a]
+        column_b = [s.get(name) for s in statuses_b]
+        # the paired cases with a status under ``name`` on both sides, by their place in ``paired``
+        places = [
+            i
+            for i, (x, y) in enumerate(zip(column_a, column_b, strict=True))
+            if x is not None and y is not None
+        ]
+        raw_a = [scores_a[i].get(name) for i in places]
+        raw_b = [scores_b[i].get(name) for i in places]
+        # how many runs of each case have a score (the runs themselves only for the cases tested)
+        scored_a = [0 if v is None else len(v) - v.count(None) for v in raw_a]
+        scored_b = [0 if v is None else len(v) - v.count(None) for v in raw_b]
+        changes_by_place: dict[int, Any] = {}
+        testable = [i for i in range(len(places)) if scored_a[i] and scored_b[i]]
+        sizes = {(scored_a[i], scored_b[i]) for i in testable}
         if testable and not any(smallest_case_p(size_a, size_b) < CASE_FDR for size_a, size_b in sizes):
             # No case can be flagged (too few runs): only the flipped cases' deltas are shown,
             # and with no case tested there is no correction for the others to take part in.
-            testable = [i for i in testable if a.statuses[keys[i]][name] is not b.statuses[keys[i]][name]]
+            testable = [i for i in testable if column_a[places[i]] is not column_b[places[i]]]
         if testable:
             found = compare_case_runs(
-                [runs_a[i] for i in testable],
-                [runs_b[i] for i in testable],
+                [_scored(raw_a[i]) for i in testable],
+                [_scored(raw_b[i]) for i in testable],
                 fdr=CASE_FDR,
                 seed=derive_seed(a.source, b.source, name),
             )
-            changes_by_key = {keys[testable[c.index]]: c for c in found}
-        for key in keys:
-            before, after = a.statuses[key][name], b.statuses[key][name]
-            if before is after:
+            changes_by_place = {places[testable[c.index]]: c for c in found}
+        for place in places:
+            before, after = column_a[place], column_b[place]
+            if before is after or before is None or after is None:  # (never None: ``places``)
                 continue
-            change = changes_by_key.get(key)
+            key = paired[place]
+            change = changes_by_place.get(place)
             tested = change if change is not None and change.p_value is not None else None
             flips.append(
                 CaseFlip(

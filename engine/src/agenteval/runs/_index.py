@@ -73,6 +73,22 @@ def _rubric_texts(expected: list[Invocation]) -> dict[str, str]:
     }
 
 
+def criterion_arrays(record: CaseRecord) -> list[list[Any]]:
+    """``[criterion, status, score, reason_code, verdict, rubrics]`` for each of ``record``'s
+    criteria (the index's and ``scores.jsonl``'s)."""
+    return [
+        [
+            result.criterion,
+            result.status.value,
+            result.score,
+            result.reason_code,
+            result.verdict.verdict if result.verdict is not None else None,
+            _rubrics(result),
+        ]
+        for result in record.criteria
+    ]
+
+
 def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
     """The index line (as a dict) of ``record``, written at ``offset`` with ``length`` bytes.
 
@@ -91,17 +107,7 @@ def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
         "status": record.status.value,
         "reason_code": record.reason_code,
         "duration_s": record.duration_s,
-        "criteria": [
-            [
-                result.criterion,
-                result.status.value,
-                result.score,
-                result.reason_code,
-                result.verdict.verdict if result.verdict is not None else None,
-                _rubrics(result),
-            ]
-            for result in record.criteria
-        ],
+        "criteria": criterion_arrays(record),
         "preview": {"user": _preview(user, PREVIEW_USER), "reply": _preview(reply, PREVIEW_REPLY)},
     }
     texts = _rubric_texts(expected)

@@ -26,7 +26,7 @@ import pydantic_core
 
 from .._gc import gc_paused
 from .._jsonsafe import writable
-from ._index import _rubrics
+from ._index import criterion_arrays
 from ._records import CaseRecord, SummaryDocument
 
 __all__ = ["SCORES", "ScoresFile", "json_lines", "score_line", "sealed_scores"]
@@ -47,17 +47,7 @@ def score_line(record: CaseRecord, offset: int, length: int) -> list[Any]:
         offset,
         length,
         record.status.value,
-        [
-            [
-                result.criterion,
-                result.status.value,
-                result.score,
-                result.reason_code,
-                result.verdict.verdict if result.verdict is not None else None,
-                _rubrics(result),
-            ]
-            for result in record.criteria
-        ],
+        criterion_arrays(record),
     ]
 
 
