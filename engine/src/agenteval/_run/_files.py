@@ -23,10 +23,13 @@ the future goes first.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -35,7 +38,7 @@ from pydantic import BaseModel
 
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
-from .._loading._eval_files import read_eval_cases
+from .._loading._eval_files import Checked, check_eval_file, read_eval_cases
 from ..errors import DataError
 from ..models import EvalCase
 
@@ -51,6 +54,8 @@ DEFAULT_BUDGET_MB = 384
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16
+#: Files of at least this many bytes in all are checked ahead by a second process.
+_AHEAD_BYTES = 8 * 1024 * 1024
 _MEASURE_EVERY = 256
 
 
@@ -183,6 +188,46 @@ class EvalFiles:
         self.case_reads = 0
         self._uses: dict[Path, list[int]] = {}
         self._position = 0
+        #: the JSON checks done ahead by another process (``checking_ahead``), by file
+        self._ahead: dict[Path, Future[Optional[Checked]]] = {}
+
+    @contextmanager
+    def checking_ahead(self, paths: Iterable[Path]) -> Iterator[None]:
+        """Within the block, a second process checks the JSON of ``paths`` (the files
+        planning reads, in its order) while this one validates the file before: the check
+        is about a third of reading a file, and it gives only spans or nothing, cheap to
+        hand back. Only with two cores or more and files of ``_AHEAD_BYTES`` in all; a file
+        the other process could not check is checked here, so every error is the same."""
+        files = list(dict.fromkeys(Path(path) for path in paths))
+        sizes = [path.stat().st_size if path.is_file() else 0 for path in files]
+        if (
+            (os.cpu_count() or 1) < 2
+            or len(files) < 2
+            or sum(sizes) < _AHEAD_BYTES
+            or "fork" not in multiprocessing.get_all_start_methods()
+        ):
+            yield
+            return
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+        try:
+            self._ahead = {
+                path: pool.submit(check_eval_file, str(path))
+                for path, size in zip(files, sizes, strict=True)
+                if size
+            }
+            yield
+        finally:
+            self._ahead = {}
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _checked(self, path: Path) -> Optional[Checked]:
+        future = self._ahead.pop(path, None)
+        if future is None:
+            return None
+        try:
+            return future.result()
+        except Exception:  # noqa: BLE001  (the other process failed: the file is checked here)
+            return None
 
     def schedule(self, uses: dict[Path, list[int]]) -> None:
         """Which eval sets (by index, in run order) use each file."""
@@ -247,7 +292,7 @@ class EvalFiles:
                 kept[case.eval_id] = case
                 spent += cost
 
-        header = read_eval_cases(path, take)
+        header = read_eval_cases(path, take, self._checked(path))
         self._sha256[path] = header.sha256
         positions = {case_id: n for n, case_id in enumerate(ids)}
         self._cases[path] = _Cases(header, positions, kept, spent // len(kept) if kept else 0)
