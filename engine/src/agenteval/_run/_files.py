@@ -54,8 +54,11 @@ DEFAULT_BUDGET_MB = 384
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16
-#: Files of at least this many bytes in all are checked ahead by a second process.
+#: Files of at least this many bytes in all are checked ahead by a second process, each of
+#: at most ``_AHEAD_FILE_BYTES`` (a larger file is checked here: the text of a file being
+#: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
+_AHEAD_FILE_BYTES = 32 * 1024 * 1024
 _MEASURE_EVERY = 256
 
 
@@ -196,25 +199,22 @@ class EvalFiles:
         """Within the block, a second process checks the JSON of ``paths`` (the files
         planning reads, in its order) while this one validates the file before: the check
         is about a third of reading a file, and it gives only spans or nothing, cheap to
-        hand back. Only with two cores or more and files of ``_AHEAD_BYTES`` in all; a file
-        the other process could not check is checked here, so every error is the same."""
-        files = list(dict.fromkeys(Path(path) for path in paths))
-        sizes = [path.stat().st_size if path.is_file() else 0 for path in files]
+        hand back. Only with two cores or more, for files of at most ``_AHEAD_FILE_BYTES``
+        each and ``_AHEAD_BYTES`` in all; a file the other process could not check is
+        checked here, so every error is the same."""
+        sizes = {path: _file_size(path) for path in map(Path, paths)}
+        files = [path for path, size in sizes.items() if 0 < size <= _AHEAD_FILE_BYTES]
         if (
             (os.cpu_count() or 1) < 2
             or len(files) < 2
-            or sum(sizes) < _AHEAD_BYTES
+            or sum(sizes[path] for path in files) < _AHEAD_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()
         ):
             yield
             return
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         try:
-            self._ahead = {
-                path: pool.submit(check_eval_file, str(path))
-                for path, size in zip(files, sizes, strict=True)
-                if size
-            }
+            self._ahead = {path: pool.submit(check_eval_file, str(path)) for path in files}
             yield
         finally:
             self._ahead = {}
@@ -273,10 +273,7 @@ class EvalFiles:
                 if each_case is not None:
                     each_case(index, case)
             return held.header
-        try:
-            reading = path.stat().st_size
-        except OSError:
-            reading = 0
+        reading = _file_size(path)
         kept: dict[str, EvalCase] = {}
         ids: list[str] = []
         pricer = _Pricer()
@@ -369,6 +366,14 @@ class EvalFiles:
     def _eviction_rank(self, path: Path) -> float:
         when = self._next_use(path)
         return float("inf") if when is None else when
+
+
+def _file_size(path: Path) -> int:
+    """``path``'s size in bytes (0: not a file)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
 
 
 def _ignore(index: int, case: EvalCase) -> None:
