@@ -54,12 +54,12 @@ DEFAULT_BUDGET_MB = 384
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16
+_MEASURE_EVERY = 256
 #: Files of at least this many bytes in all are checked ahead by a second process, each of
 #: at most ``_AHEAD_FILE_BYTES`` (a larger file is checked here: the text of a file being
 #: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
 _AHEAD_FILE_BYTES = 32 * 1024 * 1024
-_MEASURE_EVERY = 256
 
 
 def _free_memory() -> Optional[int]:
