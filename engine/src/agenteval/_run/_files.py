@@ -49,7 +49,7 @@ __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 #: a 10,000-case run's expected and recorded cases cost 306 MB (325 MB of RSS), which this
 #: holds with the file being read, so that such a run reads nothing twice; past it, a run's
 #: peak memory stays about this much above the process's own. At most a quarter of the
-#: memory free when the run starts.
+#: memory available when the run starts.
 DEFAULT_BUDGET_MB = 384
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
@@ -63,6 +63,15 @@ _AHEAD_FILE_BYTES = 32 * 1024 * 1024
 
 
 def _free_memory() -> Optional[int]:
+    """Bytes of memory available to a new process (Linux's ``MemAvailable``, which counts
+    the page cache it can reclaim; else the free pages), ``None`` when the system cannot tell."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):  # not every system can tell
@@ -170,7 +179,7 @@ class EvalFiles:
 
     Args:
         budget: bytes of measured memory for the cases kept (default ``DEFAULT_BUDGET_MB``,
-            at most a quarter of the free memory, or ``$AGENTEVAL_EVAL_CACHE_MB``); 0 keeps none.
+            at most a quarter of the available memory, or ``$AGENTEVAL_EVAL_CACHE_MB``); 0 keeps none.
     """
 
     def __init__(self, budget: Optional[int] = None) -> None:
