@@ -222,3 +222,47 @@ def test_without_kept_results_the_run_returns_the_summary_only(tmp_path):
         "set2",
     ]
     assert summary_only.summary == full.summary and summary_only.passed is full.passed
+
+
+def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_here(tmp_path, monkeypatch):
+    _, here = _run(tmp_path / "here")
+    monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    checked: list[str] = []
+    real = _files.read_eval_cases
+
+    def counted(path, each_case, ahead=None):
+        checked.append("ahead" if ahead is not None else "here")
+        return real(path, each_case, ahead)
+
+    monkeypatch.setattr(_files, "read_eval_cases", counted)
+    plan, ahead = _run(tmp_path / "ahead")
+    assert checked == ["ahead"] * 6
+    assert _scores(ahead) == _scores(here) and ahead.summary == here.summary
+    assert plan.files is not None and (plan.files.rereads, plan.files.case_reads) == (0, 0)
+
+
+def test_a_damaged_file_checked_ahead_gives_the_error_it_gives_when_checked_here(tmp_path, monkeypatch):
+    want, got = _sets(tmp_path)
+    want[1].write_text(want[1].read_text().replace('"eval_id":"s1c2"', '"eval_id":"s1c2","eval_id":"x"'))
+
+    def planned() -> str:
+        with pytest.raises(DataError) as failed:
+            plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
+        return str(failed.value)
+
+    here = planned()
+    monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    assert planned() == here and "duplicate key" in here
+
+
+def test_the_default_budget_is_the_measured_one_within_a_quarter_of_the_available_memory(monkeypatch):
+    monkeypatch.delenv("AGENTEVAL_EVAL_CACHE_MB", raising=False)
+    monkeypatch.setattr(_files, "_free_memory", lambda: 64 * 2**30)
+    assert EvalFiles().budget == _files.DEFAULT_BUDGET_MB * 2**20
+    monkeypatch.setattr(_files, "_free_memory", lambda: 400 * 2**20)
+    assert EvalFiles().budget == 100 * 2**20
+    monkeypatch.setattr(_files, "_free_memory", lambda: None)
+    assert EvalFiles().budget == _files.DEFAULT_BUDGET_MB * 2**20
+    monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "7")
+    assert EvalFiles().budget == 7 * 2**20
+    assert _files._free_memory() is None or _files._free_memory() > 0

@@ -31,7 +31,9 @@ from ._paths import describe_validation_error, json_path, json_type
 
 __all__ = [
     "AGENT_ERROR_KEY",
+    "Checked",
     "LoadedEvalSet",
+    "check_eval_file",
     "eval_set_from_data",
     "load_eval_set",
     "read_eval_cases",
@@ -102,7 +104,31 @@ def read_eval_file(
     return loaded
 
 
-def read_eval_cases(path: Path, each_case: Callable[[int, EvalCase], None]) -> LoadedEvalSet:
+#: A file's JSON checked by ``check_eval_file``: the sha256 of the bytes checked, and the
+#: byte span of each of its cases.
+Checked = tuple[str, list[tuple[int, int]]]
+
+
+def check_eval_file(path: str) -> Optional[Checked]:
+    """``read_eval_cases``'s check of the JSON alone, so that another process can do it
+    while this one validates the file before: ``None`` when the file is not an eval set
+    object or has any problem (``read_eval_cases`` then checks it itself, and reports it)."""
+    try:
+        read = read_file(Path(path), what="an eval set")
+        if read.data.lstrip()[:1] != b"{":
+            return None
+        spans: list[tuple[int, int]] = []
+        with gc_paused():
+            found = ("eval_cases", spans)
+            parse_json(read.data, source=path, what="an eval set", keep=False, model=EvalSet, spans=found)
+    except Exception:  # noqa: BLE001  (any problem is for read_eval_cases to find and report)
+        return None
+    return read.sha256, spans
+
+
+def read_eval_cases(
+    path: Path, each_case: Callable[[int, EvalCase], None], checked: Optional[Checked] = None
+) -> LoadedEvalSet:
     """``read_eval_file`` handing each case, in file order, to ``each_case(index, case)``
     instead of keeping them: the eval set returned is the file's header (its ``eval_cases``
     is empty), so a file of any size is never held as models all at once.
@@ -111,12 +137,15 @@ def read_eval_cases(path: Path, each_case: Callable[[int, EvalCase], None]) -> L
     each case alone from its byte span (the same models as one validation of the whole
     file: ``EvalSet`` has no validator across cases). A file with any problem is read again
     whole by ``read_eval_file``, so that its error is the one that gives every detail;
-    other formats are read whole and their cases handed out the same way.
+    other formats are read whole and their cases handed out the same way. ``checked``: the
+    file's JSON was checked already (``check_eval_file``), used when the bytes are the same.
     """
     where = str(path)
     read = read_file(path, what="an eval set")
     spans: list[tuple[int, int]] = []
-    if read.data.lstrip()[:1] == b"{" and _is_plain(path, read):
+    if checked is not None and checked[0] == read.sha256 and _is_plain(path, read):
+        spans = checked[1]
+    elif read.data.lstrip()[:1] == b"{" and _is_plain(path, read):
         with gc_paused():
             parse_json(
                 read.data,

@@ -23,10 +23,13 @@ the future goes first.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -35,7 +38,7 @@ from pydantic import BaseModel
 
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
-from .._loading._eval_files import read_eval_cases
+from .._loading._eval_files import Checked, check_eval_file, read_eval_cases
 from ..errors import DataError
 from ..models import EvalCase
 
@@ -46,15 +49,29 @@ __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 #: a 10,000-case run's expected and recorded cases cost 306 MB (325 MB of RSS), which this
 #: holds with the file being read, so that such a run reads nothing twice; past it, a run's
 #: peak memory stays about this much above the process's own. At most a quarter of the
-#: memory free when the run starts.
+#: memory available when the run starts.
 DEFAULT_BUDGET_MB = 384
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16
 _MEASURE_EVERY = 256
+#: Files of at least this many bytes in all are checked ahead by a second process, each of
+#: at most ``_AHEAD_FILE_BYTES`` (a larger file is checked here: the text of a file being
+#: checked would take as much memory again in the other process, beside the cases kept here).
+_AHEAD_BYTES = 8 * 1024 * 1024
+_AHEAD_FILE_BYTES = 32 * 1024 * 1024
 
 
 def _free_memory() -> Optional[int]:
+    """Bytes of memory available to a new process (Linux's ``MemAvailable``, which counts
+    the page cache it can reclaim; else the free pages), ``None`` when the system cannot tell."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):  # not every system can tell
@@ -162,7 +179,7 @@ class EvalFiles:
 
     Args:
         budget: bytes of measured memory for the cases kept (default ``DEFAULT_BUDGET_MB``,
-            at most a quarter of the free memory, or ``$AGENTEVAL_EVAL_CACHE_MB``); 0 keeps none.
+            at most a quarter of the available memory, or ``$AGENTEVAL_EVAL_CACHE_MB``); 0 keeps none.
     """
 
     def __init__(self, budget: Optional[int] = None) -> None:
@@ -183,6 +200,43 @@ class EvalFiles:
         self.case_reads = 0
         self._uses: dict[Path, list[int]] = {}
         self._position = 0
+        #: the JSON checks done ahead by another process (``checking_ahead``), by file
+        self._ahead: dict[Path, Future[Optional[Checked]]] = {}
+
+    @contextmanager
+    def checking_ahead(self, paths: Iterable[Path]) -> Iterator[None]:
+        """Within the block, a second process checks the JSON of ``paths`` (the files
+        planning reads, in its order) while this one validates the file before: the check
+        is about a third of reading a file, and it gives only spans or nothing, cheap to
+        hand back. Only with two cores or more, for files of at most ``_AHEAD_FILE_BYTES``
+        each and ``_AHEAD_BYTES`` in all; a file the other process could not check is
+        checked here, so every error is the same."""
+        sizes = {path: _file_size(path) for path in map(Path, paths)}
+        files = [path for path, size in sizes.items() if 0 < size <= _AHEAD_FILE_BYTES]
+        if (
+            (os.cpu_count() or 1) < 2
+            or len(files) < 2
+            or sum(sizes[path] for path in files) < _AHEAD_BYTES
+            or "fork" not in multiprocessing.get_all_start_methods()
+        ):
+            yield
+            return
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+        try:
+            self._ahead = {path: pool.submit(check_eval_file, str(path)) for path in files}
+            yield
+        finally:
+            self._ahead = {}
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _checked(self, path: Path) -> Optional[Checked]:
+        future = self._ahead.pop(path, None)
+        if future is None:
+            return None
+        try:
+            return future.result()
+        except Exception:  # noqa: BLE001  (the other process failed: the file is checked here)
+            return None
 
     def schedule(self, uses: dict[Path, list[int]]) -> None:
         """Which eval sets (by index, in run order) use each file."""
@@ -228,10 +282,7 @@ class EvalFiles:
                 if each_case is not None:
                     each_case(index, case)
             return held.header
-        try:
-            reading = path.stat().st_size
-        except OSError:
-            reading = 0
+        reading = _file_size(path)
         kept: dict[str, EvalCase] = {}
         ids: list[str] = []
         pricer = _Pricer()
@@ -247,7 +298,7 @@ class EvalFiles:
                 kept[case.eval_id] = case
                 spent += cost
 
-        header = read_eval_cases(path, take)
+        header = read_eval_cases(path, take, self._checked(path))
         self._sha256[path] = header.sha256
         positions = {case_id: n for n, case_id in enumerate(ids)}
         self._cases[path] = _Cases(header, positions, kept, spent // len(kept) if kept else 0)
@@ -324,6 +375,14 @@ class EvalFiles:
     def _eviction_rank(self, path: Path) -> float:
         when = self._next_use(path)
         return float("inf") if when is None else when
+
+
+def _file_size(path: Path) -> int:
+    """``path``'s size in bytes (0: not a file)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
 
 
 def _ignore(index: int, case: EvalCase) -> None:

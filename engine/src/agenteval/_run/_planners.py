@@ -17,6 +17,7 @@ from .._criterion import Criterion
 from .._judging import JudgeService
 from .._loading import (
     EvalConfig,
+    EvalTarget,
     LoadedEvalSet,
     config_from_data,
     expand_targets,
@@ -179,40 +180,15 @@ def plan_paths(
     shared = config if config is not None else load_config(config_path) if config_path else None
     problems = InputProblems()
     files = EvalFiles()
-    actuals = None if agent is not None else read_actual_sources(actual_paths, problems, files, format_in)
-    if actuals is not None:
-        warnings.extend(actuals.warnings)
-    configs: dict[Optional[Path], Optional[EvalConfig]] = {}
+    ahead = [] if agent is not None else [Path(p) for p in actual_paths]
     criteria_source = LocalCriteria(registry)
-    staged = []
-    requests: list[tuple[Criterion, str]] = []
-    set_config: Optional[EvalConfig]
-    for target in targets:
-        with problems.collect():
-            noted = _TargetCases(target.path)
-            header = files.read(target.path, noted)  # the files keep the cases that fit their budget
-            warnings.extend(header.warnings)
-            warnings.extend(eval_set_warnings(target.path, header.eval_set))  # the header's own
-            warnings.extend(noted.warnings)
-            case_ids = _select(noted.ids, target.case_ids, str(target.path))
-            set_id = header.eval_set.eval_set_id
-            if shared is not None:
-                set_config = shared
-            else:
-                config_file = target.beside_config()
-                if config_file not in configs:
-                    configs[config_file] = None  # a broken config is reported once
-                    configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
-                set_config = configs[config_file]
-                if set_config is None:
-                    continue
-            warnings.extend(set_config.warnings)
-            if efficiency:
-                set_config = with_efficiency(set_config)
-            where = str(set_config.source) if set_config.source else "default criteria"
-            chosen = criteria_for(set_config, criteria_names, criteria_source)
-            requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
-            staged.append((target, set_id, case_ids, set_config, len(chosen)))
+    with files.checking_ahead([*ahead, *(target.path for target in targets)]):
+        actuals = None if agent is not None else read_actual_sources(actual_paths, problems, files, format_in)
+        if actuals is not None:
+            warnings.extend(actuals.warnings)
+        staged, requests = _stage_targets(
+            targets, files, problems, warnings, shared, efficiency, criteria_names, criteria_source
+        )
     problems.raise_any()
     statistics = _one_statistics([config for _, _, _, config, _ in staged])
     runs = merge_settings(
@@ -270,6 +246,51 @@ def plan_paths(
         run_budget=run_budget if auto else None,
         statistics=statistics,
     )
+
+
+def _stage_targets(
+    targets: Sequence[EvalTarget],
+    files: EvalFiles,
+    problems: InputProblems,
+    warnings: list[str],
+    shared: Optional[EvalConfig],
+    efficiency: bool,
+    criteria_names: Optional[Sequence[str]],
+    criteria_source: LocalCriteria,
+) -> tuple[list[tuple[EvalTarget, str, tuple[str, ...], EvalConfig, int]], list[tuple[Criterion, str]]]:
+    """Each eval file read and checked with its config and criteria (every file's problems
+    collected in ``problems``): the staged eval sets, and the criteria each asks for."""
+    configs: dict[Optional[Path], Optional[EvalConfig]] = {}
+    staged = []
+    requests: list[tuple[Criterion, str]] = []
+    set_config: Optional[EvalConfig]
+    for target in targets:
+        with problems.collect():
+            noted = _TargetCases(target.path)
+            header = files.read(target.path, noted)  # the files keep the cases that fit their budget
+            warnings.extend(header.warnings)
+            warnings.extend(eval_set_warnings(target.path, header.eval_set))  # the header's own
+            warnings.extend(noted.warnings)
+            case_ids = _select(noted.ids, target.case_ids, str(target.path))
+            set_id = header.eval_set.eval_set_id
+            if shared is not None:
+                set_config = shared
+            else:
+                config_file = target.beside_config()
+                if config_file not in configs:
+                    configs[config_file] = None  # a broken config is reported once
+                    configs[config_file] = load_config(config_file) if config_file else EvalConfig.default()
+                set_config = configs[config_file]
+                if set_config is None:
+                    continue
+            warnings.extend(set_config.warnings)
+            if efficiency:
+                set_config = with_efficiency(set_config)
+            where = str(set_config.source) if set_config.source else "default criteria"
+            chosen = criteria_for(set_config, criteria_names, criteria_source)
+            requests.extend((c, where if set_config.get(c.name) else "--criteria") for c in chosen)
+            staged.append((target, set_id, case_ids, set_config, len(chosen)))
+    return staged, requests
 
 
 def _recorded_refs(
