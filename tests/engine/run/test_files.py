@@ -5,6 +5,7 @@ as one that keeps everything, and ``keep_results=False`` returns only the summar
 from __future__ import annotations
 
 import json
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -227,6 +228,7 @@ def test_without_kept_results_the_run_returns_the_summary_only(tmp_path):
 def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_here(tmp_path, monkeypatch):
     _, here = _run(tmp_path / "here")
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
     checked: list[str] = []
     real = _files.read_eval_cases
 
@@ -252,7 +254,31 @@ def test_a_damaged_file_checked_ahead_gives_the_error_it_gives_when_checked_here
 
     here = planned()
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
     assert planned() == here and "duplicate key" in here
+
+
+def test_files_are_checked_here_while_another_thread_runs(tmp_path, monkeypatch):
+    # A fork copies only the calling thread: with another one alive (an embedder's server,
+    # a test runner), nothing is forked.
+    monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    checked: list[str] = []
+    real = _files.read_eval_cases
+
+    def counted(path, each_case, ahead=None):
+        checked.append("ahead" if ahead is not None else "here")
+        return real(path, each_case, ahead)
+
+    monkeypatch.setattr(_files, "read_eval_cases", counted)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        _run(tmp_path)
+    finally:
+        stop.set()
+        other.join()
+    assert checked == ["here"] * 6
 
 
 def test_the_default_budget_is_the_measured_one_within_a_quarter_of_the_available_memory(monkeypatch):

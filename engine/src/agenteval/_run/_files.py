@@ -26,6 +26,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -218,6 +219,7 @@ class EvalFiles:
             or len(files) < 2
             or sum(sizes[path] for path in files) < _AHEAD_BYTES
             or "fork" not in multiprocessing.get_all_start_methods()
+            or not _single_threaded()
         ):
             yield
             return
@@ -395,3 +397,11 @@ def _changed(path: Path) -> DataError:
         "with the file as it is now",
         source=str(path),
     )
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread: forking copies only the calling thread, and a
+    lock another thread held (the import lock, a logging handler's) would stay held in the
+    child for good. Embedders (the viewer's server, a test runner) have threads; then the
+    files are checked here."""
+    return threading.active_count() == 1
