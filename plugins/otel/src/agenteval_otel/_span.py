@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -30,6 +30,7 @@ __all__ = [
     "hex_id",
     "list_at",
     "loads",
+    "parsed",
 ]
 
 _HEX_DIGITS = "0123456789abcdefABCDEF"
@@ -105,14 +106,20 @@ def _take(attributes: dict[str, Any], found: dict[str, Any], *, replace: bool) -
                 attributes[key] = value
 
 
-def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
-    """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object."""
+def attributes_of(
+    value: Any, at: str, where: str, *, only: Optional[Container[str]] = None
+) -> dict[str, Any]:
+    """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object. With
+    ``only``, every entry is checked but only those keys are taken, their JSON text left unparsed
+    (a look at a span whose trace may not be wanted)."""
     if value is None:
         return {}
     flat: dict[str, Any] = {}
     if isinstance(value, dict):
+        if only is not None:
+            return {key: item for key, item in value.items() if key in only}
         for key, item in value.items():
-            flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
+            flat[key] = parsed(item) if key in JSON_ATTRIBUTES else item
         return flat
     if not isinstance(value, list):
         raise DataError(f"{at}: expected a list of key-value pairs", source=where)
@@ -124,9 +131,13 @@ def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
             raw = None
         if type(key) is not str:
             raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
+        if only is not None:
+            if key in only:
+                flat[key] = any_value(raw)
+            continue
         # most attributes are strings: read them without the general AnyValue walk
         item = raw["stringValue"] if type(raw) is dict and "stringValue" in raw else any_value(raw)
-        flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
+        flat[key] = parsed(item) if key in JSON_ATTRIBUTES else item
     return flat
 
 
@@ -142,7 +153,7 @@ def loads(text: Union[str, bytes]) -> Any:
         return json.loads(text)
 
 
-def _parsed(item: Any) -> Any:
+def parsed(item: Any) -> Any:
     """A JSON attribute's value, parsed when it is JSON text."""
     if isinstance(item, str):
         try:
