@@ -42,14 +42,13 @@ def _user(text: str, **dumps: bool) -> str:
 def test_spans_of_traces_no_selected_case_can_match_are_never_flattened(tmp_path, monkeypatch):
     path = _write(tmp_path / "t.jsonl", [_user(f"question {i}") for i in range(50)])
     built: list[str] = []
-    original = _otlp._span
+    original = _otlp._flattened
 
-    def counting(item, at, where):
-        span = original(item, at, where)
-        built.append(span.trace_id)
-        return span
+    def counting(item, at, where, head):
+        built.append(head[0])
+        return original(item, at, where, head)
 
-    monkeypatch.setattr(_otlp, "_span", counting)
+    monkeypatch.setattr(_otlp, "_flattened", counting)
     traces = read_wanted_traces(path, {"c7", "s9"}, {"question 11"})
     assert sorted(traces) == [f"{i + 1:032x}" for i in (7, 9, 11)]
     assert sorted(built) == sorted(traces)

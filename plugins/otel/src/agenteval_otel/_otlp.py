@@ -16,6 +16,7 @@ they are not JSON (``<elided>``). A damaged file is a ``DataError`` naming the l
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterable, Iterator
@@ -125,13 +126,14 @@ def iter_spans(
     *,
     logs_only: bool = False,
     lines: Optional[Container[int]] = None,
-    raw: bool = False,
+    whole: Optional[Container[str]] = None,
 ) -> Iterator[tuple[int, Any]]:
     """The spans of one file in file order, each with its line (JSONL; 0 in a JSON document),
     the log records it holds added to ``records``. JSONL is read line by line, never whole;
-    with ``lines``, only those lines are read (a second look at a JSONL file). With ``raw``,
-    OTLP spans come as ``RawSpan`` (checked, not flattened; Jaeger's as ``Span``)."""
-    make: _Make = _raw_span if raw else _span
+    with ``lines``, only those lines are read (a second look at a JSONL file). With ``whole``,
+    only the OTLP spans of the traces it holds come flattened; the others come as ``RawSpan``
+    (checked, not flattened; Jaeger's are ``Span``)."""
+    make: _Make = _span if whole is None else functools.partial(_raw_span, whole=whole)
     where = str(path)
     with path.open("rb") as handle:
         if _is_jsonl(handle, where):
@@ -327,7 +329,12 @@ def _head(item: Any, at: str, where: str) -> tuple[str, str, Optional[str], int,
 
 
 def _span(item: Any, at: str, where: str) -> Span:
-    trace_id, span_id, parent_id, start, end = _head(item, at, where)
+    return _flattened(item, at, where, _head(item, at, where))
+
+
+def _flattened(item: Any, at: str, where: str, head: tuple[str, str, Optional[str], int, int]) -> Span:
+    """The ``Span`` of a checked item (``_head``)."""
+    trace_id, span_id, parent_id, start, end = head
     attributes = attributes_of(item.get("attributes"), f"{at}.attributes", where)
     events = item.get("events")
     if events:  # some exporters put content there
@@ -351,23 +358,31 @@ class RawSpan:
     only the attributes in ``PEEK_KEYS`` taken (JSON text left unparsed): enough to tell whether
     its trace is wanted, for a fraction of the cost of flattening it (``span`` does that)."""
 
-    trace_id: str
-    span_id: str
+    head: tuple[str, str, Optional[str], int, int]
     item: dict[str, Any]
     at: str
     peek: dict[str, Any]
 
+    @property
+    def trace_id(self) -> str:
+        return self.head[0]
+
+    @property
+    def span_id(self) -> str:
+        return self.head[1]
+
     def span(self, where: str) -> Span:
-        return _span(self.item, self.at, where)
+        return _flattened(self.item, self.at, where, self.head)
 
 
-def _raw_span(item: Any, at: str, where: str) -> Union[RawSpan, Span]:
-    """A ``RawSpan``; a span with events is built whole (their content may be what is looked at)."""
-    if isinstance(item, dict) and item.get("events"):
-        return _span(item, at, where)
-    trace_id, span_id, _, _, _ = _head(item, at, where)
+def _raw_span(item: Any, at: str, where: str, *, whole: Container[str]) -> Union[RawSpan, Span]:
+    """A ``RawSpan``; a ``Span`` when its trace is in ``whole``, or when it has events (their
+    content may be what is looked at)."""
+    head = _head(item, at, where)
+    if head[0] in whole or item.get("events"):
+        return _flattened(item, at, where, head)
     peek = attributes_of(item.get("attributes"), f"{at}.attributes", where, only=PEEK_KEYS)
-    return RawSpan(trace_id, span_id, item, at, peek)
+    return RawSpan(head, item, at, peek)
 
 
 def _time(value: Any, at: str, where: str, key: str) -> int:

@@ -60,7 +60,7 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     dropped: set[str] = set()
     lines: dict[str, set[int]] = defaultdict(set)
     looked = _LastLook(texts)
-    for number, found in iter_spans(path, records, raw=True):
+    for number, found in iter_spans(path, records, whole=kept):
         trace = found.trace_id
         attributes = found.peek if type(found) is RawSpan else found.attributes
         groups.add(trace, attributes)
@@ -95,7 +95,7 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     del kept, pending
     if again:
         numbers = {n for trace in again for n in lines[trace]}
-        for _, found in iter_spans(path, [], lines=numbers, raw=True):
+        for _, found in iter_spans(path, [], lines=numbers, whole=again):
             if found.trace_id in again:
                 traces.setdefault(found.trace_id, []).append(_built(found, where))
     if beside_records:
