@@ -68,3 +68,16 @@ def test_a_first_user_text_is_found_however_the_json_text_escapes_it(tmp_path):
     path = _write(tmp_path / "t.jsonl", users)
     traces = read_wanted_traces(path, set(), set(texts))
     assert sorted(traces) == [f"{i + 1:032x}" for i in range(6)]
+
+
+def test_a_model_input_is_parsed_only_when_read_and_elided_content_stays_itself(tmp_path):
+    from agenteval_otel._otlp import read_spans
+    from agenteval_otel._span import ELIDED, JsonText, value_of
+
+    messages = [{"role": "user", "parts": [{"type": "text", "content": "hello"}]}]
+    path = _write(tmp_path / "t.jsonl", [json.dumps(messages), ELIDED, json.dumps(json.dumps(messages))])
+    lazy, elided, quoted = read_spans(path)
+    assert type(lazy.attributes["gen_ai.input.messages"]) is JsonText
+    assert value_of(lazy.attributes, "gen_ai.input.messages") == messages
+    assert elided.attributes["gen_ai.input.messages"] == ELIDED
+    assert value_of(quoted.attributes, "gen_ai.input.messages") == json.dumps(messages)

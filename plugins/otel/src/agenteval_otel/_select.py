@@ -25,7 +25,7 @@ from agenteval.errors import DataError
 
 from ._logs import merge_logs
 from ._otlp import RawSpan, iter_spans, logs_beside
-from ._span import Span, content_from_events, parsed
+from ._span import Span, content_from_events, parsed, value_of
 
 __all__ = ["PENDING_SPANS", "read_wanted_traces"]
 
@@ -169,7 +169,7 @@ _INPUT_KEYS = ("gen_ai.input.messages", "gcp.vertex.agent.llm_request")
 def user_texts(attributes: dict[str, Any]) -> Iterable[str]:
     """The text of every user message of a model call's input (GenAI messages, or ADK schema
     1's ``llm_request``), trimmed: the texts a turn's first user message can be."""
-    messages = attributes.get("gen_ai.input.messages")
+    messages = value_of(attributes, "gen_ai.input.messages")
     if isinstance(messages, list):
         for message in messages:
             if isinstance(message, dict) and message.get("role") == "user":
@@ -182,7 +182,7 @@ def user_texts(attributes: dict[str, Any]) -> Iterable[str]:
                     and isinstance(p.get("content"), str)
                     and p["content"]
                 ).strip()
-    request = attributes.get("gcp.vertex.agent.llm_request")
+    request = value_of(attributes, "gcp.vertex.agent.llm_request")
     contents = request.get("contents") if isinstance(request, dict) else None
     for content in contents if isinstance(contents, list) else ():
         if isinstance(content, dict) and content.get("role") == "user":
