@@ -30,7 +30,7 @@ from ._span import Span, content_from_events, parsed, value_of
 __all__ = ["PENDING_SPANS", "read_wanted_traces"]
 
 #: Spans of traces not (yet) wanted held at once, before they are dropped to be read again if needed.
-PENDING_SPANS = 20_000
+PENDING_SPANS = 5_000
 _SESSION_KEYS = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id")
 #: The GenAI message parts whose text a turn's user message holds (``_turns._parts``).
 _TEXT_PARTS = ("text", "reasoning")
