@@ -139,7 +139,7 @@ class _LastLook:
     def __init__(self, texts: set[str]) -> None:
         self.texts = texts
         self.searchable = len(texts) <= 32 and not any(_ESCAPED.intersection(t) for t in texts)
-        self.last: tuple[Any, Any, bool] = (None, None, False)
+        self.last: tuple[Any, Any, Any] = (None, None, None)
 
     def names_a_text(self, attributes: dict[str, Any]) -> bool:
         found: dict[str, Any] = {}
