@@ -19,6 +19,7 @@ from agenteval_otel import OtelReader, _select
 from agenteval_otel._golden import eval_set_from_trace
 from agenteval_otel._lint_command import lint_trace
 from agenteval_otel._otlp import Span, read_spans
+from agenteval_otel._span import value_of
 from agenteval_otel._turns import turns_of
 
 from tests.plugins.otel._encode import encode_span, split_logs
@@ -47,7 +48,7 @@ def _copy(span: Span, n: int, mode: str, source: int) -> Span:
                 {**m, "parts": [{k: v for k, v in p.items() if k != "arguments"} for p in m["parts"]]}
                 for m in outputs
             ]
-    messages = attributes.get("gen_ai.input.messages")
+    messages = value_of(attributes, "gen_ai.input.messages")
     if isinstance(messages, list):
         attributes["gen_ai.input.messages"] = [
             {

@@ -19,18 +19,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from agenteval.errors import DataError
 
 from ._logs import merge_logs
-from ._otlp import iter_spans, logs_beside
-from ._span import Span, content_from_events
+from ._otlp import RawSpan, iter_spans, logs_beside
+from ._span import Span, content_from_events, parsed, value_of
 
 __all__ = ["PENDING_SPANS", "read_wanted_traces"]
 
 #: Spans of traces not (yet) wanted held at once, before they are dropped to be read again if needed.
-PENDING_SPANS = 20_000
+PENDING_SPANS = 5_000
 _SESSION_KEYS = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id")
 #: The GenAI message parts whose text a turn's user message holds (``_turns._parts``).
 _TEXT_PARTS = ("text", "reasoning")
@@ -59,17 +59,19 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     pending_count = 0
     dropped: set[str] = set()
     lines: dict[str, set[int]] = defaultdict(set)
-    for number, span in iter_spans(path, records):
-        trace = span.trace_id
-        groups.add(trace, span)
-        if trace not in kept and _wanted(span, ids, texts, text_spans):
+    looked = _LastLook(texts)
+    for number, found in iter_spans(path, records, whole=kept):
+        trace = found.trace_id
+        attributes = found.peek if type(found) is RawSpan else found.attributes
+        groups.add(trace, attributes)
+        if trace not in kept and _wanted(trace, found.span_id, attributes, ids, looked, text_spans):
             groups.want(trace)
-            kept[trace] = pending.pop(trace, [])
+            kept[trace] = [_built(s, where) for s in pending.pop(trace, [])]
             pending_count -= len(kept[trace])
         if trace in kept:
-            kept[trace].append(span)
+            kept[trace].append(_built(found, where))
         else:
-            pending[trace].append(span)
+            pending[trace].append(found)
             pending_count += 1
             if pending_count > PENDING_SPANS and number:  # a JSONL line can be read again
                 dropped.update(pending)
@@ -86,36 +88,88 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     wanted = groups.wanted_traces()
     again = {trace for trace in wanted if trace in dropped}
     traces: dict[str, list[Span]] = {}
-    for held in (kept, pending):  # disjoint: a trace's pending spans move to kept when it is wanted
-        for trace in [t for t in held if t in wanted and t not in again]:
-            traces[trace] = held.pop(trace)
+    for trace in [t for t in kept if t in wanted and t not in again]:
+        traces[trace] = kept.pop(trace)
+    for trace in [t for t in pending if t in wanted and t not in again]:
+        traces[trace] = [_built(s, where) for s in pending.pop(trace)]
     del kept, pending
     if again:
         numbers = {n for trace in again for n in lines[trace]}
-        for _, span in iter_spans(path, [], lines=numbers):
-            if span.trace_id in again:
-                traces.setdefault(span.trace_id, []).append(span)
+        for _, found in iter_spans(path, [], lines=numbers, whole=again):
+            if found.trace_id in again:
+                traces.setdefault(found.trace_id, []).append(_built(found, where))
     if beside_records:
         merge_logs([span for found in traces.values() for span in found], beside_records, where)
     return traces
 
 
-def _wanted(span: Span, ids: set[str], texts: set[str], text_spans: set[str]) -> bool:
-    attributes = span.attributes
+def _built(found: Union[RawSpan, Span], where: str) -> Span:
+    return found.span(where) if type(found) is RawSpan else found
+
+
+def _wanted(
+    trace: str,
+    span_id: str,
+    attributes: dict[str, Any],
+    ids: set[str],
+    looked: _LastLook,
+    text_spans: set[str],
+) -> bool:
     case_id = attributes.get("agenteval.case_id")
     if case_id not in (None, "") and str(case_id) in ids:
         return True
-    if span.trace_id in ids or any(str(attributes.get(k)) in ids for k in _SESSION_KEYS if k in attributes):
+    if trace in ids or any(str(attributes.get(k)) in ids for k in _SESSION_KEYS if k in attributes):
         return True
-    if texts and (span.span_id in text_spans or not texts.isdisjoint(user_texts(attributes))):
+    if looked.texts and (span_id in text_spans or looked.names_a_text(attributes)):
         return True
     return False
+
+
+#: Characters a JSON string may write as an escape other than ``\u``: a text holding none of
+#: them is in a JSON text without ``\u`` escapes, as it is, wherever the JSON holds it.
+_ESCAPED = frozenset('"\\/') | frozenset(map(chr, range(32)))
+
+
+class _LastLook:
+    """Whether a span's model input holds a user message whose text is one of ``texts``
+    (``user_texts``), its JSON text parsed only when it may: when a text could be in it (a
+    search of the JSON text itself, for a few texts without escaped characters) and it is not
+    the same input as the last span's (a model call's history repeats from call to call)."""
+
+    def __init__(self, texts: set[str]) -> None:
+        self.texts = texts
+        self.searchable = len(texts) <= 32 and not any(_ESCAPED.intersection(t) for t in texts)
+        self.last: tuple[Any, Any, Any] = (None, None, None)
+
+    def names_a_text(self, attributes: dict[str, Any]) -> bool:
+        found: dict[str, Any] = {}
+        for key in _INPUT_KEYS:
+            value = attributes.get(key)
+            if isinstance(value, str):
+                if self.searchable and "\\u" not in value and not any(t in value for t in self.texts):
+                    continue
+                value = self._parsed(key, value)
+            if value is not None:
+                found[key] = value
+        return bool(found) and not self.texts.isdisjoint(user_texts(found))
+
+    def _parsed(self, key: str, value: str) -> Any:
+        last_key, last_value, last_parsed = self.last
+        if key == last_key and value == last_value:
+            return last_parsed
+        result = parsed(value)
+        self.last = (key, value, result)
+        return result
+
+
+#: The attributes a model call's input is in.
+_INPUT_KEYS = ("gen_ai.input.messages", "gcp.vertex.agent.llm_request")
 
 
 def user_texts(attributes: dict[str, Any]) -> Iterable[str]:
     """The text of every user message of a model call's input (GenAI messages, or ADK schema
     1's ``llm_request``), trimmed: the texts a turn's first user message can be."""
-    messages = attributes.get("gen_ai.input.messages")
+    messages = value_of(attributes, "gen_ai.input.messages")
     if isinstance(messages, list):
         for message in messages:
             if isinstance(message, dict) and message.get("role") == "user":
@@ -128,7 +182,7 @@ def user_texts(attributes: dict[str, Any]) -> Iterable[str]:
                     and isinstance(p.get("content"), str)
                     and p["content"]
                 ).strip()
-    request = attributes.get("gcp.vertex.agent.llm_request")
+    request = value_of(attributes, "gcp.vertex.agent.llm_request")
     contents = request.get("contents") if isinstance(request, dict) else None
     for content in contents if isinstance(contents, list) else ():
         if isinstance(content, dict) and content.get("role") == "user":
@@ -180,10 +234,10 @@ class _Groups:
             key, parent = parent, grand
         return key
 
-    def add(self, trace: str, span: Span) -> None:
+    def add(self, trace: str, attributes: dict[str, Any]) -> None:
         self.traces.add(trace)
         for key in _SESSION_KEYS:
-            value = span.attributes.get(key)
+            value = attributes.get(key)
             if value not in (None, ""):
                 root, other = self.find(trace), self.find(str(value))
                 if other != root:

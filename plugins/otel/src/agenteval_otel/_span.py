@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -23,6 +23,8 @@ from ._legacy_events import LEGACY_EVENTS, event_fields, legacy_messages
 __all__ = [
     "ELIDED",
     "JSON_ATTRIBUTES",
+    "LAZY_ATTRIBUTES",
+    "JsonText",
     "Span",
     "any_value",
     "attributes_of",
@@ -30,6 +32,8 @@ __all__ = [
     "hex_id",
     "list_at",
     "loads",
+    "parsed",
+    "value_of",
 ]
 
 _HEX_DIGITS = "0123456789abcdefABCDEF"
@@ -50,6 +54,30 @@ JSON_ATTRIBUTES = frozenset(
         "gcp.vertex.agent.llm_response",
     }
 )
+
+
+#: JSON attributes a turn reads only for its first user message, the largest of a trace (a model
+#: call's input repeats the conversation so far): their JSON text is parsed when read (``value_of``).
+LAZY_ATTRIBUTES = frozenset(
+    {
+        "gen_ai.input.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.tool.definitions",
+        "gcp.vertex.agent.llm_request",
+    }
+)
+
+
+class JsonText(str):
+    """A ``LAZY_ATTRIBUTES`` value: JSON text of an array or object, not parsed yet."""
+
+    __slots__ = ()
+
+
+def value_of(attributes: dict[str, Any], key: str) -> Any:
+    """An attribute's value, its JSON text parsed when it was left as text (``JsonText``)."""
+    value = attributes.get(key)
+    return parsed(str(value)) if type(value) is JsonText else value
 
 
 @dataclass(slots=True)
@@ -105,14 +133,20 @@ def _take(attributes: dict[str, Any], found: dict[str, Any], *, replace: bool) -
                 attributes[key] = value
 
 
-def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
-    """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object."""
+def attributes_of(
+    value: Any, at: str, where: str, *, only: Optional[Container[str]] = None
+) -> dict[str, Any]:
+    """Attributes as plain values: OTLP's ``[{key, value: AnyValue}]`` or an object. With
+    ``only``, every entry is checked but only those keys are taken, their JSON text left unparsed
+    (a look at a span whose trace may not be wanted)."""
     if value is None:
         return {}
     flat: dict[str, Any] = {}
     if isinstance(value, dict):
+        if only is not None:
+            return {key: item for key, item in value.items() if key in only}
         for key, item in value.items():
-            flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
+            flat[key] = _json_value(key, item) if key in JSON_ATTRIBUTES else item
         return flat
     if not isinstance(value, list):
         raise DataError(f"{at}: expected a list of key-value pairs", source=where)
@@ -124,10 +158,23 @@ def attributes_of(value: Any, at: str, where: str) -> dict[str, Any]:
             raw = None
         if type(key) is not str:
             raise DataError(f"{at}[{i}]: expected {{'key': ..., 'value': ...}}", source=where)
+        if only is not None:
+            if key in only:
+                flat[key] = any_value(raw)
+            continue
         # most attributes are strings: read them without the general AnyValue walk
         item = raw["stringValue"] if type(raw) is dict and "stringValue" in raw else any_value(raw)
-        flat[key] = _parsed(item) if key in JSON_ATTRIBUTES else item
+        flat[key] = _json_value(key, item) if key in JSON_ATTRIBUTES else item
     return flat
+
+
+def _json_value(key: str, item: Any) -> Any:
+    """A ``JSON_ATTRIBUTES`` value: parsed, or (``LAZY_ATTRIBUTES``) kept as ``JsonText`` when it
+    looks like a JSON array or object (any other text is parsed now, so that ``<elided>`` stays
+    itself)."""
+    if key in LAZY_ATTRIBUTES and type(item) is str and item[:1] in ("[", "{"):
+        return JsonText(item)
+    return parsed(item)
 
 
 def loads(text: Union[str, bytes]) -> Any:
@@ -142,7 +189,7 @@ def loads(text: Union[str, bytes]) -> Any:
         return json.loads(text)
 
 
-def _parsed(item: Any) -> Any:
+def parsed(item: Any) -> Any:
     """A JSON attribute's value, parsed when it is JSON text."""
     if isinstance(item, str):
         try:

@@ -40,7 +40,7 @@ from typing import Any, Optional
 from agenteval.errors import DataError
 from agenteval.models import Invocation, MissingInput, Part
 
-from ._span import ELIDED, Span, loads
+from ._span import ELIDED, Span, loads, value_of
 
 __all__ = ["CAPTURE_SETTING", "Finding", "Tree", "Turn", "turns_of", "turns_of_traces"]
 
@@ -495,7 +495,7 @@ def _turn(tree: Tree, roots: list[Span]) -> Turn:
 def _user_of(attrs: dict[str, Any]) -> Optional[_Dict]:
     """The last user message with text of a model call's input (GenAI messages, else ADK
     schema 1's ``llm_request`` contents)."""
-    messages = attrs.get("gen_ai.input.messages")
+    messages = value_of(attrs, "gen_ai.input.messages")
     if isinstance(messages, list):
         for message in reversed(messages):
             if isinstance(message, dict) and message.get("role") == "user":
@@ -503,7 +503,7 @@ def _user_of(attrs: dict[str, Any]) -> Optional[_Dict]:
                 if texts:
                     return {"role": "user", "parts": texts}
         return None
-    request = attrs.get("gcp.vertex.agent.llm_request")
+    request = value_of(attrs, "gcp.vertex.agent.llm_request")
     contents = request.get("contents") if isinstance(request, dict) else None
     for content in reversed(contents if isinstance(contents, list) else []):
         if isinstance(content, dict) and content.get("role") == "user":
