@@ -13,7 +13,10 @@ import pytest
 from agenteval._reporting import _table, case_views, render_table
 from agenteval.runs import RecordedRun, list_runs
 from agenteval.testing import make_case, make_invocation
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
+from rich.text import Text
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
 
@@ -367,3 +370,40 @@ def test_aligned_rows_are_made_safe_for_the_terminal():
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text
     assert "+ extra x" in text
+
+
+def _through_rich(text, depth: int, width: int) -> str:
+    """What rich itself prints for ``text`` ``depth`` columns in (a recording console never
+    takes the plain-line shortcut)."""
+    out = io.StringIO()
+    console = Console(file=out, width=width, no_color=True, color_system=None, record=True)
+    _table._print_indented(console, text, depth)
+    return out.getvalue()
+
+
+def _plain(text, depth: int, width: int) -> str:
+    out = io.StringIO()
+    _table._print_indented(Console(file=out, width=width, no_color=True, color_system=None), text, depth)
+    return out.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(max_size=140),
+    styled=st.booleans(),
+    depth=st.integers(min_value=0, max_value=8),
+    width=st.sampled_from([40, 80, 100]),
+)
+def test_a_plain_console_gets_exactly_what_rich_prints(text, styled, depth, width):
+    line = Text(text, style="dim").append(" x", style="bold") if styled else text
+    assert _plain(line, depth, width) == _through_rich(line, depth, width)
+
+
+def test_the_report_file_reads_as_rich_renders_it(example_run):
+    def rendered(record: bool) -> str:
+        out = io.StringIO()
+        console = Console(file=out, width=100, no_color=True, color_system=None, record=record)
+        render_table(example_run, console, show="all")
+        return out.getvalue()
+
+    assert rendered(record=False) == rendered(record=True)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Optional, Union
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
@@ -112,9 +113,40 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _indented(text: Union[str, Text], depth: int, style: str = "") -> Padding:
+def _print_indented(console: Console, text: Union[str, Text], depth: int, style: str = "") -> None:
+    """Print ``text`` ``depth`` columns in. On a console without colour (the report file, a
+    pipe) printable text is written as rich would write it, wrapped by rich's own ``wrap``
+    but without its layout pass (about a millisecond a line, most of the time of a report
+    that lists thousands of failing cases). Anything else goes through rich."""
     body = text if isinstance(text, Text) else Text(text, style=style)
-    return Padding(body, (0, 0, 0, depth), expand=False)
+    written = _plain_lines(console, body, depth)
+    if written is not None:
+        console.file.write(written)
+        return
+    console.print(Padding(body, (0, 0, 0, depth), expand=False) if depth else body)
+
+
+def _plain_lines(console: Console, body: Text, depth: int) -> Optional[str]:
+    """What rich prints for ``body`` ``depth`` columns in on a colourless console, or
+    ``None`` when that is not sure to be the same (colour, recording, control characters,
+    a line rich would crop)."""
+    plain = body.plain
+    if console.color_system is not None or console.record or not plain or not plain.isprintable():
+        return None
+    width = console.width - depth
+    if width <= 0:
+        return None
+    if cell_len(plain) <= width:
+        return " " * depth + plain + "\n"
+    if not depth:  # printed bare, rich does not pad the wrapped lines
+        return None
+    lines = []
+    for line in body.wrap(console, width, justify="default", overflow="fold"):
+        size = cell_len(line.plain)
+        if size > width:
+            return None
+        lines.append(" " * depth + line.plain + " " * (width - size) + "\n")
+    return "".join(lines)
 
 
 # -- 1. and 2.: the summary ----------------------------------------------------------------
@@ -292,14 +324,14 @@ def _set_verdict_lines(console: Console, criteria: Sequence) -> None:
             line = Text(f"{visible(crit.criterion)} ").append(
                 crit.verdict, style=_VERDICT_STYLE[crit.verdict]
             )
-            console.print(_indented(line.append(f": {visible(crit.verdict_reason)}"), 2))
+            _print_indented(console, line.append(f": {visible(crit.verdict_reason)}"), 2)
     stated: dict[tuple[str, str], list[str]] = {}
     for crit in criteria:
         if crit.guarantee:
             stated.setdefault((crit.verdict_rule or "", crit.guarantee), []).append(visible(crit.criterion))
     for (rule, guarantee), names in stated.items():
         which = f" of {', '.join(names)}" if len(stated) > 1 else ""
-        console.print(_indented(Text(f"set verdict{which} ({rule}): {guarantee}", style="dim"), 2))
+        _print_indented(console, Text(f"set verdict{which} ({rule}): {guarantee}", style="dim"), 2)
 
 
 def _header(source: Union[RecordedRun, RunResult], sets: int, summary: RunSummary) -> Text:
@@ -329,11 +361,11 @@ def _aligned_rows(result: CriterionResult, index: int) -> Optional[list[Trajecto
 
 
 def _print_rows(label: str, rows: Sequence[TrajectoryRow], console: Console, depth: int) -> None:
-    console.print(_indented(Text(label, style="dim"), depth))
+    _print_indented(console, Text(label, style="dim"), depth)
     for row in rows[:_ROWS_SHOWN]:
-        console.print(_indented(Text(_clip(row_text(row), 400), style=_ROW_STYLE[row.op]), depth + 2))
+        _print_indented(console, Text(_clip(row_text(row), 400), style=_ROW_STYLE[row.op]), depth + 2)
     if len(rows) > _ROWS_SHOWN:
-        console.print(_indented(Text(f"… {len(rows) - _ROWS_SHOWN} more rows", style="dim"), depth + 2))
+        _print_indented(console, Text(f"… {len(rows) - _ROWS_SHOWN} more rows", style="dim"), depth + 2)
 
 
 def _reasons(view: CaseView, console: Console) -> None:
@@ -343,7 +375,7 @@ def _reasons(view: CaseView, console: Console) -> None:
         failure_code = f" [{visible(failure.error_code)}]" if failure.error_code else ""
         line = Text("the agent failed", style="bold").append(failure_code, style="dim").append(": ")
         line.append(_clip(failure.error.message, 400))
-        console.print(_indented(line, 4))
+        _print_indented(console, line, 4)
     groups: dict[tuple[Status, Optional[str], str], list[CriterionResult]] = {}
     for result in view.case.criteria:
         undecided = result.verdict is not None and result.verdict.verdict == "INCONCLUSIVE"
@@ -371,7 +403,7 @@ def _reasons(view: CaseView, console: Console) -> None:
             line.append(f" [{visible(code)}]", style="dim")
         if reason:
             line.append(": ").append(_clip(reason, 600))
-        console.print(_indented(line, 4))
+        _print_indented(console, line, 4)
         if status is Status.FAILED:
             _evidence(view, results, console, shown)
 
@@ -394,9 +426,9 @@ def _evidence(
             shown.add((index, tools))
             if expected is not None:
                 calls = ", ".join(map(_call, expected.tool_calls())) or "(none)"
-                console.print(_indented(Text(f"{turn}expected tools: ", style="dim").append(_clip(calls)), 6))
+                _print_indented(console, Text(f"{turn}expected tools: ", style="dim").append(_clip(calls)), 6)
             calls = ", ".join(map(_call, actual.tool_calls())) or "(none)"
-            console.print(_indented(Text(f"{turn}actual tools:   ", style="dim").append(_clip(calls)), 6))
+            _print_indented(console, Text(f"{turn}actual tools:   ", style="dim").append(_clip(calls)), 6)
         for result in results:
             rows = _aligned_rows(result, index)
             if rows and (index, result.criterion) not in shown:
@@ -408,8 +440,8 @@ def _evidence(
     shown.add((index, tools))
     if expected is not None:
         line = Text(f"{turn}expected: ", style="dim").append(_clip(expected.final_text()))
-        console.print(_indented(line, 6))
-    console.print(_indented(Text(f"{turn}actual:   ", style="dim").append(_clip(actual.final_text())), 6))
+        _print_indented(console, line, 6)
+    _print_indented(console, Text(f"{turn}actual:   ", style="dim").append(_clip(actual.final_text())), 6)
 
 
 def _case_line(view: CaseView, doubtful: bool = False) -> Text:
@@ -439,20 +471,20 @@ def _details(view: CaseView, console: Console) -> None:
         line = f"{visible(result.criterion)} ({visible(result.plugin.id)}): {_score(result.score)}"
         if result.threshold is not None:
             line += f" / threshold {_score(result.threshold)}"
-        console.print(_indented(Text(line).append(" ").append(_status(result.status)), 4))
+        _print_indented(console, Text(line).append(" ").append(_status(result.status)), 4)
         if result.error is not None:
             traceback = visible(result.error.traceback, newlines=True)
             shown = traceback if len(traceback) <= 2000 else traceback[:1999] + "…"
-            console.print(_indented(shown, 6, "dim"))
+            _print_indented(console, shown, 6, "dim")
     for run in case.agent_runs:
         if run.output:  # what the agent printed (ADK's logs for an ADK agent)
             output = visible(run.output, newlines=True)
             label = f"agent output (run {run.run}):" if len(case.agent_runs) > 1 else "agent output:"
-            console.print(_indented(Text(label, style="bold"), 4))
-            console.print(_indented(output if len(output) <= 2000 else output[:1999] + "…", 6, "dim"))
+            _print_indented(console, Text(label, style="bold"), 4)
+            _print_indented(console, output if len(output) <= 2000 else output[:1999] + "…", 6, "dim")
     for index, inv in enumerate(view.actual):
         exp = view.expected[index] if view.expected is not None and index < len(view.expected) else None
-        console.print(_indented(Text(f"invocation {index + 1}", style="bold"), 4))
+        _print_indented(console, Text(f"invocation {index + 1}", style="bold"), 4)
         rows = [("prompt:   ", inv.user_content.text())]
         if exp is not None:
             rows.append(("expected: ", exp.final_text()))
@@ -461,7 +493,7 @@ def _details(view: CaseView, console: Console) -> None:
             rows.append(("expected tools: ", ", ".join(map(_call, exp.tool_calls())) or "(none)"))
         rows.append(("actual tools:   ", ", ".join(map(_call, inv.tool_calls())) or "(none)"))
         for label, value in rows:
-            console.print(_indented(Text(label, style="dim").append(_clip(value)), 6))
+            _print_indented(console, Text(label, style="dim").append(_clip(value)), 6)
         for result in case.criteria:
             item = next((p for p in result.per_invocation if p.index == index), None)
             if item is None:
@@ -470,7 +502,7 @@ def _details(view: CaseView, console: Console) -> None:
             text.append(f" ({_score(item.score)})")
             if item.reason and item.status is not Status.PASSED:
                 text.append(f" {_clip(item.reason, 400)}")
-            console.print(_indented(text, 6))
+            _print_indented(console, text, 6)
             aligned = rows_from_details(item.details)
             if aligned:
                 _print_rows("aligned:", aligned, console, 8)
@@ -544,7 +576,7 @@ def _list_cases(
             titled = True
         if passing:
             view = read()
-            console.print(_passing_line(view))
+            _print_indented(console, _passing_line(view), 0)
             if detailed:
                 _details(view, console)
             continue
@@ -553,7 +585,7 @@ def _list_cases(
             continue
         described += 1
         view = read()
-        console.print(_case_line(view, doubtful=ok))
+        _print_indented(console, _case_line(view, doubtful=ok), 0)
         _reasons(view, console)
         if detailed:
             _details(view, console)
