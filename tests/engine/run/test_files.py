@@ -225,10 +225,8 @@ def test_without_kept_results_the_run_returns_the_summary_only(tmp_path):
     assert summary_only.summary == full.summary and summary_only.passed is full.passed
 
 
-def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_here(tmp_path, monkeypatch):
-    _, here = _run(tmp_path / "here")
-    monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
-    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+def _where_checked(monkeypatch) -> list[str]:
+    """Where each file's JSON is checked, in planning order: "ahead" or "here"."""
     checked: list[str] = []
     real = _files.read_eval_cases
 
@@ -237,6 +235,14 @@ def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_
         return real(path, each_case, ahead)
 
     monkeypatch.setattr(_files, "read_eval_cases", counted)
+    return checked
+
+
+def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_here(tmp_path, monkeypatch):
+    _, here = _run(tmp_path / "here")
+    monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+    checked = _where_checked(monkeypatch)
     plan, ahead = _run(tmp_path / "ahead")
     assert checked == ["ahead"] * 6
     assert _scores(ahead) == _scores(here) and ahead.summary == here.summary
@@ -262,14 +268,7 @@ def test_files_are_checked_here_while_another_thread_runs(tmp_path, monkeypatch)
     # A fork copies only the calling thread: with another one alive (an embedder's server,
     # a test runner), nothing is forked.
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
-    checked: list[str] = []
-    real = _files.read_eval_cases
-
-    def counted(path, each_case, ahead=None):
-        checked.append("ahead" if ahead is not None else "here")
-        return real(path, each_case, ahead)
-
-    monkeypatch.setattr(_files, "read_eval_cases", counted)
+    checked = _where_checked(monkeypatch)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
