@@ -96,6 +96,7 @@ answers = load("_schema_answers", sys.argv[2])
 latency, capacity = float(sys.argv[3]), int(sys.argv[4])
 throttled, started = [], []
 with servers.FakeGeminiServer() as server:
+    server.keep_alive = True  # persistent connections, as a real endpoint keeps them
     def respond(request):
         if capacity and server.in_flight > capacity:
             throttled.append(1)

@@ -418,3 +418,60 @@ def test_the_sdks_are_imported_only_when_a_call_is_made(tmp_path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+# -- the request models: the SDK's own, with name lookups answered at once -------------------
+def test_the_request_sent_is_the_one_the_sdks_own_models_give(server: FakeGeminiServer, monkeypatch) -> None:
+    from agenteval_llm_judges.providers import _genai_models, gemini
+    from google.genai import types
+
+    request = JudgeRequest(
+        prompt="Is the answer right?",
+        system_instruction="You are a strict judge.",
+        response_schema=SCHEMA,
+        temperature=0.0,
+        max_output_tokens=256,
+        config={"topK": 3, "thinking_config": {"thinking_budget": 0}, "seed": 7, "stop_sequences": ["x"]},
+    )
+    call(request)
+    plain = _genai_models.RequestModels(types.GenerateContentConfig, types.Content, types.Part)
+    monkeypatch.setattr(gemini, "request_models", lambda: plain)
+    call(request)
+    ours, sdks = server.requests
+    assert ours.body == sdks.body and ours.path == sdks.path
+
+
+def test_the_request_models_answer_membership_as_iterating_them_would() -> None:
+    from agenteval_llm_judges.providers._genai_models import request_models
+
+    models = request_models()
+    config = models.config(temperature=0.5, seed=3)
+    assert "temperature" not in config and "seed" not in config  # a model iterates pairs, not names
+    assert ("temperature", 0.5) in config and ("temperature", 0.4) not in config
+    part = models.part(text="hi")
+    assert "text" not in part and ("text", "hi") in part
+    assert models.user_text("hi").parts == [part] and models.user_text("hi").role == "user"
+
+
+def test_the_fake_server_keeps_connections_open_only_when_told(gemini_env: FakeGeminiServer) -> None:
+    import http.client
+
+    def two_calls_on_one_connection() -> list[str]:
+        port = int(gemini_env.base_url.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        said = []
+        try:
+            for _ in range(2):
+                connection.request("POST", f"/v1beta/models/{MODEL}:generateContent", body="{}")
+                answer = connection.getresponse()
+                answer.read()
+                said.append(answer.getheader("Connection") or "keep-alive")
+        except (http.client.RemoteDisconnected, ConnectionError):
+            said.append("closed")
+        finally:
+            connection.close()
+        return said
+
+    assert two_calls_on_one_connection()[0] == "close"  # the tests' default: no pooled connection
+    gemini_env.keep_alive = True  # the benchmark's: as a real endpoint
+    assert two_calls_on_one_connection() == ["keep-alive", "keep-alive"]

@@ -35,6 +35,7 @@ from ._common import (
     status_code,
     transport_failure,
 )
+from ._genai_models import request_models
 
 __all__ = ["GeminiJudge"]
 
@@ -165,7 +166,7 @@ class GeminiJudge(JudgeModel):
         failure: Optional[JudgeCallError] = None
         try:
             response = await client.aio.models.generate_content(
-                model=self.model, contents=request.prompt, config=config
+                model=self.model, contents=[request_models().user_text(request.prompt)], config=config
             )
         except Exception as exc:  # noqa: BLE001 - any SDK failure is classified as a judge-call error
             failure = self._call_error(exc)
@@ -228,8 +229,9 @@ class GeminiJudge(JudgeModel):
     def _config(self, request: JudgeRequest, types: Any) -> Any:
         import pydantic
 
+        models = request_models()
         try:
-            config = types.GenerateContentConfig.model_validate(request.config or {})
+            config = models.config.model_validate(request.config or {})
         except pydantic.ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
@@ -249,7 +251,7 @@ class GeminiJudge(JudgeModel):
             "automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True),
         }
         if request.system_instruction is not None:
-            update["system_instruction"] = request.system_instruction
+            update["system_instruction"] = models.user_text(request.system_instruction)
         if request.temperature is not None:
             update["temperature"] = request.temperature
         if request.max_output_tokens is not None:
