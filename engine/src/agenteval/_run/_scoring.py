@@ -89,7 +89,10 @@ class Preparation:
         threading.Thread(target=work, name="agenteval-prepare", daemon=True).start()
 
     async def failures(self) -> dict[int, BaseException]:
-        """The exceptions raised by ``prepare()``, by evaluator id (waits for the thread)."""
+        """The exceptions raised by ``prepare()``, by evaluator id (waits for the thread;
+        once it is done, answers without waiting)."""
+        if self._future.done():
+            return self._future.result()
         return await asyncio.wrap_future(self._future)
 
 
