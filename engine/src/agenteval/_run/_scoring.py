@@ -219,7 +219,7 @@ async def _score_one(
         started = time.perf_counter()
         try:
             outcome = resolved.evaluator.evaluate(ctx)
-            if inspect.isawaitable(outcome):
+            if type(outcome) is not Score and inspect.isawaitable(outcome):
                 outcome = await outcome
         except Exception as exc:  # failing is data: the run goes on
             if strict:
