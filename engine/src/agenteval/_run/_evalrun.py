@@ -26,7 +26,7 @@ import inspect
 import signal
 import threading
 import time
-from collections.abc import Coroutine, Generator, Iterator
+from collections.abc import Coroutine, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Protocol
@@ -85,6 +85,10 @@ class CaseSink(Protocol):
 
     def add(self, set_index: int, case_id: str, case: CaseResult) -> None:
         """``case``: the combined result of the case ``case_id`` of eval set ``set_index``."""
+
+    def add_copies(self, set_index: int, case: CaseResult, case_ids: Sequence[str]) -> None:
+        """For each id of ``case_ids``, a case equal to ``case`` but for its id (the cases an
+        interruption left unstarted, in one step)."""
 
 
 @dataclass
@@ -500,6 +504,8 @@ class EvalRun:
                     if runs or self.plan.num_runs != 1 or unstarted is None:
                         case = self._case_result(planned, case_id, runs, finished=False)
                         summary.add(case, planned.entry)
+                        if self.case_sink is not None:
+                            self.case_sink.add(planned.index, case_id, case)
                         if not runs and self.plan.num_runs == 1:
                             unstarted = case
                     else:
@@ -511,6 +517,8 @@ class EvalRun:
                     by_set.setdefault(planned.index, []).append(case)
             if unstarted is not None and copies:
                 summary.add_copies(unstarted, planned.entry, copies)
+                if self.case_sink is not None:
+                    self.case_sink.add_copies(planned.index, unstarted, copies)
         judge = self.judge
         judged = {e.name for s in self.plan.sets for e in s.entries if e.requires_judge}
         run_summary = summary.build(
