@@ -18,8 +18,9 @@ Steps, applied to a whole text:
    three characters. Any other word is a token as is: never stemmed, never folded, so
    ``café`` and ``cafe`` differ.
 
-Speed: stemming dominates ROUGE's cost, so each distinct ASCII word is tokenised once
-(``functools.lru_cache``), and recent whole texts are cached too. Pure-ASCII texts skip the
+Speed: stemming dominates ROUGE's cost, so each distinct ASCII word is tokenised once (a
+table that learns each word on first sight, so a text's words are looked up in C), and the
+tokens and token counts of the last 4,096 texts are kept. Pure-ASCII texts skip the
 character scan; other texts are scanned by ``str.translate`` with a table that learns
 each character's rewrite on first sight.
 """
