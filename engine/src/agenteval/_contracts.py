@@ -75,14 +75,18 @@ def score_problem(score: Any, info: Any, actual_count: int) -> Optional[str]:
     not one per invocation. (``info`` has ``min_score`` and ``max_score``.)"""
     if not isinstance(score, Score):
         return f"evaluate() returned {type(score).__name__}, expected agenteval.Score"
-    low = "-inf" if info.min_score is None else info.min_score
-    high = "inf" if info.max_score is None else info.max_score
-    bounds = f"[{low}, {high}]"
     if score.value is not None and not inside(score.value, info):
-        return f"the case score {score.value!r} is outside the declared range {bounds}"
+        return f"the case score {score.value!r} is outside the declared range {_bounds(info)}"
     if score.per_invocation and len(score.per_invocation) != actual_count:
         return f"returned {len(score.per_invocation)} per-invocation scores for {actual_count} invocations"
     for index, item in enumerate(score.per_invocation):
         if item.score is not None and not inside(item.score, info):
-            return f"invocation #{index + 1}'s score {item.score!r} is outside the declared range {bounds}"
+            where = _bounds(info)
+            return f"invocation #{index + 1}'s score {item.score!r} is outside the declared range {where}"
     return None
+
+
+def _bounds(info: Any) -> str:
+    low = "-inf" if info.min_score is None else info.min_score
+    high = "inf" if info.max_score is None else info.max_score
+    return f"[{low}, {high}]"

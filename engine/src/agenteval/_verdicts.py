@@ -7,6 +7,7 @@ criterion), so a report re-rendered from a run folder gives the same verdicts as
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -59,9 +60,13 @@ __all__ = [
 
 
 def plugin_of(criterion: CriterionEntry) -> PluginInfo:
-    return PluginInfo(
-        distribution=criterion.distribution, version=criterion.version, entry_point=criterion.entry_point
-    )
+    return _plugin_info(criterion.distribution, criterion.version, criterion.entry_point)
+
+
+@functools.lru_cache(maxsize=256)
+def _plugin_info(distribution: str, version: str, entry_point: str) -> PluginInfo:
+    # One frozen object per plugin, shared by its results (not one per case and criterion).
+    return PluginInfo(distribution=distribution, version=version, entry_point=entry_point)
 
 
 def status_for(score: Optional[float], criterion: CriterionEntry) -> Status:

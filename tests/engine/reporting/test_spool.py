@@ -140,9 +140,10 @@ def respond(message, history):
 
 
 def test_an_interrupted_run_and_its_resume_give_the_folder_s_bytes(tmp_path, monkeypatch):
-    """Stopped by ``--timeout``, the run has unfinished cases: the document comes from the
-    folder. Resumed, the cases finished before come from their records, the rest from the
-    agent: every case is kept as it finishes, and the bytes are still the folder's."""
+    """Stopped by ``--timeout``, the run has unfinished cases: the run keeps them as well
+    (the cases never started rendered once), so the document reads no record back. Resumed,
+    the cases finished before come from their records, the rest from the agent: every case
+    is kept as it finishes, and the bytes are still the folder's."""
     cases = [
         {
             "eval_id": f"case_{i:02d}",
@@ -161,7 +162,9 @@ def test_an_interrupted_run_and_its_resume_give_the_folder_s_bytes(tmp_path, mon
     (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
     common = [str(eval_file), "--agent", f"{tmp_path / 'agent.py'}:respond", "--agent-concurrency", "2"]
     common += ["--criteria", "response_match_score"]
-    written, run = _run_json(tmp_path, *common, "--timeout", "0.4", exit_codes=(124,))
+    with monkeypatch.context() as patched:  # unfinished cases too: the run kept them all
+        patched.setattr(RecordedRun, "case_records", _refused)
+        written, run = _run_json(tmp_path, *common, "--timeout", "0.4", exit_codes=(124,))
     assert run.manifest.state is RunState.INTERRUPTED and 0 < len(run.keys()) < 30
     assert written == _from_folder(run)
     with monkeypatch.context() as patched:  # the resumed run's document reads no record back
@@ -169,3 +172,69 @@ def test_an_interrupted_run_and_its_resume_give_the_folder_s_bytes(tmp_path, mon
         written, run = _run_json(tmp_path, *common, "--resume", run.run_id)
     assert run.manifest.state is RunState.COMPLETE and len(run.keys()) == 30
     assert written == _from_folder(run)
+
+
+def test_copies_of_an_unstarted_case_are_rendered_as_each_copy_would_be():
+    case = CaseResult(
+        eval_id="first",
+        status=Status.NOT_EVALUATED,
+        criteria=[],
+    )
+    ids = ["first", "second", "caf\u00e9", 'with "quotes"', "back\\slash", "first"]
+    one_by_one, at_once = CaseSpool(), CaseSpool()
+    for case_id in ids:
+        one_by_one.add(0, case_id, case.model_copy(update={"eval_id": case_id}))
+    at_once.add_copies(0, case, ids)
+    one_by_one.prepare_reading()
+    at_once.prepare_reading()
+    try:
+        assert [at_once.text(0, c) for c in ids] == [one_by_one.text(0, c) for c in ids]
+    finally:
+        one_by_one.discard()
+        at_once.discard()
+
+
+def test_an_interrupted_recorded_run_keeps_its_unstarted_cases_in_the_spool(tmp_path):
+    """Ctrl-C in a large recorded run: the cases never started are rendered once and kept,
+    so the report covers every case without reading the records back, byte for byte."""
+    import asyncio
+
+    from agenteval import Evaluator, EvaluatorInfo, Score
+    from agenteval._api import run_sync
+    from agenteval._run import plan_eval_sets
+    from agenteval._run._session import open_run
+    from agenteval.models import EvalSet
+    from agenteval.testing import make_case, make_invocation, registry_for
+
+    seen: list[str] = []
+
+    class Counting(Evaluator):
+        info = EvaluatorInfo(description="Counts.")
+
+        def evaluate(self, ctx):
+            seen.append(ctx.case.eval_id)
+            if len(seen) == 40:
+                asyncio.get_running_loop().call_soon(run.interrupt, "SIGINT")
+            return Score(value=1.0 if len(seen) % 3 else 0.0)
+
+    eval_set = EvalSet(
+        eval_set_id="s",
+        eval_cases=[make_case([make_invocation(f"q{i}", "a")], eval_id=f"c{i:03d}") for i in range(300)],
+    )
+    plan = plan_eval_sets(
+        [eval_set], eval_set, {"counting": 0.5}, registry=registry_for(counting=Counting), judge=None
+    )
+    run = open_run(plan, runs_dir=tmp_path, argv=["test"], keep_results=False)
+    assert run.writer is not None
+    spool = CaseSpool(scrub=run.writer.scrub, folder=run.writer.folder)
+    run.case_sink = spool
+    result = run_sync(run.execute())
+    recorded = RecordedRun.open(run.writer.folder)
+    assert result.interrupted and 0 < len(recorded.keys()) < 300
+    assert spool.covers(recorded.manifest)
+    out = io.StringIO()
+    try:
+        write_json(recorded, out, summary=result.summary, transform=json_visible, spool=spool)
+    finally:
+        spool.discard()
+    assert out.getvalue() == _from_folder(recorded)

@@ -14,9 +14,11 @@ depth) makes the spool unusable, and the report is read from the folder as befor
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Optional
+
+import pydantic_core
 
 from .._results import CaseResult
 from ..runs import Manifest
@@ -56,11 +58,38 @@ class CaseSpool:
         except (ValueError, RecursionError):  # PydanticSerializationError is a ValueError
             self.discard()
             return
+        self._keep(set_index, case_id, data)
+
+    def _keep(self, set_index: int, case_id: str, data: bytes) -> None:
         if self._file is None:
             self._file = tempfile.TemporaryFile(dir=self._folder, prefix=".report-cases-")
         self._file.write(data)
         self._where[(set_index, case_id)] = (self._end, len(data))
         self._end += len(data)
+
+    def add_copies(self, set_index: int, case: CaseResult, case_ids: Sequence[str]) -> None:
+        """Keep, for each id of ``case_ids``, ``case`` with that id (rendered once: only the
+        id differs from one copy's text to the next)."""
+        if not self.usable or not case_ids:
+            return
+        try:
+            text = case_text(case)
+            own = pydantic_core.to_json(case.eval_id).decode("utf-8")
+        except (ValueError, RecursionError):  # PydanticSerializationError is a ValueError
+            self.discard()
+            return
+        head, found, tail = text.partition(f'"eval_id": {own}')
+        if not found or '"' in head:  # not laid out as expected: each copy on its own
+            for case_id in case_ids:
+                self.add(set_index, case_id, case.model_copy(update={"eval_id": case_id}))
+            return
+        for case_id in case_ids:
+            try:
+                encoded = pydantic_core.to_json(case_id).decode("utf-8")
+            except (ValueError, RecursionError):
+                self.discard()
+                return
+            self._keep(set_index, case_id, self._scrub(f'{head}"eval_id": {encoded}{tail}').encode("utf-8"))
 
     def covers(self, manifest: Manifest) -> bool:
         """Whether every planned case of ``manifest`` is here."""

@@ -22,10 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Protocol
@@ -74,12 +75,20 @@ SIGNAL_EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129, "timeout": 12
 #: How long in-flight work may take to wind down after an interruption.
 _WIND_DOWN_SECONDS = 1.5
 
+#: Units run in a row without a turn of the event loop when no unit waits (recorded turns
+#: under synchronous criteria): between batches a signal, ``--timeout`` or progress is seen.
+_INLINE_BATCH = 32
+
 
 class CaseSink(Protocol):
     """What takes each case's result as the case finishes."""
 
     def add(self, set_index: int, case_id: str, case: CaseResult) -> None:
         """``case``: the combined result of the case ``case_id`` of eval set ``set_index``."""
+
+    def add_copies(self, set_index: int, case: CaseResult, case_ids: Sequence[str]) -> None:
+        """For each id of ``case_ids``, a case equal to ``case`` but for its id (the cases an
+        interruption left unstarted, in one step)."""
 
 
 @dataclass
@@ -495,6 +504,8 @@ class EvalRun:
                     if runs or self.plan.num_runs != 1 or unstarted is None:
                         case = self._case_result(planned, case_id, runs, finished=False)
                         summary.add(case, planned.entry)
+                        if self.case_sink is not None:
+                            self.case_sink.add(planned.index, case_id, case)
                         if not runs and self.plan.num_runs == 1:
                             unstarted = case
                     else:
@@ -506,6 +517,8 @@ class EvalRun:
                     by_set.setdefault(planned.index, []).append(case)
             if unstarted is not None and copies:
                 summary.add_copies(unstarted, planned.entry, copies)
+                if self.case_sink is not None:
+                    self.case_sink.add_copies(planned.index, unstarted, copies)
         judge = self.judge
         judged = {e.name for s in self.plan.sets for e in s.entries if e.requires_judge}
         run_summary = summary.build(
@@ -584,6 +597,19 @@ class _Dispatch:
         self.window = asyncio.Semaphore(run.units_in_flight)
         self.tasks: set[asyncio.Task] = set()
         self.failure: list[BaseException] = []
+        plan = run.plan
+        #: Units are run in the dispatch's own task, each to its end unless it waits (see
+        #: ``_drive``): recorded turns, synchronous criteria, this process's executor.
+        self.inline = (
+            plan.agent is None
+            and type(run.executor) is LocalExecutor
+            and not any(
+                c.info.requires_judge or inspect.iscoroutinefunction(c.evaluator.evaluate)
+                for s in plan.sets
+                for c in s.criteria
+            )
+        )
+        self._since_turn = 0
 
     async def walk(self, resumed: dict[tuple[int, str], list[int]]) -> None:
         """Start every case (keeping the first look of those not started yet reserved
@@ -595,6 +621,8 @@ class _Dispatch:
             max(0, first_look - len(resumed.get((s.index, c), ()))) for s in plan.sets for c in s.case_ids
         )
         try:
+            if self.inline:  # the units then find the criteria prepared without waiting
+                await self.lanes.preparation.failures()
             await self._start_cases(resumed, first_look)
             while self.tasks:  # a look may start more runs while others finish
                 await asyncio.gather(*list(self.tasks), return_exceptions=True)
@@ -645,8 +673,28 @@ class _Dispatch:
                 self.window.release()
                 self.failure.append(exc)
                 return False
-            self._spawn(self._unit(state, run_index, recorded))
+            work = self._unit(state, run_index, recorded)
+            if not self.inline:
+                self._spawn(work)
+                continue
+            self._drive(work)
+            self._since_turn += 1
+            if self._since_turn >= _INLINE_BATCH:
+                self._since_turn = 0
+                await asyncio.sleep(0)  # a turn of the loop: signals, the deadline
         return True
+
+    def _drive(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run a unit here to its end when it never waits (no task, no turn of the loop for
+        it: in order, as its task would have); one that waits goes on as a task from there.
+        A unit's failure is in ``failure`` already (``_unit``), as a task's would be."""
+        try:
+            waiting_on = work.send(None)
+        except StopIteration:
+            return
+        except Exception:  # noqa: BLE001 - recorded by _unit; the run stops on it
+            return
+        self._spawn(_Resumed(work, waiting_on))
 
     def _extend(self, state: _CaseState) -> None:
         """Start the runs of the case's next look (in their own task: this one holds a
@@ -683,6 +731,34 @@ class _Dispatch:
             raise
         finally:
             self.window.release()
+
+
+class _Resumed:
+    """A coroutine that waited on its first step (``_Dispatch._drive``), awaited from there:
+    what it waits on is handed to the task, what the task sends or throws to it."""
+
+    def __init__(self, work: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self._work = work
+        self._waiting_on = waiting_on
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        work, waiting_on = self._work, self._waiting_on
+        while True:
+            try:
+                sent = yield waiting_on
+            except GeneratorExit:
+                work.close()
+                raise
+            except BaseException as exc:  # noqa: BLE001 - handed on: cancellation, a failed wait
+                try:
+                    waiting_on = work.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+                continue
+            try:
+                waiting_on = work.send(sent)
+            except StopIteration as stop:
+                return stop.value
 
 
 @dataclass

@@ -20,6 +20,8 @@ from ..runs import CriterionEntry
 
 __all__ = ["missing_input_result"]
 
+_EVERY_INPUT = frozenset(INVOCATION_INPUTS)
+
 _SAID = {
     "user_content": "the user's message",
     "final_response": "the final response",
@@ -33,11 +35,14 @@ def missing_input_result(
 ) -> Optional[CriterionResult]:
     """NOT_EVALUATED when a turn of ``actual`` lacks an input the criterion reads; else ``None``.
     ``first``: the index of ``actual[0]`` in the case's turns (after its context turns)."""
-    reads = frozenset(INVOCATION_INPUTS) if info.reads is None else info.reads
+    reads = _EVERY_INPUT if info.reads is None else info.reads
     if not reads:
         return None
     for number, invocation in enumerate(actual, start=first + 1):
-        for missing in invocation.missing_inputs():
+        lacks = invocation.missing_inputs()
+        if not lacks:  # a complete turn (nearly all)
+            continue
+        for missing in lacks:
             if missing.input in reads:
                 return not_evaluated(
                     entry,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import inspect
 import threading
 import time
@@ -89,7 +90,10 @@ class Preparation:
         threading.Thread(target=work, name="agenteval-prepare", daemon=True).start()
 
     async def failures(self) -> dict[int, BaseException]:
-        """The exceptions raised by ``prepare()``, by evaluator id (waits for the thread)."""
+        """The exceptions raised by ``prepare()``, by evaluator id (waits for the thread;
+        once it is done, answers without waiting)."""
+        if self._future.done():
+            return self._future.result()
         return await asyncio.wrap_future(self._future)
 
 
@@ -216,7 +220,7 @@ async def _score_one(
         started = time.perf_counter()
         try:
             outcome = resolved.evaluator.evaluate(ctx)
-            if inspect.isawaitable(outcome):
+            if type(outcome) is not Score and inspect.isawaitable(outcome):
                 outcome = await outcome
         except Exception as exc:  # failing is data: the run goes on
             if strict:
@@ -234,6 +238,20 @@ async def _score_one(
     if judge is not None and resolved.info.requires_judge:
         result = result.model_copy(update={"judge": judge.activity(resolved.name, scope)})
     return result
+
+
+def _asynchronous(method: object) -> bool:
+    """Whether an evaluator's ``evaluate`` is a coroutine function (asked once per function)."""
+    function = getattr(method, "__func__", method)
+    try:
+        return _coroutine_function(function)
+    except TypeError:  # an unhashable callable
+        return inspect.iscoroutinefunction(function)
+
+
+@functools.lru_cache(maxsize=256)
+def _coroutine_function(function: object) -> bool:
+    return inspect.iscoroutinefunction(function)
 
 
 async def score_run(
@@ -269,7 +287,7 @@ async def score_run(
             result = not_evaluated(entry, "this run has no actual invocations for this case", "missing_run")
         else:
             score = _score_one(case, outcome, resolved, entry, limit, strict, judge, scope, point_verdicts)
-            waits = resolved.info.requires_judge or inspect.iscoroutinefunction(resolved.evaluator.evaluate)
+            waits = resolved.info.requires_judge or _asynchronous(resolved.evaluator.evaluate)
             pending.append((position, score, waits))
             continue
         results[position] = result

@@ -18,8 +18,9 @@ Steps, applied to a whole text:
    three characters. Any other word is a token as is: never stemmed, never folded, so
    ``café`` and ``cafe`` differ.
 
-Speed: stemming dominates ROUGE's cost, so each distinct ASCII word is tokenised once
-(``functools.lru_cache``), and recent whole texts are cached too. Pure-ASCII texts skip the
+Speed: stemming dominates ROUGE's cost, so each distinct ASCII word is tokenised once (a
+table that learns each word on first sight, so a text's words are looked up in C), and the
+tokens and token counts of the last 4,096 texts are kept. Pure-ASCII texts skip the
 character scan; other texts are scanned by ``str.translate`` with a table that learns
 each character's rewrite on first sight.
 """
@@ -32,12 +33,14 @@ import re
 import sys
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import chain
 from types import ModuleType
 from typing import Any
 
-__all__ = ["UnicodeAwareTokenizer", "load_stemming", "tokenize"]
+__all__ = ["UnicodeAwareTokenizer", "load_stemming", "token_counts", "tokenize"]
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 
@@ -131,11 +134,26 @@ _TABLE_LIMIT = 1 << 16
 _TABLE = _RewriteTable()
 
 
-@lru_cache(maxsize=1 << 16)
-def _ascii_word_tokens(word: str) -> tuple[str, ...]:
-    # rouge_score's own default tokenisation, stemmer included, once per distinct word.
-    tokenize_words, stemmer = load_stemming()
-    return tuple(tokenize_words(word, stemmer))
+class _AsciiWordTokens(dict):
+    """rouge_score's own default tokenisation of an ASCII word, stemmer included, filled
+    on first sight of each word (up to a bound, against unbounded growth), so that a text's
+    words are looked up in C."""
+
+    #: Words tokenised so far (each distinct word once while the table has room).
+    misses = 0
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        tokenize_words, stemmer = load_stemming()
+        value = tuple(tokenize_words(word, stemmer))
+        self.misses += 1
+        if len(self) < _WORD_LIMIT:
+            self[word] = value
+        return value
+
+
+_WORD_LIMIT = 1 << 16
+
+_WORD_TOKENS = _AsciiWordTokens()
 
 
 def _words(text: str) -> list[str]:
@@ -143,21 +161,31 @@ def _words(text: str) -> list[str]:
     return text.translate(_TABLE).split()
 
 
-@lru_cache(maxsize=256)  # a scoring tokenises each text twice (score, then reason)
+#: Texts whose tokens are kept: a run scores each expected text against each of its runs,
+#: and a scoring tokenises each text twice (score, then reason).
+_TEXTS_KEPT = 4096
+
+
+@lru_cache(maxsize=_TEXTS_KEPT)
 def tokenize(text: str) -> tuple[str, ...]:
     """The tokens ROUGE compares for ``text`` (see the module docstring)."""
-    tokens: list[str] = []
     if text.isascii():
         # NFKC leaves ASCII unchanged, and an ASCII word character is [a-z0-9].
-        for word in _ASCII_WORD.findall(text.lower()):
-            tokens.extend(_ascii_word_tokens(word))
-        return tuple(tokens)
+        return tuple(chain.from_iterable(map(_WORD_TOKENS.__getitem__, _ASCII_WORD.findall(text.lower()))))
+    tokens: list[str] = []
     for word in _words(unicodedata.normalize("NFKC", text).lower()):
         if word.isascii():
-            tokens.extend(_ascii_word_tokens(word))
+            tokens.extend(_WORD_TOKENS[word])
         else:
             tokens.append(word)
     return tuple(tokens)
+
+
+@lru_cache(maxsize=_TEXTS_KEPT)
+def token_counts(text: str) -> Counter:
+    """How many times each of ``text``'s tokens occurs, in order of first occurrence
+    (the same object for the same text while it is kept: do not change it)."""
+    return Counter(tokenize(text))
 
 
 class UnicodeAwareTokenizer:

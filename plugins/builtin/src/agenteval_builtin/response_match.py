@@ -8,7 +8,7 @@ from agenteval import EvaluationContext, Evaluator, EvaluatorInfo, InvocationSco
 
 from ._format import shorten
 from ._summary import summarise
-from ._tokenizer import load_stemming, tokenize
+from ._tokenizer import load_stemming, token_counts, tokenize
 
 __all__ = ["ResponseMatchScore"]
 
@@ -21,15 +21,14 @@ def rouge1(reference: tuple[str, ...], response: tuple[str, ...]) -> tuple[float
     each ratio over at least one token; F 0.0 when P + R is 0), to the last bit: the tests
     check it against rouge-score itself. Counting here saves rouge-score's per-token
     n-gram tuples, a quarter of a large run's scoring time."""
-    return _rouge1(reference, response)[:3]
+    return _rouge1(reference, response, Counter(reference), Counter(response))[:3]
 
 
 def _rouge1(
-    reference: tuple[str, ...], response: tuple[str, ...]
+    reference: tuple[str, ...], response: tuple[str, ...], wanted: Counter, got: Counter
 ) -> tuple[float, float, float, int, dict[str, int]]:
     """``rouge1``, and the clipped overlap and the expected tokens the response lacks (by
-    count, in the reference's order), from one count of each side."""
-    wanted, got = Counter(reference), Counter(response)
+    count, in the reference's order), from the count of each side's tokens."""
     overlap = 0
     missing: dict[str, int] = {}
     for token, count in wanted.items():
@@ -87,7 +86,9 @@ def _score_invocation(response: str, reference: str) -> InvocationScore:
     # As ADK: target = the expected text, prediction = the response.
     response_tokens = tokenize(response)
     reference_tokens = tokenize(reference)
-    precision, recall, fmeasure, matched, missing = _rouge1(reference_tokens, response_tokens)
+    precision, recall, fmeasure, matched, missing = _rouge1(
+        reference_tokens, response_tokens, token_counts(reference), token_counts(response)
+    )
     details = {
         "precision": precision,
         "recall": recall,
