@@ -173,11 +173,7 @@ class RecordedRun:
         if self._score_rows is None:
             summary = self.summary()
             rows = None
-            if (
-                summary is not None
-                and summary.scores_sha256 is not None
-                and self._summary_is_current(summary)
-            ):
+            if summary is not None and self._summary_is_current(summary):
                 rows = sealed_scores(self.folder, summary)
             self._score_rows = rows if rows is not None else False
         return self._score_rows if isinstance(self._score_rows, list) else None
@@ -192,9 +188,8 @@ class RecordedRun:
             self._score_offsets = {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
         if self._score_offsets is not None:
             return self._score_offsets
-        if self._offsets is None:
-            for _ in self._walk():
-                pass
+        for _ in self._walk():
+            pass
         assert self._offsets is not None
         return self._offsets
 
