@@ -18,6 +18,7 @@ the index's way, as before.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Optional
@@ -127,17 +128,16 @@ def _tiled(places: Iterable[Any], size: int) -> Optional[int]:
     end to end from the start of ``results.jsonl`` to exactly ``size`` bytes, no byte between
     them (the places after are not looked at); ``None`` when they do not reach it."""
     end = count = 0
-    for place in places:
-        if end == size:
-            break
-        try:
-            offset, length = place
-        except (TypeError, ValueError):
-            return None
-        if offset != end or not isinstance(length, int):
-            return None
-        end = offset + length
-        count += 1
+    try:
+        for offset, length in places:
+            if end == size:
+                break
+            if offset != end:
+                return None
+            end = offset + length
+            count += 1
+    except (TypeError, ValueError):  # not a place
+        return None
     return count if end == size else None
 
 
@@ -164,7 +164,7 @@ def sealed_scores(folder: Path, summary: SummaryDocument) -> Optional[list[Row]]
         return None  # changed since the summary sealed it
     try:
         rows = json_lines(data)
-        places = [row[3:5] for row in rows]
-    except (ValueError, TypeError, KeyError):
+        tiled = _tiled(map(operator.itemgetter(3, 4), rows), summary.results_bytes)
+    except (ValueError, TypeError, IndexError, KeyError):
         return None
-    return rows if _tiled(places, summary.results_bytes) == len(rows) else None
+    return rows if tiled == len(rows) else None
