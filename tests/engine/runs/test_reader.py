@@ -224,6 +224,8 @@ def test_a_killed_runs_summary_is_what_its_whole_records_give_and_reads_only_the
     tmp_path, monkeypatch, num_runs, stop_after
 ):
     run = _recorded(_plan(num_runs), tmp_path / "runs", stop_after)
+    sealed = run.summary()  # what the run wrote when it stopped there
+    assert sealed is not None and sealed.state is RunState.INTERRUPTED
     # as a ``kill -9`` leaves it: no summary, a manifest that still says running, no writer
     (run.folder / "summary.json").unlink()
     manifest = json.loads((run.folder / "manifest.json").read_text(encoding="utf-8"))
@@ -235,4 +237,4 @@ def test_a_killed_runs_summary_is_what_its_whole_records_give_and_reads_only_the
     assert whole.cases[Status.NOT_EVALUATED] and whole.cases[Status.PASSED]  # finished and not
     never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("a whole record was read"))  # noqa: E731
     monkeypatch.setattr(CaseRecord, "model_validate_json", never)
-    assert RecordedRun.open(run.folder).result_summary() == whole
+    assert RecordedRun.open(run.folder).result_summary() == whole == sealed.summary
