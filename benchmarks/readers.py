@@ -1,7 +1,8 @@
 """How long every reader of a recorded run takes: 1k, 10k and 100k cases (issue 27, item 2).
 
-For each size three run folders are written: a complete run of one run per case, the same
-run interrupted after 90% of its cases, and a complete run of three runs per case. Their
+For each size four run folders are written: a complete run of one run per case, the same
+run interrupted after 90% of its cases, the same run killed there (``kill -9``: no summary,
+a manifest that still says running, no writer), and a complete run of three runs per case. Their
 records are a real run's: ``scale.make_data`` and one ``agenteval run`` process record a
 template of 50 cases (one invocation, three tool calls, ~30 words, some perturbed), then
 ``RunWriter`` (the writer a run uses: records, index lines, summary, manifest) writes each
@@ -55,7 +56,7 @@ import scale  # noqa: E402  (a sibling script: the seeded data and a recorded ru
 
 TEMPLATE_CASES = 50
 PER_SET = 1000
-KINDS = ("complete", "interrupted", "3 runs")
+KINDS = ("complete", "interrupted", "killed", "3 runs")
 
 # The viewer's answers, as its server's store makes them (the first request of a run).
 _VIEW = """
@@ -108,7 +109,7 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
         update={"run_id": run_id, "eval_sets": sets, "num_runs": runs, "state": RunState.RUNNING}
     )
     writer = RunWriter.create(target, manifest)
-    recorded = cases if kind != "interrupted" else cases * 9 // 10
+    recorded = cases if kind in ("complete", "3 runs") else cases * 9 // 10
     written = 0
     for number in range(recorded):
         entry = sets[number // PER_SET]
@@ -127,6 +128,9 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
                 )
             )
         written += 1
+    if kind == "killed":  # no summary, the manifest as the run started it
+        writer.close()
+        return writer.folder
     state = RunState.INTERRUPTED if kind == "interrupted" else RunState.COMPLETE
     writer.manifest.state = state
     writer.manifest.exit_code = 130 if kind == "interrupted" else 1

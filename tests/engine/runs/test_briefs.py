@@ -3,27 +3,13 @@ with the never-recorded, point-verdict and rubric-failed rules applied in one pl
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 from agenteval import Status
 from agenteval.runs import CaseBrief, RecordedRun, RubricBrief, RunWriter, not_reached, rubric_failed
 from agenteval.runs._briefs import brief_from_result
 from hypothesis import given
 from hypothesis import strategies as st
-
-
-def _index_tests():
-    """The record helpers of ``test_index.py`` (tests are not a package here)."""
-    spec = importlib.util.spec_from_file_location("_index_tests", Path(__file__).with_name("test_index.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_helpers = _index_tests()
-CASES, _manifest, _record = _helpers.CASES, _helpers._manifest, _helpers._record
+from runs_tests_index import CASES, _manifest, _record  # test_index.py's (conftest.py)
 
 
 def _from_records(run: RecordedRun) -> list[CaseBrief]:

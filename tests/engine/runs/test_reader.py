@@ -18,7 +18,7 @@ from agenteval._run._planners import criterion_entry
 from agenteval._run._session import open_run
 from agenteval.models import EvalSet
 from agenteval.plugins import Agent, AgentSession
-from agenteval.runs import RecordedRun, RunState, SummaryDocument, list_runs
+from agenteval.runs import CaseRecord, RecordedRun, RunState, SummaryDocument, list_runs
 from agenteval.testing import make_case, make_invocation, registry_for
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
@@ -217,3 +217,24 @@ def test_a_resumed_multi_run_run_lists_the_cases_of_both_sessions_as_its_records
     listed = list(run.case_briefs())
     (run.folder / "briefs.jsonl").unlink()
     assert listed == list(RecordedRun.open(run.folder).case_briefs())
+
+
+@pytest.mark.parametrize(("num_runs", "stop_after"), [(1, 12), (3, 40)], ids=["one-run", "3-runs"])
+def test_a_killed_runs_summary_is_what_its_whole_records_give_and_reads_only_their_scores(
+    tmp_path, monkeypatch, num_runs, stop_after
+):
+    run = _recorded(_plan(num_runs), tmp_path / "runs", stop_after)
+    sealed = run.summary()  # what the run wrote when it stopped there
+    assert sealed is not None and sealed.state is RunState.INTERRUPTED
+    # as a ``kill -9`` leaves it: no summary, a manifest that still says running, no writer
+    (run.folder / "summary.json").unlink()
+    manifest = json.loads((run.folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["state"] = "running"
+    (run.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    killed = RecordedRun.open(run.folder)
+    assert not killed.in_progress
+    whole = killed._summary(killed.case_results())
+    assert whole.cases[Status.NOT_EVALUATED] and whole.cases[Status.PASSED]  # finished and not
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("a whole record was read"))  # noqa: E731
+    monkeypatch.setattr(CaseRecord, "model_validate_json", never)
+    assert RecordedRun.open(run.folder).result_summary() == whole == sealed.summary

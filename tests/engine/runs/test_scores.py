@@ -4,7 +4,6 @@ vouches for it; every other folder is read the index's way, with the same output
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,18 +12,7 @@ from agenteval.cli import main
 from agenteval.runs import RecordedRun, RunState
 from agenteval.runs._scores import SCORES
 from click.testing import CliRunner
-
-
-def _reader_tests():
-    """The run makers of ``test_reader.py`` (tests are not a package here)."""
-    spec = importlib.util.spec_from_file_location("_reader_tests", Path(__file__).with_name("test_reader.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_helpers = _reader_tests()
-_plan, _recorded = _helpers._plan, _helpers._recorded
+from runs_tests_reader import _plan, _recorded  # test_reader.py's (conftest.py)
 
 
 def _never(*args, **kwargs):

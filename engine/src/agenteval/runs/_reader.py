@@ -6,19 +6,29 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
+import operator
 import os
 import shutil
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, Optional
+from typing import IO, Any, ClassVar, Optional, cast
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._auto_runs import case_decided, runs_needed
 from .._gc import gc_paused
-from .._results import CaseResult, CriterionResult, EvalSetResult, RunResult, RunSummary, Status
+from .._results import (
+    AgentRunRecord,
+    CaseResult,
+    CriterionResult,
+    EvalSetResult,
+    RunResult,
+    RunSummary,
+    Status,
+)
 from .._verdicts import case_criteria, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
 from ._briefs import (
@@ -38,11 +48,40 @@ from ._scores import Row, json_lines, sealed_scores
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
 
+#: a ``scores.jsonl`` line's key and its record's place
+_KEY, _PLACE = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4)
+
+
 class _Key(BaseModel):
     model_config = ConfigDict(extra="ignore")
     eval_set_index: int
     case_id: str
     run_index: int = 1
+
+
+class _Scored(BaseModel):
+    """Of a record, what its case's result counts in the run's summary (``case_from_records``:
+    the criteria, and the run id that seeds the intervals): the expected turns are skipped,
+    a quarter of the parse of a whole ``CaseRecord``."""
+
+    model_config = ConfigDict(extra="ignore")
+    run_id: str
+    origin: str = "recorded"
+    criteria: list[CriterionResult] = Field(default_factory=list)
+
+
+class _ScoredOne(_Scored):
+    """One run per case: its outputs are compared with no other run's and its agent runs are
+    not in the summary (``actual`` skipped too)."""
+
+    actual: ClassVar[None] = None
+
+
+class _ScoredRuns(_Scored):
+    """Several runs per case: identical outputs over the runs change the case's intervals
+    (``same_outputs``), so the actual turns are read."""
+
+    actual: Optional[AgentRunRecord] = None
 
 
 class RecordedRun:
@@ -173,11 +212,7 @@ class RecordedRun:
         if self._score_rows is None:
             summary = self.summary()
             rows = None
-            if (
-                summary is not None
-                and summary.scores_sha256 is not None
-                and self._summary_is_current(summary)
-            ):
+            if summary is not None and self._summary_is_current(summary):
                 rows = sealed_scores(self.folder, summary)
             self._score_rows = rows if rows is not None else False
         return self._score_rows if isinstance(self._score_rows, list) else None
@@ -189,12 +224,11 @@ class RecordedRun:
         rows = self._scores() if self._score_offsets is None else None
         if rows is not None:
             # every record laid end to end (no damaged line): the last line of a key counts
-            self._score_offsets = {(r[0], r[1], r[2]): (r[3], r[4]) for r in rows}
+            self._score_offsets = dict(zip(map(_KEY, rows), map(_PLACE, rows), strict=True))
         if self._score_offsets is not None:
             return self._score_offsets
-        if self._offsets is None:
-            for _ in self._walk():
-                pass
+        for _ in self._walk():
+            pass
         assert self._offsets is not None
         return self._offsets
 
@@ -330,7 +364,8 @@ class RecordedRun:
         for entry in self.manifest.eval_sets:
             sets[entry.index] = entry
             start = len(plan)
-            plan.update(((entry.index, case_id), start + n) for n, case_id in enumerate(entry.case_ids))
+            keys = zip(itertools.repeat(entry.index), entry.case_ids)
+            plan.update(zip(keys, range(start, start + len(entry.case_ids)), strict=True))
         return plan, sets
 
     def case_listing(self) -> Iterator[tuple[EvalSetEntry, str, Status, int, bool]]:
@@ -427,22 +462,27 @@ class RecordedRun:
                 yield brief_from_line(entry, rows[key], found) if found is not None else combined[key]
 
     def case_records(
-        self, only: Optional[set[tuple[int, str]]] = None
+        self, only: Optional[set[tuple[int, str]]] = None, *, scored: bool = False
     ) -> Iterator[tuple[EvalSetEntry, str, list[Optional[CaseRecord]]]]:
         """Each planned case in plan order with its record for every run (``None`` for a
         run never recorded), read through one open file: one record in memory at a time;
-        ``only``: just these (eval set index, case id) keys.
+        ``only``: just these (eval set index, case id) keys; ``scored``: each record only as
+        far as the run's summary needs it (``_Scored``: no expected turns, nor the actual
+        ones with one run per case), for ``result_summary``.
 
         Under ``--num-runs auto`` a case lists only the runs it needed: all it has when the
         run completed, else up to the look it was in (``auto_runs_needed``), so a run its
         verdict made unnecessary is never taken for an interrupted one."""
         index = self._index()
+        model: type[BaseModel] = CaseRecord
+        if scored:
+            model = _ScoredOne if self.manifest.num_runs == 1 else _ScoredRuns
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
             for entry in self.manifest.eval_sets:
                 for case_id in entry.case_ids:
                     if only is None or (entry.index, case_id) in only:
-                        yield entry, case_id, self._records_of(entry, case_id, index, handle)
+                        yield entry, case_id, self._records_of(entry, case_id, index, handle, model)
 
     def case_runs(self, entry: EvalSetEntry, case_id: str) -> list[Optional[CaseRecord]]:
         """One case's records, one per run, by the rules of ``case_records``."""
@@ -457,6 +497,7 @@ class RecordedRun:
         case_id: str,
         index: dict[tuple[int, str, int], tuple[int, int]],
         handle: Optional[IO[bytes]],
+        model: type[BaseModel] = CaseRecord,
     ) -> list[Optional[CaseRecord]]:
         manifest = self.manifest
         auto = manifest.num_runs_policy == "auto"
@@ -465,7 +506,7 @@ class RecordedRun:
             where = index.get((entry.index, case_id, run_index))
             if where is None and auto and manifest.state is RunState.COMPLETE:
                 break
-            records.append(None if where is None or handle is None else self._read_at(handle, where))
+            records.append(None if where is None or handle is None else self._read_at(handle, where, model))
         if auto and manifest.state is not RunState.COMPLETE:
             needed = auto_runs_needed(
                 entry, case_id, records, manifest.looks, manifest.confidence, run_id=self.run_id
@@ -473,10 +514,12 @@ class RecordedRun:
             records = records[:needed]
         return records
 
-    def _read_at(self, handle: IO[bytes], where: tuple[int, int]) -> Optional[CaseRecord]:
+    def _read_at(
+        self, handle: IO[bytes], where: tuple[int, int], model: type[BaseModel] = CaseRecord
+    ) -> Optional[CaseRecord]:
         handle.seek(where[0])
-        try:
-            return CaseRecord.model_validate_json(handle.read(where[1]))
+        try:  # a ``_Scored`` stands in for the record where only its scores are read
+            return cast(CaseRecord, model.model_validate_json(handle.read(where[1])))
         except (ValidationError, ValueError):
             return None
 
@@ -496,13 +539,14 @@ class RecordedRun:
             pending = self.in_progress
         return case_from_records(entry, case_id, records, self.manifest.confidence, pending=pending)
 
-    def case_results(self) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
+    def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
         combined (``agenteval._verdicts.combine_runs``). A case with no record (the run was
         interrupted first) is NOT_EVALUATED with reason code ``interrupted`` (``pending``
-        while the run is still going)."""
+        while the run is still going). ``scored``: as far as the run's summary needs them
+        (``case_records``: a case's ``agent_runs`` left empty with one run per case)."""
         pending = self.in_progress
-        for entry, case_id, records in self.case_records():
+        for entry, case_id, records in self.case_records(scored=scored):
             yield entry, self.case_result(entry, case_id, records, pending=pending)
 
     def eval_set_results(self) -> list[EvalSetResult]:
@@ -523,7 +567,7 @@ class RecordedRun:
         written = self.summary()
         if written is not None and self._summary_is_current(written):
             return written.summary
-        return self._summary(self.case_results())
+        return self._summary(self.case_results(scored=True))
 
     def _summary_is_current(self, written: SummaryDocument) -> bool:
         """Whether ``written`` is the summary of the records as they are now: the run has

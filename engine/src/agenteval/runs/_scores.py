@@ -18,7 +18,8 @@ the index's way, as before.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Optional
 
@@ -102,24 +103,42 @@ class ScoresFile:
 
 def _tiling_prefix(path: Path, results_size: int) -> Optional[bytes]:
     """The lines of ``path`` that lay records end to end from the start of ``results.jsonl``
-    up to ``results_size``, when they reach it; ``None`` when they do not (or no file)."""
+    up to ``results_size``, when they reach it (``_tiled``); ``None`` when they do not (or no
+    file)."""
     try:
         data = path.read_bytes() if path.exists() else b""
     except OSError:
         return None
-    end = kept = 0
-    for line in data.splitlines(keepends=True):
-        if end == results_size:
-            break
-        try:
-            offset, length = pydantic_core.from_json(line)[3:5]
-        except (ValueError, TypeError):
-            return None
-        if not line.endswith(b"\n") or offset != end:
-            return None
-        end = offset + length
-        kept += len(line)
-    return data[:kept] if end == results_size else None
+    lines = data.splitlines(keepends=True)
+
+    def places() -> Iterator[Any]:
+        for line in lines:
+            try:
+                place = pydantic_core.from_json(line)[3:5]
+            except (ValueError, TypeError):
+                place = None
+            yield place if line.endswith(b"\n") else None  # a killed writer's last line: no place
+
+    count = _tiled(places(), results_size)
+    return None if count is None else data[: sum(map(len, lines[:count]))]
+
+
+def _tiled(places: Iterable[Any], size: int) -> Optional[int]:
+    """How many of ``places`` (each record's ``[offset, length]``, in file order) lay records
+    end to end from the start of ``results.jsonl`` to exactly ``size`` bytes, no byte between
+    them (the places after are not looked at); ``None`` when they do not reach it."""
+    end = count = 0
+    try:
+        for offset, length in places:
+            if end == size:
+                break
+            if offset != end:
+                return None
+            end = offset + length
+            count += 1
+    except (TypeError, ValueError):  # not a place
+        return None
+    return count if end == size else None
 
 
 def json_lines(data: bytes) -> list[Any]:
@@ -145,14 +164,7 @@ def sealed_scores(folder: Path, summary: SummaryDocument) -> Optional[list[Row]]
         return None  # changed since the summary sealed it
     try:
         rows = json_lines(data)
-    except ValueError:
+        tiled = _tiled(map(operator.itemgetter(3, 4), rows), summary.results_bytes)
+    except (ValueError, TypeError, IndexError, KeyError):
         return None
-    end = 0
-    try:
-        for row in rows:
-            if row[3] != end:
-                return None
-            end += row[4]
-    except (TypeError, IndexError, KeyError):
-        return None
-    return rows if end == summary.results_bytes else None
+    return rows if tiled == len(rows) else None
