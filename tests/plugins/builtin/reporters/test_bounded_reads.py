@@ -108,9 +108,9 @@ def test_only_the_printed_cases_records_are_read(runs, reporter, tmp_path, monke
     reads = []
     original = RecordedRun._read_at
 
-    def counted(self, handle, where):
+    def counted(self, handle, where, *model):
         reads.append(where)
-        return original(self, handle, where)
+        return original(self, handle, where, *model)
 
     monkeypatch.setattr(RecordedRun, "_read_at", counted)
     monkeypatch.setattr(RecordedRun, "records", lambda self: pytest.fail("every record read"))
