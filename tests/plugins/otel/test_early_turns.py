@@ -61,12 +61,25 @@ def test_a_file_of_one_trace_a_line_holds_one_trace_s_spans_at_a_time(tmp_path, 
     held: list[int] = []
     original = _select.trace_turns
 
-    def counting(trace_id: str, spans: list[Span]) -> Any:
+    def counting(trace_id: str, spans: list[Span], **options: bool) -> Any:
         held.append(sum(type(o) is Span for o in gc.get_objects()))
-        return original(trace_id, spans)
+        return original(trace_id, spans, **options)
 
     monkeypatch.setattr(_select, "trace_turns", counting)
     read_turns(path)
     assert len(held) == len(traces) > 1
     baseline = sum(type(o) is Span for o in gc.get_objects())  # this module's own SPANS
     assert max(held) - baseline <= max(map(len, traces))
+
+
+def test_a_lint_keeps_of_each_turn_its_user_message_and_findings_not_its_events(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(_lines([[span] for span in SPANS]), encoding="utf-8")
+    whole, empty = read_turns(path)
+    lint, lint_empty = read_turns(path, content=False)
+    assert any(t.invocation.intermediate_data for t in whole)
+    assert not any(t.invocation.intermediate_data or t.invocation.final_response for t in lint)
+    assert lint_empty == empty
+    assert [(t.trace_id, t.session_id, t.user_text, t.findings) for t in lint] == [
+        (t.trace_id, t.session_id, t.user_text, t.findings) for t in whole
+    ]

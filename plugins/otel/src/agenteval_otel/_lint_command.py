@@ -33,7 +33,7 @@ def lint_trace(file: Path) -> None:
     from ._turns import CAPTURE_SETTING
 
     with gc_paused():
-        turns, empty = read_turns(file)
+        turns, empty = read_turns(file, content=False)
     sessions = sessions_of(turns)
     traces = {t.trace_id for t in turns} | {trace_id for trace_id, _ in empty}
     click.echo(

@@ -42,10 +42,11 @@ _TEXT_PARTS = ("text", "reasoning")
 
 
 def read_turns(
-    path: Path, ids: Optional[set[str]] = None, texts: Optional[set[str]] = None
+    path: Path, ids: Optional[set[str]] = None, texts: Optional[set[str]] = None, *, content: bool = True
 ) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     """``turns_of_traces`` of the traces that sessions of the cases ``ids`` (first messages
-    ``texts``) may be in (see the module docstring); with ``ids`` ``None``, of every trace."""
+    ``texts``) may be in (see the module docstring); with ``ids`` ``None``, of every trace.
+    ``content``: as ``trace_turns`` (``False``: what a lint reads)."""
     where = str(path)
     texts = texts or set()
     beside = logs_beside(path)
@@ -62,7 +63,7 @@ def read_turns(
     looked = _LastLook(texts)
     # a JSONL file's traces read as turns at the end of a line (``_EarlyTurns``); not when the
     # logs beside the file may add content to any span
-    early = _EarlyTurns(kept, enabled=beside is None)
+    early = _EarlyTurns(kept, enabled=beside is None, content=content)
     for number, found in iter_spans(path, records, whole=kept):
         trace = found.trace_id
         attributes = found.peek if type(found) is RawSpan else found.attributes
@@ -96,7 +97,7 @@ def read_turns(
     if records or beside_spans:  # logs among the spans, or spans among the logs: read everything
         from ._otlp import read_traces
 
-        return turns_of_traces(read_traces(path))
+        return turns_of_traces(read_traces(path), content=content)
     wanted = groups.wanted_traces()
     again = {trace for trace in wanted if trace in dropped or trace in early.reopened}
     traces: dict[str, list[Span]] = {}
@@ -112,7 +113,7 @@ def read_turns(
                 traces.setdefault(found.trace_id, []).append(_built(found, where))
     if beside_records:
         merge_logs([span for found in traces.values() for span in found], beside_records, where)
-    turns, empty = turns_of_traces(traces)
+    turns, empty = turns_of_traces(traces, content=content)
     for trace, (found_turns, finding) in early.built.items():
         if trace in again:  # some of its spans were dropped before it was wanted: read again
             continue
@@ -143,9 +144,10 @@ class _EarlyTurns:
     read again at the end); a trace whose turns cannot be read yet waits, so that errors come
     in the order of reading the whole file first."""
 
-    def __init__(self, kept: dict[str, list[Span]], *, enabled: bool) -> None:
+    def __init__(self, kept: dict[str, list[Span]], *, enabled: bool, content: bool) -> None:
         self.kept = kept
         self.enabled = enabled
+        self.content = content
         self.built: dict[str, tuple[list[Turn], Optional[Finding]]] = {}
         self.reopened: set[str] = set()
         self.touched: set[str] = set()
@@ -173,7 +175,7 @@ class _EarlyTurns:
             return
         for trace in self.touched & self.rooted if self.enabled else ():
             try:
-                self.built[trace] = trace_turns(trace, self.kept[trace])
+                self.built[trace] = trace_turns(trace, self.kept[trace], content=self.content)
             except DataError:
                 continue
             del self.kept[trace]

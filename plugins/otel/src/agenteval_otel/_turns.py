@@ -224,14 +224,16 @@ def turns_of(spans: Iterable[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     return turns_of_traces(by_trace)
 
 
-def turns_of_traces(by_trace: dict[str, list[Span]]) -> tuple[list[Turn], list[tuple[str, Finding]]]:
+def turns_of_traces(
+    by_trace: dict[str, list[Span]], *, content: bool = True
+) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     """``turns_of`` the spans of each trace, taken out of ``by_trace`` as each trace is read:
     the spans of a read trace are freed before the next is read, so a file's spans and its
-    turns are not held at once."""
+    turns are not held at once. ``content``: as ``trace_turns``."""
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        found, finding = trace_turns(trace_id, by_trace.pop(trace_id))
+        found, finding = trace_turns(trace_id, by_trace.pop(trace_id), content=content)
         turns.extend(found)
         if finding is not None:
             empty.append((trace_id, finding))
@@ -245,8 +247,12 @@ def in_order(turns: list[Turn]) -> list[Turn]:
     return turns
 
 
-def trace_turns(trace_id: str, spans: Sequence[Span]) -> tuple[list[Turn], Optional[Finding]]:
-    """The turns of one trace's spans, or none and the finding that says why (``unknown_schema``)."""
+def trace_turns(
+    trace_id: str, spans: Sequence[Span], *, content: bool = True
+) -> tuple[list[Turn], Optional[Finding]]:
+    """The turns of one trace's spans, or none and the finding that says why (``unknown_schema``).
+    Without ``content``, each turn's invocation keeps only its user message (what a lint reads:
+    the findings are the turn's own)."""
     tree = Tree(spans)
     roots = _turn_roots(tree)
     if not roots:
@@ -268,6 +274,9 @@ def trace_turns(trace_id: str, spans: Sequence[Span]) -> tuple[list[Turn], Optio
                 f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
                 "report the instrumentation that wrote it"
             ) from None
+    if not content:
+        for turn in turns:
+            turn.invocation = Invocation(user_content=turn.invocation.user_content)
     return turns, None
 
 
