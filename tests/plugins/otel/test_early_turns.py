@@ -1,6 +1,7 @@
-"""A JSONL file's traces are read as turns at the end of the line that completes them (their
-root span read), their spans let go: the turns are those of the reader that held every span,
-however the spans are spread over lines (a trace a later line adds to is read again)."""
+"""A JSONL file's traces are read as turns at the end of a line once ``HELD_SPANS`` spans are
+kept (those with their root span read), their spans let go: the turns are those of the reader
+that held every span, however the spans are spread over lines (a trace a later line adds to is
+read again)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ def _dumped(found: tuple[list[Any], list[Any]]) -> Any:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(order=st.permutations(range(len(SPANS))), cuts=st.lists(st.integers(1, 8), min_size=len(SPANS)))
-def test_any_spread_of_the_spans_over_lines_reads_as_every_span_held(tmp_path_factory, order, cuts):
+def test_any_spread_of_the_spans_over_lines_reads_as_every_span_held(
+    tmp_path_factory, monkeypatch, order, cuts
+):
+    monkeypatch.setattr(_select, "HELD_SPANS", 1)  # traces read at the end of every line
     spans = [SPANS[i] for i in order]
     batches, sizes = [], iter(cuts)
     while spans:
@@ -66,6 +70,7 @@ def test_a_file_of_one_trace_a_line_holds_one_trace_s_spans_at_a_time(tmp_path, 
         return original(trace_id, spans, **options)
 
     monkeypatch.setattr(_select, "trace_turns", counting)
+    monkeypatch.setattr(_select, "HELD_SPANS", 1)
     read_turns(path)
     assert len(held) == len(traces) > 1
     baseline = sum(type(o) is Span for o in gc.get_objects())  # this module's own SPANS
