@@ -13,6 +13,8 @@ from pathlib import Path
 from agenteval import load_eval_set
 from agenteval.cli import main
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.plugins.otel._cli import run_scores
 
@@ -91,3 +93,18 @@ def test_a_trace_that_lacks_content_is_refused_with_the_findings(runner, tmp_pat
         and "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in result.output
     )
     assert "Traceback" not in result.output
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.integers(0, 100), max_size=5), name=st.text(max_size=20))
+def test_the_eval_set_is_written_a_case_at_a_time_byte_for_byte_as_dumped_whole(tmp_path, picks, name):
+    from agenteval.models import EvalSet
+    from agenteval_otel._golden import eval_set_from_trace
+    from agenteval_otel._import_command import write_eval_set
+
+    whole = eval_set_from_trace(ADK_TRACE, "set", as_expected=False)
+    cases = [whole.eval_cases[i % len(whole.eval_cases)] for i in picks]
+    eval_set = EvalSet(eval_set_id="set", name=name + '"eval_cases": []', eval_cases=cases)
+    output = tmp_path / "out.evalset.json"
+    write_eval_set(eval_set, output)
+    assert output.read_text(encoding="utf-8") == eval_set.model_dump_json(indent=2, exclude_none=True) + "\n"

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from agenteval_otel import _otlp
-from agenteval_otel._select import read_wanted_traces
+from agenteval_otel._select import read_turns
 
 
 def _trace(index: int, user_json: str) -> str:
@@ -35,6 +35,10 @@ def _write(path: Path, users: list[str]) -> Path:
     return path
 
 
+def _traces(turns: list) -> list[str]:
+    return sorted({turn.trace_id for turn in turns})
+
+
 def _user(text: str, **dumps: bool) -> str:
     return json.dumps([{"role": "user", "parts": [{"type": "text", "content": text}]}], **dumps)
 
@@ -49,7 +53,7 @@ def test_spans_of_traces_no_selected_case_can_match_are_never_flattened(tmp_path
         return original(item, at, where, head)
 
     monkeypatch.setattr(_otlp, "_flattened", counting)
-    traces = read_wanted_traces(path, {"c7", "s9"}, {"question 11"})
+    traces = _traces(read_turns(path, {"c7", "s9"}, {"question 11"})[0])
     assert sorted(traces) == [f"{i + 1:032x}" for i in (7, 9, 11)]
     assert sorted(built) == sorted(traces)
 
@@ -66,7 +70,7 @@ def test_a_first_user_text_is_found_however_the_json_text_escapes_it(tmp_path):
         _user("not selected"),
     ]
     path = _write(tmp_path / "t.jsonl", users)
-    traces = read_wanted_traces(path, set(), set(texts))
+    traces = _traces(read_turns(path, set(), set(texts))[0])
     assert sorted(traces) == [f"{i + 1:032x}" for i in range(6)]
 
 

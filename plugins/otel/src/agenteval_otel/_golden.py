@@ -25,9 +25,9 @@ from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
 
 from ._gc import gc_paused
-from ._otlp import read_traces
 from ._reader import OtelReader, sessions_of
-from ._turns import CAPTURE_SETTING, turns_of_traces
+from ._select import read_turns
+from ._turns import CAPTURE_SETTING
 
 __all__ = ["eval_set_from_trace"]
 
@@ -72,7 +72,7 @@ def _refuse(path: Path, problems: Sequence[str]) -> None:
 def _sessions(path: Path) -> list[tuple[str, list[Invocation]]]:
     """Every session of the trace as ``(case id, turns)``."""
     with gc_paused():
-        turns, empty = turns_of_traces(read_traces(path))
+        turns, empty = read_turns(path)
     problems = [f"trace {trace_id}: {f.code}" for trace_id, f in empty]
     _refuse(
         path, problems + [f"session {t.session_id}: {f.code}: {f.message}" for t in turns for f in t.findings]

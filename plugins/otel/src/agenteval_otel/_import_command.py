@@ -10,10 +10,13 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
 from agenteval.plugins import reports_errors
+
+if TYPE_CHECKING:
+    from agenteval.models import EvalSet
 
 __all__ = ["import_trace"]
 
@@ -58,7 +61,7 @@ def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Option
 
         cases = load_eval_set(cases_file).eval_cases
     eval_set = eval_set_from_trace(file, _set_id(output), as_expected=as_expected, cases=cases)
-    output.write_text(eval_set.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
+    write_eval_set(eval_set, output)
     ids = ", ".join(case.eval_id for case in eval_set.eval_cases)
     click.echo(f"wrote {visible(str(output))}: {len(eval_set.eval_cases)} case(s) ({visible(ids)})")
     if as_expected:
@@ -66,6 +69,24 @@ def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Option
         click.echo(f"score a later recording against it: {visible(later)}")
     else:
         click.echo(f"score it: {visible(f'agenteval run EVALSET --actual {shlex.quote(str(output))}')}")
+
+
+#: What an empty case list is in the eval set's JSON (``write_eval_set`` writes the cases there).
+_NO_CASES = b'"eval_cases": []'
+
+
+def write_eval_set(eval_set: EvalSet, output: Path) -> None:
+    """``eval_set.model_dump_json(indent=2, exclude_none=True)`` and a newline, written a case
+    at a time (byte for byte the same): the JSON of a 10k-case set is never held whole."""
+    frame = eval_set.model_copy(update={"eval_cases": []}).model_dump_json(indent=2, exclude_none=True)
+    head, tail = frame.encode("utf-8").split(_NO_CASES, 1)
+    with output.open("wb") as handle:
+        handle.write(head + _NO_CASES[:-1] if eval_set.eval_cases else head + _NO_CASES)
+        for number, case in enumerate(eval_set.eval_cases):
+            text = case.__pydantic_serializer__.to_json(case, indent=2, exclude_none=True)
+            handle.write(b",\n    " if number else b"\n    ")
+            handle.write(text.replace(b"\n", b"\n    "))
+        handle.write((b"\n  ]" if eval_set.eval_cases else b"") + tail + b"\n")
 
 
 def _set_id(output: Path) -> str:

@@ -28,12 +28,12 @@ def lint_trace(file: Path) -> None:
     from agenteval.text import visible
 
     from ._gc import gc_paused
-    from ._otlp import read_traces
     from ._reader import sessions_of
-    from ._turns import CAPTURE_SETTING, turns_of_traces
+    from ._select import read_turns
+    from ._turns import CAPTURE_SETTING
 
     with gc_paused():
-        turns, empty = turns_of_traces(read_traces(file))
+        turns, empty = read_turns(file, content=False)
     sessions = sessions_of(turns)
     traces = {t.trace_id for t in turns} | {trace_id for trace_id, _ in empty}
     click.echo(

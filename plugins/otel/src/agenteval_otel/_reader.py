@@ -26,8 +26,8 @@ from agenteval.plugins import FormatReader
 
 from ._gc import gc_paused
 from ._otlp import Span, read_spans, sniff
-from ._select import read_wanted_traces
-from ._turns import CAPTURE_SETTING, Turn, turns_of, turns_of_traces
+from ._select import read_turns
+from ._turns import CAPTURE_SETTING, Turn
 
 __all__ = ["OtelReader", "sessions_of"]
 
@@ -101,12 +101,12 @@ class OtelReader(FormatReader):
     def _read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         where = str(path)
         texts = {text for text in map(_first_message, cases) if text}
-        turns, _ = turns_of_traces(read_wanted_traces(path, {case.eval_id for case in cases}, texts))
+        turns, _ = read_turns(path, {case.eval_id for case in cases}, texts)
         sessions = sessions_of(turns)
         matched = _match(sessions, cases)
         missing = [case.eval_id for case in cases if case.eval_id not in matched]
         if missing:  # the message lists the sessions of the whole file
-            sessions = sessions_of(turns_of(read_spans(path))[0])
+            sessions = sessions_of(read_turns(path)[0])
             found = ", ".join(sorted(sessions)[:10]) or "(none)"
             raise DataError(
                 f"no session in this trace for case(s) {', '.join(map(repr, missing))}. A session matches "

@@ -12,6 +12,11 @@ The file is read once. Spans of traces not (yet) wanted wait in a buffer of at m
 ``PENDING_SPANS`` spans; past it, they are dropped and, if their group turns out to be wanted
 after all, their lines are read again (JSONL; a JSON document is in memory whole anyway). A
 file with OTLP log records among its spans is read whole (their content may name any span).
+
+The kept traces of a JSONL file are read as turns, once they have their root span, at the end
+of a line when ``HELD_SPANS`` spans are kept (``_EarlyTurns``), and their spans let go: what is
+held is the turns the cases need, not the file's spans. ``lint-trace`` and ``import-trace`` read
+every trace the same way.
 """
 
 from __future__ import annotations
@@ -26,32 +31,32 @@ from agenteval.errors import DataError
 from ._logs import merge_logs
 from ._otlp import RawSpan, iter_spans, logs_beside
 from ._span import Span, content_from_events, parsed, value_of
+from ._turns import Finding, Turn, in_order, trace_turns, turns_of_traces
 
-__all__ = ["PENDING_SPANS", "read_wanted_traces"]
+__all__ = ["HELD_SPANS", "PENDING_SPANS", "read_turns"]
 
 #: Spans of traces not (yet) wanted held at once, before they are dropped to be read again if needed.
 PENDING_SPANS = 5_000
+#: Spans kept before the traces they complete are read as turns (``_EarlyTurns``): a read per
+#: line, interleaved with parsing, cost a third more CPU at 10k traces than one per batch.
+HELD_SPANS = 20_000
 _SESSION_KEYS = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id")
 #: The GenAI message parts whose text a turn's user message holds (``_turns._parts``).
 _TEXT_PARTS = ("text", "reasoning")
 
 
-def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, list[Span]]:
-    """The spans of the traces that sessions of the cases ``ids`` (first messages ``texts``)
-    may be in, as ``read_spans`` gives them, by trace id (see the module docstring)."""
+def read_turns(
+    path: Path, ids: Optional[set[str]] = None, texts: Optional[set[str]] = None, *, content: bool = True
+) -> tuple[list[Turn], list[tuple[str, Finding]]]:
+    """``turns_of_traces`` of the traces that sessions of the cases ``ids`` (first messages
+    ``texts``) may be in (see the module docstring); with ``ids`` ``None``, of every trace.
+    ``content``: as ``trace_turns`` (``False``: what a lint reads)."""
     where = str(path)
+    texts = texts or set()
     beside = logs_beside(path)
-    beside_records: list[dict[str, Any]] = []
-    text_spans: set[str] = set()
-    beside_error: Optional[DataError] = None
-    if beside is not None:  # read first: the content of its records tells which traces are wanted
-        try:
-            beside_spans = [span for _, span in iter_spans(beside, beside_records, logs_only=True)]
-        except DataError as exc:  # reported after the spans file's own errors, as read_spans does
-            beside_error, beside_spans = exc, []
-        text_spans = _spans_with_texts(beside_records, texts, where)
-    else:
-        beside_spans = []
+    # read first: the content of its records tells which traces are wanted
+    beside_records, beside_spans, beside_error = _read_beside(beside)
+    text_spans = _spans_with_texts(beside_records, texts, where)
     records: list[dict[str, Any]] = []
     groups = _Groups()
     kept: dict[str, list[Span]] = defaultdict(list)
@@ -60,16 +65,29 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
     dropped: set[str] = set()
     lines: dict[str, set[int]] = defaultdict(set)
     looked = _LastLook(texts)
+    # a JSONL file's traces read as turns at the end of a line (``_EarlyTurns``); not when the
+    # logs beside the file may add content to any span
+    early = _EarlyTurns(kept, enabled=beside is None, content=content)
     for number, found in iter_spans(path, records, whole=kept):
         trace = found.trace_id
         attributes = found.peek if type(found) is RawSpan else found.attributes
         groups.add(trace, attributes)
-        if trace not in kept and _wanted(trace, found.span_id, attributes, ids, looked, text_spans):
+        if number:
+            early.line(number)
+            lines[trace].add(number)
+        if early.reopens(trace):
+            continue
+        if trace not in kept and (
+            ids is None or _wanted(trace, found.span_id, attributes, ids, looked, text_spans)
+        ):
             groups.want(trace)
             kept[trace] = [_built(s, where) for s in pending.pop(trace, [])]
             pending_count -= len(kept[trace])
+            early.add(kept[trace])
         if trace in kept:
-            kept[trace].append(_built(found, where))
+            span = _built(found, where)
+            kept[trace].append(span)
+            early.add([span])
         else:
             pending[trace].append(found)
             pending_count += 1
@@ -77,16 +95,15 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
                 dropped.update(pending)
                 pending.clear()
                 pending_count = 0
-        if number and (trace in dropped or trace not in kept):
-            lines[trace].add(number)
+    early.line(0)
     if beside_error is not None:
         raise beside_error
     if records or beside_spans:  # logs among the spans, or spans among the logs: read everything
         from ._otlp import read_traces
 
-        return read_traces(path)
+        return turns_of_traces(read_traces(path), content=content)
     wanted = groups.wanted_traces()
-    again = {trace for trace in wanted if trace in dropped}
+    again = {trace for trace in wanted if trace in dropped or trace in early.reopened}
     traces: dict[str, list[Span]] = {}
     for trace in [t for t in kept if t in wanted and t not in again]:
         traces[trace] = kept.pop(trace)
@@ -100,7 +117,80 @@ def read_wanted_traces(path: Path, ids: set[str], texts: set[str]) -> dict[str, 
                 traces.setdefault(found.trace_id, []).append(_built(found, where))
     if beside_records:
         merge_logs([span for found in traces.values() for span in found], beside_records, where)
-    return traces
+    turns, empty = turns_of_traces(traces, content=content)
+    for trace, (found_turns, finding) in early.built.items():
+        if trace in again:  # some of its spans were dropped before it was wanted: read again
+            continue
+        turns.extend(found_turns)
+        if finding is not None:
+            empty.append((trace, finding))
+    empty.sort(key=lambda pair: pair[0])
+    return in_order(turns), empty
+
+
+def _read_beside(beside: Optional[Path]) -> tuple[list[dict[str, Any]], list[Any], Optional[DataError]]:
+    """The log records and spans of the logs file beside the spans file, and its error (reported
+    after the spans file's own, as ``read_spans`` does)."""
+    records: list[dict[str, Any]] = []
+    if beside is None:
+        return records, [], None
+    try:
+        return records, [span for _, span in iter_spans(beside, records, logs_only=True)], None
+    except DataError as exc:
+        return records, [], exc
+
+
+class _EarlyTurns:
+    """The turns of a JSONL file's traces, read at the end of a line once ``HELD_SPANS`` spans
+    are kept, from the spans ``kept`` of the traces the lines added to that have their root
+    span (in a process, the span that ends, and is exported, last), the spans then let go:
+    memory holds the turns, not every span of the file. A trace a later line adds to is
+    ``reopened`` (its turns dropped, its lines read again at the end); a trace whose turns
+    cannot be read yet waits, so that errors come in the order of reading the whole file first."""
+
+    def __init__(self, kept: dict[str, list[Span]], *, enabled: bool, content: bool) -> None:
+        self.kept = kept
+        self.enabled = enabled
+        self.content = content
+        self.built: dict[str, tuple[list[Turn], Optional[Finding]]] = {}
+        self.reopened: set[str] = set()
+        self.touched: set[str] = set()
+        self.rooted: set[str] = set()
+        self.number = 0
+        self.held = 0  # spans kept since the last read, of traces not read yet
+
+    def add(self, spans: list[Span]) -> None:
+        """Spans of a trace are kept (of the line read now)."""
+        self.held += len(spans)
+        for span in spans if self.number else ():
+            self.touched.add(span.trace_id)
+            if span.parent_id is None:
+                self.rooted.add(span.trace_id)
+
+    def reopens(self, trace: str) -> bool:
+        """Whether ``trace`` is read again at the end (its span is not kept now)."""
+        if trace in self.built:
+            del self.built[trace]
+            self.reopened.add(trace)
+        return trace in self.reopened
+
+    def line(self, number: int) -> None:
+        """A span of line ``number`` is read (0: the file is read): once ``HELD_SPANS`` spans
+        are kept, the traces the lines before added to are read as turns."""
+        if number == self.number:
+            return
+        self.number = number
+        if number and self.held < HELD_SPANS:
+            return
+        for trace in self.touched & self.rooted if self.enabled else ():
+            try:
+                self.built[trace] = trace_turns(trace, self.kept[trace], content=self.content)
+            except DataError:
+                continue
+            del self.kept[trace]
+            self.rooted.discard(trace)
+        self.touched = {trace for trace in self.touched if trace in self.kept}
+        self.held = sum(len(self.kept[trace]) for trace in self.touched)
 
 
 def _built(found: Union[RawSpan, Span], where: str) -> Span:

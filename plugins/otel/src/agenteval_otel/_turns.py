@@ -42,7 +42,16 @@ from agenteval.models import Invocation, MissingInput, Part
 
 from ._span import ELIDED, Span, loads, value_of
 
-__all__ = ["CAPTURE_SETTING", "Finding", "Tree", "Turn", "turns_of", "turns_of_traces"]
+__all__ = [
+    "CAPTURE_SETTING",
+    "Finding",
+    "Tree",
+    "Turn",
+    "in_order",
+    "trace_turns",
+    "turns_of",
+    "turns_of_traces",
+]
 
 #: The setting an agent must turn on for message content on spans.
 CAPTURE_SETTING = (
@@ -215,41 +224,60 @@ def turns_of(spans: Iterable[Span]) -> tuple[list[Turn], list[tuple[str, Finding
     return turns_of_traces(by_trace)
 
 
-def turns_of_traces(by_trace: dict[str, list[Span]]) -> tuple[list[Turn], list[tuple[str, Finding]]]:
+def turns_of_traces(
+    by_trace: dict[str, list[Span]], *, content: bool = True
+) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     """``turns_of`` the spans of each trace, taken out of ``by_trace`` as each trace is read:
     the spans of a read trace are freed before the next is read, so a file's spans and its
-    turns are not held at once."""
+    turns are not held at once. ``content``: as ``trace_turns``."""
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        tree = Tree(by_trace.pop(trace_id))
-        roots = _turn_roots(tree)
-        if not roots:
-            empty.append(
-                (
-                    trace_id,
-                    Finding(
-                        "unknown_schema",
-                        f"trace {trace_id}: no span of ADK (invoke_workflow, invocation) or the "
-                        "GenAI conventions (invoke_agent, chat, generate_content, gen_ai.request.model); "
-                        "nothing to read as a turn",
-                    ),
-                )
-            )
-            continue
-        for group in roots:
-            try:
-                turns.append(_turn(tree, group))
-            except ValueError as exc:  # pydantic's ValidationError: content no message can hold
-                detail = str(exc).splitlines()
-                root = group[0]
-                raise DataError(
-                    f"the turn at span {root.where} [{root.span_id}] cannot be read: "
-                    f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
-                    "report the instrumentation that wrote it"
-                ) from None
+        found, finding = trace_turns(trace_id, by_trace.pop(trace_id), content=content)
+        turns.extend(found)
+        if finding is not None:
+            empty.append((trace_id, finding))
+    return in_order(turns), empty
+
+
+def in_order(turns: list[Turn]) -> list[Turn]:
+    """``turns`` sorted as ``turns_of`` gives them: by start time, then trace id (a trace's own
+    turns keep their order)."""
     turns.sort(key=lambda t: (t.start, t.trace_id))
-    return turns, empty
+    return turns
+
+
+def trace_turns(
+    trace_id: str, spans: Sequence[Span], *, content: bool = True
+) -> tuple[list[Turn], Optional[Finding]]:
+    """The turns of one trace's spans, or none and the finding that says why (``unknown_schema``).
+    Without ``content``, each turn's invocation keeps only its user message (what a lint reads:
+    the findings are the turn's own)."""
+    tree = Tree(spans)
+    roots = _turn_roots(tree)
+    if not roots:
+        return [], Finding(
+            "unknown_schema",
+            f"trace {trace_id}: no span of ADK (invoke_workflow, invocation) or the "
+            "GenAI conventions (invoke_agent, chat, generate_content, gen_ai.request.model); "
+            "nothing to read as a turn",
+        )
+    turns = []
+    for group in roots:
+        try:
+            turns.append(_turn(tree, group))
+        except ValueError as exc:  # pydantic's ValidationError: content no message can hold
+            detail = str(exc).splitlines()
+            root = group[0]
+            raise DataError(
+                f"the turn at span {root.where} [{root.span_id}] cannot be read: "
+                f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
+                "report the instrumentation that wrote it"
+            ) from None
+    if not content:
+        for turn in turns:
+            turn.invocation = Invocation(user_content=turn.invocation.user_content)
+    return turns, None
 
 
 def _first_attribute(spans: Iterable[Span], *keys: str) -> Optional[str]:
