@@ -6,6 +6,7 @@ reads it whole, and its error names the file, line:column and fix)."""
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,36 @@ def test_a_damaged_file_still_names_the_line_and_column(tmp_path: Path):
         read_eval_cases(path, lambda index, case: None)
     assert f"{line}:" in str(caught.value) and "duplicate key 'eval_id'" in str(caught.value)
     assert str(path) in str(caught.value) or caught.value.source == str(path)
+
+
+def test_reading_a_large_file_never_holds_its_text_beside_its_bytes(tmp_path: Path):
+    """Issue 27: a 185 MB actual file was decoded whole to be checked (its bytes and its
+    text at once); now only a window of it is decoded at a time."""
+    case = {
+        "eval_id": "c",
+        "conversation": [{"user_content": {"role": "user", "parts": [{"text": "word " * 200}]}}],
+    }
+    cases = [{**case, "eval_id": f"c{i}"} for i in range(4000)]
+    path = tmp_path / "big.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}), encoding="utf-8")
+    size = path.stat().st_size
+    assert size > 4 * (1 << 20)
+    small = tmp_path / "small.evalset.json"
+    small.write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases[:2]}), encoding="utf-8")
+    read_eval_cases(small, lambda index, case: None)  # what the first read imports is not the file's
+    tracemalloc.start()
+    try:
+        header = read_eval_cases(path, lambda index, case: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert header.case_spans is not None and len(header.case_spans) == 4000
+    assert peak < 1.9 * size  # the bytes and a window of them; with the whole text, over twice the size
+
+
+@pytest.mark.parametrize("window", range(1, 40))
+def test_a_number_the_window_cuts_short_is_read_whole(window):
+    data = b'{"a": 0.5, "b": 12345, "items": [0.25, 1e5, -7, 12.5e-3], "c": 9.75}'
+    found = _spans(data, window)
+    assert found is not None
+    assert [json.loads(data[a:b]) for a, b in found] == [0.25, 1e5, -7, 12.5e-3]

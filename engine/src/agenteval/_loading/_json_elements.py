@@ -44,6 +44,10 @@ class _Stop(Exception):
     """The document is not as expected, or has a problem: the caller reads it whole."""
 
 
+class _Cut(Exception):
+    """The window ends inside an element."""
+
+
 class _Window:
     """``data[start:end]`` decoded, ``end`` on a character boundary at most ``size`` bytes
     on; maps the text's character offsets back to offsets in ``data``."""
@@ -92,11 +96,20 @@ def check_elements(
 class _Walk:
     def __init__(self, data: bytes, member: str, model: Optional[type[BaseModel]], window: int) -> None:
         self.data, self.member, self.model, self.window = data, member, model, window
-        self.damaged = False
-        self.decoder = json.JSONDecoder(**problem_hooks(model, self._damage))
+        flags = self._flags = [False]  # a hook that held this walk would keep the bytes in a cycle
 
-    def _damage(self) -> None:
-        self.damaged = True
+        def damage() -> None:
+            flags[0] = True
+
+        self.decoder = json.JSONDecoder(**problem_hooks(model, damage))
+
+    @property
+    def damaged(self) -> bool:
+        return self._flags[0]
+
+    @damaged.setter
+    def damaged(self, value: bool) -> None:
+        self._flags[0] = value
 
     def spans(self, source: str, what: str) -> list[tuple[int, int]]:
         opening = self._array_start()
@@ -113,13 +126,13 @@ class _Walk:
         while True:
             window = _Window(self.data, 0, size)
             try:
-                return window.byte(self._walk_to_member(window.text))
-            except (ValueError, IndexError):
+                return window.byte(self._walk_to_member(window.text, window.at_end))
+            except (ValueError, IndexError, _Cut):
                 if window.at_end:
                     raise _Stop from None
                 size *= 2
 
-    def _walk_to_member(self, text: str) -> int:
+    def _walk_to_member(self, text: str, at_end: bool) -> int:
         position = _skip(text, 0)
         if text[position] != "{":
             raise _Stop
@@ -139,7 +152,7 @@ class _Walk:
             _, position = self.decoder.raw_decode(text, position)
             position = _skip(text, position)
             if text[position] != ",":
-                raise _Stop
+                raise _Stop if at_end else _Cut
             position = _skip(text, position + 1)
 
     def _elements(self, start: int) -> list[tuple[int, int]]:
@@ -155,7 +168,9 @@ class _Walk:
                 _, end = self.decoder.raw_decode(window.text, position)
                 after = _skip(window.text, end)
                 mark = window.text[after]
-            except (ValueError, IndexError):
+                if mark not in ",]" and not window.at_end:
+                    raise _Cut  # a number the window cut short ("0." of "0.5")
+            except (ValueError, IndexError, _Cut):
                 if window.at_end:
                     raise _Stop from None
                 # the element runs past the window: decode again from it, larger if it began it
