@@ -27,6 +27,7 @@ from ..errors import DataError
 from ..models import EvalCase, EvalSet, SessionInput
 from ._case_spans import CaseSpans
 from ._json import FileBytes, gc_paused, parse_json, read_file
+from ._json_elements import check_elements
 from ._paths import describe_validation_error, json_path, json_type
 
 __all__ = [
@@ -117,13 +118,10 @@ def check_eval_file(path: str) -> Optional[Checked]:
         read = read_file(Path(path), what="an eval set")
         if read.data.lstrip()[:1] != b"{":
             return None
-        spans: list[tuple[int, int]] = []
-        with gc_paused():
-            found = ("eval_cases", spans)
-            parse_json(read.data, source=path, what="an eval set", keep=False, model=EvalSet, spans=found)
+        spans = _checked_spans(read.data, path)
     except Exception:  # noqa: BLE001  (any problem is for read_eval_cases to find and report)
         return None
-    return read.sha256, spans
+    return (read.sha256, spans) if spans else None
 
 
 def read_eval_cases(
@@ -146,15 +144,7 @@ def read_eval_cases(
     if checked is not None and checked[0] == read.sha256 and _is_plain(path, read):
         spans = checked[1]
     elif read.data.lstrip()[:1] == b"{" and _is_plain(path, read):
-        with gc_paused():
-            parse_json(
-                read.data,
-                source=where,
-                what="an eval set",
-                keep=False,
-                model=EvalSet,
-                spans=("eval_cases", spans),
-            )
+        spans = _checked_spans(read.data, where)
     handed = 0
     if spans:
         header = _header(read.data, spans, where)
@@ -172,6 +162,14 @@ def read_eval_cases(
         each_case(index, case)
     whole.eval_set = whole.eval_set.model_copy(update={"eval_cases": []})
     return whole
+
+
+def _checked_spans(data: bytes, where: str) -> list[tuple[int, int]]:
+    """Each case's span, the file checked case by case (``check_elements``); ``[]`` when the
+    file has any problem or is not an eval set object with cases (the whole path then reads it)."""
+    with gc_paused():
+        found = check_elements(data, source=where, what="an eval set", member="eval_cases", model=EvalSet)
+    return found or []
 
 
 def _is_plain(path: Path, read: FileBytes) -> bool:

@@ -177,38 +177,12 @@ def parse_json(
     """
     text = _decode(data, source)
     damaged = False
-    camel = camel_spellings() if model is not None else {}
 
-    def _object(pairs: list[tuple[str, Any]]) -> Any:
-        nonlocal damaged
-        obj = dict(pairs)
-        if len(obj) != len(pairs):
-            damaged = True
-        elif camel and not camel.keys().isdisjoint(obj) and any(camel.get(k) in obj for k in obj):
-            damaged = True
-        return obj if keep else None
-
-    def _int(digits: str) -> Any:
-        nonlocal damaged
-        if len(digits) > MAX_INT_DIGITS and len(digits.lstrip("-")) > MAX_INT_DIGITS:
-            damaged = True  # and no int(): past 4,300 digits it raises
-            return 0
-        return int(digits)
-
-    def _float(literal: str) -> float:
-        nonlocal damaged
-        number = float(literal)
-        if math.isinf(number):
-            damaged = True
-        return number
-
-    def _constant(name: str) -> None:
+    def _damage() -> None:
         nonlocal damaged
         damaged = True
 
-    hooks: dict[str, Any] = dict(
-        object_pairs_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant
-    )
+    hooks = problem_hooks(model, _damage, keep=keep)
     try:
         if spans is None:
             value = json.loads(text, **hooks)
@@ -230,6 +204,41 @@ def parse_json(
         if total:
             raise DataError(problems_message(problems, total), source=source)
     return value
+
+
+def problem_hooks(
+    model: Optional[type[BaseModel]], damage: Callable[[], None], *, keep: bool = False
+) -> dict[str, Any]:
+    """``json.loads`` hooks that call ``damage()`` on what JSON cannot carry faithfully (a
+    duplicate key, ``NaN`` / ``Infinity``, a number no 64-bit float holds; with ``model``,
+    an object holding both spellings of a field of the eval models), for ``find_problems``
+    to place. ``keep=False`` builds no objects (a check only)."""
+    camel = camel_spellings() if model is not None else {}
+
+    def _object(pairs: list[tuple[str, Any]]) -> Any:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            damage()
+        elif camel and not camel.keys().isdisjoint(obj) and any(camel.get(k) in obj for k in obj):
+            damage()
+        return obj if keep else None
+
+    def _int(digits: str) -> Any:
+        if len(digits) > MAX_INT_DIGITS and len(digits.lstrip("-")) > MAX_INT_DIGITS:
+            damage()  # and no int(): past 4,300 digits it raises
+            return 0
+        return int(digits)
+
+    def _float(literal: str) -> float:
+        number = float(literal)
+        if math.isinf(number):
+            damage()
+        return number
+
+    def _constant(name: str) -> None:
+        damage()
+
+    return dict(object_pairs_hook=_object, parse_int=_int, parse_float=_float, parse_constant=_constant)
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")

@@ -47,11 +47,12 @@ __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 
 #: The measured memory of the cases kept at once (``AGENTEVAL_EVAL_CACHE_MB``), with the
 #: file being read. Measured on ``benchmarks/scale.py``'s cases (one turn, three tool calls):
-#: a 10,000-case run's expected and recorded cases cost 306 MB (325 MB of RSS), which this
-#: holds with the file being read, so that such a run reads nothing twice; past it, a run's
-#: peak memory stays about this much above the process's own. At most a quarter of the
-#: memory available when the run starts.
-DEFAULT_BUDGET_MB = 384
+#: a 10,000-case run's expected and recorded cases cost 316 MB with its largest file (18.5 MB)
+#: being read, which this holds, so that such a run reads nothing twice; past it, a run's
+#: peak memory stays about this much above the process's own and the run's per-case
+#: bookkeeping (at 100,000 cases in one file, about 100 MB more: 384 MB gave a 533 MB peak).
+#: At most a quarter of the memory available when the run starts.
+DEFAULT_BUDGET_MB = 336
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16

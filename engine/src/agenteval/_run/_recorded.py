@@ -38,7 +38,7 @@ __all__ = [
 Outcome = Union[Sequence[Invocation], AgentFailure]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InFile:
     """A recorded run of a case that stays in its ``--actual`` file until it is needed."""
 
