@@ -83,7 +83,9 @@ def write_eval_set(eval_set: EvalSet, output: Path) -> None:
     with output.open("wb") as handle:
         handle.write(head + _NO_CASES[:-1] if eval_set.eval_cases else head + _NO_CASES)
         for number, case in enumerate(eval_set.eval_cases):
-            text = case.__pydantic_serializer__.to_json(case, indent=2, exclude_none=True)
+            # model_dump_json, not the serializer's to_json: before pydantic 2.11 to_json wrote
+            # aliases by default (camelCase here), model_dump_json never does unless asked
+            text = case.model_dump_json(indent=2, exclude_none=True).encode("utf-8")
             handle.write(b",\n    " if number else b"\n    ")
             handle.write(text.replace(b"\n", b"\n    "))
         handle.write((b"\n  ]" if eval_set.eval_cases else b"") + tail + b"\n")
