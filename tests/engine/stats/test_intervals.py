@@ -101,6 +101,25 @@ def test_duplicating_the_data_never_widens_much(values):
     assert twice.width <= once.width + 2.0 / (GRID - 1)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.one_of(unit, st.sampled_from([0.0, 0.5, 1.0])), min_size=1, max_size=25),
+    data=st.data(),
+    level=levels,
+    scale=st.sampled_from([(0.0, 1.0), (1.0, 5.0), (-1.0, 1.0)]),
+)
+def test_betting_excludes_answers_as_the_whole_interval_does(values, data, level, scale):
+    from agenteval._stats._intervals import betting_excludes
+
+    lo, hi = scale
+    xs = [lo + v * (hi - lo) for v in values]
+    threshold = data.draw(st.one_of(st.floats(lo, hi), st.sampled_from(xs)))
+    interval = betting_interval(xs, lo, hi, level)
+    assert betting_excludes(xs, threshold, lo, hi, level) == (
+        interval.low > threshold or interval.high < threshold
+    )
+
+
 def test_bounded_interval_picks_the_method():
     assert bounded_interval([1, 0, 1, 1]).method == "clopper-pearson"
     assert bounded_interval([0.5, 0.7, 0.9]).method == "betting"

@@ -13,6 +13,7 @@ numpy and scipy are imported inside the functions that need them.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ __all__ = [
     "BCA_MIN_N",
     "DEFAULT_RESAMPLES",
     "bca_interval",
+    "betting_excludes",
     "betting_interval",
     "bounded_interval",
     "clopper_pearson",
@@ -104,6 +106,80 @@ REMEMBERED_VALUES = 64
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+def betting_excludes(
+    values: Sequence[float], threshold: float, lo: float = 0.0, hi: float = 1.0, level: float = 0.95
+) -> bool:
+    """Whether ``betting_interval(values, lo, hi, level)`` excludes ``threshold`` (its low
+    above it or its high below it), the same answer, found from the candidates that decide it.
+
+    The interval's low is set by the first kept candidate of the lattice and its high by the
+    last; both move one way with that candidate's index, and each candidate is kept or
+    rejected on its own. So only the candidates on the threshold's side of the mean are
+    followed (and, when all of them are rejected, the one nearest the mean, to tell a kept
+    candidate from none); the rest of the lattice is needed only when that one is rejected
+    too. Used for the settle hint, which asks this of several lengths of repeated values."""
+    _check_level(level)
+    xs = _check_values(values, lo, hi)
+    if not xs:
+        return False
+    import numpy as np
+
+    span = hi - lo
+    x = (np.asarray(xs, dtype=float) - lo) / span
+    lam = _bets(x, 1.0 - level)
+    grid = _GRID
+    candidates = np.linspace(0.0, 1.0, grid)
+    mean = float(x.mean())
+    step = 1.0 / (grid - 1)
+
+    def kept(indices: Any) -> Any:
+        return indices[_kept_candidates(x, lam, candidates[indices], 1.0 / (1.0 - level))]
+
+    def low_of(index: int) -> float:
+        return float(lo + max(0.0, min(float(index - 1) * step, mean)) * span)
+
+    def high_of(index: int) -> float:
+        return float(lo + min(1.0, max(float(index + 1) * step, mean)) * span)
+
+    def none_kept(after: Any) -> bool:
+        """Whether no candidate at all is kept, knowing none is among ``after``'s complement."""
+        nearest = np.array([int(round(mean / step))])
+        if kept(nearest).size:
+            return False
+        return kept(np.setdiff1d(after, nearest)).size == 0
+
+    everything = np.arange(grid)
+    if lo + mean * span > threshold:  # the low can be above: the first kept candidate decides
+        first = bisect.bisect_right(range(grid), threshold, key=low_of)  # low_of(first) > threshold
+        if kept(everything[:first]).size:
+            return False
+        if first < grid and not none_kept(everything[first:]):
+            return True
+        return float(lo + max(0.0, min(mean - step, mean)) * span) > threshold  # none kept
+    if lo + mean * span < threshold:  # the high can be below: the last kept candidate decides
+        last = bisect.bisect_left(range(grid), threshold, key=high_of) - 1  # high_of(last) < threshold
+        if kept(everything[last + 1 :]).size:
+            return False
+        if last >= 0 and not none_kept(everything[: last + 1]):
+            return True
+        return float(lo + min(1.0, max(mean + step, mean)) * span) < threshold  # none kept
+    return False
+
+
+def _bets(x: Any, alpha: float) -> Any:
+    """The predictable plug-in bet sizes of ``betting_interval`` for observations ``x`` in
+    [0, 1]: running estimates before each observation, sized for ``x.size`` values."""
+    import numpy as np
+
+    n = x.size
+    counts = np.arange(1, n + 1)
+    mu_hat = (0.5 + np.cumsum(x)) / (counts + 1)
+    sq = np.cumsum((x - mu_hat) ** 2)
+    sigma2 = (0.25 + sq) / (counts + 1)
+    sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
+    return np.sqrt(2.0 * math.log(2.0 / alpha) / (n * sigma2_prev))
+
+
 def remembered_when_short(function: _F) -> _F:
     """``function`` (whose first argument is a tuple of values) computed once per distinct
     input of at most ``REMEMBERED_VALUES`` values (4,096 kept); a longer input is computed
@@ -130,13 +206,7 @@ def _betting(xs: tuple[float, ...], lo: float, hi: float, level: float, grid: in
     x = (np.asarray(xs, dtype=float) - lo) / span
     n = x.size
     alpha = 1.0 - level
-    # Running estimates before each observation (the bets must be predictable).
-    counts = np.arange(1, n + 1)
-    mu_hat = (0.5 + np.cumsum(x)) / (counts + 1)
-    sq = np.cumsum((x - mu_hat) ** 2)
-    sigma2 = (0.25 + sq) / (counts + 1)
-    sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
-    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (n * sigma2_prev))
+    lam = _bets(x, alpha)  # running estimates before each observation: the bets are predictable
     candidates = np.linspace(0.0, 1.0, grid)
     kept = _kept_candidates(x, lam, candidates, 1.0 / alpha)
     mean = float(x.mean())

@@ -28,7 +28,14 @@ from statistics import NormalDist
 from typing import Any, Optional
 
 from ._interval import Interval, _percent
-from ._intervals import BCA_MIN_N, betting_interval, clopper_pearson, manski_interval, remembered_when_short
+from ._intervals import (
+    BCA_MIN_N,
+    betting_excludes,
+    betting_interval,
+    clopper_pearson,
+    manski_interval,
+    remembered_when_short,
+)
 
 __all__ = [
     "Basis",
@@ -163,8 +170,7 @@ def _settle(values: tuple[float, ...], threshold: float, lo: float, hi: float, l
     # Bounded scores: the betting interval on the observed values repeated, below 20
     # units; a normal approximation of BCa from 20 on.
     def settles(size: int) -> bool:
-        interval = betting_interval([values[i % n] for i in range(size)], lo, hi, level)
-        return interval.low > threshold or interval.high < threshold
+        return betting_excludes([values[i % n] for i in range(size)], threshold, lo, hi, level)
 
     if n + 1 < BCA_MIN_N and settles(BCA_MIN_N - 1):  # bisect for the first size that settles
         unsettled, settling = n, BCA_MIN_N - 1
