@@ -167,3 +167,19 @@ def test_a_process_isolated_adapter_takes_history_as_the_one_it_wraps():
     assert EvalCase.model_fields["context_turns"].exclude  # history() is rebuilt from the case in a worker
     assert _with_history().history() == _with_history().conversation[:2]
     assert make_case([make_invocation("a", "b")]).history() == []
+
+
+def test_a_worker_killed_again_is_reaped_once():
+    # Each reap closes the worker's descriptors; two reaps at once could close one twice, the
+    # second time after its number went to the next worker's socket (seen on a loaded machine
+    # as "worker ... died (its connection closed)" for a live worker).
+    from agenteval._agents._isolation import _Worker
+
+    worker = _Worker("agenteval.testing:EchoAgent", "x")
+    reaps = []
+    reap = worker._reap
+    worker._reap = lambda: (reaps.append(1), reap())
+    for _ in range(3):  # a cancelled call, its session's release, the run's end
+        worker.kill()
+    worker.process.wait(timeout=30)
+    assert reaps == [1]

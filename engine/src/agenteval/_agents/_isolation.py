@@ -79,6 +79,7 @@ class _Worker:
         self.spec, self.target = spec, target
         self.busy = False
         self._read_from = 0
+        self._reaping = threading.Lock()  # held for good by the one reap (see ``kill``)
 
     @property
     def pid(self) -> int:
@@ -155,11 +156,17 @@ class _Worker:
         return self.process.poll() is None
 
     def kill(self) -> None:
+        """Kill the worker (if it still runs) and reap it in a thread, once: ``kill`` is
+        called again (a cancelled call, then its session's release, then the run's end), and
+        two reaps would close the connection's descriptor twice, the second time after its
+        number went to the next worker's socket, cutting that worker off."""
         if self.alive:
             try:
                 self.process.kill()
             except OSError:
                 pass
+        if not self._reaping.acquire(blocking=False):
+            return
         try:
             threading.Thread(target=self._reap, daemon=True).start()
         except RuntimeError:  # the interpreter is shutting down: the killed worker needs no reaping
