@@ -7,6 +7,8 @@ ignored with a warning, as ADK ignores it (real configs carry keys like ``descri
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,6 +40,12 @@ class ResolvedCriterion:
     evaluator: Evaluator
     plugin: PluginInfo
     info: EvaluatorInfo
+
+    @functools.cached_property
+    def waits(self) -> bool:
+        """Whether scoring it can wait: it calls a judge, or its ``evaluate`` is a coroutine
+        function (asked once per criterion, not per case)."""
+        return self.info.requires_judge or inspect.iscoroutinefunction(self.evaluator.evaluate)
 
 
 def _param_keys(loaded: LoadedCriterion) -> dict[str, str]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import inspect
 import signal
 import threading
 import time
@@ -603,11 +602,7 @@ class _Dispatch:
         self.inline = (
             plan.agent is None
             and type(run.executor) is LocalExecutor
-            and not any(
-                c.info.requires_judge or inspect.iscoroutinefunction(c.evaluator.evaluate)
-                for s in plan.sets
-                for c in s.criteria
-            )
+            and not any(c.waits for s in plan.sets for c in s.criteria)
         )
         self._since_turn = 0
 

@@ -39,10 +39,7 @@ def missing_input_result(
     if not reads:
         return None
     for number, invocation in enumerate(actual, start=first + 1):
-        lacks = invocation.missing_inputs()
-        if not lacks:  # a complete turn (nearly all)
-            continue
-        for missing in lacks:
+        for missing in invocation.missing_inputs():
             if missing.input in reads:
                 return not_evaluated(
                     entry,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import functools
 import inspect
 import threading
 import time
@@ -240,20 +239,6 @@ async def _score_one(
     return result
 
 
-def _asynchronous(method: object) -> bool:
-    """Whether an evaluator's ``evaluate`` is a coroutine function (asked once per function)."""
-    function = getattr(method, "__func__", method)
-    try:
-        return _coroutine_function(function)
-    except TypeError:  # an unhashable callable
-        return inspect.iscoroutinefunction(function)
-
-
-@functools.lru_cache(maxsize=256)
-def _coroutine_function(function: object) -> bool:
-    return inspect.iscoroutinefunction(function)
-
-
 async def score_run(
     case: EvalCase,
     outcome: Union[Sequence[Invocation], AgentFailure, None],
@@ -287,8 +272,7 @@ async def score_run(
             result = not_evaluated(entry, "this run has no actual invocations for this case", "missing_run")
         else:
             score = _score_one(case, outcome, resolved, entry, limit, strict, judge, scope, point_verdicts)
-            waits = resolved.info.requires_judge or _asynchronous(resolved.evaluator.evaluate)
-            pending.append((position, score, waits))
+            pending.append((position, score, resolved.waits))
             continue
         results[position] = result
     # Criteria that wait (async evaluators: judges) run concurrently; the others are
