@@ -128,21 +128,24 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
                 )
             )
         written += 1
+    # The summary the run writes at its end, from the same case results the readers recompute,
+    # each finished eval set's part of it, and (several runs per case) each finished case's
+    # brief, as the run writes them.
+    recorded_run = RecordedRun(writer.folder, writer.manifest)
+    builder = SummaryBuilder(manifest.confidence, run_id)
+    for entry, case_id, case_records in recorded_run.case_records():
+        case = recorded_run.case_result(entry, case_id, case_records, pending=False)
+        builder.add(case, entry)
+        if runs != 1 and all(r is not None for r in case_records) and kind != "killed":
+            writer.append_brief(brief_from_result(entry, 0, case, case_records))
+        if builder.set_complete(entry.index) and (entry.index + 1) * PER_SET <= recorded:
+            writer.append_set_summary(entry.index, builder.set_state(entry.index))
     if kind == "killed":  # no summary, the manifest as the run started it
         writer.close()
         return writer.folder
     state = RunState.INTERRUPTED if kind == "interrupted" else RunState.COMPLETE
     writer.manifest.state = state
     writer.manifest.exit_code = 130 if kind == "interrupted" else 1
-    # The summary the run writes at its end, from the same case results the readers recompute,
-    # and (several runs per case) each finished case's brief, as the run writes them.
-    recorded_run = RecordedRun(writer.folder, writer.manifest)
-    builder = SummaryBuilder(manifest.confidence, run_id)
-    for entry, case_id, case_records in recorded_run.case_records():
-        case = recorded_run.case_result(entry, case_id, case_records, pending=False)
-        builder.add(case, entry)
-        if runs != 1 and all(r is not None for r in case_records):
-            writer.append_brief(brief_from_result(entry, 0, case, case_records))
     document = SummaryDocument(
         run_id=run_id,
         state=state,

@@ -25,7 +25,7 @@ from agenteval._verdicts import (
     sum_activity,
 )
 from agenteval.runs import CriterionEntry
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 _MODELS = ("m1", "m2", "m3")
@@ -172,3 +172,102 @@ def test_the_summary_sums_each_criterions_activity_over_its_cases_and_copies(cas
     expected = sum_activity([a for a, times in cases for _ in range(times)])
     assert criterion.judge == expected and summary.judge == expected
     assert criterion.judge_cost == judge_cost(expected, prices)
+
+
+def _set_entry(index: int, cases: int):
+    from agenteval.runs import EvalSetEntry
+
+    return EvalSetEntry(
+        index=index,
+        eval_set_id=f"set{index}",
+        path=f"set{index}.evalset.json",
+        case_ids=[f"c{index}.{i}" for i in range(cases)],
+        criteria=[_entry(), _entry("other")],
+    )
+
+
+_votes = st.fixed_dictionaries({"yes": st.integers(0, 3), "no": st.integers(0, 3)})
+_criterion_result = st.builds(
+    lambda name, score, code, activity, votes, runs: _result(
+        score, code if score is None else None, judge=activity, name=name
+    ).model_copy(
+        update={
+            "per_invocation": [
+                InvocationResult(
+                    index=0,
+                    invocation_id="i",
+                    score=score,
+                    status=Status.NOT_EVALUATED if score is None else Status.PASSED,
+                    reason_code=code if score is None else None,
+                    details={"calls_used": 3, "calls_saved": 1, "votes": votes} if votes else {},
+                )
+            ],
+            "runs": [_result(s, name=name) for s in runs],
+        }
+    ),
+    st.sampled_from(["judged", "other"]),
+    st.one_of(st.none(), st.floats(0, 1)),
+    st.sampled_from(["judge_budget", "judge_timeout", None]),
+    st.one_of(st.none(), _activity),
+    st.one_of(st.none(), _votes),
+    st.lists(st.one_of(st.none(), st.floats(0, 1)), max_size=3),
+)
+
+
+@given(
+    st.lists(
+        st.lists(st.lists(_criterion_result, min_size=1, max_size=2), min_size=1, max_size=4), max_size=4
+    ),
+    st.sets(st.integers(0, 3)),
+    st.sampled_from([None, 0.9]),
+)
+@settings(deadline=None, max_examples=60)  # an eval set's statistics take a while
+def test_a_saved_eval_set_gives_the_summary_its_cases_give(sets, saved, confidence):
+    """``set_state`` / ``restore_set``: a builder given some eval sets as another builder
+    saved them (through JSON, as ``set_summaries.jsonl`` holds them) and the rest case by
+    case builds the summary of a builder given every case, byte for byte."""
+    import json
+
+    from agenteval._results import CaseResult
+
+    whole = SummaryBuilder(confidence, "run")
+    restored = SummaryBuilder(confidence, "run")
+    for index, cases in enumerate(sets):
+        entry = _set_entry(index, len(cases))
+        results = [
+            CaseResult(eval_id=case_id, status=Status.PASSED if i % 2 else Status.FAILED, criteria=criteria)
+            for i, (case_id, criteria) in enumerate(zip(entry.case_ids, cases, strict=True))
+        ]
+        part = SummaryBuilder(confidence, "run")
+        for case in results:
+            whole.add(case, entry)
+            part.add(case, entry)
+            if index not in saved:
+                restored.add(case, entry)
+        assert part.set_complete(index)
+        if index in saved:
+            restored.restore_set(entry, json.loads(json.dumps(part.set_state(index))))
+    prices = {"m1": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}
+    assert restored.build(prices=prices).model_dump_json() == whole.build(prices=prices).model_dump_json()
+
+
+def test_a_damaged_saved_eval_set_is_refused_and_counts_nothing():
+    import pytest
+
+    entry = _set_entry(0, 1)
+    builder = SummaryBuilder(0.9, "run")
+    builder.add(_passed_case(entry.case_ids[0]), entry)
+    state = builder.set_state(0)
+    fresh = SummaryBuilder(0.9, "run")
+    for broken in ({**state, "cases": {"NOPE": 1}}, {k: v for k, v in state.items() if k != "criteria"}):
+        with pytest.raises(ValueError):
+            fresh.restore_set(entry, broken)
+    with pytest.raises(ValueError):  # saved with statistics, restored without
+        SummaryBuilder(None, "run").restore_set(entry, state)
+    assert fresh.build() == SummaryBuilder(0.9, "run").build()
+
+
+def _passed_case(case_id: str):
+    from agenteval._results import CaseResult
+
+    return CaseResult(eval_id=case_id, status=Status.PASSED, criteria=[_result(1.0)])

@@ -139,6 +139,34 @@ class _ActivitySum:
             counts[1] += usage.input_tokens * times
             counts[2] += usage.output_tokens * times
 
+    def merge(self, other: _ActivitySum) -> None:
+        """Add ``other``'s sums to these."""
+        self.present = self.present or other.present
+        self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
+        for code, count in other.failures.items():
+            self.failures[code] = self.failures.get(code, 0) + count
+        for name, usage in other.models.items():
+            counts = self.models.setdefault(name, [0, 0, 0])
+            for i in range(3):
+                counts[i] += usage[i]
+
+    def state(self) -> Optional[list]:
+        """The sums as plain JSON data (``restored``); ``None`` when nothing was added."""
+        return [self.counts, self.failures, self.models] if self.present else None
+
+    @classmethod
+    def restored(cls, state: Optional[list]) -> _ActivitySum:
+        found = cls()
+        if state is not None:
+            counts, failures, models = state
+            found.present = True
+            found.counts = [int(n) for n in counts]
+            if len(found.counts) != 5:
+                raise ValueError("not a judge activity")
+            found.failures = {str(k): int(v) for k, v in failures.items()}
+            found.models = {str(k): [int(n) for n in v] for k, v in models.items()}
+        return found
+
     def total(self) -> Optional[JudgeActivity]:
         if not self.present:
             return None
@@ -437,6 +465,38 @@ def _count(statuses: Iterable[Status]) -> dict[Status, int]:
     return counts
 
 
+class _Part:
+    """What one eval set's cases add to a run's summary (``SummaryBuilder``; ``entry`` is
+    ``None`` for the cases added without their eval set)."""
+
+    __slots__ = (
+        "entry",
+        "added",
+        "cases",
+        "results",
+        "criteria",
+        "not_evaluated",
+        "invocations",
+        "unjudged",
+        "units",
+        "statistics",
+    )
+
+    def __init__(self, entry: Optional[EvalSetEntry]) -> None:
+        self.entry = entry
+        self.added = 0
+        self.cases: dict[Status, int] = _count(())
+        self.results: dict[Status, int] = _count(())
+        self.criteria: dict[tuple[str, Optional[float], str], dict] = {}
+        self.not_evaluated: dict[str, int] = {}
+        self.invocations: dict[str, int] = {}
+        self.unjudged = 0
+        #: criterion -> each case's unit (``_set_unit``), for the eval set's statistics
+        self.units: dict[str, list[tuple]] = {}
+        #: the eval set's statistics once made (``None`` again when a case is added after)
+        self.statistics: Optional[EvalSetSummary] = None
+
+
 class SummaryBuilder:
     """A run's ``RunSummary`` accumulated one case at a time.
 
@@ -446,6 +506,11 @@ class SummaryBuilder:
     statistics; cases are ordered by id before they are computed, so a run and every
     re-reading of its folder give the same numbers whatever order the cases finished in.
     ``set_verdict`` is the eval sets' verdict rule (``agenteval._stats.SET_VERDICT_RULES``).
+
+    Each eval set is counted on its own and the sets are summed in index order when the
+    summary is built, so what a finished eval set adds can be saved (``set_state``) and
+    given to another builder instead of its cases (``restore_set``): the summary is the
+    same, byte for byte (counts are integers; a mean is an exact ``math.fsum``).
     """
 
     def __init__(
@@ -454,57 +519,122 @@ class SummaryBuilder:
         self.confidence = confidence
         self.run_id = run_id
         self.set_verdict = set_verdict
-        self._cases: dict[Status, int] = _count(())
-        self._results: dict[Status, int] = _count(())
-        self._criteria: dict[tuple[str, Optional[float], str], dict] = {}
-        self._not_evaluated: dict[str, int] = {}
-        self._invocations: dict[str, int] = {}
-        self._unjudged = 0
-        self._sets: dict[int, tuple[EvalSetEntry, dict[str, list[tuple]]]] = {}
+        self._parts: dict[Optional[int], _Part] = {}
 
     def add(self, case: CaseResult, eval_set: Optional[EvalSetEntry] = None) -> None:
         """Count ``case``; with its ``eval_set`` (and a confidence), also keep what the
         eval set's statistics need."""
         self.add_copies(case, eval_set, (case.eval_id,))
 
+    def _part(self, eval_set: Optional[EvalSetEntry]) -> _Part:
+        index = eval_set.index if eval_set is not None else None
+        part = self._parts.get(index)
+        if part is None:
+            part = self._parts[index] = _Part(eval_set)
+        return part
+
     def add_copies(self, case: CaseResult, eval_set: Optional[EvalSetEntry], case_ids: Sequence[str]) -> None:
         """Count, for each id of ``case_ids``, a case equal to ``case`` but for its id (as
         ``add`` would one by one: the cases an interruption left unstarted, in one step)."""
         times = len(case_ids)
-        self._cases[case.status] += times
+        part = self._part(eval_set)
+        part.added += times
+        part.statistics = None
+        part.cases[case.status] += times
+        criteria, not_evaluated, invocations = part.criteria, part.not_evaluated, part.invocations
         for result in case.criteria:
-            self._results[result.status] += times
+            part.results[result.status] += times
             key = (result.criterion, result.threshold, str(result.plugin))
-            group = self._criteria.get(key)
+            group = criteria.get(key)
             if group is None:
-                group = self._criteria[key] = {
-                    "plugin": result.plugin,
-                    "scores": [],
-                    "counts": _count(()),
-                    "judge": _ActivitySum(),
-                }
+                group = criteria[key] = _group(result.plugin)
             group["counts"][result.status] += times
             group["judge"].add(result.judge, times)
             if result.verdict is not None and result.verdict.basis == JUDGE_BUDGET_BASIS:
-                self._unjudged += times
+                part.unjudged += times
             if result.score is not None:
                 group["scores"].extend([result.score] * times)
             if result.status is Status.NOT_EVALUATED:
                 code = result.reason_code or "not_evaluated"
-                self._not_evaluated[code] = self._not_evaluated.get(code, 0) + times
+                not_evaluated[code] = not_evaluated.get(code, 0) + times
             for run in result.runs or [result]:
                 for item in run.per_invocation:
                     if item.status is Status.NOT_EVALUATED:
                         code = item.reason_code or "not_evaluated"
-                        self._invocations[code] = self._invocations.get(code, 0) + times
+                        invocations[code] = invocations.get(code, 0) + times
                     if "calls_used" in item.details:
                         for _ in range(times):
                             _add_votes(group, item.details)
         if eval_set is not None and self.confidence is not None:
-            _, by_criterion = self._sets.setdefault(eval_set.index, (eval_set, {}))
+            units = part.units
             for result in case.criteria:
                 _, *unit = _set_unit(case.eval_id, result)
-                by_criterion.setdefault(result.criterion, []).extend((i, *unit) for i in case_ids)
+                units.setdefault(result.criterion, []).extend((i, *unit) for i in case_ids)
+
+    def set_complete(self, index: int) -> bool:
+        """Whether every case of eval set ``index`` has been added (once each)."""
+        part = self._parts.get(index)
+        return part is not None and part.entry is not None and part.added == len(part.entry.case_ids)
+
+    def set_state(self, index: int) -> dict:
+        """What eval set ``index``'s cases add to the summary, statistics included, as plain
+        JSON data for ``restore_set`` (a few numbers per case and criterion)."""
+        part = self._parts[index]
+        statistics = self._statistics(part) if self.confidence is not None else None
+        return {
+            "cases": {status.value: n for status, n in part.cases.items() if n},
+            "results": {status.value: n for status, n in part.results.items() if n},
+            "criteria": [
+                {
+                    "criterion": name,
+                    "plugin": group["plugin"].model_dump(mode="json"),
+                    "threshold": threshold,
+                    "scores": group["scores"],
+                    "counts": {status.value: n for status, n in group["counts"].items() if n},
+                    "judge": group["judge"].state(),
+                    "votes": group.get("votes"),
+                    "calls": [group.get("calls_used", 0), group.get("calls_saved", 0)],
+                }
+                for (name, threshold, _), group in part.criteria.items()
+            ],
+            "not_evaluated": part.not_evaluated,
+            "invocations": part.invocations,
+            "unjudged": part.unjudged,
+            "statistics": statistics.model_dump(mode="json") if statistics is not None else None,
+        }
+
+    def restore_set(self, eval_set: EvalSetEntry, state: Mapping) -> None:
+        """Count eval set ``eval_set`` as ``state`` (``set_state`` of a builder with the same
+        confidence, run id and verdict rule) says, in place of its cases. ``ValueError``
+        (nothing counted) when ``state`` is not such a state."""
+        try:
+            part = _Part(eval_set)
+            part.added = len(eval_set.case_ids)
+            for counts, saved in ((part.cases, state["cases"]), (part.results, state["results"])):
+                for status, n in saved.items():
+                    counts[Status(status)] += int(n)
+            for saved in state["criteria"]:
+                plugin = PluginInfo.model_validate(saved["plugin"])
+                group = _group(plugin)
+                group["scores"] = [float(v) for v in saved["scores"]]
+                for status, n in saved["counts"].items():
+                    group["counts"][Status(status)] += int(n)
+                group["judge"] = _ActivitySum.restored(saved["judge"])
+                if saved["votes"] is not None:
+                    group["votes"] = [(int(yes), int(no)) for yes, no in saved["votes"]]
+                    group["calls_used"], group["calls_saved"] = (int(n) for n in saved["calls"])
+                part.criteria[(str(saved["criterion"]), saved["threshold"], str(plugin))] = group
+            part.not_evaluated = {str(k): int(v) for k, v in state["not_evaluated"].items()}
+            part.invocations = {str(k): int(v) for k, v in state["invocations"].items()}
+            part.unjudged = int(state["unjudged"])
+            statistics = state["statistics"]
+            if (statistics is None) != (self.confidence is None):
+                raise ValueError("made with another confidence")
+            if statistics is not None:
+                part.statistics = EvalSetSummary.model_validate(statistics)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a saved eval set: {exc!r}") from exc
+        self._parts[eval_set.index] = part
 
     def build(
         self,
@@ -521,10 +651,13 @@ class SummaryBuilder:
         sum plus ``user_simulator``. ``prices`` (``statistics.judge_prices``) give each
         criterion's and the run's ``judge_cost``; ``budget`` (the run's limits and their use)
         gets the count of results its refusals left INCONCLUSIVE."""
-        total = sum(self._cases.values())
+        whole = _Part(None)
+        for _, part in sorted(self._parts.items(), key=lambda item: -1 if item[0] is None else item[0]):
+            _merge(whole, part)
+        total = sum(whole.cases.values())
         prices = prices or {}
         criteria = []
-        for (name, threshold, _), group in self._criteria.items():
+        for (name, threshold, _), group in whole.criteria.items():
             activity = group["judge"].total() or (judge_by_criterion or {}).get(name)
             criteria.append(
                 CriterionSummary(
@@ -541,15 +674,15 @@ class SummaryBuilder:
         if any(c.judge is not None for c in criteria):
             judge = sum_activity([*(c.judge for c in criteria), user_simulator])
         if budget is not None:
-            budget = budget.model_copy(update={"inconclusive": self._unjudged})
-        worst = [s for s, n in self._cases.items() if n]
+            budget = budget.model_copy(update={"inconclusive": whole.unjudged})
+        worst = [s for s, n in whole.cases.items() if n]
         return RunSummary(
             status=worst_status(worst) if total else Status.NOT_EVALUATED,
-            cases=dict(self._cases),
-            criterion_results=dict(self._results),
+            cases=dict(whole.cases),
+            criterion_results=dict(whole.results),
             criteria=criteria,
-            not_evaluated_reasons=dict(sorted(self._not_evaluated.items())),
-            invocations_not_evaluated=dict(sorted(self._invocations.items())),
+            not_evaluated_reasons=dict(sorted(whole.not_evaluated.items())),
+            invocations_not_evaluated=dict(sorted(whole.invocations.items())),
             judge=judge,
             user_simulator=user_simulator,
             eval_sets=self._set_summaries(),
@@ -560,23 +693,62 @@ class SummaryBuilder:
     def _set_summaries(self) -> list[EvalSetSummary]:
         if self.confidence is None:
             return []
-        out = []
-        for index in sorted(self._sets):
-            entry, by_criterion = self._sets[index]
+        return [
+            self._statistics(self._parts[index]) for index in sorted(i for i in self._parts if i is not None)
+        ]
+
+    def _statistics(self, part: _Part) -> EvalSetSummary:
+        """An eval set's statistics (made once; again only after another case is added)."""
+        entry = part.entry
+        assert entry is not None and self.confidence is not None
+        if part.statistics is None:
             summaries = [
                 set_criterion_summary(
                     criterion,
-                    by_criterion[criterion.name],
+                    part.units[criterion.name],
                     level=self.confidence,
                     run_id=self.run_id,
-                    index=index,
+                    index=entry.index,
                     rule=self.set_verdict,
                 )
                 for criterion in entry.criteria
-                if criterion.name in by_criterion
+                if criterion.name in part.units
             ]
-            out.append(EvalSetSummary(index=index, eval_set_id=entry.eval_set_id, criteria=summaries))
-        return out
+            part.statistics = EvalSetSummary(
+                index=entry.index, eval_set_id=entry.eval_set_id, criteria=summaries
+            )
+        return part.statistics
+
+
+def _group(plugin: PluginInfo) -> dict:
+    """A criterion's running figures in a summary (scores, status counts, judge activity;
+    ``_add_votes`` adds the judges' votes)."""
+    return {"plugin": plugin, "scores": [], "counts": _count(()), "judge": _ActivitySum()}
+
+
+def _merge(whole: _Part, part: _Part) -> None:
+    """Add ``part``'s counts to ``whole`` (its criteria after those ``whole`` has)."""
+    whole.added += part.added
+    for status, n in part.cases.items():
+        whole.cases[status] += n
+    for status, n in part.results.items():
+        whole.results[status] += n
+    for key, group in part.criteria.items():
+        into = whole.criteria.get(key)
+        if into is None:
+            into = whole.criteria[key] = _group(group["plugin"])
+        into["scores"].extend(group["scores"])
+        for status, n in group["counts"].items():
+            into["counts"][status] += n
+        into["judge"].merge(group["judge"])
+        if "votes" in group:
+            into.setdefault("votes", []).extend(group["votes"])
+            into["calls_used"] = into.get("calls_used", 0) + group.get("calls_used", 0)
+            into["calls_saved"] = into.get("calls_saved", 0) + group.get("calls_saved", 0)
+    for mine, theirs in ((whole.not_evaluated, part.not_evaluated), (whole.invocations, part.invocations)):
+        for code, n in theirs.items():
+            mine[code] = mine.get(code, 0) + n
+    whole.unjudged += part.unjudged
 
 
 def _add_votes(group: dict, details: dict) -> None:

@@ -124,18 +124,22 @@ class _Session(AgentSession):
         return make_invocation("q", self.reply).model_copy(update={"user_content": user_content})
 
 
-def _plan(num_runs: int, cases: int = 30) -> Plan:
+def _plan(num_runs: int, cases: int = 30, sets: int = 1) -> Plan:
+    """``cases`` cases ``c0``… split over ``sets`` eval sets."""
     registry = registry_for(reply=_Reply)
-    eval_set = EvalSet(
-        eval_set_id="s",
-        eval_cases=[make_case([make_invocation("q", "1")], eval_id=f"c{i}") for i in range(cases)],
-    )
     config = as_config({"reply": {"threshold": 0.6}})
     resolved = resolve_criteria([(c, "criteria") for c in config.criteria], registry, [])
-    planned = PlannedSet.of(
-        0, eval_set, eval_set.eval_cases, resolved, [criterion_entry(r) for r in resolved]
-    )
-    return Plan(sets=(planned,), agent=_VaryingAgent(), agent_target="varying", num_runs=num_runs)
+    planned = []
+    for index in range(sets):
+        eval_set = EvalSet(
+            eval_set_id=f"s{index}" if index else "s",
+            eval_cases=[
+                make_case([make_invocation("q", "1")], eval_id=f"c{i}") for i in range(index, cases, sets)
+            ],
+        )
+        entries = [criterion_entry(r) for r in resolved]
+        planned.append(PlannedSet.of(index, eval_set, eval_set.eval_cases, resolved, entries))
+    return Plan(sets=tuple(planned), agent=_VaryingAgent(), agent_target="varying", num_runs=num_runs)
 
 
 def _recorded(plan: Plan, runs: Path, stop_after: Optional[int] = None) -> RecordedRun:
@@ -238,3 +242,85 @@ def test_a_killed_runs_summary_is_what_its_whole_records_give_and_reads_only_the
     never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("a whole record was read"))  # noqa: E731
     monkeypatch.setattr(CaseRecord, "model_validate_json", never)
     assert RecordedRun.open(run.folder).result_summary() == whole == sealed.summary
+
+
+def _killed(run: RecordedRun) -> RecordedRun:
+    """``run`` as a ``kill -9`` leaves it: no summary, a manifest that still says running."""
+    (run.folder / "summary.json").unlink()
+    manifest = json.loads((run.folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["state"] = "running"
+    (run.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    killed = RecordedRun.open(run.folder)
+    assert not killed.in_progress
+    return killed
+
+
+def _reads(monkeypatch) -> list:
+    """The records read from now on (their places)."""
+    read: list = []
+    real = RecordedRun._read_at
+
+    def counted(self, handle, where, *args):
+        read.append(where)
+        return real(self, handle, where, *args)
+
+    monkeypatch.setattr(RecordedRun, "_read_at", counted)
+    return read
+
+
+@pytest.mark.parametrize("num_runs", [1, 3], ids=["one-run", "3-runs"])
+def test_a_killed_complete_runs_summary_is_the_one_it_wrote_from_its_saved_eval_sets_alone(
+    tmp_path, monkeypatch, num_runs
+):
+    run = _recorded(_plan(num_runs, cases=24, sets=3), tmp_path / "runs")
+    sealed = run.summary()
+    assert sealed is not None and sealed.state is RunState.COMPLETE
+    lines = (run.folder / "set_summaries.jsonl").read_bytes().splitlines()
+    assert sorted(json.loads(line)["eval_set_index"] for line in lines) == [0, 1, 2]
+    killed = _killed(run)
+    read = _reads(monkeypatch)
+    summary = killed.result_summary()
+    assert read == []  # every eval set saved: no record read
+    assert summary.model_dump_json() == sealed.summary.model_dump_json()
+    assert len(summary.eval_sets) == 3 and summary.cases[Status.PASSED] and summary.cases[Status.FAILED]
+
+
+@pytest.mark.parametrize(("num_runs", "stop_after"), [(1, 14), (3, 44)], ids=["one-run", "3-runs"])
+def test_a_killed_runs_summary_reads_the_records_of_the_unfinished_eval_sets_only(
+    tmp_path, monkeypatch, num_runs, stop_after
+):
+    # the sets in plan order: the first finishes before the interruption, the last does not
+    run = _recorded(_plan(num_runs, cases=24, sets=3), tmp_path / "runs", stop_after)
+    sealed = run.summary()
+    assert sealed is not None and sealed.state is RunState.INTERRUPTED
+    saved = [json.loads(line) for line in (run.folder / "set_summaries.jsonl").read_bytes().splitlines()]
+    assert saved and len(saved) < 3
+    killed = _killed(run)
+    whole = killed._summary(killed.case_results())
+    read = _reads(monkeypatch)
+    summary = RecordedRun.open(run.folder).result_summary()
+    assert summary.model_dump_json() == whole.model_dump_json() == sealed.summary.model_dump_json()
+    assert 0 < len(read) <= len(killed.keys()) - 8 * len(saved) * num_runs
+
+
+def test_a_stale_or_damaged_saved_eval_set_is_read_from_its_records(tmp_path, monkeypatch):
+    run = _recorded(_plan(1, cases=24, sets=3), tmp_path / "runs")
+    sealed = run.summary()
+    assert sealed is not None
+    path = run.folder / "set_summaries.jsonl"
+    first, second, third = path.read_bytes().splitlines()
+    stale = json.loads(first)
+    stale["results_bytes"] = 10  # its records were written after it: a resume wrote them again
+    damaged = json.loads(second)
+    damaged["state"]["cases"] = {"NOT_A_STATUS": 1}
+    doctored = json.loads(third)
+    doctored["state"]["cases"] = {"PASSED": 1000}  # checks: it is what the run saved that counts
+    path.write_bytes(
+        b"\n".join([json.dumps(stale).encode(), json.dumps(damaged).encode(), third[:-5]]) + b"\n"
+    )
+    killed = _killed(run)
+    read = _reads(monkeypatch)
+    assert killed.result_summary().model_dump_json() == sealed.summary.model_dump_json()
+    assert len(read) == 24  # all three sets read from their records
+    path.write_bytes(json.dumps(doctored).encode() + b"\n")
+    assert RecordedRun.open(run.folder).result_summary().cases[Status.PASSED] >= 1000

@@ -442,6 +442,8 @@ class EvalRun:
         book.done.add(key)
         book.active.pop(key, None)
         book.summary.add(case, state.planned.entry)
+        if self.writer is not None and book.summary.set_complete(key[0]):
+            self.writer.append_set_summary(key[0], book.summary.set_state(key[0]))
         if self.writer is not None and self.plan.num_runs != 1:
             records = [state.runs[i] for i in sorted(state.runs)]
             self.writer.append_brief(brief_from_result(state.planned.entry, 0, case, records))

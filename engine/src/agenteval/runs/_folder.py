@@ -40,6 +40,8 @@ RUNS_DIR_ENV = "AGENTEVAL_RUNS_DIR"
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+#: what each finished eval set adds to the summary, a line per set as it finishes
+SET_SUMMARIES = "set_summaries.jsonl"
 _LOCK = ".lock"
 
 
@@ -85,6 +87,7 @@ class RunWriter:
         self._index = index
         self._lock = lock
         self._briefs: Optional[IO[bytes]] = None
+        self._set_summaries: Optional[IO[bytes]] = None
         #: ``scores.jsonl`` (``agenteval.runs._scores``), written beside the index
         self._scores: Optional[ScoresFile] = None
         self.records_written = 0
@@ -138,6 +141,7 @@ class RunWriter:
             # the briefs of an earlier session are not sealed by the next summary: readers
             # combine the cases they lack from the records
             (folder / BRIEFS).unlink(missing_ok=True)
+            (folder / SET_SUMMARIES).unlink(missing_ok=True)
             results = open(path, "ab")
             index = open(folder / INDEX, "ab")
             scores = ScoresFile.reopen(folder, results.tell())
@@ -200,10 +204,30 @@ class RunWriter:
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc
 
+    def append_set_summary(self, index: int, state: dict) -> None:
+        """Append what finished eval set ``index`` adds to the summary (``state``:
+        ``SummaryBuilder.set_state``) to ``set_summaries.jsonl``, with the size of the records
+        it sums up: a reader of a run that stopped without its summary reads the records of
+        the other sets only (``RecordedRun.result_summary``)."""
+        line = {
+            "run_id": self.run_id,
+            "eval_set_index": index,
+            "results_bytes": self._results.tell(),
+            "state": state,
+        }
+        data = self._scrub(_json(line)).encode("utf-8", "surrogatepass") + b"\n"
+        try:
+            if self._set_summaries is None:
+                self._set_summaries = open(self.folder / SET_SUMMARIES, "ab")
+            self._set_summaries.write(data)
+            self._set_summaries.flush()
+        except OSError as exc:
+            raise _recording_failed(self.folder, exc) from exc
+
     def close(self) -> None:
         if self._scores is not None:
             self._scores.close()
-        for handle in (self._results, self._index, self._briefs, self._lock):
+        for handle in (self._results, self._index, self._briefs, self._set_summaries, self._lock):
             if handle is not None:
                 try:
                     if handle is self._results:

@@ -29,7 +29,7 @@ from .._results import (
     RunSummary,
     Status,
 )
-from .._verdicts import case_criteria, case_status, not_evaluated, same_outputs, sum_activity
+from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluated, same_outputs, sum_activity
 from ..errors import ConfigError
 from ._briefs import (
     _STATUS,
@@ -40,7 +40,7 @@ from ._briefs import (
     brief_from_result,
     brief_from_scores,
 )
-from ._folder import MANIFEST, RESULTS, SUMMARY, writer_alive
+from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
 from ._scores import Row, json_lines, sealed_scores
@@ -567,7 +567,48 @@ class RecordedRun:
         written = self.summary()
         if written is not None and self._summary_is_current(written):
             return written.summary
-        return self._summary(self.case_results(scored=True))
+        builder = self._builder()
+        restored = {i for i, (entry, state) in self._saved_sets().items() if _restored(builder, entry, state)}
+        rest = None
+        if restored:  # the records of the other eval sets only
+            rest = {
+                (e.index, c) for e in self.manifest.eval_sets if e.index not in restored for c in e.case_ids
+            }
+        pending = self.in_progress
+        for entry, case_id, records in self.case_records(rest, scored=True) if rest is None or rest else ():
+            builder.add(self.case_result(entry, case_id, records, pending=pending), entry)
+        return self._built(builder)
+
+    def _saved_sets(self) -> dict[int, tuple[EvalSetEntry, dict]]:
+        """What each eval set the run finished adds to the summary, as the run saved it in
+        ``set_summaries.jsonl`` (``RunWriter.append_set_summary``), for the sets whose records
+        are all the ones it sums up: every run of every case recorded before the line was
+        written, none since (a resume that wrote them again makes the line stale). None under
+        ``--num-runs auto`` (a case's runs there depend on how far the run got)."""
+        manifest = self.manifest
+        if manifest.num_runs_policy == "auto":
+            return {}
+        try:
+            data = (self.folder / SET_SUMMARIES).read_bytes()
+        except OSError:
+            return {}
+        entries = {entry.index: entry for entry in manifest.eval_sets}
+        index = self._index() if data else {}
+        runs = range(1, manifest.num_runs + 1)
+        saved = {}
+        for line in data.splitlines():
+            try:
+                found = pydantic_core.from_json(line)
+                entry = entries.get(found["eval_set_index"])
+                limit = found["results_bytes"]
+                if entry is None or found["run_id"] != self.run_id or not isinstance(limit, int):
+                    continue
+            except (ValueError, KeyError, TypeError):
+                continue  # a killed writer's last line, or not a line of ours
+            places = [index.get((entry.index, case_id, run)) for case_id in entry.case_ids for run in runs]
+            if all(place is not None and place[0] + place[1] <= limit for place in places):
+                saved[entry.index] = (entry, found["state"])
+        return saved
 
     def _summary_is_current(self, written: SummaryDocument) -> bool:
         """Whether ``written`` is the summary of the records as they are now: the run has
@@ -605,14 +646,21 @@ class RecordedRun:
         # planned case: no need to read the index to know it (the listing reads it once).
         return True
 
-    def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
-        from .._verdicts import SummaryBuilder
-
+    def _builder(self) -> SummaryBuilder:
+        """A summary builder with the run's own statistics settings."""
         manifest = self.manifest
         level = manifest.set_confidence if manifest.set_confidence is not None else manifest.confidence
-        builder = SummaryBuilder(level, self.run_id, manifest.set_verdict)
+        return SummaryBuilder(level, self.run_id, manifest.set_verdict)
+
+    def _summary(self, cases: Iterable[tuple[EvalSetEntry, CaseResult]]) -> RunSummary:
+        builder = self._builder()
         for entry, case in cases:
             builder.add(case, entry)
+        return self._built(builder)
+
+    def _built(self, builder: SummaryBuilder) -> RunSummary:
+        """``builder``'s summary, with the judge activity and budget the run's writer saw."""
+        manifest = self.manifest
         written = self.summary()
         judge = user_simulator = None
         by_criterion = {}
@@ -639,6 +687,16 @@ class RecordedRun:
             interrupted=self.manifest.state is not RunState.COMPLETE,
             run_id=self.run_id,
         )
+
+
+def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool:
+    """Whether ``state`` (a ``set_summaries.jsonl`` line's) now stands in ``builder`` for
+    ``entry``'s cases (a damaged one does not: the set is read from its records)."""
+    try:
+        builder.restore_set(entry, state)
+    except ValueError:
+        return False
+    return True
 
 
 def _marks(criteria: list[list[Any]]) -> tuple[int, bool]:
