@@ -575,8 +575,21 @@ class RecordedRun:
                 (e.index, c) for e in self.manifest.eval_sets if e.index not in restored for c in e.case_ids
             }
         pending = self.in_progress
+        # With one run per case, the cases never recorded differ only by their id: each set's
+        # first one's result is made, the others counted as its copies (as the run does)
+        unrecorded: dict[int, tuple[EvalSetEntry, CaseResult, list[str]]] = {}
+        one = self.manifest.num_runs == 1
         for entry, case_id, records in self.case_records(rest, scored=True) if rest is None or rest else ():
-            builder.add(self.case_result(entry, case_id, records, pending=pending), entry)
+            first = unrecorded.get(entry.index) if one and records == [None] else None
+            if first is not None:
+                first[2].append(case_id)
+                continue
+            case = self.case_result(entry, case_id, records, pending=pending)
+            builder.add(case, entry)
+            if one and records == [None]:
+                unrecorded[entry.index] = (entry, case, [])
+        for entry, case, copies in unrecorded.values():
+            builder.add_copies(case, entry, copies)
         return self._built(builder)
 
     def _saved_sets(self) -> dict[int, tuple[EvalSetEntry, dict]]:
