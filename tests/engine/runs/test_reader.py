@@ -230,13 +230,7 @@ def test_a_killed_runs_summary_is_what_its_whole_records_give_and_reads_only_the
     run = _recorded(_plan(num_runs), tmp_path / "runs", stop_after)
     sealed = run.summary()  # what the run wrote when it stopped there
     assert sealed is not None and sealed.state is RunState.INTERRUPTED
-    # as a ``kill -9`` leaves it: no summary, a manifest that still says running, no writer
-    (run.folder / "summary.json").unlink()
-    manifest = json.loads((run.folder / "manifest.json").read_text(encoding="utf-8"))
-    manifest["state"] = "running"
-    (run.folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    killed = RecordedRun.open(run.folder)
-    assert not killed.in_progress
+    killed = _killed(run)
     whole = killed._summary(killed.case_results())
     assert whole.cases[Status.NOT_EVALUATED] and whole.cases[Status.PASSED]  # finished and not
     never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("a whole record was read"))  # noqa: E731

@@ -195,14 +195,7 @@ class RunWriter:
     def append_brief(self, brief: CaseBrief) -> None:
         """Append a finished case's combined brief to ``briefs.jsonl`` (a run of several
         runs per case; what readers list without combining the case's runs again)."""
-        line = self._scrub(_json(brief_line(brief))).encode("utf-8", "surrogatepass") + b"\n"
-        try:
-            if self._briefs is None:
-                self._briefs = open(self.folder / BRIEFS, "ab")
-            self._briefs.write(line)
-            self._briefs.flush()
-        except OSError as exc:
-            raise _recording_failed(self.folder, exc) from exc
+        self._briefs = self._append_line(BRIEFS, self._briefs, brief_line(brief))
 
     def append_set_summary(self, index: int, state: dict) -> None:
         """Append what finished eval set ``index`` adds to the summary (``state``:
@@ -215,14 +208,20 @@ class RunWriter:
             "results_bytes": self._results.tell(),
             "state": state,
         }
-        data = self._scrub(_json(line)).encode("utf-8", "surrogatepass") + b"\n"
+        self._set_summaries = self._append_line(SET_SUMMARIES, self._set_summaries, line)
+
+    def _append_line(self, name: str, handle: Optional[IO[bytes]], value: dict) -> IO[bytes]:
+        """Append ``value`` as a line of the folder's file ``name`` (scrubbed, flushed),
+        through ``handle`` once it is open; the handle."""
+        line = self._scrub(_json(value)).encode("utf-8", "surrogatepass") + b"\n"
         try:
-            if self._set_summaries is None:
-                self._set_summaries = open(self.folder / SET_SUMMARIES, "ab")
-            self._set_summaries.write(data)
-            self._set_summaries.flush()
+            if handle is None:
+                handle = open(self.folder / name, "ab")
+            handle.write(line)
+            handle.flush()
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc
+        return handle
 
     def close(self) -> None:
         if self._scores is not None:
