@@ -279,7 +279,7 @@ def test_a_killed_complete_runs_summary_is_the_one_it_wrote_from_its_saved_eval_
     assert len(summary.eval_sets) == 3 and summary.cases[Status.PASSED] and summary.cases[Status.FAILED]
 
 
-@pytest.mark.parametrize(("num_runs", "stop_after"), [(1, 14), (3, 44)], ids=["one-run", "3-runs"])
+@pytest.mark.parametrize(("num_runs", "stop_after"), [(1, 20), (3, 50)], ids=["one-run", "3-runs"])
 def test_a_killed_runs_summary_reads_the_records_of_the_unfinished_eval_sets_only(
     tmp_path, monkeypatch, num_runs, stop_after
 ):

@@ -1,6 +1,7 @@
 """``scores.jsonl``: written beside the index as the run goes, read by the listing readers
-(``case_briefs(previews=False)``, ``runs show``, ``compare``) only when the run's sealed summary
-vouches for it; every other folder is read the index's way, with the same output."""
+(``case_briefs(previews=False)``, ``runs show``, ``compare``) when the run's sealed summary
+vouches for it, or (a run not finished: killed, or still going) where its lines point where the
+index says every record is; every other folder is read the index's way, with the same output."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from agenteval.cli import main
 from agenteval.runs import RecordedRun, RunState
 from agenteval.runs._scores import SCORES
 from click.testing import CliRunner
-from runs_tests_reader import _plan, _recorded  # test_reader.py's (conftest.py)
+from runs_tests_reader import _killed, _plan, _recorded  # test_reader.py's (conftest.py)
 
 
 def _never(*args, **kwargs):
@@ -82,6 +83,38 @@ def test_scores_the_summary_does_not_vouch_for_are_not_read(tmp_path, change):
     again = RecordedRun.open(run.folder)
     assert again._scores() is None
     assert _blank(again.case_briefs(previews=False)) == expected
+
+
+@pytest.mark.parametrize("stop_after", [None, 12], ids=["all-recorded", "some-recorded"])
+def test_a_killed_runs_listing_comes_from_its_scores_where_they_point_as_its_index(
+    tmp_path, monkeypatch, stop_after
+):
+    run = _recorded(_plan(1), tmp_path / "runs", stop_after)
+    killed = _killed(run)
+    expected = _listed(run.folder)
+    assert len({b.status for b in expected}) > 1
+    real = RecordedRun._listed_scores
+    used = []
+    monkeypatch.setattr(RecordedRun, "_listed_scores", lambda self: used.append(real(self)) or used[-1])
+    monkeypatch.setattr(RecordedRun, "index_entries", _never)  # the index walked for places only
+    assert list(killed.case_briefs(previews=False)) == expected
+    assert used[-1] is not None and len(used[-1]) == len(killed.keys())
+
+
+def test_a_killed_runs_scores_without_every_records_line_are_not_read(tmp_path):
+    run = _recorded(_plan(1, cases=8), tmp_path / "runs")
+    expected = _listed(run.folder)
+    _killed(run)
+    path = run.folder / SCORES
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))  # killed between a record's index line and this one
+    again = RecordedRun.open(run.folder)
+    assert again._listed_scores() is None
+    assert _blank(again.case_briefs(previews=False)) == expected
+    doctored = json.loads(lines[0])
+    doctored[3] += 1  # a line pointing elsewhere than the index says
+    path.write_bytes(json.dumps(doctored).encode() + b"\n" + b"".join(lines[1:]))
+    assert RecordedRun.open(run.folder)._listed_scores() is None
 
 
 def test_a_run_still_going_is_read_from_its_index(tmp_path):

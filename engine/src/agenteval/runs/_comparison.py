@@ -70,7 +70,7 @@ def _from_run(run: RecordedRun, label: str) -> Side:
             side.criteria.setdefault(criterion.name, _config_of(criterion))
     statuses, scores = side.statuses, side.scores
     with gc_paused():  # 100k cases' dicts: long-lived, no cycles
-        rows = run._scores() if run.manifest.num_runs == 1 else None
+        rows = run._listed_scores() if run.manifest.num_runs == 1 else None
         if rows is not None:
             _from_scores(run, rows, side)
             return side

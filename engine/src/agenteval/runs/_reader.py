@@ -43,7 +43,7 @@ from ._briefs import (
 from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
-from ._scores import Row, json_lines, sealed_scores
+from ._scores import SCORES, Row, json_lines, sealed_scores
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -217,6 +217,43 @@ class RecordedRun:
             self._score_rows = rows if rows is not None else False
         return self._score_rows if isinstance(self._score_rows, list) else None
 
+    def _listed_scores(self) -> Optional[list[Row]]:
+        """``scores.jsonl``'s lines for a listing: the ones the sealed summary vouches for
+        (``_scores``), or, for a run that has not finished (killed, or still going: no
+        summary seals them), the lines that point where the index says each record is, when
+        every record has one (its index line and its scores line were written together, after
+        the record: they are as good as the index). Else ``None``: the index's way. One walk
+        of the index (``_index``) and one parse."""
+        rows = self._scores()
+        manifest = self.manifest
+        if rows is not None or manifest.state is not RunState.RUNNING or manifest.num_runs_policy == "auto":
+            return rows  # a finished run's lines count only under its seal
+        try:
+            path = self.folder / SCORES
+            if path.stat().st_mtime_ns < (self.folder / RESULTS).stat().st_mtime_ns:
+                return None  # records written (or changed) after the last line
+            data = path.read_bytes()
+            rows = json_lines(data[: data.rfind(b"\n") + 1])  # a killed writer's last line cut
+        except (OSError, ValueError):
+            return None
+        offsets = self._index()
+        if self._unindexed:
+            return None  # a record without its index line has no scores line either
+        kept: list[Row] = []
+        seen: set[tuple[int, str, int]] = set()
+        statuses = _STATUS
+        try:
+            for row in rows:
+                key = (row[0], row[1], row[2])
+                if offsets.get(key) == (row[3], row[4]) and key not in seen:
+                    if len(row) != 7 or row[5] not in statuses or type(row[6]) is not list:
+                        return None
+                    seen.add(key)
+                    kept.append(row)
+        except (TypeError, IndexError, KeyError):
+            return None
+        return kept if len(kept) == len(offsets) else None
+
     def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
         """Key -> (offset, length) of the last complete, valid line for that key."""
         if self._offsets is not None:
@@ -331,7 +368,7 @@ class RecordedRun:
         plan, sets = self._plan()
         seen = bytearray(len(plan))
         point = manifest.confidence is not None
-        rows = None if previews else self._scores()
+        rows = None if previews else self._listed_scores()
         if rows is not None:
             for line in rows:
                 place = plan.get((line[0], line[1])) if line[2] == 1 else None
@@ -375,7 +412,7 @@ class RecordedRun:
         earlier one). A finished run of one run per case is read column by column from its
         ``scores.jsonl`` when the sealed summary vouches for it (no brief made), any other
         from ``case_briefs``."""
-        rows = self._scores() if self.manifest.num_runs == 1 else None
+        rows = self._listed_scores() if self.manifest.num_runs == 1 else None
         plan, sets = self._plan()
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
         # garbage collection down while they are read
