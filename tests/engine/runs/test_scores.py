@@ -1,11 +1,13 @@
 """``scores.jsonl``: written beside the index as the run goes, read by the listing readers
 (``case_briefs(previews=False)``, ``runs show``, ``compare``) when the run's sealed summary
-vouches for it, or (a run not finished: killed, or still going) where its lines point where the
-index says every record is; every other folder is read the index's way, with the same output."""
+vouches for it, or (a run not finished: killed, or still going) when its lines lay every record
+end to end; every other folder is read the index's way, with the same output."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -86,7 +88,7 @@ def test_scores_the_summary_does_not_vouch_for_are_not_read(tmp_path, change):
 
 
 @pytest.mark.parametrize("stop_after", [None, 12], ids=["all-recorded", "some-recorded"])
-def test_a_killed_runs_listing_comes_from_its_scores_where_they_point_as_its_index(
+def test_a_killed_runs_listing_comes_from_its_scores_when_they_lay_every_record_end_to_end(
     tmp_path, monkeypatch, stop_after
 ):
     run = _recorded(_plan(1), tmp_path / "runs", stop_after)
@@ -96,9 +98,26 @@ def test_a_killed_runs_listing_comes_from_its_scores_where_they_point_as_its_ind
     real = RecordedRun._listed_scores
     used = []
     monkeypatch.setattr(RecordedRun, "_listed_scores", lambda self: used.append(real(self)) or used[-1])
-    monkeypatch.setattr(RecordedRun, "index_entries", _never)  # the index walked for places only
+    monkeypatch.setattr(RecordedRun, "index_entries", _never)
+    monkeypatch.setattr(RecordedRun, "_walk", _never)  # nor walked for the records' places
     assert list(killed.case_briefs(previews=False)) == expected
     assert used[-1] is not None and len(used[-1]) == len(killed.keys())
+
+
+def test_a_killed_runs_cut_last_record_is_counted_damaged_as_a_walk_counts_it(tmp_path, monkeypatch):
+    run = _recorded(_plan(1, cases=8), tmp_path / "runs")
+    _killed(run)
+    with open(run.folder / "results.jsonl", "ab") as handle:
+        handle.write(b'{"run_id": "cut')  # killed while writing a record
+    scores = run.folder / SCORES
+    os.utime(scores, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))  # as if written after
+    fast = RecordedRun.open(run.folder)
+    assert fast._listed_scores() is not None
+    listed, keys = list(fast.case_briefs(previews=False)), fast.keys()
+    monkeypatch.setattr(RecordedRun, "_unsealed_scores", lambda self: None)
+    walked = RecordedRun.open(run.folder)
+    assert (listed, keys) == (_blank(walked.case_briefs(previews=False)), walked.keys())
+    assert fast.damaged_lines == walked.damaged_lines == 1
 
 
 def test_a_killed_runs_scores_without_every_records_line_are_not_read(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import itertools
+import mmap
 import operator
 import os
 import shutil
@@ -43,13 +44,13 @@ from ._briefs import (
 from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
-from ._scores import SCORES, Row, json_lines, sealed_scores
+from ._scores import SCORES, Row, _tiled, json_lines, sealed_scores
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
 
 #: a ``scores.jsonl`` line's key and its record's place
-_KEY, _PLACE = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4)
+_KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
 
 
 class _Key(BaseModel):
@@ -102,6 +103,8 @@ class RecordedRun:
         #: does not; ``None``: not looked at yet), and the records' places they give
         self._score_rows: Any = None
         self._score_offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
+        #: the same of a run not finished (``_listed_scores``)
+        self._open_score_rows: Any = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -218,47 +221,52 @@ class RecordedRun:
         return self._score_rows if isinstance(self._score_rows, list) else None
 
     def _listed_scores(self) -> Optional[list[Row]]:
-        """``scores.jsonl``'s lines for a listing: the ones the sealed summary vouches for
-        (``_scores``), or, for a run that has not finished (killed, or still going: no
-        summary seals them), the lines that point where the index says each record is, when
-        every record has one (its index line and its scores line were written together, after
-        the record: they are as good as the index). Else ``None``: the index's way. One walk
-        of the index (``_index``) and one parse."""
+        """``scores.jsonl``'s lines: the ones the sealed summary vouches for (``_scores``),
+        or, for a run not finished (killed, or still going: no summary seals them), its lines
+        when they lay the records end to end over ``results.jsonl`` up to its last complete
+        line, each at the start of a line, and the file is not older than ``results.jsonl``
+        (a record's scores line is written after it and its index line: so checked, they are
+        worth the index). Else ``None``: the index's way. Read once."""
         rows = self._scores()
+        if rows is not None:
+            return rows
+        if self._open_score_rows is None:
+            self._open_score_rows = self._unsealed_scores() or False
+        return self._open_score_rows or None
+
+    def _unsealed_scores(self) -> Optional[list[Row]]:
         manifest = self.manifest
-        if rows is not None or manifest.state is not RunState.RUNNING or manifest.num_runs_policy == "auto":
-            return rows  # a finished run's lines count only under its seal
+        if manifest.state is not RunState.RUNNING or manifest.num_runs_policy == "auto":
+            return None  # a finished run's lines count only under its seal
+        scores, results = self.folder / SCORES, self.folder / RESULTS
         try:
-            path = self.folder / SCORES
-            if path.stat().st_mtime_ns < (self.folder / RESULTS).stat().st_mtime_ns:
+            size = results.stat().st_size
+            if not size or scores.stat().st_mtime_ns < results.stat().st_mtime_ns:
                 return None  # records written (or changed) after the last line
-            data = path.read_bytes()
+            data = scores.read_bytes()
             rows = json_lines(data[: data.rfind(b"\n") + 1])  # a killed writer's last line cut
-        except (OSError, ValueError):
+            with (
+                open(results, "rb") as handle,
+                mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as mapped,
+            ):
+                end = mapped.rfind(b"\n") + 1  # after it, a killed writer's last record
+                if _tiled(map(_PLACE, rows), end) != len(rows):
+                    return None
+                if any(offset and mapped[offset - 1] != 10 for offset in map(_OFFSET, rows)):
+                    return None
+            statuses = _STATUS
+            if not all(len(row) == 7 and row[5] in statuses and type(row[6]) is list for row in rows):
+                return None
+        except (OSError, ValueError, TypeError, IndexError, KeyError):
             return None
-        offsets = self._index()
-        if self._unindexed:
-            return None  # a record without its index line has no scores line either
-        kept: list[Row] = []
-        seen: set[tuple[int, str, int]] = set()
-        statuses = _STATUS
-        try:
-            for row in rows:
-                key = (row[0], row[1], row[2])
-                if offsets.get(key) == (row[3], row[4]) and key not in seen:
-                    if len(row) != 7 or row[5] not in statuses or type(row[6]) is not list:
-                        return None
-                    seen.add(key)
-                    kept.append(row)
-        except (TypeError, IndexError, KeyError):
-            return None
-        return kept if len(kept) == len(offsets) else None
+        self.damaged_lines = int(end != size)  # as a walk counts the cut record
+        return rows
 
     def _index(self) -> dict[tuple[int, str, int], tuple[int, int]]:
         """Key -> (offset, length) of the last complete, valid line for that key."""
         if self._offsets is not None:
             return self._offsets
-        rows = self._scores() if self._score_offsets is None else None
+        rows = self._listed_scores() if self._score_offsets is None else None
         if rows is not None:
             # every record laid end to end (no damaged line): the last line of a key counts
             self._score_offsets = dict(zip(map(_KEY, rows), map(_PLACE, rows), strict=True))
