@@ -12,8 +12,9 @@ It is only ever a shortcut: a reader takes it (``sealed_scores``) when the run's
 and sha256, and its lines lay the records end to end over the whole of ``results.jsonl``
 (every record has its line, in file order, and no other byte lies between); for a run still
 going or killed (no seal), when its lines lay the records end to end up to the last complete
-line of ``results.jsonl`` and it is not older than that file (``RecordedRun._listed_scores``). Anything else — an older engine's folder, a line lost, a
-hand edit of a finished run's file — and readers go the index's way, as before.
+line of ``results.jsonl`` and it is not older than that file (``RecordedRun._listed_scores``).
+Anything else — an older engine's folder, a line lost, a hand edit of a finished run's file —
+and readers go the index's way, as before.
 """
 
 from __future__ import annotations
