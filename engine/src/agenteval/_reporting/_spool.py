@@ -4,7 +4,9 @@ report is written without reading every record back from the run folder.
 Each finished case's result is rendered at once, as the report shows it, and set aside in
 a temporary file (a 100k-case report does not fit in memory), unnamed where the system
 allows it, in the run folder (the disk the records go to, not a memory-backed ``/tmp``);
-the report then copies the cases in plan order. The text is the one the report would
+the report then copies the cases in plan order. The cases an interruption left unstarted
+differ only by their id: they are kept as one text and each id (not written out one by
+one), and put together when the report reaches them. The text is the one the report would
 render from the run folder: the same ``CaseResult`` (the run and every reader of the
 folder combine records with one function), the same encoder, and the run folder's
 credential scrubbing. A case the fast encoder refuses (a lone surrogate, nesting past its
@@ -16,7 +18,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Optional
+from typing import IO, NamedTuple, Optional, Union
 
 import pydantic_core
 
@@ -27,6 +29,14 @@ __all__ = ["CASE_INDENT", "CaseSpool", "case_text"]
 
 #: How deep a case sits in the report (``eval_sets[i].cases[j]``).
 CASE_INDENT = "\n        "
+
+
+class _Copy(NamedTuple):
+    """A case kept as a copy of another: the shared text around its id, and its id as JSON."""
+
+    head: str
+    tail: str
+    eval_id: str
 
 
 def case_text(case: CaseResult) -> str:
@@ -44,7 +54,8 @@ class CaseSpool:
         self._scrub = scrub
         self._folder = folder
         self._file: Optional[IO[bytes]] = None
-        self._where: dict[tuple[int, str], tuple[int, int]] = {}
+        #: where each case is: (offset, length) in the file, or the copy it is made from
+        self._where: dict[tuple[int, str], Union[tuple[int, int], _Copy]] = {}
         self._end = 0
         #: False once a case could not be rendered by the fast encoder.
         self.usable = True
@@ -83,13 +94,15 @@ class CaseSpool:
             for case_id in case_ids:
                 self.add(set_index, case_id, case.model_copy(update={"eval_id": case_id}))
             return
+        head += '"eval_id": '
+        where = self._where
         for case_id in case_ids:
             try:
                 encoded = pydantic_core.to_json(case_id).decode("utf-8")
             except (ValueError, RecursionError):
                 self.discard()
                 return
-            self._keep(set_index, case_id, self._scrub(f'{head}"eval_id": {encoded}{tail}').encode("utf-8"))
+            where[(set_index, case_id)] = _Copy(head, tail, encoded)
 
     def covers(self, manifest: Manifest) -> bool:
         """Whether every planned case of ``manifest`` is here."""
@@ -100,8 +113,11 @@ class CaseSpool:
 
     def text(self, set_index: int, case_id: str) -> str:
         """The rendered case (``covers`` first)."""
+        place = self._where[(set_index, case_id)]
+        if isinstance(place, _Copy):
+            return self._scrub(place.head + place.eval_id + place.tail)
         assert self._file is not None
-        offset, length = self._where[(set_index, case_id)]
+        offset, length = place
         if self._file.tell() != offset:
             self._file.seek(offset)
         return self._file.read(length).decode("utf-8")
