@@ -267,3 +267,28 @@ def test_an_interrupted_recorded_run_keeps_its_unstarted_cases_in_the_spool(tmp_
     finally:
         spool.discard()
     assert out.getvalue() == _from_folder(recorded)
+
+
+def test_a_kept_case_costs_little_memory(tmp_path):
+    """The spool keeps each case's place for the whole run (100k cases at 100k): a slot
+    number by case id under its eval set, and the slots' starts in one array; no tuple of
+    key and place per case."""
+    import tracemalloc
+
+    ids = [f"case_{i:06d}" for i in range(20_000)]
+    case = _case("x")
+    spool = CaseSpool(folder=tmp_path)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for case_id in ids:
+            spool.add(3, case_id, case)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    try:
+        spool.prepare_reading()
+        assert spool.text(3, ids[-1]) == spool.text(3, ids[0])  # the same case, the same text
+        assert kept / len(ids) < 120  # bytes a case
+    finally:
+        spool.discard()

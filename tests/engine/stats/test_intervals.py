@@ -300,3 +300,40 @@ def test_betting_of_a_run_against_itself_is_the_whole_matrix_interval():
     interval = bounded_interval([0.0] * n, -1.0, 1.0)
     assert (interval.low, interval.high, interval.method) == (-1.0 + low * 2.0, -1.0 + high * 2.0, "betting")
     assert np.isfinite(interval.low) and interval.low < 0.0 < interval.high
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    values=st.lists(unit, min_size=2, max_size=600).filter(lambda v: len(set(v)) > 1),
+    gather=st.integers(min_value=1, max_value=5000),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_bca_gathers_a_few_rows_at_a_time_with_the_same_interval(values, gather, seed):
+    """The resampled values are gathered a few rows of a batch at a time: each resample's
+    mean, and so the interval, is the one the whole batch gathered at once gives."""
+    import agenteval._stats._intervals as intervals
+
+    small = bca_interval(values, seed=seed, resamples=2999)
+    saved = intervals._GATHER_CELLS
+    try:
+        intervals._GATHER_CELLS = gather
+        assert bca_interval(values, seed=seed, resamples=2999) == small
+        intervals._GATHER_CELLS = 10**9  # the whole batch at once
+        assert bca_interval(values, seed=seed, resamples=2999) == small
+    finally:
+        intervals._GATHER_CELLS = saved
+
+
+def test_bca_over_a_thousand_cases_holds_little_memory_at_once():
+    """An eval set of 1,000 cases: the resampled values are gathered a few rows at a time
+    (the peak was the batch's 16 MB of indices plus 16 MB of gathered values)."""
+    import tracemalloc
+
+    values = [(i * 37 % 101) / 100 for i in range(1000)]
+    tracemalloc.start()
+    try:
+        bca_interval(values, seed=5)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20
