@@ -37,12 +37,12 @@ __all__ = [
 #: From this many values on (and unless all are equal) bounded scores use BCa.
 BCA_MIN_N = 20
 DEFAULT_RESAMPLES = 9999
-#: At most this many resampled values in memory at once (8 bytes each, plus the indices).
-#: Part of the random stream: the indices are drawn in batches of this size.
+#: At most this many cells of a betting matrix in memory at once.
 _BATCH_CELLS = 2_000_000
-#: Values gathered from a batch's indices at once (the batch's rows taken a few at a time:
-#: each row's mean is the same, and the end of a run holds 2 MB, not 16 MB, more).
-_GATHER_CELLS = 250_000
+#: At most this many resampled values (and their indices) in memory at once: 4 MB. The
+#: indices drawn a few rows at a time are the ones drawn all at once (the generator's
+#: stream does not depend on how its draws are split by rows), and so is the interval.
+_RESAMPLE_CELLS = 250_000
 #: Resampled values drawn per interval at most: with many values, fewer resamples (never
 #: below ``MIN_RESAMPLES``, Efron's advice for BCa) keep an interval over 1,000 cases at
 #: about 30 ms; the count used is recorded in the interval.
@@ -291,13 +291,10 @@ def bca_interval(
     resamples = min(resamples, max(MIN_RESAMPLES, _WORK // n))
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
-    batch = max(1, min(resamples, _BATCH_CELLS // n))
-    rows = max(1, _GATHER_CELLS // n)
+    batch = max(1, min(resamples, _RESAMPLE_CELLS // n))
     for start in range(0, resamples, batch):
         stop = min(start + batch, resamples)
-        picks = rng.integers(0, n, size=(stop - start, n))
-        for row in range(start, stop, rows):
-            means[row : min(row + rows, stop)] = data[picks[row - start : row - start + rows]].mean(axis=1)
+        means[start:stop] = data[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
     # Bias correction: where the observed mean falls among the resampled ones (ties half).
     share = ((means < mean).sum() + (means <= mean).sum()) / (2 * resamples)
     # Acceleration: the skewness of the jackknife means.
