@@ -14,6 +14,7 @@ whether the exit came within the 2 s goal.
 
     python benchmarks/interruption.py [--cases 500] [--delay 0.1] [--signal SIGTERM]
     python benchmarks/interruption.py --sizes 20000 100000 [--after 1000] [--delay 0.005]
+        [--format json]
 """
 
 from __future__ import annotations
@@ -64,23 +65,25 @@ def _write_inputs(folder: Path, count: int) -> None:
     (folder / "agent.py").write_text(AGENT)
 
 
-def _command(folder: Path) -> list[str]:
+def _command(folder: Path, output_format: str = "table") -> list[str]:
     return [
         sys.executable, "-m", "agenteval", "run", str(folder / "big.evalset.json"),
         "--agent", f"{folder / 'agent.py'}:respond", "--criteria", "tool_trajectory_avg_score",
-        "--runs-dir", str(folder / "runs"), "--quiet",
+        "--runs-dir", str(folder / "runs"), "--quiet", "--format", output_format,
     ]  # fmt: skip
 
 
 def _interrupt(
-    folder: Path, env: dict[str, str], after: int, signal_name: str
+    folder: Path, env: dict[str, str], after: int, signal_name: str, output_format: str = "table"
 ) -> tuple[float, float, int, Optional[float]]:
     """Start the run, send the signal once ``after`` cases are recorded; return when it
     was sent (seconds after the start), how long the process took to exit after it, the
     exit code, and the CPU seconds the process spent after the signal (``None`` where
     ``/proc`` is missing: on a shared machine, the steadier figure)."""
     started = time.perf_counter()
-    process = subprocess.Popen(_command(folder), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        _command(folder, output_format), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     while _recorded(folder) < after and process.poll() is None:
         time.sleep(0.01)
     before = _cpu_seconds(process.pid)
@@ -106,18 +109,21 @@ def _recorded(folder: Path) -> int:
     return sum(_lines(p) for p in (folder / "runs").glob("*/results.jsonl"))
 
 
-def signal_table(sizes: list[int], after: int, delay: float, signal_name: str) -> None:
+def signal_table(sizes: list[int], after: int, delay: float, signal_name: str, output_format: str) -> None:
     """Time from the signal to the exit, one row per size."""
     print(
         f"{'cases':>8} {'recorded':>9} {'signal at s':>12} {'exit after s':>13} {'exit':>5} "
-        f"{'CPU after s':>12} {'< 2 s':>6}  ({signal_name}; the goal: exit within 2 s at any size)"
+        f"{'CPU after s':>12} {'< 2 s':>6}  ({signal_name}, --format {output_format}; "
+        "the goal: exit within 2 s at any size)"
     )
     for size in sizes:
         with tempfile.TemporaryDirectory(prefix="agenteval-interrupt-") as tmp:
             folder = Path(tmp)
             _write_inputs(folder, size)
             env = {**os.environ, "AGENT_CALLS": str(folder / "calls.txt"), "AGENT_DELAY": str(delay)}
-            sent, stopped, code, cpu = _interrupt(folder, env, min(after, size // 2), signal_name)
+            sent, stopped, code, cpu = _interrupt(
+                folder, env, min(after, size // 2), signal_name, output_format
+            )
             shown = f"{cpu:.2f}" if cpu is not None else "-"
             print(
                 f"{size:>8} {_recorded(folder):>9} {sent:>12.1f} {stopped:>13.2f} {code:>5} {shown:>12} "
@@ -133,9 +139,12 @@ def main() -> int:
     parser.add_argument("--signal", default="SIGINT", choices=["SIGINT", "SIGTERM", "SIGHUP"])
     parser.add_argument("--sizes", type=int, nargs="+", help="print the signal table for these sizes")
     parser.add_argument("--after", type=int, default=1000, help="cases recorded before the signal (table)")
+    parser.add_argument(
+        "--format", default="table", choices=["table", "json"], help="the run's report (signal table)"
+    )
     args = parser.parse_args()
     if args.sizes:
-        signal_table(args.sizes, args.after, args.delay, args.signal)
+        signal_table(args.sizes, args.after, args.delay, args.signal, args.format)
         return 0
     with tempfile.TemporaryDirectory(prefix="agenteval-interrupt-") as tmp:
         folder = Path(tmp)

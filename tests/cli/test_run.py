@@ -261,3 +261,27 @@ def test_deterministic_run_creates_no_cache_and_reports_no_judge(runner, example
     assert doc["summary"]["judge"] is None
     assert doc["summary"]["not_evaluated_reasons"] == {}
     assert not (tmp_path / "cache").exists()
+
+
+def test_the_report_is_written_while_the_run_s_data_is_set_aside_from_the_collector(
+    runner, example, tmp_path, monkeypatch
+):
+    """Once the run ends, a full collection would walk every object it loaded (seconds at
+    100k cases, after a Ctrl-C too): the data stays frozen (``gc.freeze``) until the report
+    is out, and is handed back to the collector when the command leaves."""
+    import gc
+
+    import agenteval.cli._run as run_command
+
+    frozen_while_reporting: list[int] = []
+    finish = run_command.finish_run
+
+    def watched(*args, **kwargs):
+        frozen_while_reporting.append(gc.get_freeze_count())
+        return finish(*args, **kwargs)
+
+    monkeypatch.setattr(run_command, "finish_run", watched)
+    result = _run(runner, example, "--runs-dir", str(tmp_path / "runs"), "--quiet")
+    assert result.exit_code in (0, 1), result.output
+    assert frozen_while_reporting and frozen_while_reporting[0] > 0
+    assert gc.get_freeze_count() == 0

@@ -58,3 +58,33 @@ def test_a_run_result_in_memory_is_written_whole(tmp_path):
     out = io.StringIO()
     write_json(result, out)
     assert out.getvalue() == render_json(result)
+
+
+class _Writes(io.StringIO):
+    """A stream that counts its writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+def test_the_pieces_go_out_in_few_writes(tmp_path, monkeypatch):
+    """A write to a terminal stream has a cost of its own: the pieces (one per case) are
+    gathered, and the document goes out in writes of about a megabyte, unchanged."""
+    import agenteval._reporting._json as json_module
+
+    run = _recorded(tmp_path, str(EXAMPLE / "travel.evalset.json"))
+    whole = render_json(run.result())
+    out = _Writes()
+    write_json(run, out)
+    assert out.getvalue() == whole
+    assert out.writes == 1  # far less than a megabyte
+    monkeypatch.setattr(json_module, "_WRITE_SIZE", 200)  # a small size: several writes, same text
+    out = _Writes()
+    write_json(run, out, transform=str.upper)
+    assert out.getvalue() == whole.upper()
+    assert 1 < out.writes < len(list(json_chunks(run)))

@@ -194,6 +194,35 @@ def test_copies_of_an_unstarted_case_are_rendered_as_each_copy_would_be():
         at_once.discard()
 
 
+def test_copies_take_no_room_on_disk_and_are_scrubbed_as_a_whole(tmp_path):
+    """An interruption leaves most cases unstarted: their text is kept once with each id,
+    not written out copy by copy, and the scrub still sees each copy's whole text."""
+    case = CaseResult(eval_id="first", status=Status.NOT_EVALUATED, criteria=[])
+    ids = [f"copy_{i}" for i in range(1000)] + ["secret_7"]
+
+    def scrub(text: str) -> str:
+        return text.replace('"secret_7"', '"***"').replace("NOT_EVALUATED", "NOT_EVALUATED!")
+
+    one_by_one = CaseSpool(scrub=scrub, folder=tmp_path)
+    at_once = CaseSpool(scrub=scrub, folder=tmp_path)
+    for case_id in ids:
+        one_by_one.add(0, case_id, case.model_copy(update={"eval_id": case_id}))
+    at_once.add_copies(0, case, ids)
+    assert at_once._file is None  # nothing written
+    one_by_one.prepare_reading()
+    at_once.prepare_reading()
+    try:
+        assert [at_once.text(0, c) for c in ids] == [one_by_one.text(0, c) for c in ids]
+        assert '"***"' in at_once.text(0, "secret_7")
+        at_once.add(0, "copy_3", _case("copy_3"))  # a later result replaces the copy
+        at_once.prepare_reading()
+        assert '"PASSED"' in at_once.text(0, "copy_3")
+        assert '"NOT_EVALUATED!"' in at_once.text(0, "copy_4")
+    finally:
+        one_by_one.discard()
+        at_once.discard()
+
+
 def test_an_interrupted_recorded_run_keeps_its_unstarted_cases_in_the_spool(tmp_path):
     """Ctrl-C in a large recorded run: the cases never started are rendered once and kept,
     so the report covers every case without reading the records back, byte for byte."""
@@ -238,3 +267,28 @@ def test_an_interrupted_recorded_run_keeps_its_unstarted_cases_in_the_spool(tmp_
     finally:
         spool.discard()
     assert out.getvalue() == _from_folder(recorded)
+
+
+def test_a_kept_case_costs_little_memory(tmp_path):
+    """The spool keeps each case's place for the whole run (100k cases at 100k): a slot
+    number by case id under its eval set, and the slots' starts in one array; no tuple of
+    key and place per case."""
+    import tracemalloc
+
+    ids = [f"case_{i:06d}" for i in range(20_000)]
+    case = _case("x")
+    spool = CaseSpool(folder=tmp_path)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for case_id in ids:
+            spool.add(3, case_id, case)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    try:
+        spool.prepare_reading()
+        assert spool.text(3, ids[-1]) == spool.text(3, ids[0])  # the same case, the same text
+        assert kept / len(ids) < 120  # bytes a case
+    finally:
+        spool.discard()

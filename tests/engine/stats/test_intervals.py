@@ -300,3 +300,41 @@ def test_betting_of_a_run_against_itself_is_the_whole_matrix_interval():
     interval = bounded_interval([0.0] * n, -1.0, 1.0)
     assert (interval.low, interval.high, interval.method) == (-1.0 + low * 2.0, -1.0 + high * 2.0, "betting")
     assert np.isfinite(interval.low) and interval.low < 0.0 < interval.high
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    values=st.lists(unit, min_size=2, max_size=600).filter(lambda v: len(set(v)) > 1),
+    cells=st.integers(min_value=1, max_value=5000),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_bca_draws_a_few_rows_at_a_time_with_the_same_interval(values, cells, seed):
+    """The resamples are drawn and averaged a few rows at a time: the generator gives the
+    same indices however its draws are split by rows, so the interval is the one of every
+    resample drawn at once (the engine drew batches of 2 million values before)."""
+    import agenteval._stats._intervals as intervals
+
+    small = bca_interval(values, seed=seed, resamples=2999)
+    saved = intervals._RESAMPLE_CELLS
+    try:
+        intervals._RESAMPLE_CELLS = cells
+        assert bca_interval(values, seed=seed, resamples=2999) == small
+        intervals._RESAMPLE_CELLS = 10**9  # every resample at once
+        assert bca_interval(values, seed=seed, resamples=2999) == small
+    finally:
+        intervals._RESAMPLE_CELLS = saved
+
+
+def test_bca_over_a_thousand_cases_holds_little_memory_at_once():
+    """An eval set of 1,000 cases: the resamples are drawn a few rows at a time (the peak
+    was a batch's 16 MB of indices plus its 16 MB of resampled values)."""
+    import tracemalloc
+
+    values = [(i * 37 % 101) / 100 for i in range(1000)]
+    tracemalloc.start()
+    try:
+        bca_interval(values, seed=5)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20

@@ -19,6 +19,9 @@ __all__ = ["json_chunks", "render_json", "write_json"]
 
 _EVAL_SETS = '\n  "eval_sets": [],\n'
 
+#: Characters gathered before one write to the output stream.
+_WRITE_SIZE = 1 << 20
+
 
 def render_json(result: RunResult, *, indent: int = 2) -> str:
     """The stable JSON document: format_version, engine_version, summary, eval_sets, warnings.
@@ -81,9 +84,21 @@ def write_json(
     spool: Optional[CaseSpool] = None,
 ) -> None:
     """Write the document to ``out``; ``transform`` is applied to each piece (e.g. making
-    control characters visible for a terminal); ``spool``: as ``json_chunks``."""
+    control characters visible for a terminal); ``spool``: as ``json_chunks``. The pieces
+    go out in writes of about ``_WRITE_SIZE`` characters (a write to a terminal stream has a
+    cost of its own: one per case was most of the time a 100k-case report took)."""
     if isinstance(source, RunResult):
         out.write(transform(render_json(source)))
         return
+    pending: list[str] = []
+    size = 0
     for chunk in json_chunks(source, summary=summary, spool=spool):
-        out.write(transform(chunk))
+        piece = transform(chunk)
+        pending.append(piece)
+        size += len(piece)
+        if size >= _WRITE_SIZE:
+            out.write("".join(pending))
+            pending.clear()
+            size = 0
+    if pending:
+        out.write("".join(pending))

@@ -4,7 +4,9 @@ report is written without reading every record back from the run folder.
 Each finished case's result is rendered at once, as the report shows it, and set aside in
 a temporary file (a 100k-case report does not fit in memory), unnamed where the system
 allows it, in the run folder (the disk the records go to, not a memory-backed ``/tmp``);
-the report then copies the cases in plan order. The text is the one the report would
+the report then copies the cases in plan order. The cases an interruption left unstarted
+differ only by their id: they are kept as one text and each id (not written out one by
+one), and put together when the report reaches them. The text is the one the report would
 render from the run folder: the same ``CaseResult`` (the run and every reader of the
 folder combine records with one function), the same encoder, and the run folder's
 credential scrubbing. A case the fast encoder refuses (a lone surrogate, nesting past its
@@ -14,9 +16,10 @@ depth) makes the spool unusable, and the report is read from the folder as befor
 from __future__ import annotations
 
 import tempfile
+from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Optional
+from typing import IO, NamedTuple, Optional, Union
 
 import pydantic_core
 
@@ -27,6 +30,14 @@ __all__ = ["CASE_INDENT", "CaseSpool", "case_text"]
 
 #: How deep a case sits in the report (``eval_sets[i].cases[j]``).
 CASE_INDENT = "\n        "
+
+
+class _Copy(NamedTuple):
+    """A case kept as a copy of another: the shared text around its id, and its id as JSON."""
+
+    head: str
+    tail: str
+    eval_id: str
 
 
 def case_text(case: CaseResult) -> str:
@@ -44,7 +55,12 @@ class CaseSpool:
         self._scrub = scrub
         self._folder = folder
         self._file: Optional[IO[bytes]] = None
-        self._where: dict[tuple[int, str], tuple[int, int]] = {}
+        #: where each case is, by eval set index and case id: its slot (the texts in the file
+        #: in the order written; a 100k-case run keeps no tuple per case), or the copy it is
+        #: made from
+        self._where: dict[int, dict[str, Union[int, _Copy]]] = {}
+        #: where each slot's text starts in the file (it ends where the next one starts)
+        self._starts = array("q")
         self._end = 0
         #: False once a case could not be rendered by the fast encoder.
         self.usable = True
@@ -64,8 +80,15 @@ class CaseSpool:
         if self._file is None:
             self._file = tempfile.TemporaryFile(dir=self._folder, prefix=".report-cases-")
         self._file.write(data)
-        self._where[(set_index, case_id)] = (self._end, len(data))
+        self._set(set_index)[case_id] = len(self._starts)
+        self._starts.append(self._end)
         self._end += len(data)
+
+    def _set(self, set_index: int) -> dict[str, Union[int, _Copy]]:
+        found = self._where.get(set_index)
+        if found is None:
+            found = self._where[set_index] = {}
+        return found
 
     def add_copies(self, set_index: int, case: CaseResult, case_ids: Sequence[str]) -> None:
         """Keep, for each id of ``case_ids``, ``case`` with that id (rendered once: only the
@@ -83,28 +106,37 @@ class CaseSpool:
             for case_id in case_ids:
                 self.add(set_index, case_id, case.model_copy(update={"eval_id": case_id}))
             return
+        head += '"eval_id": '
+        where = self._set(set_index)
         for case_id in case_ids:
             try:
                 encoded = pydantic_core.to_json(case_id).decode("utf-8")
             except (ValueError, RecursionError):
                 self.discard()
                 return
-            self._keep(set_index, case_id, self._scrub(f'{head}"eval_id": {encoded}{tail}').encode("utf-8"))
+            where[case_id] = _Copy(head, tail, encoded)
 
     def covers(self, manifest: Manifest) -> bool:
         """Whether every planned case of ``manifest`` is here."""
-        where = self._where
-        return self.usable and all(
-            (entry.index, case_id) in where for entry in manifest.eval_sets for case_id in entry.case_ids
-        )
+        if not self.usable:
+            return False
+        for entry in manifest.eval_sets:
+            where = self._where.get(entry.index, {})
+            if not all(case_id in where for case_id in entry.case_ids):
+                return False
+        return True
 
     def text(self, set_index: int, case_id: str) -> str:
         """The rendered case (``covers`` first)."""
+        place = self._where[set_index][case_id]
+        if isinstance(place, _Copy):
+            return self._scrub(place.head + place.eval_id + place.tail)
         assert self._file is not None
-        offset, length = self._where[(set_index, case_id)]
+        offset = self._starts[place]
+        end = self._starts[place + 1] if place + 1 < len(self._starts) else self._end
         if self._file.tell() != offset:
             self._file.seek(offset)
-        return self._file.read(length).decode("utf-8")
+        return self._file.read(end - offset).decode("utf-8")
 
     def prepare_reading(self) -> None:
         """Make what was written readable (call once, before ``text``)."""
@@ -116,6 +148,7 @@ class CaseSpool:
         """Drop every kept case; the spool is unusable from now on."""
         self.usable = False
         self._where.clear()
+        self._starts = array("q")
         if self._file is not None:
             self._file.close()
             self._file = None

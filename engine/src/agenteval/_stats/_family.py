@@ -35,6 +35,8 @@ __all__ = ["SET_VERDICT_RULES", "SetVerdict", "set_verdict"]
 SET_VERDICT_RULES = ("holm", "any-case", "mean")
 #: Verdicts on one observation: one run, or runs that gave identical outputs.
 _POINT_BASES = (Basis.SINGLE_RUN.value, Basis.IDENTICAL_RUNS.value)
+#: Each verdict by its value (looked up once per case: faster than ``Verdict(value)``).
+_VERDICTS = {v.value: v for v in Verdict}
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def set_verdict(
     if rule not in SET_VERDICT_RULES:
         raise ValueError(f"rule must be one of {', '.join(SET_VERDICT_RULES)}, got {rule!r}")
     n = len(verdicts)
-    ids = list(case_ids) if case_ids is not None else [f"case {i + 1}" for i in range(n)]
+    ids = case_ids if case_ids is not None else [f"case {i + 1}" for i in range(n)]
     side = f"{(1.0 - level) / 2:.1%}"
     if rule == "mean":
         means = [_mean(runs) for runs in runs_by_case]
@@ -101,7 +103,7 @@ def set_verdict(
             f"the mean over {n} cases: {pooled.reason}",
             f"on the mean over {n} cases, not on each case: a wrong PASS or FAIL at most {side}",
         )
-    own = [Verdict(v) for v, _ in verdicts]
+    own = [_VERDICTS[v] if v in _VERDICTS else Verdict(v) for v, _ in verdicts]
     missing = [i for i, v in enumerate(own) if v is Verdict.NOT_EVALUATED]
     if rule == "any-case":
         failing = [i for i, v in enumerate(own) if v in (Verdict.FAIL, Verdict.NOT_EVALUATED)]
@@ -114,8 +116,12 @@ def set_verdict(
             verdict, rule, _reason(verdict, own, failing, ids, n, ""), guarantee, tuple(failing)
         )
     # holm: certain FAILs first, then the interval FAILs step by step.
-    certain = [i for i, (v, b) in enumerate(verdicts) if v == "FAIL" and b != Basis.RUNS.value]
-    candidates = [i for i, (v, b) in enumerate(verdicts) if v == "FAIL" and b == Basis.RUNS.value]
+    certain: list[int] = []
+    candidates: list[int] = []
+    runs_basis = Basis.RUNS.value
+    for i, (v, b) in enumerate(verdicts):
+        if v == "FAIL":
+            (candidates if b == runs_basis else certain).append(i)
     failing = sorted(set(missing) | set(certain))
     alpha = 1.0 - level
     remaining = n - len(failing)

@@ -37,8 +37,12 @@ __all__ = [
 #: From this many values on (and unless all are equal) bounded scores use BCa.
 BCA_MIN_N = 20
 DEFAULT_RESAMPLES = 9999
-#: At most this many resampled values in memory at once (8 bytes each, plus the indices).
+#: At most this many cells of a betting matrix in memory at once.
 _BATCH_CELLS = 2_000_000
+#: At most this many resampled values (and their indices) in memory at once: 4 MB. The
+#: indices drawn a few rows at a time are the ones drawn all at once (the generator's
+#: stream does not depend on how its draws are split by rows), and so is the interval.
+_RESAMPLE_CELLS = 250_000
 #: Resampled values drawn per interval at most: with many values, fewer resamples (never
 #: below ``MIN_RESAMPLES``, Efron's advice for BCa) keep an interval over 1,000 cases at
 #: about 30 ms; the count used is recorded in the interval.
@@ -287,7 +291,7 @@ def bca_interval(
     resamples = min(resamples, max(MIN_RESAMPLES, _WORK // n))
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
-    batch = max(1, min(resamples, _BATCH_CELLS // n))
+    batch = max(1, min(resamples, _RESAMPLE_CELLS // n))
     for start in range(0, resamples, batch):
         stop = min(start + batch, resamples)
         means[start:stop] = data[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)

@@ -434,6 +434,7 @@ def run(
     (what was scored is still reported).
     """
     from .._agents import detach_std_streams
+    from .._gc import data_frozen
     from .._run import RunOptions, RunRequest, assemble, progress_for, run_sync
 
     if strict:
@@ -524,7 +525,9 @@ def run(
         adk_history=None if no_adk_history else _adk_history(plan, adk_history),
     )
     keep_report_cases(evaluation, output_format)
-    with late_signals_ignored():
+    # the run's data stays set aside from the collector until the report is out (the run
+    # alone would hand it back as it ends, and the next full collection would walk it all)
+    with late_signals_ignored(), data_frozen():
         result = run_sync(evaluation.execute(handle_signals=True, timeout=run_timeout))
         if reporters and evaluation.writer is not None:
             # Lines for the CI log (annotations) never go into a JSON document on stdout.
