@@ -38,7 +38,7 @@ def _fields(cls: type[BaseModel]) -> tuple[tuple[str, Callable[[], Any]], ...]:
     if cls.__private_attributes__ or cls.model_config.get("extra") == "allow" or cls.__pydantic_post_init__:
         raise TypeError(f"{cls.__name__} cannot be built without model_construct")
     fields = []
-    for name, info in cls.__pydantic_fields__.items():
+    for name, info in cls.model_fields.items():
         if info.default_factory is not None:
             if _takes_data(info.default_factory):
                 raise TypeError(f"{cls.__name__}.{name}'s default needs model_construct")
