@@ -37,12 +37,13 @@ def _fields(cls: type[BaseModel]) -> tuple[tuple[str, Callable[[], Any]], ...]:
     whose default factories take no argument (else the model needs ``model_construct``)."""
     if cls.__private_attributes__ or cls.model_config.get("extra") == "allow" or cls.__pydantic_post_init__:
         raise TypeError(f"{cls.__name__} cannot be built without model_construct")
-    fields = []
+    fields: list[tuple[str, Callable[[], Any]]] = []
     for name, info in cls.model_fields.items():
+        make: Callable[[], Any]
         if info.default_factory is not None:
             if _takes_data(info.default_factory):
                 raise TypeError(f"{cls.__name__}.{name}'s default needs model_construct")
-            make = info.default_factory
+            make = info.default_factory  # type: ignore[assignment]  # takes no argument (checked)
         elif isinstance(info.default, _IMMUTABLE):
             make = functools.partial(_same, info.default)
         else:  # a mutable default is copied for each model, as pydantic does
