@@ -291,3 +291,38 @@ def test_the_default_budget_is_the_measured_one_within_a_quarter_of_the_availabl
     monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "7")
     assert EvalFiles().budget == 7 * 2**20
     assert _files._free_memory() is None or _files._free_memory() > 0
+
+
+def _size_by_recursion(value, seen):
+    """The pricer's measure as its definition reads: each object once, with what it holds."""
+    import sys
+
+    from pydantic import BaseModel
+
+    if value is None or value is True or value is False or id(value) in seen:
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value)
+    if isinstance(value, BaseModel):
+        parts = (value.__dict__, value.__pydantic_extra__, value.__pydantic_fields_set__)
+        size += sum(_size_by_recursion(part, seen) for part in parts)
+    elif isinstance(value, dict):
+        size += sum(_size_by_recursion(k, seen) + _size_by_recursion(v, seen) for k, v in value.items())
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        size += sum(_size_by_recursion(item, seen) for item in value)
+    return size
+
+
+def test_the_pricer_s_walk_counts_what_the_recursive_definition_counts():
+    shared = {"k": [1, 2.5, "x"]}
+    cases = [
+        make_case(
+            [make_invocation(f"q {i}", "a b c", tool_calls=[("t", {"n": i, "s": shared})])], eval_id=f"c{i}"
+        )
+        for i in range(5)
+    ]
+    mixed = [shared, (shared, frozenset({1, 2})), {3: b"bytes", "m": cases[0]}, True, None]
+    walked, recursed = set(), set()
+    for value in [*cases, mixed]:  # one ``seen`` across values, as the pricer shares it
+        assert _files._size_of(value, walked) == _size_by_recursion(value, recursed)
+    assert walked == recursed

@@ -98,20 +98,40 @@ def _as_path(path: Path) -> Path:
     return path if isinstance(path, Path) else Path(path)
 
 
+#: Types that refer to nothing else (most of a case's objects).
+_LEAVES = frozenset({str, int, float, bytes})
+_SEQUENCES = frozenset({list, tuple, set, frozenset})
+
+
 def _size_of(value: Any, seen: set[int]) -> int:
-    """Bytes of memory ``value`` holds, with what it refers to (each object counted once)."""
-    if value is None or value is True or value is False or id(value) in seen:
-        return 0
-    seen.add(id(value))
-    size = sys.getsizeof(value)
-    if isinstance(value, BaseModel):
-        for part in (value.__dict__, value.__pydantic_extra__, value.__pydantic_fields_set__):
-            size += _size_of(part, seen)
-    elif isinstance(value, dict):
-        size += sum(_size_of(key, seen) + _size_of(item, seen) for key, item in value.items())
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        size += sum(_size_of(item, seen) for item in value)
-    return size
+    """Bytes of memory ``value`` holds, with what it refers to (each object counted once):
+    its own size, and for a model its ``__dict__``, extras and fields set, for a dict its
+    keys and values, for a list, tuple or set its items. Walked with a stack, not a call
+    per object (a sampled case has about a thousand objects)."""
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or item is True or item is False or id(item) in seen:
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        kind = type(item)
+        if kind in _LEAVES:
+            continue
+        if kind is dict:
+            stack.extend(item)
+            stack.extend(item.values())
+        elif kind in _SEQUENCES:
+            stack.extend(item)
+        elif isinstance(item, BaseModel):
+            stack += (item.__dict__, item.__pydantic_extra__, item.__pydantic_fields_set__)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+    return total
 
 
 def measured_cost(loaded: LoadedEvalSet) -> int:

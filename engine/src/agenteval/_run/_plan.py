@@ -74,8 +74,9 @@ class PlannedSet:
             **more,
         )
 
-    @property
+    @functools.cached_property
     def scored(self) -> tuple[tuple[ResolvedCriterion, CriterionEntry], ...]:
+        """Each criterion with its entry (made once: every unit of the set asks for them)."""
         return tuple(zip(self.criteria, self.entries, strict=True))
 
     @property

@@ -25,6 +25,7 @@ from .._verdicts import base_fields, budget_gated, calibration_gated, not_evalua
 from ..errors import JUDGE_BUDGET
 from ..models import EvalCase, Invocation
 from ..runs import CriterionEntry
+from ._built import built
 from ._inputs import missing_input_result
 
 __all__ = ["Preparation", "context_for", "score_run"]
@@ -185,13 +186,16 @@ def context_for(
     expected = case.conversation[skip:] if case.conversation is not None else None
     # Built from already-validated parts: validating them again would cost more than
     # most deterministic criteria themselves.
-    return EvaluationContext.model_construct(
-        case=case,
-        actual=actual[skip:],
-        expected=expected,
-        threshold=criterion.threshold,
-        judge=client,
-        history=actual[:skip],
+    return built(
+        EvaluationContext,
+        {
+            "case": case,
+            "actual": actual[skip:],
+            "expected": expected,
+            "threshold": criterion.threshold,
+            "judge": client,
+            "history": actual[:skip],
+        },
     )
 
 

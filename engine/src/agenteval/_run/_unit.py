@@ -12,6 +12,7 @@ from .._results import AgentRunRecord, CriterionResult, ErrorInfo
 from .._verdicts import case_status
 from ..models import EvalCase
 from ..runs import RECORD_SCHEMA, CaseRecord
+from ._built import built
 from ._plan import PlannedSet
 
 __all__ = ["Missing", "case_record"]
@@ -61,22 +62,25 @@ def case_record(
             output=getattr(outcome, "output", ""),
         )
     # Every part was validated when it was made: constructing skips validating it again.
-    return CaseRecord.model_construct(
-        schema_=RECORD_SCHEMA,
-        run_id=run_id,
-        eval_set_index=planned.index,
-        eval_set_id=planned.eval_set_id,
-        eval_set_file=str(planned.source) if planned.source is not None else None,
-        case_id=case.eval_id,
-        run_index=run_index,
-        status=status,
-        reason=problem.reason if problem is not None else None,
-        reason_code=problem.reason_code if problem is not None else None,
-        duration_s=round(duration, 6),
-        scores={r.criterion: r.score for r in results},
-        statuses={r.criterion: r.status for r in results},
-        criteria=list(results),
-        expected=list(case.conversation) if case.conversation is not None else None,
-        actual=actual,
-        origin=origin,
+    return built(
+        CaseRecord,
+        {
+            "schema_": RECORD_SCHEMA,
+            "run_id": run_id,
+            "eval_set_index": planned.index,
+            "eval_set_id": planned.eval_set_id,
+            "eval_set_file": str(planned.source) if planned.source is not None else None,
+            "case_id": case.eval_id,
+            "run_index": run_index,
+            "status": status,
+            "reason": problem.reason if problem is not None else None,
+            "reason_code": problem.reason_code if problem is not None else None,
+            "duration_s": round(duration, 6),
+            "scores": {r.criterion: r.score for r in results},
+            "statuses": {r.criterion: r.status for r in results},
+            "criteria": list(results),
+            "expected": list(case.conversation) if case.conversation is not None else None,
+            "actual": actual,
+            "origin": origin,
+        },
     )

@@ -109,7 +109,9 @@ class Invocation(AdkModel):
 
     def missing_inputs(self) -> tuple[MissingInput, ...]:
         """What the recording of this turn lacks (``()`` for a complete turn)."""
-        return self._missing_inputs
+        # (read from pydantic's private store at once: every criterion asks it of every turn)
+        private = self.__pydantic_private__
+        return private.get("_missing_inputs", ()) if private else ()
 
     def mark_missing(self, missing: tuple[MissingInput, ...]) -> None:
         """Record what this turn lacks (a reader of lossy recordings calls it)."""
