@@ -7,7 +7,8 @@ arguments as JSON text), then measures, each in a fresh process (so that its pea
 ``ru_maxrss``, is its own):
 
 * ``actual``: ``--actual TRACE`` loading (``OtelReader.read_actual``) for every trace's case
-  (matched by ``agenteval.case_id``);
+  (matched by ``agenteval.case_id``), and each case's turns then built once, one case at a
+  time, as a run builds them when the case's run starts;
 * ``actual 1%``: the same file for 1% of the cases (the other traces are another app's);
 * ``import-trace``: ``agenteval import-trace FILE -o OUT.evalset.json`` (every session);
 * ``lint-trace``: ``agenteval lint-trace FILE``;
@@ -148,6 +149,10 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
         wall, cpu = time.perf_counter(), time.process_time()
         eval_set = OtelReader().read_actual(path, cases)
         assert len(eval_set.eval_cases) == count
+        # what a run does with them: each case's turns built (listed) once, when its run starts
+        # (the reader keeps them packed until then), and let go after
+        for case in eval_set.eval_cases:
+            assert len(list(case.conversation or ())[0].intermediate_data.invocation_events) == 2 * PAIRS
     else:
         args = [mode, str(path)] + (
             ["-o", str(path.with_name("out.evalset.json"))] * (mode == "import-trace")
