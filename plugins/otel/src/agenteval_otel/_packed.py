@@ -13,7 +13,6 @@ builds its invocations when read (the engine lists it once, when the case's run 
 from __future__ import annotations
 
 import marshal
-import pickle
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any, Union, overload
@@ -27,7 +26,7 @@ class PackedInvocation:
     """An ``Invocation``'s plain dict, validated, packed; with the little its readers ask of
     every turn (its id and user text) kept as they are."""
 
-    __slots__ = ("_data", "_pickled", "invocation_id", "missing", "user_text")
+    __slots__ = ("_data", "invocation_id", "missing", "user_text")
 
     def __init__(self, record: dict[str, Any], missing: tuple[MissingInput, ...], user_text: str) -> None:
         """``record``: what ``Invocation.model_validate`` takes (a ``ValueError``, pydantic's
@@ -35,16 +34,16 @@ class PackedInvocation:
         self.invocation_id = Invocation.model_validate(record).invocation_id  # checked now, let go
         self.missing = missing
         self.user_text = user_text
-        try:  # parsed JSON and the dicts built from it: plain values marshal exactly
-            data, self._pickled = marshal.dumps(record), False
-        except ValueError:  # a subclass of a plain type (none is expected): pickle keeps it
-            data, self._pickled = pickle.dumps(record, pickle.HIGHEST_PROTOCOL), True
-        self._data = zlib.compress(data, 1)
+        self._data: Union[bytes, dict[str, Any]]
+        try:  # parsed JSON and the dicts built from it: plain values, which marshal keeps exactly
+            self._data = zlib.compress(marshal.dumps(record), 1)
+        except ValueError:  # a value of another type (none is expected): the dict is kept as it is
+            self._data = record
 
     def build(self) -> Invocation:
         """A new ``Invocation`` equal to the one validated when the turn was read."""
-        data = zlib.decompress(self._data)
-        record = pickle.loads(data) if self._pickled else marshal.loads(data)
+        data = self._data
+        record = marshal.loads(zlib.decompress(data)) if isinstance(data, bytes) else data
         invocation = Invocation.model_validate(record)
         invocation.mark_missing(self.missing)
         return invocation
