@@ -168,6 +168,11 @@ def test_a_truncated_file_is_a_data_error_naming_the_file_never_another_exceptio
         ),
         ('{"traceId": "5b8efff798038103d269b633813fc60c"}\n{}', "line 1: span.spanId: expected an 8-byte id"),
         ('{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}', "spans[0]: expected a span object"),
+        (  # a parent id's text, read once for the spans that share it, is no trace id
+            '{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "000000000000a101", '
+            '"parentSpanId": "000000000000a100"}\n{"traceId": "000000000000a100", "spanId": "000000000000a102"}',
+            "line 2: span.traceId: '000000000000a100' is not a 16-byte id",
+        ),
     ],
 )
 def test_a_damaged_file_names_the_place_and_the_reason(tmp_path, content, fragment):
