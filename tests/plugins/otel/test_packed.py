@@ -53,7 +53,7 @@ def _record(text: str, args: dict[str, Any], result: Any, start: float) -> dict[
 def test_a_packed_turn_builds_the_invocation_its_dict_validates_to(text, args, result, start):
     record = _record(text, args, result, start)
     missing = (MissingInput("tool_results", "tool_result_elided", "span 3", "set X"),)
-    packed = PackedInvocation(record, missing, text)
+    packed = PackedInvocation(record, missing)
     built = packed.build()
     expected = Invocation.model_validate(record)
     expected.mark_missing(missing)
@@ -67,7 +67,7 @@ def test_a_dict_marshal_cannot_hold_is_kept_all_the_same():
         pass
 
     record = _record(Text("hello"), {"city": Text("Paris")}, {"ok": True}, 1.0)
-    packed = PackedInvocation(record, (), "hello")
+    packed = PackedInvocation(record)
     assert packed.build() == Invocation.model_validate(record) and packed._data is record
 
 
@@ -75,12 +75,12 @@ def test_a_turn_no_message_can_hold_is_refused_when_packed_not_when_built():
     record = _record("hi", {}, {}, 1.0)
     record["intermediate_data"]["invocation_events"][0]["author"] = ["not", "text"]
     with pytest.raises(ValueError):
-        PackedInvocation(record, (), "hi")
+        PackedInvocation(record)
 
 
 def test_a_conversation_reads_as_its_turns_and_holds_them_packed():
     records = [_record(f"q{i}", {"n": i}, {"v": i}, float(i)) for i in range(3)]
-    conversation = Conversation([PackedInvocation(r, (), f"q{i}") for i, r in enumerate(records)])
+    conversation = Conversation([PackedInvocation(r) for r in records])
     expected = [Invocation.model_validate(r) for r in records]
     assert len(conversation) == 3 and conversation == expected and list(conversation) == expected
     assert conversation[1] == expected[1] and conversation[1:] == expected[1:]

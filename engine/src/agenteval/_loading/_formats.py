@@ -69,8 +69,9 @@ class FormatReader(ABC):
     for is left out). A case's ``conversation`` may be any ``Sequence[Invocation]`` (the case
     made with ``EvalCase.model_construct``) that builds its turns when read: a run lists it
     once, when the case's run starts, so a reader of many cases need not hold every case's
-    turns as models (check them while reading: an error then is the file's). A problem with the file is a ``DataError`` naming the place in the file
-    and the fix; any other exception is reported as the reader's bug, never a traceback.
+    turns as models (check them while reading: an error then is the file's). A problem with
+    the file is a ``DataError`` naming the place in the file and the fix; any other exception
+    is reported as the reader's bug, never a traceback.
     """
 
     #: Said in the list of installed formats.

@@ -28,12 +28,14 @@ class PackedInvocation:
 
     __slots__ = ("_data", "invocation_id", "missing", "user_text")
 
-    def __init__(self, record: dict[str, Any], missing: tuple[MissingInput, ...], user_text: str) -> None:
+    def __init__(self, record: dict[str, Any], missing: tuple[MissingInput, ...] = ()) -> None:
         """``record``: what ``Invocation.model_validate`` takes (a ``ValueError``, pydantic's
         ``ValidationError``, when it cannot); ``missing``: ``Invocation.mark_missing``'s."""
-        self.invocation_id = Invocation.model_validate(record).invocation_id  # checked now, let go
+        checked = Invocation.model_validate(record)  # checked now, let go
+        self.invocation_id = checked.invocation_id
+        #: ``Content.text()`` of the user message.
+        self.user_text = checked.user_content.text()
         self.missing = missing
-        self.user_text = user_text
         self._data: Union[bytes, dict[str, Any]]
         try:  # parsed JSON and the dicts built from it: plain values, which marshal keeps exactly
             self._data = zlib.compress(marshal.dumps(record), 1)

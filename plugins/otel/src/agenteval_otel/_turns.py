@@ -469,9 +469,9 @@ class _Builder:
         }
         if not whole:  # checked whole all the same: what no message can hold is an error here too
             Invocation.model_validate(record)
-            return PackedInvocation({"user_content": user}, (), _text(user)), self.findings
+            return PackedInvocation({"user_content": user}), self.findings
         missing = tuple(m for finding in self.findings for m in finding.missing())
-        return PackedInvocation(record, missing, _text(user)), self.findings
+        return PackedInvocation(record, missing), self.findings
 
 
 def _named_agent(span: Span) -> Optional[str]:
