@@ -7,10 +7,14 @@ arguments as JSON text), then measures, each in a fresh process (so that its pea
 ``ru_maxrss``, is its own):
 
 * ``actual``: ``--actual TRACE`` loading (``OtelReader.read_actual``) for every trace's case
-  (matched by ``agenteval.case_id``);
+  (matched by ``agenteval.case_id``), and each case's turns then built once, one case at a
+  time, as a run builds them when the case's run starts;
 * ``actual 1%``: the same file for 1% of the cases (the other traces are another app's);
 * ``import-trace``: ``agenteval import-trace FILE -o OUT.evalset.json`` (every session);
 * ``lint-trace``: ``agenteval lint-trace FILE``;
+* ``run`` (only when asked, ``--modes run``): ``agenteval run EVALSET --actual FILE
+  --no-record`` of every trace's case, scored by ``response_match_score``: the reader and the
+  run together, each case's turns built when its run starts;
 * ``(imports only)``, once: the peak memory of a process that imports all this and reads nothing.
 
 It prints wall and CPU seconds (the CPU time is the steadier figure on a shared machine),
@@ -19,6 +23,7 @@ spans read per wall second, and the process's peak resident memory.
     python benchmarks/otel_import.py                     # 1k and 10k traces
     python benchmarks/otel_import.py --sizes 1000,10000,100000
     python benchmarks/otel_import.py --sizes 30000 --modes "actual 1%,lint-trace"
+    python benchmarks/otel_import.py --sizes 1000,10000 --modes run
 """
 
 from __future__ import annotations
@@ -132,6 +137,28 @@ def _trace(index: int, rng: random.Random) -> str:
     return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
 
 
+def _eval_set(path: Path, size: int) -> Path:
+    """An eval set of every trace's case (its final response ``done``, as recorded) and a
+    ``test_config.json`` of one deterministic criterion, beside the trace file."""
+    cases = [
+        {
+            "eval_id": f"c{index}",
+            "conversation": [
+                {
+                    "user_content": {"role": "user", "parts": [{"text": f"question {index}"}]},
+                    "final_response": {"role": "model", "parts": [{"text": "done"}]},
+                }
+            ],
+        }
+        for index in range(size)
+    ]
+    target = path.with_name("bench.evalset.json")
+    target.write_text(json.dumps({"eval_set_id": "bench", "eval_cases": cases}), encoding="utf-8")
+    config = {"criteria": {"response_match_score": 0.5}}
+    path.with_name("test_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return target
+
+
 def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
     """One measurement, in this (fresh) process."""
     from agenteval.cli import main
@@ -148,6 +175,16 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
         wall, cpu = time.perf_counter(), time.process_time()
         eval_set = OtelReader().read_actual(path, cases)
         assert len(eval_set.eval_cases) == count
+        # what a run does with them: each case's turns built (listed) once, when its run starts
+        # (the reader keeps them packed until then), and let go after
+        for case in eval_set.eval_cases:
+            assert len(list(case.conversation or ())[0].intermediate_data.invocation_events) == 2 * PAIRS
+    elif mode == "run":
+        args = ["run", str(_eval_set(path, size)), "--actual", str(path), "--no-record"]
+        wall, cpu = time.perf_counter(), time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with contextlib.suppress(SystemExit):
+                main(args, standalone_mode=False)
     else:
         args = [mode, str(path)] + (
             ["-o", str(path.with_name("out.evalset.json"))] * (mode == "import-trace")

@@ -299,3 +299,45 @@ def test_format_writers_are_named_and_made_through_the_public_functions(monkeypa
     assert isinstance(first, _Writer) and first is not second and first.warnings == []
     with pytest.raises(PluginLoadError, match="'csv' is not an installed data format writer.*: lines"):
         plugins.format_writer("csv")
+
+
+class LazyLines(Lines):
+    """``Lines`` whose cases hold their turns as a sequence that builds them when read."""
+
+    built: list[str] = []
+
+    def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
+        eager = super().read_actual(path, cases)
+        return EvalSet.model_construct(
+            eval_set_id="lines",
+            eval_cases=[
+                EvalCase.model_construct(
+                    eval_id=c.eval_id, conversation=_Built(c.eval_id, c.conversation or [])
+                )
+                for c in eager.eval_cases
+            ],
+        )
+
+
+class _Built(Sequence):  # type: ignore[type-arg]
+    def __init__(self, case_id: str, turns: list) -> None:
+        self.case_id, self.turns = case_id, turns
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        turn = self.turns[index].model_copy()
+        LazyLines.built.append(self.case_id)
+        return turn
+
+
+def test_a_reader_s_turns_built_when_read_are_built_once_per_case_when_its_run_starts(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "_finder", lambda: _finder(lines=LazyLines))
+    monkeypatch.setattr(LazyLines, "built", [])
+    expected, actual = _project(tmp_path)
+    plan = plan_paths([str(expected)], [actual], registry=Registry(), judge=JudgeService())
+    assert LazyLines.built == []  # nothing built while the run is planned
+    result = run_sync(EvalRun(plan).execute())
+    assert {c.eval_id: c.status for c in result.cases()} == {"c1": Status.PASSED, "c2": Status.FAILED}
+    assert sorted(LazyLines.built) == ["c1", "c2"]  # each case's one turn, built once

@@ -106,5 +106,19 @@ def test_the_eval_set_is_written_a_case_at_a_time_byte_for_byte_as_dumped_whole(
     cases = [whole.eval_cases[i % len(whole.eval_cases)] for i in picks]
     eval_set = EvalSet(eval_set_id="set", name=name + '"eval_cases": []', eval_cases=cases)
     output = tmp_path / "out.evalset.json"
-    write_eval_set(eval_set, output)
-    assert output.read_text(encoding="utf-8") == eval_set.model_dump_json(indent=2, exclude_none=True) + "\n"
+    dumped = eval_set.model_dump_json(indent=2, exclude_none=True) + "\n"
+    assert write_eval_set(eval_set, output) == [case.eval_id for case in cases]
+    assert output.read_text(encoding="utf-8") == dumped
+    # the cases given one at a time as they are built, beside a frame without them
+    frame = eval_set.model_copy(update={"eval_cases": []})
+    assert write_eval_set(frame, output, iter(cases)) == [case.eval_id for case in cases]
+    assert output.read_text(encoding="utf-8") == dumped
+
+
+def test_the_cases_are_built_one_at_a_time_as_they_are_written(tmp_path):
+    from agenteval_otel._golden import eval_set_from_trace, imported_cases
+
+    frame, found = imported_cases(ADK_TRACE, "set", as_expected=False)
+    assert frame.eval_cases == [] and not isinstance(found, list)
+    whole = eval_set_from_trace(ADK_TRACE, "set", as_expected=False)
+    assert [next(found)] == whole.eval_cases[:1]  # built when reached, equal to the whole set's

@@ -130,7 +130,12 @@ def _actual(path: Path, cases: list[EvalCase]) -> dict[str, Any]:
         eval_set = reader.read_actual(path, cases)
     except DataError as exc:
         return {"error": str(exc).replace(str(path.parent), "DIR")}
-    return {"eval_set": eval_set.model_dump(mode="json"), "warnings": reader.warnings}
+    # each case's turns are built when read (``Conversation``): as the eval set a run reads
+    cases_read = [
+        EvalCase(eval_id=c.eval_id, conversation=list(c.conversation or ())) for c in eval_set.eval_cases
+    ]
+    read = eval_set.model_copy(update={"eval_cases": cases_read})
+    return {"eval_set": read.model_dump(mode="json"), "warnings": reader.warnings}
 
 
 def _outputs(folder: Path) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from agenteval import load_eval_set
 from agenteval.errors import DataError
 from agenteval_otel import OtelReader
 from agenteval_otel._otlp import Span, read_spans, sniff
+from agenteval_otel._select import read_turns
 from agenteval_otel._turns import turns_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -168,6 +169,12 @@ def test_a_truncated_file_is_a_data_error_naming_the_file_never_another_exceptio
         ),
         ('{"traceId": "5b8efff798038103d269b633813fc60c"}\n{}', "line 1: span.spanId: expected an 8-byte id"),
         ('{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}', "spans[0]: expected a span object"),
+        (  # a parent id's text, read once for the spans that share it, is no trace id
+            '{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "000000000000a101", '
+            '"parentSpanId": "000000000000a100"}\n'
+            '{"traceId": "000000000000a100", "spanId": "000000000000a102"}',
+            "line 2: span.traceId: '000000000000a100' is not a 16-byte id",
+        ),
     ],
 )
 def test_a_damaged_file_names_the_place_and_the_reason(tmp_path, content, fragment):
@@ -366,3 +373,16 @@ def test_a_parent_cycle_or_content_no_message_can_hold_is_a_data_error_not_a_cra
     path.write_text(encode(bad, shape="request", base64_ids=False, plain=True, json_strings=True))
     with pytest.raises(DataError, match=r"the turn at span .*'invocation'.* cannot be read: "):
         OtelReader().read_actual(path, _cases())
+
+
+@pytest.mark.parametrize("content", [True, False], ids=["actual", "lint"])
+def test_a_user_message_no_message_can_hold_is_a_data_error_when_read_not_when_a_case_runs(tmp_path, content):
+    request = {"contents": [{"role": "user", "parts": [{"text": 7}]}]}  # a number, not text
+    bad = [
+        _span("01", None, "invocation", 0),
+        _span("02", "01", "call_llm", 1, **{"gcp.vertex.agent.llm_request": request}),
+    ]
+    path = tmp_path / "bad.json"
+    path.write_text(encode(bad, shape="request", base64_ids=False, plain=True, json_strings=True))
+    with pytest.raises(DataError, match=r"the turn at span .*'invocation'.* cannot be read: "):
+        read_turns(path, content=content)

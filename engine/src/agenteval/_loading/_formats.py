@@ -66,8 +66,12 @@ class FormatReader(ABC):
     in any text. ``read_actual`` gets the run's selected cases, so that a format whose
     recordings carry no eval ids (traces) can match them to cases; it returns an ``EvalSet``
     whose cases carry the eval ids of the cases they hold turns for (a case it holds nothing
-    for is left out). A problem with the file is a ``DataError`` naming the place in the file
-    and the fix; any other exception is reported as the reader's bug, never a traceback.
+    for is left out). A case's ``conversation`` may be any ``Sequence[Invocation]`` (the case
+    made with ``EvalCase.model_construct``) that builds its turns when read: a run lists it
+    once, when the case's run starts, so a reader of many cases need not hold every case's
+    turns as models (check them while reading: an error then is the file's). A problem with
+    the file is a ``DataError`` naming the place in the file and the fix; any other exception
+    is reported as the reader's bug, never a traceback.
     """
 
     #: Said in the list of installed formats.

@@ -162,7 +162,10 @@ class RecordedTurns(Mapping[tuple[int, str], Sequence[Outcome]]):
 
     def _outcome(self, ref: Union[Outcome, InFile]) -> Outcome:
         # without recorded actuals no ref is in a file
-        return self._actuals.outcome(ref) if self._actuals is not None else ref  # type: ignore[return-value]
+        outcome = self._actuals.outcome(ref) if self._actuals is not None else ref
+        # turns a format reader builds when they are read (``FormatReader.read_actual``): built
+        # once here, when the run starts, and let go with it
+        return outcome if isinstance(outcome, (list, AgentFailure)) else list(outcome)  # type: ignore[arg-type]
 
     def __getitem__(self, key: tuple[int, str]) -> Sequence[Outcome]:
         return [self._outcome(ref) for ref in self._refs[key]]

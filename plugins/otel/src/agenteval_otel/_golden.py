@@ -17,7 +17,7 @@ findings and the setting to turn on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Optional
 
@@ -25,6 +25,7 @@ from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
 
 from ._gc import gc_paused
+from ._packed import Conversation
 from ._reader import OtelReader, sessions_of
 from ._select import read_turns
 from ._turns import CAPTURE_SETTING
@@ -38,6 +39,15 @@ def eval_set_from_trace(
     path: Path, eval_set_id: str, *, as_expected: bool, cases: Optional[Sequence[EvalCase]] = None
 ) -> EvalSet:
     """The eval set of the trace at ``path`` (see the module docstring)."""
+    frame, found = imported_cases(path, eval_set_id, as_expected=as_expected, cases=cases)
+    return frame.model_copy(update={"eval_cases": list(found)})
+
+
+def imported_cases(
+    path: Path, eval_set_id: str, *, as_expected: bool, cases: Optional[Sequence[EvalCase]] = None
+) -> tuple[EvalSet, Iterator[EvalCase]]:
+    """``eval_set_from_trace`` as the eval set without its cases, and its cases, each built
+    when the iterator reaches it (the file is read, and refused, before this returns)."""
     if cases is not None:
         reader = OtelReader()
         matched = reader.read_actual(path, cases)
@@ -45,16 +55,15 @@ def eval_set_from_trace(
         sessions = [(case.eval_id, case.conversation or []) for case in matched.eval_cases]
     else:
         sessions = _sessions(path)
-    conversations = [
+    kind = "expected (golden)" if as_expected else "actual"
+    frame = EvalSet(
+        eval_set_id=eval_set_id, name=f"{kind} invocations imported from the trace {path.name}", eval_cases=[]
+    )
+    found = (
         EvalCase(eval_id=case_id, conversation=[_expected(t) if as_expected else t for t in turns])
         for case_id, turns in sessions
-    ]
-    kind = "expected (golden)" if as_expected else "actual"
-    return EvalSet(
-        eval_set_id=eval_set_id,
-        name=f"{kind} invocations imported from the trace {path.name}",
-        eval_cases=conversations,
     )
+    return frame, found
 
 
 def _refuse(path: Path, problems: Sequence[str]) -> None:
@@ -69,7 +78,7 @@ def _refuse(path: Path, problems: Sequence[str]) -> None:
         )
 
 
-def _sessions(path: Path) -> list[tuple[str, list[Invocation]]]:
+def _sessions(path: Path) -> list[tuple[str, Sequence[Invocation]]]:
     """Every session of the trace as ``(case id, turns)``."""
     with gc_paused():
         turns, empty = read_turns(path)
@@ -90,7 +99,7 @@ def _sessions(path: Path) -> list[tuple[str, list[Invocation]]]:
                 source=str(path),
             )
         seen[case_id] = session_id
-        found.append((case_id, [t.invocation for t in session]))
+        found.append((case_id, Conversation([t.packed for t in session])))
     return found
 
 

@@ -16,7 +16,9 @@ import click
 from agenteval.plugins import reports_errors
 
 if TYPE_CHECKING:
-    from agenteval.models import EvalSet
+    from collections.abc import Iterable
+
+    from agenteval.models import EvalCase, EvalSet
 
 __all__ = ["import_trace"]
 
@@ -53,17 +55,17 @@ def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Option
     """
     from agenteval.text import visible
 
-    from ._golden import eval_set_from_trace
+    from ._golden import imported_cases
 
     cases = None
     if cases_file is not None:
         from agenteval import load_eval_set
 
         cases = load_eval_set(cases_file).eval_cases
-    eval_set = eval_set_from_trace(file, _set_id(output), as_expected=as_expected, cases=cases)
-    write_eval_set(eval_set, output)
-    ids = ", ".join(case.eval_id for case in eval_set.eval_cases)
-    click.echo(f"wrote {visible(str(output))}: {len(eval_set.eval_cases)} case(s) ({visible(ids)})")
+    frame, found = imported_cases(file, _set_id(output), as_expected=as_expected, cases=cases)
+    written = write_eval_set(frame, output, found)
+    ids = ", ".join(written)
+    click.echo(f"wrote {visible(str(output))}: {len(written)} case(s) ({visible(ids)})")
     if as_expected:
         later = f"agenteval run {shlex.quote(str(output))} --actual LATER_TRACE.json"
         click.echo(f"score a later recording against it: {visible(later)}")
@@ -75,20 +77,25 @@ def import_trace(file: Path, output: Path, as_expected: bool, cases_file: Option
 _NO_CASES = b'"eval_cases": []'
 
 
-def write_eval_set(eval_set: EvalSet, output: Path) -> None:
+def write_eval_set(eval_set: EvalSet, output: Path, cases: Optional[Iterable[EvalCase]] = None) -> list[str]:
     """``eval_set.model_dump_json(indent=2, exclude_none=True)`` and a newline, written a case
-    at a time (byte for byte the same): the JSON of a 10k-case set is never held whole."""
+    at a time (byte for byte the same): the JSON of a 10k-case set is never held whole. With
+    ``cases``, those are its cases (each let go once written), not ``eval_set``'s. The ids of
+    the cases written."""
     frame = eval_set.model_copy(update={"eval_cases": []}).model_dump_json(indent=2, exclude_none=True)
     head, tail = frame.encode("utf-8").split(_NO_CASES, 1)
+    written = []
     with output.open("wb") as handle:
-        handle.write(head + _NO_CASES[:-1] if eval_set.eval_cases else head + _NO_CASES)
-        for number, case in enumerate(eval_set.eval_cases):
+        handle.write(head + _NO_CASES[:-1])
+        for case in eval_set.eval_cases if cases is None else cases:
             # model_dump_json, not the serializer's to_json: before pydantic 2.11 to_json wrote
             # aliases by default (camelCase here), model_dump_json never does unless asked
             text = case.model_dump_json(indent=2, exclude_none=True).encode("utf-8")
-            handle.write(b",\n    " if number else b"\n    ")
+            handle.write(b",\n    " if written else b"\n    ")
             handle.write(text.replace(b"\n", b"\n    "))
-        handle.write((b"\n  ]" if eval_set.eval_cases else b"") + tail + b"\n")
+            written.append(case.eval_id)
+        handle.write((b"\n  ]" if written else b"]") + tail + b"\n")
+    return written
 
 
 def _set_id(output: Path) -> str:

@@ -315,14 +315,32 @@ def _get(item: dict[str, Any], camel: str, snake: str) -> Any:
     return item[camel] if camel in item else item.get(snake)
 
 
+#: Trace and parent span ids as read (``hex_id``), by their text: a trace's spans repeat its
+#: id and mostly a few parents'. Emptied when it holds ``_SHARED_IDS``.
+_shared_ids: dict[str, str] = {}
+_SHARED_IDS = 4096
+
+
+def _shared_id(value: Any, size: int, at: str, where: str, key: str) -> str:
+    """``hex_id`` of an id many spans share, read once per text."""
+    found = _shared_ids.get(value) if type(value) is str else None
+    if found is not None and len(found) == 2 * size:
+        return found
+    found = hex_id(value, size, at, where, key)
+    if len(_shared_ids) >= _SHARED_IDS:
+        _shared_ids.clear()
+    _shared_ids[value] = found
+    return found
+
+
 def _head(item: Any, at: str, where: str) -> tuple[str, str, Optional[str], int, int]:
     """A span's ids and times, checked: trace id, span id, parent id, start, end."""
     if not isinstance(item, dict):
         raise DataError(f"{at}: expected a span object", source=where)
-    trace_id = hex_id(_get(item, "traceId", "trace_id"), 16, at, where, ".traceId")
+    trace_id = _shared_id(_get(item, "traceId", "trace_id"), 16, at, where, ".traceId")
     span_id = hex_id(_get(item, "spanId", "span_id"), 8, at, where, ".spanId")
     parent = _get(item, "parentSpanId", "parent_span_id")
-    parent_id = hex_id(parent, 8, at, where, ".parentSpanId") if parent else None
+    parent_id = _shared_id(parent, 8, at, where, ".parentSpanId") if parent else None
     start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), at, where, ".startTimeUnixNano")
     end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), at, where, ".endTimeUnixNano")
     return trace_id, span_id, parent_id, start, end

@@ -10,6 +10,10 @@ Sessions are matched to the run's selected cases by the first rule that applies:
 
 Sessions that match no selected case are ignored (one file may hold many apps' sessions);
 a selected case with no session, or with two, is a ``DataError`` listing them.
+
+Each case's ``conversation`` is a ``Conversation``: its turns are checked when the file is read
+and built as ``Invocation`` models only when the case's run reads them (the formats contract
+allows any sequence there), so reading 10k traces does not hold 10k turns of models.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from agenteval.plugins import FormatReader
 
 from ._gc import gc_paused
 from ._otlp import Span, read_spans, sniff
+from ._packed import Conversation
 from ._select import read_turns
 from ._turns import CAPTURE_SETTING, Turn
 
@@ -135,8 +140,11 @@ class OtelReader(FormatReader):
                 "criteria that read what a turn lacks are NOT_EVALUATED for its case (reason code: the "
                 f"finding's); record it with {CAPTURE_SETTING}"
             )
+        # each case's turns stay packed until its run reads them (``Conversation``)
         cases_out = [
-            EvalCase(eval_id=case_id, conversation=[t.invocation for t in sessions[ids[0]]])
+            EvalCase.model_construct(
+                eval_id=case_id, conversation=Conversation([t.packed for t in sessions[ids[0]]])
+            )
             for case_id, ids in matched.items()
         ]
         return EvalSet(

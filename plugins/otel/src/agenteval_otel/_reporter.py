@@ -184,7 +184,7 @@ def _span_index(files: Any, context: ReportContext) -> dict[str, tuple[str, str]
             continue
         turns, _ = turns_of(read_spans(path))
         for turn in turns:
-            index.setdefault(turn.invocation.invocation_id, (turn.trace_id, turn.span_id))
+            index.setdefault(turn.invocation_id, (turn.trace_id, turn.span_id))
     return index
 
 

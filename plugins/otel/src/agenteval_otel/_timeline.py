@@ -35,7 +35,7 @@ _SHOWN = {
 def timeline_of(spans: Sequence[Span], invocation_ids: Sequence[str]) -> list[dict[str, Any]]:
     """The waterfall of each turn whose invocation id is given, in the order given."""
     wanted = set(invocation_ids)
-    turns = [t for t in turns_of(spans)[0] if t.invocation.invocation_id in wanted]
+    turns = [t for t in turns_of(spans)[0] if t.invocation_id in wanted]
     by_trace: dict[str, list[Span]] = defaultdict(list)
     needed = {t.trace_id for t in turns}
     for span in spans:
@@ -47,9 +47,9 @@ def timeline_of(spans: Sequence[Span], invocation_ids: Sequence[str]) -> list[di
         tree = trees[turn.trace_id]
         root = tree.by_id[turn.span_id]
         found.setdefault(
-            turn.invocation.invocation_id,
+            turn.invocation_id,
             {
-                "invocation_id": turn.invocation.invocation_id,
+                "invocation_id": turn.invocation_id,
                 "trace_id": turn.trace_id,
                 "duration_ms": (root.end - root.start) / 1e6,
                 "spans": [_row(tree, root, span) for span in tree.walk(root)],

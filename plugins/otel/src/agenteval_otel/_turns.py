@@ -40,6 +40,7 @@ from typing import Any, Optional
 from agenteval.errors import DataError
 from agenteval.models import Invocation, MissingInput, Part
 
+from ._packed import PackedInvocation
 from ._span import ELIDED, Span, loads, value_of
 
 __all__ = [
@@ -115,14 +116,25 @@ class Turn:
     session_id: str
     case_id: Optional[str]
     start: int
-    invocation: Invocation
+    #: The turn's ``Invocation``, packed (``_packed``): ``invocation`` builds it when asked.
+    packed: PackedInvocation
     findings: list[Finding] = field(default_factory=list)
     #: The turn's root span (what an evaluation of the turn is parented to).
     span_id: str = ""
 
     @property
+    def invocation(self) -> Invocation:
+        """A new ``Invocation`` of the turn (each call builds one)."""
+        return self.packed.build()
+
+    @property
+    def invocation_id(self) -> str:
+        return self.packed.invocation_id
+
+    @property
     def user_text(self) -> str:
-        return self.invocation.user_content.text()
+        """The user message's text (``Content.text()``)."""
+        return self.packed.user_text
 
 
 class Tree:
@@ -265,7 +277,7 @@ def trace_turns(
     turns = []
     for group in roots:
         try:
-            turns.append(_turn(tree, group))
+            turns.append(_turn(tree, group, content=content))
         except ValueError as exc:  # pydantic's ValidationError: content no message can hold
             detail = str(exc).splitlines()
             root = group[0]
@@ -274,9 +286,6 @@ def trace_turns(
                 f"{' '.join(line.strip() for line in detail[:3])}. Fix: export the trace again, or "
                 "report the instrumentation that wrote it"
             ) from None
-    if not content:
-        for turn in turns:
-            turn.invocation = Invocation(user_content=turn.invocation.user_content)
     return turns, None
 
 
@@ -417,7 +426,8 @@ class _Builder:
                 return self.unanswered.pop(index)
         return None
 
-    def invocation(self) -> tuple[Invocation, list[Finding]]:
+    def invocation(self, *, whole: bool) -> tuple[PackedInvocation, list[Finding]]:
+        """The turn's invocation (not ``whole``: its user message alone) and findings."""
         events = list(self.events)
         final = None
         found = self.final()
@@ -443,24 +453,25 @@ class _Builder:
             self.findings.append(
                 Finding("no_user_content", f"the turn at span {self.root.where} records no user message")
             )
+        user = self.user or {"role": "user", "parts": [{"text": ""}]}
         spans = self.spans
         model = _union([(s.start, s.end) for s in spans if is_inference(s)])
         tools = _union([(s.start, s.end) for s in spans if s.operation == "execute_tool"])
-        invocation = Invocation.model_validate(
-            {
-                "invocation_id": _first_attribute(spans, "gcp.vertex.agent.invocation_id")
-                or self.root.span_id,
-                "user_content": self.user or {"role": "user", "parts": [{"text": ""}]},
-                "final_response": final,
-                "intermediate_data": {"invocation_events": events},
-                "creation_timestamp": self.root.start / 1e9,
-                "duration": (self.end - self.root.start) / 1e9,
-                "model_duration": _length(model) / 1e9 if model else None,
-                "tool_duration": _length(_minus(tools, model)) / 1e9 if tools else None,
-            }
-        )
-        invocation.mark_missing(tuple(m for finding in self.findings for m in finding.missing()))
-        return invocation, self.findings
+        record = {
+            "invocation_id": _first_attribute(spans, "gcp.vertex.agent.invocation_id") or self.root.span_id,
+            "user_content": user,
+            "final_response": final,
+            "intermediate_data": {"invocation_events": events},
+            "creation_timestamp": self.root.start / 1e9,
+            "duration": (self.end - self.root.start) / 1e9,
+            "model_duration": _length(model) / 1e9 if model else None,
+            "tool_duration": _length(_minus(tools, model)) / 1e9 if tools else None,
+        }
+        if not whole:  # checked whole all the same: what no message can hold is an error here too
+            Invocation.model_validate(record)
+            return PackedInvocation({"user_content": user}), self.findings
+        missing = tuple(m for finding in self.findings for m in finding.missing())
+        return PackedInvocation(record, missing), self.findings
 
 
 def _named_agent(span: Span) -> Optional[str]:
@@ -488,7 +499,7 @@ def _walk_turn(tree: Tree, top: Span) -> Iterable[tuple[Span, Optional[str], boo
         stack.extend((child, author, below) for child in reversed(tree.children.get(span.span_id, ())))
 
 
-def _turn(tree: Tree, roots: list[Span]) -> Turn:
+def _turn(tree: Tree, roots: list[Span], *, content: bool) -> Turn:
     root = roots[0]
     walked = [step for top in roots for step in _walk_turn(tree, top)]
     spans = [span for span, _, _ in walked]
@@ -507,14 +518,14 @@ def _turn(tree: Tree, roots: list[Span]) -> Turn:
                     for key, value in inner.attributes.items():
                         merged.setdefault(key, value)
             builder.inference(span, merged)
-    invocation, findings = builder.invocation()
+    packed, findings = builder.invocation(whole=content)
     session = _first_attribute(spans, "gen_ai.conversation.id", "gcp.vertex.agent.session_id")
     return Turn(
         trace_id=root.trace_id,
         session_id=session or root.trace_id,
         case_id=_first_attribute(spans, "agenteval.case_id"),
         start=root.start,
-        invocation=invocation,
+        packed=packed,
         findings=findings,
         span_id=root.span_id,
     )
