@@ -417,7 +417,7 @@ def check_evaluator(
     info = _check_info(cls)
     evaluator = _ready_evaluator(cls, _check_params(cls, params))
     contexts = _contexts_for(cls, info, evaluator, _contract_threshold(info, threshold), judge)
-    return _run(_score_every_context(cls, info, evaluator, contexts))
+    return _run(_score_every_context(cls, info, evaluator, contexts, judge))
 
 
 def _ready_evaluator(cls: type[Evaluator], params: Any) -> Evaluator:
@@ -496,9 +496,11 @@ async def _score_every_context(
     info: EvaluatorInfo,
     evaluator: Evaluator,
     contexts: list[tuple[str, EvaluationContext]],
+    judge: Optional[Any] = None,
 ) -> dict[str, Score]:
     """Each context's checked score; a deterministic criterion scores each twice and must
-    give the same answer. ``aclose`` runs whatever happens."""
+    give the same answer. ``aclose`` runs whatever happens, and so does the judge's: its
+    connections belong to this check's event loop (the judge serves a later one afresh)."""
     scores: dict[str, Score] = {}
     try:
         for name, ctx in contexts:
@@ -518,9 +520,15 @@ async def _score_every_context(
     except BaseException:
         with contextlib.suppress(Exception):
             await evaluator.aclose()
+        if judge is not None:
+            with contextlib.suppress(Exception):
+                await judge.aclose()
         raise
     try:
         await evaluator.aclose()
     except Exception as exc:  # noqa: BLE001
         _fail(cls, f"aclose() raised {type(exc).__name__}: {exc}")
+    finally:
+        if judge is not None:
+            await judge.aclose()
     return scores

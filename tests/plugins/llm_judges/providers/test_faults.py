@@ -162,6 +162,39 @@ class HangingServer:
             self.closed_by_client.append(time.monotonic())
 
 
+class DroppingServer:
+    """Reads each request, then closes the connection without an answer."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.dropped = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(65536)
+                except OSError:
+                    pass
+                self.dropped += 1
+
+
+def test_a_dropped_connection_is_a_retried_judge_error_not_a_timeout(provider, monkeypatch):
+    dropping = DroppingServer()
+    point_at(provider, dropping.base_url, monkeypatch)
+    [outcome] = ask(provider, max_retries=2)
+    assert outcome.code == "judge_error"
+    assert "dropped" in str(outcome) and "timed out" not in str(outcome)
+    assert dropping.dropped == 3  # the first call and both retries
+
+
 def test_a_request_cancelled_on_timeout_is_closed(provider, monkeypatch):
     hanging = HangingServer()
     point_at(provider, hanging.base_url, monkeypatch)

@@ -1,5 +1,5 @@
-"""What the providers share: failure classification, the size-capped HTTP client, and
-releasing failed responses at once.
+"""What the providers share: failure classification, the size-capped HTTP client, an SDK
+client per event loop, and releasing failed responses at once.
 
 Every provider maps the same failure to the same reason code
 (``agenteval.errors.REASON_CODES``):
@@ -22,7 +22,7 @@ import functools
 import socket
 import ssl
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Optional
 
 from agenteval.errors import JudgeCallError
@@ -31,6 +31,7 @@ from agenteval.text import one_line
 
 __all__ = [
     "MALFORMED",
+    "LoopClient",
     "ResponseTooLarge",
     "capped_async_client",
     "clip",
@@ -206,6 +207,50 @@ def capped_async_client(**kwargs: Any) -> Any:
     kwargs.setdefault("timeout", httpx.Timeout(None))
     kwargs.setdefault("follow_redirects", True)
     return httpx.AsyncClient(transport=transport, **kwargs)
+
+
+async def _closed_with_loop(close: Callable[[], Awaitable[None]]) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await close()
+        await asyncio.sleep(0)  # the closed sockets' callbacks run before the loop ends
+
+
+class LoopClient:
+    """A provider's SDK client for the running event loop. ``make()`` gives a new client
+    and the coroutine function that closes it; ``get()`` makes one on first use in a loop.
+
+    Its connections belong to that loop, so it is closed there: by ``aclose()``, or, when
+    nobody calls that, as the loop shuts down (``asyncio.run`` closes the loop's async
+    generators before the loop, and a started one holds the close). A call from another
+    loop gets a new client; the old one is closed at its own loop's end."""
+
+    def __init__(self, make: Callable[[], tuple[Any, Callable[[], Awaitable[None]]]]) -> None:
+        self._make = make
+        self._client: Any = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._closer: Optional[AsyncIterator[None]] = None
+
+    @property
+    def current(self) -> Any:
+        """The client made last, or ``None`` (none yet, or closed)."""
+        return self._client
+
+    async def get(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._loop is loop:
+            return self._client
+        client, close = self._make()
+        closer = _closed_with_loop(close)
+        await closer.__anext__()
+        self._client, self._loop, self._closer = client, loop, closer
+        return client
+
+    async def aclose(self) -> None:
+        closer, self._client, self._loop, self._closer = self._closer, None, None, None
+        if closer is not None:
+            await closer.aclose()  # type: ignore[attr-defined]
 
 
 def clip(text: Any, limit: int = 300) -> str:

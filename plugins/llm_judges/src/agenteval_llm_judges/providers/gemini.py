@@ -15,7 +15,6 @@ run never pays for it. The SDK's own retries stay off (``HttpOptions`` without
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import os
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from agenteval.plugins import JudgeModel, google_auth_error
 
 from ._common import (
     MALFORMED,
+    LoopClient,
     capped_async_client,
     clip,
     is_retryable_status,
@@ -130,10 +130,8 @@ class GeminiJudge(JudgeModel):
 
     def __init__(self, model: str) -> None:
         super().__init__(model)
-        self._client: Any = None
-        self._client_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._clients = LoopClient(self._new_client)
         self._settings: Optional[_Settings] = None
-        self._http: Any = None
 
     # -- the contract ------------------------------------------------------------------
     def check_ready(self) -> None:
@@ -162,7 +160,7 @@ class GeminiJudge(JudgeModel):
         from google.genai import types
 
         config = self._config(request, types)
-        client = self._get_client()
+        client = await self._clients.get()
         failure: Optional[JudgeCallError] = None
         try:
             response = await client.aio.models.generate_content(
@@ -176,25 +174,14 @@ class GeminiJudge(JudgeModel):
         return self._read(response)
 
     async def aclose(self) -> None:
-        client, self._client, self._client_loop = self._client, None, None
-        http, self._http = self._http, None
-        if client is not None:
-            await client.aio.aclose()
-            client.close()
-        if http is not None:
-            await http.aclose()
+        await self._clients.aclose()
 
     # -- helpers ---------------------------------------------------------------------
     def _current_settings(self) -> _Settings:
         return self._settings if self._settings is not None else _Settings.from_env()
 
-    def _get_client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._client is not None and self._client_loop is loop:
-            return self._client
-        # A client's connection pool belongs to one event loop; a new loop needs a new one.
-        if self._client is not None:
-            self._client.close()
+    def _new_client(self) -> tuple[Any, Any]:
+        """A Gemini client for the running loop (``LoopClient``) and what closes it."""
         settings = _Settings.from_env()
         problem = settings.problem()
         if problem:
@@ -223,8 +210,14 @@ class GeminiJudge(JudgeModel):
                 f"judge model {self.model!r}: could not set up the Gemini client: {clip(exc)}",
                 retryable=False,
             ) from exc
-        self._client, self._client_loop, self._settings, self._http = client, loop, settings, http
-        return client
+        self._settings = settings
+
+        async def close() -> None:
+            await client.aio.aclose()
+            client.close()
+            await http.aclose()
+
+        return client, close
 
     def _config(self, request: JudgeRequest, types: Any) -> Any:
         import pydantic

@@ -17,7 +17,6 @@ The SDK is imported only when a call is made, and its own retries are off
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import inspect
 import os
@@ -30,6 +29,7 @@ from agenteval.plugins import JudgeModel
 
 from ._common import (
     MALFORMED,
+    LoopClient,
     capped_async_client,
     clip,
     is_retryable_status,
@@ -107,8 +107,7 @@ class OpenAICompatibleJudge(JudgeModel):
 
     def __init__(self, model: str) -> None:
         super().__init__(model)
-        self._client: Any = None
-        self._client_loop: Optional[asyncio.AbstractEventLoop] = None
+        self._clients = LoopClient(self._new_client)
         self._client_base_url: Optional[str] = None
         self._schema_mode = _SCHEMA_MODES[0]
 
@@ -126,11 +125,11 @@ class OpenAICompatibleJudge(JudgeModel):
             )
 
     def identity(self) -> dict[str, Any]:
-        base_url = self._client_base_url if self._client is not None else _base_url()
+        base_url = self._client_base_url if self._clients.current is not None else _base_url()
         return {"provider": "openai", "model": self.model, "base_url": (base_url or _OPENAI_URL).rstrip("/")}
 
     async def generate(self, request: JudgeRequest) -> JudgeResponse:
-        client = self._get_client()
+        client = await self._clients.get()
         kwargs = self._arguments(request, client)
         schema = request.response_schema
         # Structured output: OpenAI's json_schema first; a server that refuses it (e.g.
@@ -164,20 +163,15 @@ class OpenAICompatibleJudge(JudgeModel):
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     async def aclose(self) -> None:
-        client, self._client, self._client_loop = self._client, None, None
-        if client is not None:
-            await client.close()
+        await self._clients.aclose()
 
     # -- helpers ---------------------------------------------------------------------
     def _endpoint(self) -> str:
-        base_url = self._client_base_url if self._client is not None else _base_url()
+        base_url = self._client_base_url if self._clients.current is not None else _base_url()
         return (base_url or _OPENAI_URL).rstrip("/")
 
-    def _get_client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._client is not None and self._client_loop is loop:
-            return self._client
-        # A client's connection pool belongs to one event loop; a new loop needs a new one.
+    def _new_client(self) -> tuple[Any, Any]:
+        """An OpenAI client for the running loop (``LoopClient``) and what closes it."""
         base_url, api_key = _base_url(), _api_key()
         if api_key is None and base_url is None:
             raise JudgeCallError(
@@ -198,8 +192,8 @@ class OpenAICompatibleJudge(JudgeModel):
                 f"judge model 'openai:{self.model}': could not set up the OpenAI client: {clip(exc)}",
                 retryable=False,
             ) from exc
-        self._client, self._client_loop, self._client_base_url = client, loop, base_url
-        return client
+        self._client_base_url = base_url
+        return client, client.close
 
     def _arguments(self, request: JudgeRequest, client: Any) -> dict[str, Any]:
         official = urlparse(self._endpoint()).hostname == "api.openai.com"
