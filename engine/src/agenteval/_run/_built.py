@@ -2,9 +2,9 @@
 
 A run makes models per case and criterion (the evaluator's context, the case's record) from
 parts that were validated when they were made. ``built`` makes what ``model_construct``
-makes of them — the same field values, the same ``model_fields_set`` — at about a third
-less cost: ``model_construct`` looks every field up under its alias too and asks each
-default factory for its signature.
+makes of them — the same field values, the same ``model_fields_set`` — at less cost:
+``model_construct`` looks every field up under its alias too and asks each default factory
+for its signature.
 
 The caller vouches for the values, as for ``model_construct``: each is what validation
 would return for it (models validated when they were made, values of the field's type).
