@@ -113,7 +113,11 @@ def test_a_worker_node_killed_mid_run_costs_a_retry_and_every_unit_is_recorded_o
             if written and len(written[0].read_text().splitlines()) >= 2:
                 break
             time.sleep(0.2)
-        assert run.poll() is None, "the run ended before the worker node could be killed"
+        if run.poll() is not None:
+            out, err = run.communicate()
+            raise AssertionError(
+                f"the run ended (exit {run.returncode}) before the worker node could be killed:\n{out}{err}"
+            )
         _end(worker, signal.SIGKILL)  # mid-run: the node's task in flight is lost
         out, err = run.communicate(timeout=600)
         assert run.returncode == 0, out + err
