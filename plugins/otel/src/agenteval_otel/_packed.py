@@ -1,8 +1,8 @@
 """A turn's ``Invocation`` kept packed until a case's run reads it.
 
-A 10k-trace file's turns as the engine's pydantic models took about 1.2 GB (a turn of 48
-events is ~130 KB of models, ~56 KB as the plain dicts they are validated from, ~1 KB as
-those dicts marshalled and compressed). A turn is validated once when the file is read (what
+Held as the engine's pydantic models, every turn of a large trace file stays in memory at
+once (`benchmarks/otel_import.py` prints the peak); marshalled and compressed, a turn's plain
+dict takes a small part of that. A turn is validated once when the file is read (what
 no message can hold is an error then, before any case runs), and kept as its packed dict;
 ``build`` validates it again, the same dict, into an equal ``Invocation``.
 
@@ -47,7 +47,7 @@ class PackedInvocation:
     def build(self) -> Invocation:
         """A new ``Invocation`` equal to the one validated when the turn was read (with the
         cyclic collector paused, as for a read: a turn's hundreds of objects hold no cycle, and
-        the collections they trigger in a run that holds much cost about a third more)."""
+        the collections they would trigger walk everything a large run holds)."""
         data = self._data
         with gc_paused():
             record = marshal.loads(zlib.decompress(data)) if isinstance(data, bytes) else data
