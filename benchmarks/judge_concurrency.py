@@ -10,7 +10,9 @@ compete with the client for the interpreter lock. Prints:
   ``--judge-concurrency`` (16) unless told otherwise (goal: at least 90% of it; ADK 2.13
   runs these calls one at a time by default), and the same over the judging span the
   server saw (its first call to its last answer), which leaves out the start of the run
-  (imports, planning) before the first call;
+  (imports, planning) before the first call; then where the slots' time went over that
+  span: the judge slots held on average (a call holds its slots while its provider call
+  runs), and a call's time in its slots against the server's own time per call;
 * a second, identical run served from the answer cache: its judge calls (goal: zero) and
   wall time (goal: under 2 s);
 * a 429 storm: a server that serves at most ``--storm-capacity`` calls at once (default 6)
@@ -29,6 +31,12 @@ compete with the client for the interpreter lock. Prints:
   A run admits enough cases for every judge slot to have one (``EvalRun.units_in_flight``),
   so the limit stays full while curtailment still saves its calls.
 
+The fake server answers on kept-alive connections with Nagle's algorithm off, as real HTTP
+servers do (Go's net/http, nginx's ``tcp_nodelay``). Python's ``http.server`` writes an
+answer's headers and its body in two sends; with Nagle on, the body of an answer on a
+kept-alive connection waited for the client's delayed ACK (about 40 ms on Linux) - a stall
+of the fake server, not of the client, which ``--server-nagle`` puts back to compare.
+
     python benchmarks/judge_concurrency.py
     python benchmarks/judge_concurrency.py --invocations 40 --judge-concurrency 16
     python benchmarks/judge_concurrency.py --only admission
@@ -38,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -45,6 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,9 +88,33 @@ def _run(eval_set, concurrency: int, cache_dir: Path | None):
         }
     }
     started, cpu = time.perf_counter(), time.process_time()
-    result = agenteval.evaluate(eval_set, eval_set, criteria, judge=judge)
+    with _slots_timed() as _run.slots:
+        result = agenteval.evaluate(eval_set, eval_set, criteria, judge=judge)
     _run.cpu_seconds = time.process_time() - cpu
     return result, time.perf_counter() - started
+
+
+@contextlib.contextmanager
+def _slots_timed():
+    """The (start, end) on ``time.monotonic`` of every provider call the judge service makes
+    (``JudgeService._bounded_call``, run while the call holds its judge slots)."""
+    from agenteval._judging import _service
+
+    held: list[tuple[float, float]] = []
+    bounded = _service.JudgeService._bounded_call
+
+    async def timed(model, request, options):
+        start = time.monotonic()
+        try:
+            return await bounded(model, request, options)
+        finally:
+            held.append((start, time.monotonic()))
+
+    _service.JudgeService._bounded_call = staticmethod(timed)
+    try:
+        yield held
+    finally:
+        _service.JudgeService._bounded_call = staticmethod(bounded)
 
 
 _SERVER = """
@@ -93,8 +127,16 @@ def load(name, path):
     return module
 servers = load("_fake_llm_servers", sys.argv[1])
 answers = load("_schema_answers", sys.argv[2])
-latency, capacity = float(sys.argv[3]), int(sys.argv[4])
-throttled, started = [], []
+latency, capacity, nagle = float(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "nagle"
+throttled, started, answering = [], [], []
+# No stall before an answer's body: TCP_NODELAY, as real servers set it (see the docstring).
+servers._Handler.disable_nagle_algorithm = not nagle
+dispatch = servers._Handler._dispatch
+def timed(handler, method):
+    received = time.monotonic()
+    dispatch(handler, method)
+    answering.append(time.monotonic() - received)  # request read to answer sent
+servers._Handler._dispatch = timed
 with servers.FakeGeminiServer() as server:
     server.keep_alive = True  # persistent connections, as a real endpoint keeps them
     def respond(request):
@@ -106,12 +148,14 @@ with servers.FakeGeminiServer() as server:
     server.responder = respond
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the benchmark closes our standard input
-    span = max(started) + latency - min(started) if started else 0.0
-    print(len(server.requests), len(throttled), server.max_in_flight, span, flush=True)
+    first = min(started) if started else 0.0
+    span = max(started) + latency - first if started else 0.0
+    took = sum(answering) / len(answering) if answering else 0.0
+    print(len(server.requests), len(throttled), server.max_in_flight, first, span, took, flush=True)
 """
 
 
-def _start_server(latency: float, capacity: int = 0) -> tuple[subprocess.Popen, str]:
+def _start_server(latency: float, capacity: int = 0, nagle: bool = False) -> tuple[subprocess.Popen, str]:
     fixtures = ROOT / "tests" / "fixtures"
     process = subprocess.Popen(
         [
@@ -122,6 +166,7 @@ def _start_server(latency: float, capacity: int = 0) -> tuple[subprocess.Popen, 
             str(fixtures / "schema_answers.py"),
             str(latency),
             str(capacity),
+            "nagle" if nagle else "nodelay",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -130,13 +175,43 @@ def _start_server(latency: float, capacity: int = 0) -> tuple[subprocess.Popen, 
     return process, process.stdout.readline().strip()
 
 
-def _stop_server(process: subprocess.Popen) -> tuple[int, int, int, float]:
-    """Requests served, how many were answered 429, the most answered at once, and the
-    judging span: seconds from the first call answered to the last answer."""
+@dataclass(frozen=True)
+class _Served:
+    """What the fake server saw: requests, how many it answered 429, the most answered at
+    once, the judging span (``first``, on ``time.monotonic``, the first call answered, to the
+    last answer, ``span`` seconds later) and its mean seconds per request (read to sent)."""
+
+    requests: int
+    throttled: int
+    most: int
+    first: float
+    span: float
+    per_request: float
+
+
+def _stop_server(process: subprocess.Popen) -> _Served:
     process.stdin.close()
     served = process.stdout.readline().split()
     process.wait(timeout=30)
-    return int(served[0]), int(served[1]), int(served[2]), float(served[3])
+    return _Served(int(served[0]), int(served[1]), int(served[2]), *map(float, served[3:6]))
+
+
+def _slot_time(held: list[tuple[float, float]], served: _Served, concurrency: int, nagle: bool) -> None:
+    """Where the judge slots' time went over the judging span: the slots held on average, and
+    the slot time per call (held within the span, over the calls) against the server's time
+    per request; effective concurrency = held x latency / slot time per call."""
+    if not held or not served.span:
+        return
+    start, end = served.first, served.first + served.span
+    in_span = sum(max(0.0, min(stop, end) - max(begin, start)) for begin, stop in held)
+    per_call = in_span / len(held)
+    print(
+        f"            judge slots held over the span {in_span / served.span:.1f} of {concurrency}; "
+        f"slot time per call {per_call * 1000:.1f} ms: the server's {served.per_request * 1000:.1f} ms "
+        f"(request read to answer sent; Nagle {'on' if nagle else 'off'}) and "
+        f"{(per_call - served.per_request) * 1000:.1f} ms in the client (SDK, HTTP, event loop) and "
+        "between the processes"
+    )
 
 
 def _storm(eval_set, args) -> None:
@@ -148,7 +223,8 @@ def _storm(eval_set, args) -> None:
         os.environ["GOOGLE_GEMINI_BASE_URL"] = base_url
         result, wall = _run(eval_set, concurrency, None)
     finally:
-        requests, throttled, _, _ = _stop_server(process)
+        served = _stop_server(process)
+    requests, throttled = served.requests, served.throttled
     judge = result.summary.judge
     failed = sum(judge.failures.values())
     answered = requests - throttled
@@ -306,7 +382,15 @@ def main(argv=None) -> int:
         "--storm-capacity", type=int, default=6, help="calls the 429-storm server serves at once"
     )
     parser.add_argument(
-        "--only", choices=("all", "admission"), default="all", help="admission: that table alone"
+        "--only",
+        choices=("all", "sdk", "admission"),
+        default="all",
+        help="sdk: the runs through the google-genai SDK alone; admission: that table alone",
+    )
+    parser.add_argument(
+        "--server-nagle",
+        action="store_true",
+        help="leave Nagle's algorithm on in the fake server (an answer's body waits for a delayed ACK)",
     )
     args = parser.parse_args(argv)
     concurrency = args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY
@@ -317,11 +401,12 @@ def main(argv=None) -> int:
     eval_set = _eval_set(args.invocations)
     os.environ.update({"GOOGLE_API_KEY": "benchmark-key", "AGENTEVAL_JUDGE_BACKOFF_SECONDS": "0.2"})
     os.environ.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
-    process, base_url = _start_server(args.latency)
+    process, base_url = _start_server(args.latency, nagle=args.server_nagle)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             os.environ["GOOGLE_GEMINI_BASE_URL"] = base_url
             first, wall = _run(eval_set, concurrency, Path(tmp))
+            held = _run.slots
             calls = first.summary.judge.calls
             effective = calls * args.latency / wall
             passed = first.summary.cases
@@ -348,14 +433,18 @@ def main(argv=None) -> int:
             same = [c.status for c in first.cases()] == [c.status for c in second.cases()]
             print(f"same verdicts both runs: {'yes' if same else 'NO'}")
     finally:
-        served, _, most, span = _stop_server(process)
-    print(f"the server answered {served} requests in all, at most {most} at once")
+        served = _stop_server(process)
+    span = served.span
+    print(f"the server answered {served.requests} requests in all, at most {served.most} at once")
     spanned = calls * args.latency / span if span else 0.0
     print(
         f"judging span (the server's first call to its last answer) {span:.2f} s of the first run's "
         f"{wall:.2f} s: effective concurrency over it {spanned:.1f} of {concurrency} "
         f"({100 * spanned / concurrency:.0f}%)"
     )
+    _slot_time(held, served, concurrency, args.server_nagle)
+    if args.only == "sdk":
+        return 0
     if args.storm_capacity:
         _storm(eval_set, args)
     _service_alone(args.latency, args.storm_capacity or 6)

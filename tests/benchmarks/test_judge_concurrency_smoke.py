@@ -1,11 +1,14 @@
-"""Smoke test of ``benchmarks/judge_concurrency.py --only admission``: a row per judge and
-limit, with the calls curtailed sampling used and saved. No timing assertions."""
+"""Smoke tests of ``benchmarks/judge_concurrency.py``: the admission table (a row per judge and
+limit, with the calls curtailed sampling used and saved) and the runs through the SDK (where
+the judge slots' time went). No timing assertions."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "judge_concurrency.py"
 
@@ -24,3 +27,18 @@ def test_the_admission_table_has_a_row_per_judge_and_limit() -> None:
     assert list(table) == [(judge, limit) for judge in ("unanimous", "2") for limit in (16, 32, 64)]
     assert table["unanimous", 16] == (30, 20)  # 3 of 5 samples each: 2 saved per invocation
     assert table["2", 64] == (40, 10)  # one "no": a 4th sample, the 5th saved
+
+
+def test_the_sdk_run_says_where_the_judge_slots_time_went() -> None:
+    pytest.importorskip("google.genai")
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--only", "sdk", "--invocations", "4", "--latency", "0.01"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "first run:  12 judge calls" in done.stdout  # curtailed: 3 of 5 samples each
+    [slots] = [line for line in done.stdout.splitlines() if "judge slots held over the span" in line]
+    assert "Nagle off" in slots and " of 16; slot time per call " in slots
+    assert "429 storm" not in done.stdout  # --only sdk: the SDK runs alone
