@@ -40,6 +40,7 @@ of the fake server, not of the client, which ``--server-nagle`` puts back to com
     python benchmarks/judge_concurrency.py
     python benchmarks/judge_concurrency.py --invocations 40 --judge-concurrency 16
     python benchmarks/judge_concurrency.py --only admission
+    python benchmarks/judge_concurrency.py --only sdk --server-nagle
 """
 
 from __future__ import annotations
