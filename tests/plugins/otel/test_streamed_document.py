@@ -4,17 +4,20 @@ damaged or cut-off file the same error (file, line:column or span, fix)."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agenteval.errors import DataError
-from agenteval_otel import _otlp
-from agenteval_otel._otlp import read_spans
+from agenteval_otel import _otlp, _select
+from agenteval_otel._otlp import Span, read_spans
+from agenteval_otel._select import read_turns
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.plugins.otel._encode import encode
+from tests.plugins.otel._encode import encode, encode_span
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
@@ -125,3 +128,71 @@ def test_a_large_document_s_errors_name_the_place_and_the_fix(tmp_path, monkeypa
     path.write_text(content)
     message = _read(path, monkeypatch, streamed=True)
     assert isinstance(message, str) and fragment in message and message.startswith(str(path))
+
+
+SPANS = [span for source in (ADK_TRACE, FIXTURES / "openai_agents.otlp.json") for span in read_spans(source)]
+
+
+def _document_of(batches: list[list[Span]]) -> str:
+    resources = [
+        {
+            "scopeSpans": [
+                {"spans": [encode_span(s, base64_ids=False, plain=False, json_strings=True) for s in b]}
+            ]
+        }
+        for b in batches
+    ]
+    return json.dumps({"resourceSpans": resources}, indent=1)
+
+
+def _dumped(found: tuple[list[Any], list[Any]]) -> Any:
+    turns, empty = found
+    return [(t.trace_id, t.session_id, t.invocation.model_dump(), t.findings) for t in turns], empty
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    order=st.permutations(range(len(SPANS))),
+    cuts=st.lists(st.integers(1, 8), min_size=len(SPANS)),
+    few=st.booleans(),
+)
+def test_a_large_document_s_turns_are_read_as_a_jsonl_file_s_any_spread_of_spans_over_resources(
+    tmp_path_factory, monkeypatch, order, cuts, few
+):
+    monkeypatch.setattr(_select, "HELD_SPANS", 1)  # traces read after every resource
+    monkeypatch.setattr(_select, "PENDING_SPANS", 2)  # other traces' spans dropped, read again
+    spans = [SPANS[i] for i in order]
+    batches, sizes = [], iter(cuts)
+    while spans:
+        size = next(sizes)
+        batches.append(spans[:size])
+        spans = spans[size:]
+    path = tmp_path_factory.mktemp("doc") / "t.json"
+    path.write_text(_document_of(batches), encoding="utf-8")
+    ids = {"weather_paris"} if few else None
+    whole = _dumped(read_turns(path, ids))
+    monkeypatch.setattr(_otlp, "STREAM_FROM_BYTES", 0)
+    assert _dumped(read_turns(path, ids)) == whole
+
+
+def test_a_large_document_of_one_trace_a_resource_holds_one_trace_s_spans_at_a_time(tmp_path, monkeypatch):
+    by_trace: dict[str, list[Span]] = {}
+    for span in SPANS:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    traces = list(by_trace.values())
+    path = tmp_path / "t.json"
+    path.write_text(_document_of(traces), encoding="utf-8")
+    held: list[int] = []
+    original = _select.trace_turns
+
+    def counting(trace_id: str, spans: list[Span], **options: bool) -> Any:
+        held.append(sum(type(o) is Span for o in gc.get_objects()))
+        return original(trace_id, spans, **options)
+
+    monkeypatch.setattr(_select, "trace_turns", counting)
+    monkeypatch.setattr(_select, "HELD_SPANS", 1)
+    monkeypatch.setattr(_otlp, "STREAM_FROM_BYTES", 0)
+    read_turns(path)
+    assert len(held) == len(traces) > 1
+    baseline = sum(type(o) is Span for o in gc.get_objects())  # this module's own SPANS
+    assert max(held) - baseline <= max(map(len, traces))

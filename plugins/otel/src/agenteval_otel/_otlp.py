@@ -129,9 +129,11 @@ def iter_spans(
     lines: Optional[Container[int]] = None,
     whole: Optional[Container[str]] = None,
 ) -> Iterator[tuple[int, Any]]:
-    """The spans of one file in file order, each with its line (JSONL; 0 in a JSON document),
-    the log records it holds added to ``records``. JSONL is read line by line, never whole;
-    with ``lines``, only those lines are read (a second look at a JSONL file). With ``whole``,
+    """The spans of one file in file order, each with its line (JSONL; in a large JSON document
+    read a resource at a time, the resource's number from 1, as if each were a line; 0 in a JSON
+    document read whole), the log records it holds added to ``records``. JSONL is read line by
+    line, never whole; with ``lines``, only those lines are read (a second look at a JSONL file;
+    a JSON document is read again whole, or streamed again). With ``whole``,
     only the OTLP spans of the traces it holds come flattened; the others come as ``RawSpan``
     (checked, not flattened; Jaeger's are ``Span``)."""
     make: _Make = _span if whole is None else functools.partial(_raw_span, whole=whole)
@@ -230,7 +232,7 @@ def _streamed(
                 spans = _resource_spans(element, f"{keys[-1]}[{index}]", where, make)
             for span in spans:
                 given = True
-                yield 0, span
+                yield index + 1, span  # a resource read is as a line read (``_select``'s early turns)
     except DataError:  # a span's (a ``ValueError`` too)
         raise
     except LookupError as shape:
