@@ -21,7 +21,7 @@ from typing import Any, Union, overload
 from agenteval.models import Invocation, MissingInput
 
 from ._gc import gc_paused
-from ._shape import surely_valid
+from ._shape import check_invocation
 
 __all__ = ["Conversation", "PackedInvocation"]
 
@@ -35,15 +35,11 @@ class PackedInvocation:
     def __init__(self, record: dict[str, Any], missing: tuple[MissingInput, ...] = ()) -> None:
         """``record``: what ``Invocation.model_validate`` takes (a ``ValueError``, pydantic's
         ``ValidationError``, when it cannot); ``missing``: ``Invocation.mark_missing``'s."""
-        if surely_valid(record):
-            self.invocation_id: str = record.get("invocation_id", "")
-            parts = record["user_content"].get("parts") or ()
-            #: ``Content.text()`` of the user message.
-            self.user_text: str = "\n".join(p["text"] for p in parts if p.get("text"))
-        else:
-            checked = Invocation.model_validate(record)  # checked now, let go
-            self.invocation_id = checked.invocation_id
-            self.user_text = checked.user_content.text()
+        check_invocation(record)
+        self.invocation_id: str = record.get("invocation_id", "")
+        parts = record["user_content"].get("parts") or ()
+        #: ``Content.text()`` of the user message (read from the checked dict as from the model).
+        self.user_text: str = "\n".join(p["text"] for p in parts if p.get("text"))
         self.missing = missing
         self._data: Union[bytes, dict[str, Any]]
         try:  # parsed JSON and the dicts built from it: plain values, which marshal keeps exactly

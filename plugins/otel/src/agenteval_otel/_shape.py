@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["surely_valid"]
+from agenteval.models import Invocation
+
+__all__ = ["check_invocation", "surely_valid"]
 
 _RECORD_KEYS = frozenset(
     {
@@ -33,6 +35,13 @@ _CALL_KEYS = frozenset({"id", "name", "args"})
 _RESPONSE_KEYS = frozenset({"id", "name", "response"})
 _ROLES = (None, "user", "model")
 _NUMBERS = (float, int)
+
+
+def check_invocation(record: Any) -> None:
+    """Raise pydantic's ``ValidationError`` (a ``ValueError``) when ``Invocation`` cannot hold
+    ``record``; pydantic is asked only when ``surely_valid`` cannot tell."""
+    if not surely_valid(record):
+        Invocation.model_validate(record)
 
 
 def surely_valid(record: Any) -> bool:
