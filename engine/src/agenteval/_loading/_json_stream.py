@@ -64,23 +64,13 @@ def iter_json_array(
     if not path:
         raise ValueError("a path of at least one key")
     stream = _Stream(handle, max(1, window))
-    found = _Found()
     stream.skip()
     if stream.peek() != "{":
         raise LookupError("the document is not an object")
-    yield from stream.members(tuple(path), (), rest, found)
+    yield from stream.members(tuple(path), (), rest)
     stream.skip()
     if stream.peek():
         stream.fail(_EXTRA, stream.pos)
-
-
-class _Found:
-    """Whether an element (or the array) was reached: a shape error after it is not a ``LookupError``."""
-
-    __slots__ = ("array",)
-
-    def __init__(self) -> None:
-        self.array = False
 
 
 class _Stream:
@@ -172,7 +162,6 @@ class _Stream:
         path: tuple[str, ...],
         above: tuple[str, ...],
         rest: Optional[dict[tuple[str, ...], Any]],
-        found: _Found,
     ) -> Iterator[Any]:
         """The object at ``pos`` (its ``{``), the array at ``path`` in it yielded element by element."""
         self.pos += 1
@@ -196,10 +185,9 @@ class _Stream:
                     if self.peek() != opening:
                         raise LookupError(f"{key!r} is not an {'array' if len(path) == 1 else 'object'}")
                     if len(path) == 1:
-                        found.array = True
                         yield from self.elements()
                     else:
-                        yield from self.members(path[1:], (*above, key), rest, found)
+                        yield from self.members(path[1:], (*above, key), rest)
                 else:
                     value = self.value()
                     if rest is not None:
@@ -216,7 +204,7 @@ class _Stream:
                 if self.peek() == "}" and _OBJECT_TRAILING[0] != _NAME:
                     self.fail(_OBJECT_TRAILING[0], comma if _OBJECT_TRAILING[1] == 7 else self.pos)
         self.pos += 1
-        if not seen and not found.array:
+        if not seen:
             raise LookupError(f"no member {path[0]!r}")
 
     def elements(self) -> Iterator[Any]:
