@@ -10,6 +10,8 @@ arguments as JSON text), then measures, each in a fresh process (so that its pea
   (matched by ``agenteval.case_id``), and each case's turns then built once, one case at a
   time, as a run builds them when the case's run starts;
 * ``actual 1%``: the same file for 1% of the cases (the other traces are another app's);
+* ``document``: ``actual`` of the same traces written as one OTLP/JSON document (one
+  ``resourceSpans`` entry per trace, as a collector writes batch after batch), not JSONL;
 * ``import-trace``: ``agenteval import-trace FILE -o OUT.evalset.json`` (every session);
 * ``lint-trace``: ``agenteval lint-trace FILE``;
 * ``run`` (only when asked, ``--modes run``): ``agenteval run EVALSET --actual FILE
@@ -42,7 +44,7 @@ from pathlib import Path
 
 PAIRS = 24  # model call + tool call pairs per trace: 2 + 2 * 24 = 50 spans
 SPANS = 2 + 2 * PAIRS
-MODES = ("actual", "actual 1%", "import-trace", "lint-trace")
+MODES = ("actual", "actual 1%", "import-trace", "lint-trace", "document")
 #: The peak memory of a process that imports everything and reads nothing, for reference.
 BASELINE = "(imports only)"
 
@@ -159,6 +161,22 @@ def _eval_set(path: Path, size: int) -> Path:
     return target
 
 
+def _document_of(path: Path) -> Path:
+    """The JSONL file's traces as one OTLP/JSON document beside it (written by ``main``)."""
+    return path.with_name("traces.document.json")
+
+
+def _write_document(path: Path) -> None:
+    """``_document_of(path)``: one ``resourceSpans`` entry per line's request, the entries
+    copied as text (the file is never parsed whole here)."""
+    with path.open(encoding="utf-8") as lines, _document_of(path).open("w", encoding="utf-8") as out:
+        out.write('{"resourceSpans": [')
+        for number, line in enumerate(lines):
+            entry = line[line.index("[") + 1 : line.rindex("]")]  # {"resourceSpans": [ENTRY]}
+            out.write((",\n" if number else "\n") + entry)
+        out.write("\n]}\n")
+
+
 def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
     """One measurement, in this (fresh) process."""
     from agenteval.cli import main
@@ -168,9 +186,11 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     if mode == BASELINE:
         pass
-    elif mode.startswith("actual"):
+    elif mode.startswith("actual") or mode == "document":
+        if mode == "document":
+            path = _document_of(path)
         user = Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": "q"}]}})
-        count = size if mode == "actual" else max(1, size // 100)
+        count = max(1, size // 100) if mode == "actual 1%" else size
         cases = [EvalCase(eval_id=f"c{i * (size // count)}", conversation=[user]) for i in range(count)]
         wall, cpu = time.perf_counter(), time.process_time()
         eval_set = OtelReader().read_actual(path, cases)
@@ -223,6 +243,8 @@ def main(argv: list[str]) -> None:
                     handle.write(_trace(index, rng) + "\n")
             megabytes = path.stat().st_size / 1e6
             modes = args.modes.split(",")
+            if "document" in modes:
+                _write_document(path)
             for mode in (BASELINE, *modes) if size == sizes[0] else modes:
                 done = subprocess.run(
                     [sys.executable, __file__, "--measure", mode, str(path), str(size)],

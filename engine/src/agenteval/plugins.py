@@ -21,7 +21,9 @@ exceptions a plugin raises are in ``agenteval.errors``.
 * data-format readers (``agenteval.formats``): ``FormatReader``, recognised by the file's
   ``leading_keys`` (``read_timeline``: a recorded turn's spans, for a viewer); a file read
   with the loader's checks (``read_bytes``) and parsed strictly (``parse_json``, problems at
-  line:column), a pydantic ``ValidationError`` said with JSON paths
+  line:column), one array of a document too large to hold read element by element
+  (``iter_json_array``, json's errors at the document's line:column), a pydantic
+  ``ValidationError`` said with JSON paths
   (``describe_validation_error``, ``json_path``); writers (``agenteval.format_writers``):
   ``FormatWriter``, the installed ones named by ``format_writers`` and made by
   ``format_writer``; an eval file read as ``agenteval run`` reads it, in any installed
@@ -87,6 +89,7 @@ _EXPORTS = {
     "eval_file_patterns": "._loading",
     "format_writer": "._loading",
     "format_writers": "._loading",
+    "iter_json_array": "._loading._json_stream",
     "json_path": "._loading._paths",
     "leading_keys": "._loading",
     "parse_json": "._loading._json",
@@ -162,6 +165,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
         read_timeline,
     )
     from ._loading._json import parse_json, read_bytes
+    from ._loading._json_stream import iter_json_array
     from ._loading._paths import describe_validation_error, json_path
     from ._loading._simulator_config import UserSimulatorConfig
     from ._reporting import (

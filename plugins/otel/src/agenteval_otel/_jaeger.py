@@ -16,7 +16,7 @@ from agenteval.errors import DataError
 
 from ._span import Span, attributes_of, content_from_events
 
-__all__ = ["is_jaeger", "jaeger_spans"]
+__all__ = ["is_jaeger", "jaeger_spans", "jaeger_trace_spans"]
 
 
 def is_jaeger(document: Any) -> bool:
@@ -29,13 +29,18 @@ def is_jaeger(document: Any) -> bool:
 def jaeger_spans(document: dict[str, Any], where: str) -> Iterator[Span]:
     """Every span of a Jaeger document."""
     for t, trace in enumerate(document["data"]):
-        if not isinstance(trace, dict):
-            raise DataError(f"data[{t}]: expected a trace object", source=where)
-        spans = trace.get("spans") or []
-        if not isinstance(spans, list):
-            raise DataError(f"data[{t}].spans: expected a list", source=where)
-        for s, item in enumerate(spans):
-            yield _span(item, f"data[{t}].spans[{s}]", where)
+        yield from jaeger_trace_spans(trace, t, where)
+
+
+def jaeger_trace_spans(trace: Any, t: int, where: str) -> Iterator[Span]:
+    """The spans of the document's trace ``data[t]``."""
+    if not isinstance(trace, dict):
+        raise DataError(f"data[{t}]: expected a trace object", source=where)
+    spans = trace.get("spans") or []
+    if not isinstance(spans, list):
+        raise DataError(f"data[{t}].spans: expected a list", source=where)
+    for s, item in enumerate(spans):
+        yield _span(item, f"data[{t}].spans[{s}]", where)
 
 
 def _span(item: Any, at: str, where: str) -> Span:

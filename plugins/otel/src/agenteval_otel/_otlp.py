@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import os
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Any, BinaryIO, Optional, Union
 from agenteval.errors import DataError
 from pydantic_core import from_json
 
-from ._jaeger import is_jaeger, jaeger_spans
+from ._jaeger import is_jaeger, jaeger_spans, jaeger_trace_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
 from ._span import Span, attributes_of, content_from_events, hex_id, list_at, loads
 
@@ -128,9 +129,11 @@ def iter_spans(
     lines: Optional[Container[int]] = None,
     whole: Optional[Container[str]] = None,
 ) -> Iterator[tuple[int, Any]]:
-    """The spans of one file in file order, each with its line (JSONL; 0 in a JSON document),
-    the log records it holds added to ``records``. JSONL is read line by line, never whole;
-    with ``lines``, only those lines are read (a second look at a JSONL file). With ``whole``,
+    """The spans of one file in file order, each with its line (JSONL; in a large JSON document
+    read a resource at a time, the resource's number from 1, as if each were a line; 0 in a JSON
+    document read whole), the log records it holds added to ``records``. JSONL is read line by
+    line, never whole; with ``lines``, only those lines are read (a second look at a JSONL file;
+    a JSON document is read again whole, or streamed again). With ``whole``,
     only the OTLP spans of the traces it holds come flattened; the others come as ``RawSpan``
     (checked, not flattened; Jaeger's are ``Span``)."""
     make: _Make = _span if whole is None else functools.partial(_raw_span, whole=whole)
@@ -141,7 +144,27 @@ def iter_spans(
             yield from _jsonl(_numbered_lines(handle, lines), where, records, make)
             return
         handle.seek(0)
+        path_in = None if logs_only else _streamed_path(handle)
+        if path_in is not None:
+            yield from _streamed(handle, path_in, records, where, make)
+            return
         raw = handle.read()
+    spans = _whole(raw, where, records, make, logs_only=logs_only, name=path.name)
+    del raw  # parsed: the document's bytes are let go while its spans are read
+    for span in spans:
+        yield 0, span
+
+
+def _whole(
+    raw: bytes,
+    where: str,
+    records: list[dict[str, Any]],
+    make: _Make,
+    *,
+    logs_only: bool = False,
+    name: str = "",
+) -> Iterable[Any]:
+    """The spans of a JSON document read whole (its log records added to ``records``)."""
     document = _document(raw, where)
     del raw
     if isinstance(document, dict) and isinstance(document.get("trace"), dict) and len(document) == 1:
@@ -149,27 +172,84 @@ def iter_spans(
     if isinstance(document, dict) and any(k in document for k in LOG_KEYS):
         records.extend(log_records(document, "", where))
         if not any(k in document for k in _REQUEST_KEYS):
-            return
+            return ()
     elif logs_only:
         raise DataError(
-            f"read as the OTLP logs beside {path.name.replace('.logs', '')}, but it holds no "
+            f"read as the OTLP logs beside {name.replace('.logs', '')}, but it holds no "
             "'resourceLogs'. Fix: rename it, or export the agent's logs there",
             source=where,
         )
     if isinstance(document, dict) and any(k in document for k in _REQUEST_KEYS):
-        spans: Iterable[Any] = _request(document, "", where, make)
-    elif is_jaeger(document):
-        spans = jaeger_spans(document, where)
-    elif isinstance(document, dict) and _is_span(document):
-        spans = [make(document, "the span", where)]
-    else:
-        raise DataError(
-            "not a trace: expected OTLP/JSON ('resourceSpans'), Tempo ('batches'), Jaeger ('data'), or "
-            "one span or request per line",
-            source=where,
-        )
-    for span in spans:
-        yield 0, span
+        return _request(document, "", where, make)
+    if is_jaeger(document):
+        return jaeger_spans(document, where)
+    if isinstance(document, dict) and _is_span(document):
+        return [make(document, "the span", where)]
+    raise DataError(_NOT_A_TRACE, source=where)
+
+
+#: A JSON document of at least this many bytes is read an element of its list of resources
+#: (Jaeger: of traces) at a time (``_streamed``), never whole.
+STREAM_FROM_BYTES = 32 << 20
+
+
+def _streamed_path(handle: BinaryIO) -> Optional[tuple[str, ...]]:
+    """The keys to the list a JSON document is read by (``_streamed``): when it is large, and
+    that list is its first member (``resourceSpans``, ``batches``; Tempo's ``trace`` wrapper's;
+    Jaeger's ``data``); ``None`` otherwise."""
+    from agenteval.plugins import leading_keys
+
+    if os.fstat(handle.fileno()).st_size < STREAM_FROM_BYTES:
+        return None
+    head = handle.read(65536)
+    handle.seek(0)
+    keys = leading_keys(head)[:1]
+    if keys == ("trace",):
+        start = head.find(b"{", head.find(b'"trace"'))
+        inner = leading_keys(head[start:])[:1] if start >= 0 else ()
+        return ("trace", inner[0]) if inner and inner[0] in _REQUEST_KEYS else None
+    return keys if keys and keys[0] in (*_REQUEST_KEYS, "data") else None
+
+
+def _streamed(
+    handle: BinaryIO, keys: tuple[str, ...], records: list[dict[str, Any]], where: str, make: _Make
+) -> Iterator[tuple[int, Any]]:
+    """The spans of a large JSON document (``_streamed_path``), read a resource (or a Jaeger
+    trace) at a time: what ``iter_spans`` gives for the document read whole, with the same
+    errors for a damaged file. A document of another shape than its first keys tell is read
+    whole (as nothing of it has been given yet)."""
+    from agenteval.plugins import iter_json_array
+
+    rest: dict[tuple[str, ...], Any] = {}
+    given = False
+    try:
+        for index, element in enumerate(iter_json_array(handle, keys, rest)):
+            if keys == ("data",):
+                if index == 0 and not is_jaeger({"data": [element]}):
+                    raise DataError(_NOT_A_TRACE, source=where)
+                spans: Iterable[Any] = jaeger_trace_spans(element, index, where)
+            else:
+                spans = _resource_spans(element, f"{keys[-1]}[{index}]", where, make)
+            for span in spans:
+                given = True
+                yield index + 1, span  # a resource read is as a line read (``_select``'s early turns)
+    except DataError:  # a span's (a ``ValueError`` too)
+        raise
+    except LookupError as shape:
+        if given:
+            raise DataError(f"not read: {shape}. Fix: export the trace again", source=where) from None
+        handle.seek(0)
+        yield from ((0, span) for span in _whole(handle.read(), where, records, make))
+        return
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(exc, where) from None
+    except _REFUSALS as exc:
+        raise _not_json(exc, where) from None
+    if any(len(key) < len(keys) for key in rest):  # Tempo's wrapper beside other members
+        raise DataError(_NOT_A_TRACE, source=where)
+    logs = {key[-1]: value for key, value in rest.items() if key[-1] in LOG_KEYS and len(key) == len(keys)}
+    if logs:
+        records.extend(log_records(logs, "", where))
 
 
 def _document(raw: bytes, where: str) -> Any:
@@ -180,16 +260,28 @@ def _document(raw: bytes, where: str) -> Any:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DataError(
-            f"not UTF-8 text (byte {exc.start}); an OTLP/JSON file is UTF-8", source=where
-        ) from None
+        raise _not_utf8(exc, where) from None
     try:
         return loads(text)
     except _REFUSALS as whole:
-        raise DataError(
-            f"not valid JSON: {_why(whole)}. Fix: export the trace again (the file looks cut off or damaged)",
-            source=where,
-        ) from None
+        raise _not_json(whole, where) from None
+
+
+def _not_utf8(exc: UnicodeDecodeError, where: str) -> DataError:
+    return DataError(f"not UTF-8 text (byte {exc.start}); an OTLP/JSON file is UTF-8", source=where)
+
+
+def _not_json(exc: BaseException, where: str) -> DataError:
+    return DataError(
+        f"not valid JSON: {_why(exc)}. Fix: export the trace again (the file looks cut off or damaged)",
+        source=where,
+    )
+
+
+_NOT_A_TRACE = (
+    "not a trace: expected OTLP/JSON ('resourceSpans'), Tempo ('batches'), Jaeger ('data'), or "
+    "one span or request per line"
+)
 
 
 #: What ``json.loads`` raises on text it refuses: a ``JSONDecodeError`` (a ``ValueError``) for bad
@@ -298,17 +390,20 @@ def _request(document: dict[str, Any], prefix: str, where: str, make: _Make) -> 
     resources = list_at(document[key], f"{prefix}{key}", where)
     for r, resource in enumerate(resources):
         resources[r] = None
-        if not isinstance(resource, dict):
-            raise DataError(f"{prefix}{key}[{r}]: expected an object", source=where)
-        for scope_key in _SCOPE_KEYS:
-            for s, scope in enumerate(
-                list_at(resource.get(scope_key), f"{prefix}{key}[{r}].{scope_key}", where)
-            ):
-                base = f"{prefix}{key}[{r}].{scope_key}[{s}].spans"
-                if not isinstance(scope, dict):
-                    raise DataError(f"{base[:-6]}: expected an object", source=where)
-                for i, span in enumerate(list_at(scope.get("spans"), base, where)):
-                    yield make(span, f"{base}[{i}]", where)
+        yield from _resource_spans(resource, f"{prefix}{key}[{r}]", where, make)
+
+
+def _resource_spans(resource: Any, at: str, where: str, make: _Make) -> Iterator[Any]:
+    """The spans of one entry of an export request's list of resources, at ``at``."""
+    if not isinstance(resource, dict):
+        raise DataError(f"{at}: expected an object", source=where)
+    for scope_key in _SCOPE_KEYS:
+        for s, scope in enumerate(list_at(resource.get(scope_key), f"{at}.{scope_key}", where)):
+            base = f"{at}.{scope_key}[{s}].spans"
+            if not isinstance(scope, dict):
+                raise DataError(f"{base[:-6]}: expected an object", source=where)
+            for i, span in enumerate(list_at(scope.get("spans"), base, where)):
+                yield make(span, f"{base}[{i}]", where)
 
 
 def _get(item: dict[str, Any], camel: str, snake: str) -> Any:

@@ -2,9 +2,10 @@
 
 Held as the engine's pydantic models, every turn of a large trace file stays in memory at
 once (`benchmarks/otel_import.py` prints the peak); marshalled and compressed, a turn's plain
-dict takes a small part of that. A turn is validated once when the file is read (what
-no message can hold is an error then, before any case runs), and kept as its packed dict;
-``build`` validates it again, the same dict, into an equal ``Invocation``.
+dict takes a small part of that. A turn is checked once when the file is read (what
+no message can hold is an error then, before any case runs): by a walk of its shape
+(``_shape``) when it has the turn builder's plain shape, else by pydantic; and kept as its
+packed dict. ``build`` validates that dict into an ``Invocation``.
 
 ``Conversation`` is a case's turns as the ``--actual`` reader returns them: a sequence that
 builds its invocations when read (the engine lists it once, when the case's run starts).
@@ -20,6 +21,7 @@ from typing import Any, Union, overload
 from agenteval.models import Invocation, MissingInput
 
 from ._gc import gc_paused
+from ._shape import check_invocation
 
 __all__ = ["Conversation", "PackedInvocation"]
 
@@ -33,10 +35,11 @@ class PackedInvocation:
     def __init__(self, record: dict[str, Any], missing: tuple[MissingInput, ...] = ()) -> None:
         """``record``: what ``Invocation.model_validate`` takes (a ``ValueError``, pydantic's
         ``ValidationError``, when it cannot); ``missing``: ``Invocation.mark_missing``'s."""
-        checked = Invocation.model_validate(record)  # checked now, let go
-        self.invocation_id = checked.invocation_id
-        #: ``Content.text()`` of the user message.
-        self.user_text = checked.user_content.text()
+        check_invocation(record)
+        self.invocation_id: str = record.get("invocation_id", "")
+        parts = record["user_content"].get("parts") or ()
+        #: ``Content.text()`` of the user message (read from the checked dict as from the model).
+        self.user_text: str = "\n".join(p["text"] for p in parts if p.get("text"))
         self.missing = missing
         self._data: Union[bytes, dict[str, Any]]
         try:  # parsed JSON and the dicts built from it: plain values, which marshal keeps exactly

@@ -147,7 +147,9 @@ class OtelReader(FormatReader):
             )
             for case_id, ids in matched.items()
         ]
-        return EvalSet(
+        # constructed, not validated: a validation would run the cases' checks, which list (and
+        # so build) every turn; these cases hold one conversation each, no rubric, no context turn
+        return EvalSet.model_construct(
             eval_set_id="otel_trace",
             name=f"actual invocations read from the trace {path.name}",
             eval_cases=cases_out,

@@ -10,11 +10,13 @@ can match is then read complete, and matched exactly as from the whole file.
 
 The file is read once. Spans of traces not (yet) wanted wait in a buffer of at most
 ``PENDING_SPANS`` spans; past it, they are dropped and, if their group turns out to be wanted
-after all, their lines are read again (JSONL; a JSON document is in memory whole anyway). A
+after all, their lines are read again (JSONL; a large JSON document, read a resource at a time
+with each resource as a line, is read again; a smaller one is in memory whole anyway). A
 file with OTLP log records among its spans is read whole (their content may name any span).
 
-The kept traces of a JSONL file are read as turns, once they have their root span, at the end
-of a line when ``HELD_SPANS`` spans are kept (``_EarlyTurns``), and their spans let go: what is
+The kept traces of a JSONL file (or a large JSON document) are read as turns, once they have
+their root span, at the end of a line (a resource) when ``HELD_SPANS`` spans are kept
+(``_EarlyTurns``), and their spans let go: what is
 held is the turns the cases need, not the file's spans. ``lint-trace`` and ``import-trace`` read
 every trace the same way.
 """

@@ -41,6 +41,7 @@ from agenteval.errors import DataError
 from agenteval.models import Invocation, MissingInput, Part
 
 from ._packed import PackedInvocation
+from ._shape import check_invocation
 from ._span import ELIDED, Span, loads, value_of
 
 __all__ = [
@@ -468,7 +469,7 @@ class _Builder:
             "tool_duration": _length(_minus(tools, model)) / 1e9 if tools else None,
         }
         if not whole:  # checked whole all the same: what no message can hold is an error here too
-            Invocation.model_validate(record)
+            check_invocation(record)
             return PackedInvocation({"user_content": user}), self.findings
         missing = tuple(m for finding in self.findings for m in finding.missing())
         return PackedInvocation(record, missing), self.findings
