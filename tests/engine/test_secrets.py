@@ -72,6 +72,57 @@ def test_a_scrubber_and_scrub_secrets_agree(text, secrets):
     assert Scrubber(environ)(planted) == scrub_secrets(planted, environ)
 
 
+class _CountedPattern:
+    """A compiled pattern that counts its scans."""
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+        self.scans = 0
+
+    def sub(self, replacement, text):
+        self.scans += 1
+        return self.pattern.sub(replacement, text)
+
+
+def test_a_scrubber_scans_only_texts_that_hold_a_credential():
+    # Credentials that start differently give the pattern no literal prefix: it would try
+    # every position of every record. A text with none of them is handed back unscanned.
+    scrub = Scrubber({"GOOGLE_API_KEY": "AIza-first-value", "OPENAI_API_KEY": "sk-second-value"})
+    assert scrub("warm up") == "warm up"
+    counted = _CountedPattern(scrub._compiled)
+    scrub._compiled = counted
+    clean = '{"reply": "nothing secret here"}' * 100
+    assert scrub(clean) == clean
+    assert counted.scans == 0
+    assert scrub("a sk-second-value b AIza-first-value") == f"a {REDACTED} b {REDACTED}"
+    assert counted.scans == 1
+
+
+def test_past_a_few_dozen_credentials_every_text_goes_through_the_pattern():
+    environ = {f"K{i}_API_KEY": f"value-number-{i:03d}" for i in range(40)}
+    scrub = Scrubber(environ)
+    assert scrub("warm up") == "warm up"
+    counted = _CountedPattern(scrub._compiled)
+    scrub._compiled = counted
+    assert scrub("clean text") == "clean text"
+    assert scrub("x value-number-039 y") == f"x {REDACTED} y"
+    assert counted.scans == 2
+
+
+@given(
+    pieces=st.lists(
+        st.one_of(st.text(max_size=12), st.sampled_from(["AIzaSecret1", "sk-secret-22", "tok"])), max_size=8
+    ),
+    secrets=st.lists(
+        st.sampled_from(["AIzaSecret1", "sk-secret-22", "secret-2", "  padded-secret  "]), max_size=4
+    ),
+)
+def test_a_scrubber_gives_what_one_scan_by_the_pattern_gives(pieces, secrets):
+    environ = {f"S{i}_API_KEY": value for i, value in enumerate(secrets)}
+    text = "".join(pieces)
+    assert Scrubber(environ)(text) == scrub_secrets(text, environ)
+
+
 def test_a_dotenv_that_moves_an_endpoint_while_the_key_comes_from_elsewhere_warns(tmp_path):
     env_file = tmp_path / ".env"
     env_file.write_text("OPENAI_BASE_URL=http://evil.example/v1\nGOOGLE_GEMINI_BASE_URL=http://g.example\n")

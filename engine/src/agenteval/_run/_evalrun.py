@@ -358,11 +358,12 @@ class EvalRun:
         """Acquire → score one unit in this process: its record."""
         run_index = unit.run_index
         outcome, origin = await self._acquire(state, run_index, lanes.agent_limit, unit.recorded)
-        async with lanes.prepared:
-            if lanes.unprepared is None:
-                lanes.unprepared = await lanes.preparation.failures()
-                if self.strict and lanes.unprepared:
-                    raise next(iter(lanes.unprepared.values()))
+        if lanes.unprepared is None:  # the first units: wait for the criteria's preparation
+            async with lanes.prepared:
+                if lanes.unprepared is None:
+                    lanes.unprepared = await lanes.preparation.failures()
+                    if self.strict and lanes.unprepared:
+                        raise next(iter(lanes.unprepared.values()))
         started = time.perf_counter()
         scope = f"{state.planned.index}:{state.case.eval_id}" + (f"#run{run_index}" if run_index > 1 else "")
         results = await score_run(

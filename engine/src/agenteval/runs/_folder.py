@@ -22,7 +22,7 @@ from .._jsonsafe import writable
 from .._secrets import Scrubber
 from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
-from ._index import INDEX, INDEX_VERSION, index_entry, read_index
+from ._index import INDEX, INDEX_VERSION, criterion_arrays, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument
 from ._scores import ScoresFile
 
@@ -179,8 +179,10 @@ class RunWriter:
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc
         self.records_written += 1
+        # the criteria's arrays are the same in the index line and the scores line: made once
+        criteria = criterion_arrays(record)
         if self._index is not None:
-            entry = _json(index_entry(record, offset, len(line)))
+            entry = _json(index_entry(record, offset, len(line), criteria))
             try:
                 self._index.write(self._scrub(entry).encode("utf-8") + b"\n")
                 self._index.flush()
@@ -188,7 +190,7 @@ class RunWriter:
                 raise _recording_failed(self.folder, exc) from exc
         if self._scores is not None:
             try:
-                self._scores.append(record, offset, len(line), self._scrub)
+                self._scores.append(record, offset, len(line), self._scrub, criteria)
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
 

@@ -89,13 +89,17 @@ def criterion_arrays(record: CaseRecord) -> list[list[Any]]:
     ]
 
 
-def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
+def index_entry(
+    record: CaseRecord, offset: int, length: int, criteria: Optional[list[list[Any]]] = None
+) -> dict[str, Any]:
     """The index line (as a dict) of ``record``, written at ``offset`` with ``length`` bytes.
 
     ``docs/run-folder.md`` documents every key. Each criterion is one array,
     ``[criterion, status, score, reason_code, verdict, rubrics]`` (the one structure repeated
     on every line: arrays keep it short and quick to read); ``rubric_texts`` is there only
-    when the case's expected turns carry rubrics of their own."""
+    when the case's expected turns carry rubrics of their own. ``criteria``: the record's
+    ``criterion_arrays`` when the caller made them already (the writer shares them with
+    ``scores.jsonl``)."""
     expected = list(record.expected or [])
     actual = list(record.actual.invocations) if record.actual is not None else []
     turns = actual or expected
@@ -107,7 +111,7 @@ def index_entry(record: CaseRecord, offset: int, length: int) -> dict[str, Any]:
         "status": record.status.value,
         "reason_code": record.reason_code,
         "duration_s": record.duration_s,
-        "criteria": criterion_arrays(record),
+        "criteria": criteria if criteria is not None else criterion_arrays(record),
         "preview": {"user": _preview(user, PREVIEW_USER), "reply": _preview(reply, PREVIEW_REPLY)},
     }
     texts = _rubric_texts(expected)

@@ -40,9 +40,11 @@ SCORES = "scores.jsonl"
 Row = list[Any]
 
 
-def score_line(record: CaseRecord, offset: int, length: int) -> list[Any]:
+def score_line(
+    record: CaseRecord, offset: int, length: int, criteria: Optional[list[list[Any]]] = None
+) -> list[Any]:
     """The ``scores.jsonl`` line (as plain data) of ``record``, written at ``offset`` with
-    ``length`` bytes."""
+    ``length`` bytes (``criteria``: its ``criterion_arrays``, when made already)."""
     return [
         record.eval_set_index,
         record.case_id,
@@ -50,7 +52,7 @@ def score_line(record: CaseRecord, offset: int, length: int) -> list[Any]:
         offset,
         length,
         record.status.value,
-        criterion_arrays(record),
+        criteria if criteria is not None else criterion_arrays(record),
     ]
 
 
@@ -82,13 +84,21 @@ class ScoresFile:
             handle.truncate(len(kept))
         return cls(open(path, "ab"), hashlib.sha256(kept), len(kept))
 
-    def append(self, record: CaseRecord, offset: int, length: int, scrub: Callable[[str], str]) -> None:
+    def append(
+        self,
+        record: CaseRecord,
+        offset: int,
+        length: int,
+        scrub: Callable[[str], str],
+        criteria: Optional[list[list[Any]]] = None,
+    ) -> None:
         """Write ``record``'s line (``score_line``; ``scrub`` takes credentials out) and
-        flush it."""
+        flush it (``criteria``: the record's ``criterion_arrays``, when made already)."""
+        line_data = score_line(record, offset, length, criteria)
         try:
-            text = pydantic_core.to_json(score_line(record, offset, length)).decode("utf-8")
+            text = pydantic_core.to_json(line_data).decode("utf-8")
         except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
-            text = pydantic_core.to_json(writable(score_line(record, offset, length))).decode("utf-8")
+            text = pydantic_core.to_json(writable(line_data)).decode("utf-8")
         line = scrub(text).encode("utf-8", "surrogatepass") + b"\n"
         self._handle.write(line)
         self._handle.flush()
