@@ -137,7 +137,7 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
         case = recorded_run.case_result(entry, case_id, case_records, pending=False)
         builder.add(case, entry)
         if runs != 1 and all(r is not None for r in case_records) and kind != "killed":
-            writer.append_brief(brief_from_result(entry, 0, case, case_records))
+            writer.append_brief(brief_from_result(entry, 0, case, case_records), case)
         if builder.set_complete(entry.index) and (entry.index + 1) * PER_SET <= recorded:
             writer.append_set_summary(entry.index, builder.set_state(entry.index))
     if kind == "killed":  # no summary, the manifest as the run started it

@@ -194,6 +194,30 @@ def test_a_multi_run_runs_briefs_are_what_its_records_give_and_read_no_record(
     assert list(RecordedRun.open(run.folder).case_briefs()) == written
 
 
+def test_a_multi_run_case_is_read_where_its_brief_says_with_the_hints_the_run_gave(tmp_path, monkeypatch):
+    """A case's brief holds where each of its runs was written and its INCONCLUSIVE verdicts'
+    hints: a reader of the case seeks there (no other record's place looked up) and takes the
+    hints back (no search for how many runs would settle it); the result is the one its
+    records give."""
+    import agenteval._stats._verdict as verdict_module
+
+    run = _recorded(_plan(3), tmp_path / "runs")
+    lines = [json.loads(line) for line in (run.folder / "briefs.jsonl").read_bytes().splitlines()]
+    assert all(len(line["at"]) == 3 for line in lines)
+    assert any(line.get("hints") for line in lines)  # the plan leaves some cases INCONCLUSIVE
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    plain = RecordedRun.open(run.folder)  # no brief: the index, and every hint searched for
+    entry = plain.manifest.eval_sets[0]
+    expected = {c: plain.case_result(entry, c, plain.case_runs(entry, c)) for c in entry.case_ids}
+    (tmp_path / "briefs.jsonl").rename(run.folder / "briefs.jsonl")
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("looked up"))  # noqa: E731
+    monkeypatch.setattr(RecordedRun, "_index", never)
+    monkeypatch.setattr(verdict_module, "_units_to_settle", never)
+    briefed = RecordedRun.open(run.folder)
+    assert {c: briefed.case_result(entry, c, briefed.case_runs(entry, c)) for c in entry.case_ids} == expected
+    assert any(r.verdict.hint for case in expected.values() for r in case.criteria if r.verdict)
+
+
 def test_briefs_not_covered_by_the_summary_are_not_read(tmp_path):
     run = _recorded(_plan(3, cases=8), tmp_path / "runs")
     path = run.folder / "briefs.jsonl"

@@ -219,10 +219,17 @@ def brief_from_result(
     return CaseBrief(entry, case.eval_id, row, case.status, criteria, bool(present), user, reply, texts)
 
 
-def brief_line(brief: CaseBrief) -> dict[str, Any]:
+def brief_line(
+    brief: CaseBrief,
+    places: Optional[Sequence[Optional[Sequence[int]]]] = None,
+    hints: Optional[Mapping[str, str]] = None,
+) -> dict[str, Any]:
     """A case's combined brief as a ``briefs.jsonl`` line (``docs/run-folder.md``): each
     criterion one array ``[criterion, status, score, reason_code, verdict, rubrics,
-    run_scores]``, as in the index with the run scores added."""
+    run_scores]``, as in the index with the run scores added; ``places``: each run's record
+    as ``[offset, length]`` in ``results.jsonl`` (run order; a reader of the case seeks
+    there), ``hints``: its INCONCLUSIVE verdicts' hints (``agenteval._verdicts.verdict_hints``:
+    a reader of the case need not search for them again)."""
     line: dict[str, Any] = {
         "key": [brief.entry.index, brief.case_id],
         "status": brief.status.value,
@@ -242,6 +249,10 @@ def brief_line(brief: CaseBrief) -> dict[str, Any]:
     }
     if brief.rubric_texts:
         line["rubric_texts"] = dict(brief.rubric_texts)
+    if places:
+        line["at"] = [list(place) if place is not None else None for place in places]
+    if hints:
+        line["hints"] = dict(hints)
     return line
 
 

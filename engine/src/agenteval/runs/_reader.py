@@ -12,7 +12,7 @@ import operator
 import os
 import shutil
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar, Optional, cast
 
@@ -105,6 +105,8 @@ class RecordedRun:
         self._score_offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
         #: the same of a run not finished (``_listed_scores``)
         self._open_score_rows: Any = None
+        #: ``briefs.jsonl``'s lines by case when the sealed summary covers the file (read once)
+        self._briefs: Optional[dict[tuple[int, str], dict]] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -420,6 +422,13 @@ class RecordedRun:
         earlier one). A finished run of one run per case is read column by column from its
         ``scores.jsonl`` when the sealed summary vouches for it (no brief made), any other
         from ``case_briefs``."""
+        # a tuple per case, kept to the end, and no cycle among them: the collector would
+        # walk them all over and over (and the lines of the files read) for nothing
+        with gc_paused():
+            listed = self._listed()
+        yield from listed
+
+    def _listed(self) -> list[Any]:
         rows = self._listed_scores() if self.manifest.num_runs == 1 else None
         plan, sets = self._plan()
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
@@ -428,13 +437,11 @@ class RecordedRun:
         written = self._written_briefs() if self.manifest.num_runs != 1 else {}
         if written and len(written) >= len(plan) and all(key in written for key in plan):
             # several runs per case, every case's brief written as it finished
-            with gc_paused():
-                for (eval_set, case_id), place in plan.items():
-                    line = written[(eval_set, case_id)]
-                    marks = _marks(line["criteria"])
-                    listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
-            yield from listed
-            return
+            for (eval_set, case_id), place in plan.items():
+                line = written[(eval_set, case_id)]
+                marks = _marks(line["criteria"])
+                listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
+            return listed
         if rows is None:
             criteria: Optional[tuple] = None
             shared = (0, False)
@@ -442,13 +449,11 @@ class RecordedRun:
                 if each.criteria is not criteria:  # an eval set's unrecorded cases share theirs
                     criteria, shared = each.criteria, (each.inconclusive, each.unreached)
                 listed[each.row] = (each.entry, each.case_id, each.status, *shared)
-            yield from listed  # case_briefs covers every planned case
-            return
-        with gc_paused():
-            for row_line in rows:
-                at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
-                if at is not None:  # else a case the plan does not have
-                    listed[at] = (sets[row_line[0]], row_line[1], _STATUS[row_line[5]], *_marks(row_line[6]))
+            return listed  # case_briefs covers every planned case
+        for row_line in rows:
+            at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
+            if at is not None:  # else a case the plan does not have
+                listed[at] = (sets[row_line[0]], row_line[1], _STATUS[row_line[5]], *_marks(row_line[6]))
         row = 0
         for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
@@ -459,11 +464,16 @@ class RecordedRun:
                         rest = (brief.status, brief.inconclusive, brief.unreached)
                     listed[row] = (entry, case_id, *rest)
                 row += 1
-        yield from listed
+        return listed
 
     def _written_briefs(self) -> dict[tuple[int, str], dict]:
         """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
-        summary covers that file as it is; else none."""
+        summary covers that file as it is; else none (read once)."""
+        if self._briefs is None:
+            self._briefs = self._read_briefs()
+        return self._briefs
+
+    def _read_briefs(self) -> dict[tuple[int, str], dict]:
         written: dict[tuple[int, str], dict] = {}
         summary = self.summary()
         if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
@@ -530,7 +540,13 @@ class RecordedRun:
                         yield entry, case_id, self._records_of(entry, case_id, index, handle, model)
 
     def case_runs(self, entry: EvalSetEntry, case_id: str) -> list[Optional[CaseRecord]]:
-        """One case's records, one per run, by the rules of ``case_records``."""
+        """One case's records, one per run, by the rules of ``case_records``: read where its
+        written brief says they are, when it says so for every run (no other record's place
+        looked up)."""
+        places = self._brief_field(entry, case_id, "at")
+        if places is not None and len(places) == self.manifest.num_runs and all(places):
+            with open(self.folder / RESULTS, "rb") as results:
+                return [self._read_at(results, (offset, length)) for offset, length in places]
         index = self._index()
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
@@ -582,7 +598,19 @@ class RecordedRun:
         once and passes it)."""
         if pending is None:
             pending = self.in_progress
-        return case_from_records(entry, case_id, records, self.manifest.confidence, pending=pending)
+        hints = self._brief_field(entry, case_id, "hints") if len(records) > 1 else None
+        return case_from_records(
+            entry, case_id, records, self.manifest.confidence, pending=pending, hints=hints
+        )
+
+    def _brief_field(self, entry: EvalSetEntry, case_id: str, name: str) -> Any:
+        """A field of the case's written brief (``briefs.jsonl``, current under the run's
+        seal: its records are the ones the brief was made of), ``None`` when there is none
+        (``--num-runs auto``: a reader may combine a case's records up to a look only)."""
+        if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
+            return None
+        found = self._written_briefs().get((entry.index, case_id))
+        return found.get(name) if found is not None else None
 
     def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
@@ -782,12 +810,14 @@ def case_from_records(
     *,
     run_id: Optional[str] = None,
     pending: bool = False,
+    hints: Optional[Mapping[str, str]] = None,
 ) -> CaseResult:
     """A case's result from its per-run records (``None`` for a run never recorded), with
     the verdicts the run itself gave (same rules, same seeds: ``run_id`` defaults to the
     records' own). The run and every reader of its folder go through here. A run never
     recorded is NOT_EVALUATED ``interrupted``, or ``pending`` while the run is still going
-    (``pending``: ``RecordedRun.in_progress``)."""
+    (``pending``: ``RecordedRun.in_progress``). ``hints``: the verdict hints the run wrote
+    for these records (``agenteval._verdicts.verdict_hints``), not searched for again."""
     per_run: list[list[CriterionResult]] = []
     why, code = (
         ("not scored yet: the run is still going", "pending")
@@ -815,6 +845,7 @@ def case_from_records(
             case_id,
         ),
         identical_outputs=same_outputs([r.actual if r is not None else None for r in records]),
+        hints=hints,
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
     return CaseResult(
