@@ -294,4 +294,5 @@ def test_an_eval_set_lets_its_case_units_go_once_every_case_is_in_and_takes_no_c
     assert summary.eval_sets[0].criteria == [expected]
     with pytest.raises(ValueError, match="added already"):
         builder.add(_passed_case("late"), entry)
-    assert builder.build() == summary  # nothing of it counted
+    builder.add_copies(_passed_case("late"), entry, [])  # no copy: nothing to add
+    assert builder.build() == summary  # nothing of either counted

@@ -569,10 +569,11 @@ class SummaryBuilder:
         ``add`` would one by one: the cases an interruption left unstarted, in one step)."""
         times = len(case_ids)
         part = self._part(eval_set)
-        if part.released:
+        if part.released and times:
             raise ValueError(f"case {case.eval_id!r} added to an eval set whose every case was added already")
         part.added += times
-        part.statistics = None
+        if not part.released:  # (no copy at all adds nothing to a set's statistics)
+            part.statistics = None
         part.cases[case.status] += times
         criteria, not_evaluated, invocations = part.criteria, part.not_evaluated, part.invocations
         for result in case.criteria:
@@ -598,7 +599,7 @@ class SummaryBuilder:
                     if "calls_used" in item.details:
                         for _ in range(times):
                             _add_votes(group, item.details)
-        if eval_set is not None and self.confidence is not None:
+        if eval_set is not None and self.confidence is not None and not part.released:
             units = part.units
             for result in case.criteria:
                 _, *unit = _set_unit(case.eval_id, result)

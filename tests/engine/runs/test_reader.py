@@ -19,6 +19,7 @@ from agenteval._run._session import open_run
 from agenteval.models import EvalSet
 from agenteval.plugins import Agent, AgentSession
 from agenteval.runs import CaseRecord, RecordedRun, RunState, SummaryDocument, list_runs
+from agenteval.runs._records import summary_digest
 from agenteval.testing import make_case, make_invocation, registry_for
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
@@ -216,6 +217,45 @@ def test_a_multi_run_case_is_read_where_its_brief_says_with_the_hints_the_run_ga
     briefed = RecordedRun.open(run.folder)
     assert {c: briefed.case_result(entry, c, briefed.case_runs(entry, c)) for c in entry.case_ids} == expected
     assert any(r.verdict.hint for case in expected.values() for r in case.criteria if r.verdict)
+
+
+def test_a_multi_run_listing_reads_the_heads_of_the_briefs_and_an_older_engines_whole(tmp_path, monkeypatch):
+    """A listing and a reader of a few cases parse only the head of each brief line (key,
+    status, marks, places, hints); a file of an older engine (no head: ``marks`` not written,
+    ``criteria`` first) is read whole; both list what the records give."""
+    run = _recorded(_plan(3), tmp_path / "runs")
+    path = run.folder / "briefs.jsonl"
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    assert all(list(line)[:3] == ["key", "status", "marks"] for line in lines)
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    expected = list(RecordedRun.open(run.folder).case_listing())  # from the records
+    (tmp_path / "briefs.jsonl").rename(path)
+    assert len({row[2:] for row in expected}) > 1  # not all alike
+    with monkeypatch.context() as patched:
+        never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("read whole"))  # noqa: E731
+        patched.setattr(RecordedRun, "_written_briefs", never)
+        heads = RecordedRun.open(run.folder)
+        assert list(heads.case_listing()) == expected
+        entry = heads.manifest.eval_sets[0]
+        heads.case_result(entry, "c1", heads.case_runs(entry, "c1"))  # places and hints from the heads
+    older = [
+        {
+            "key": line["key"],
+            "status": line["status"],
+            "criteria": line["criteria"],
+            "preview": line["preview"],
+        }
+        for line in lines
+    ]
+    data = b"".join(json.dumps(line, separators=(",", ":")).encode() + b"\n" for line in older)
+    path.write_bytes(data)
+    summary = json.loads((run.folder / "summary.json").read_text(encoding="utf-8"))
+    summary["briefs_bytes"] = len(data)  # sealed again over the older file, as its run sealed it
+    summary["sha256"] = summary_digest(summary)
+    (run.folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    older_run = RecordedRun.open(run.folder)
+    assert older_run._brief_heads() and "marks" not in next(iter(older_run._brief_heads().values()))
+    assert list(older_run.case_listing()) == expected
 
 
 def test_briefs_not_covered_by_the_summary_are_not_read(tmp_path):

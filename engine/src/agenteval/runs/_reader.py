@@ -34,12 +34,14 @@ from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluate
 from ..errors import ConfigError
 from ._briefs import (
     _STATUS,
+    BRIEF_TAIL,
     BRIEFS,
     CaseBrief,
     brief_from_index,
     brief_from_line,
     brief_from_result,
     brief_from_scores,
+    criteria_marks,
 )
 from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
@@ -107,6 +109,8 @@ class RecordedRun:
         self._open_score_rows: Any = None
         #: ``briefs.jsonl``'s lines by case when the sealed summary covers the file (read once)
         self._briefs: Optional[dict[tuple[int, str], dict]] = None
+        #: their heads (``_brief_heads``)
+        self._heads: Optional[dict[tuple[int, str], dict]] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -434,12 +438,12 @@ class RecordedRun:
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
         # garbage collection down while they are read
         listed: list[Any] = [None] * len(plan)
-        written = self._written_briefs() if self.manifest.num_runs != 1 else {}
+        written = self._brief_heads() if self.manifest.num_runs != 1 else {}
         if written and len(written) >= len(plan) and all(key in written for key in plan):
             # several runs per case, every case's brief written as it finished
             for (eval_set, case_id), place in plan.items():
                 line = written[(eval_set, case_id)]
-                marks = _marks(line["criteria"])
+                marks = line["marks"] if "marks" in line else criteria_marks(line["criteria"])
                 listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
             return listed
         if rows is None:
@@ -453,7 +457,12 @@ class RecordedRun:
         for row_line in rows:
             at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
             if at is not None:  # else a case the plan does not have
-                listed[at] = (sets[row_line[0]], row_line[1], _STATUS[row_line[5]], *_marks(row_line[6]))
+                listed[at] = (
+                    sets[row_line[0]],
+                    row_line[1],
+                    _STATUS[row_line[5]],
+                    *criteria_marks(row_line[6]),
+                )
         row = 0
         for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
@@ -470,21 +479,37 @@ class RecordedRun:
         """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
         summary covers that file as it is; else none (read once)."""
         if self._briefs is None:
-            self._briefs = self._read_briefs()
+            self._briefs = self._read_briefs() or {}
         return self._briefs
 
-    def _read_briefs(self) -> dict[tuple[int, str], dict]:
+    def _read_briefs(self, head: bool = False) -> Optional[dict[tuple[int, str], dict]]:
+        """``briefs.jsonl``'s lines by case (``_written_briefs``); ``head``: only their heads
+        (``BRIEF_TAIL`` cut), ``None`` when a line has none (an older engine's file)."""
         written: dict[tuple[int, str], dict] = {}
         summary = self.summary()
         if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
             try:
                 data = (self.folder / BRIEFS).read_bytes()
                 if len(data) == summary.briefs_bytes:
-                    for found in json_lines(data):
+                    for found in json_lines(BRIEF_TAIL.sub(b"}", data) if head else data):
+                        if head and "marks" not in found:
+                            return None
                         written[(found["key"][0], found["key"][1])] = found
-            except (OSError, ValueError):
-                written = {}
+            except (OSError, ValueError, TypeError, KeyError):
+                return None if head else {}
         return written
+
+    def _brief_heads(self) -> dict[tuple[int, str], dict]:
+        """The heads of ``briefs.jsonl``'s lines (key, status, marks, places, hints: what a
+        listing and a reader of a few cases need), by case, under the rules of
+        ``_written_briefs``: a third of the bytes of the whole lines to parse (read once; the
+        whole lines when they are read already, or have no head)."""
+        if self._briefs is not None:
+            return self._briefs
+        if self._heads is None:
+            heads = self._read_briefs(head=True)
+            self._heads = heads if heads is not None else self._written_briefs()
+        return self._heads
 
     def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
@@ -609,7 +634,7 @@ class RecordedRun:
         (``--num-runs auto``: a reader may combine a case's records up to a look only)."""
         if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
             return None
-        found = self._written_briefs().get((entry.index, case_id))
+        found = self._brief_heads().get((entry.index, case_id))
         return found.get(name) if found is not None else None
 
     def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
@@ -783,23 +808,6 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     except ValueError:
         return False
     return True
-
-
-def _marks(criteria: list[list[Any]]) -> tuple[int, bool]:
-    """A case's INCONCLUSIVE verdicts and whether the run never scored it (``not_reached``),
-    from its criterion arrays (``[criterion, status, score, reason_code, verdict, ...]``, as
-    ``scores.jsonl`` and ``briefs.jsonl`` hold them; a verdict left out is a point verdict,
-    never INCONCLUSIVE)."""
-    doubtful = 0
-    problems = reached = False
-    for item in criteria:
-        status, code = item[1], item[3]
-        if item[4] == "INCONCLUSIVE":
-            doubtful += 1
-        if status != "PASSED" and status != "INFORMATIONAL":  # not ok
-            problems = True
-            reached = reached or (code != "interrupted" and code != "pending")
-    return doubtful, problems and not reached
 
 
 def case_from_records(
