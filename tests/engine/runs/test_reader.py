@@ -40,6 +40,18 @@ def test_a_complete_runs_written_summary_is_what_the_records_give(tmp_path, monk
     assert RecordedRun.open(run.folder).result_summary() == recomputed
 
 
+def test_a_listed_case_is_read_where_the_listing_found_it_without_keying_every_record(tmp_path, monkeypatch):
+    run = _complete_run(tmp_path / "runs")
+    keys = [(entry.index, case_id, 1) for entry in run.manifest.eval_sets for case_id in entry.case_ids]
+    expected = [RecordedRun.open(run.folder).record(key) for key in keys]
+    listed = RecordedRun.open(run.folder)
+    list(listed.case_listing())  # from scores.jsonl
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("every record keyed"))  # noqa: E731
+    monkeypatch.setattr(RecordedRun, "_index", never)
+    assert [listed.record(key) for key in keys] == expected
+    assert all(record is not None for record in expected)
+
+
 def test_a_summary_older_than_the_records_is_recomputed(tmp_path):
     run = _complete_run(tmp_path / "runs")
     written = run.summary()

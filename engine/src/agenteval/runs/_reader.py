@@ -111,6 +111,9 @@ class RecordedRun:
         self._briefs: Optional[dict[tuple[int, str], dict]] = None
         #: their heads (``_brief_heads``)
         self._heads: Optional[dict[tuple[int, str], dict]] = None
+        #: the plan's rows and each row's record place, as a listing from ``scores.jsonl``
+        #: found them (``record`` looks a few up there rather than keying every line)
+        self._listed_places: Optional[tuple[dict[tuple[int, str], int], list[Any]]] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -348,7 +351,9 @@ class RecordedRun:
 
     def record(self, key: tuple[int, str, int]) -> Optional[CaseRecord]:
         """The last record for ``key``, if any."""
-        where = self._index().get(key)
+        where = self._listed_place(key)
+        if where is None:
+            where = self._index().get(key)
         if where is None:
             return None
         if not hasattr(os, "pread"):  # no positional reads here: a handle of its own
@@ -361,6 +366,15 @@ class RecordedRun:
             return CaseRecord.model_validate_json(os.pread(self._results_fd, where[1], where[0]))
         except (ValidationError, ValueError):
             return None
+
+    def _listed_place(self, key: tuple[int, str, int]) -> Optional[tuple[int, int]]:
+        """Where ``key``'s record is, as a listing read it from ``scores.jsonl`` (the lines
+        ``_index`` would key), while no other way has keyed the records; else ``None``."""
+        found = self._listed_places
+        if found is None or key[2] != 1 or self._offsets is not None or self._score_offsets is not None:
+            return None
+        row = found[0].get((key[0], key[1]))
+        return found[1][row] if row is not None else None
 
     def case_briefs(self, *, previews: bool = True) -> Iterator[CaseBrief]:
         """Every planned case as a ``CaseBrief`` (typed; ``row`` is its place in the plan),
@@ -454,6 +468,7 @@ class RecordedRun:
                     criteria, shared = each.criteria, (each.inconclusive, each.unreached)
                 listed[each.row] = (each.entry, each.case_id, each.status, *shared)
             return listed  # case_briefs covers every planned case
+        places: list[Any] = [None] * len(plan)
         for row_line in rows:
             at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
             if at is not None:  # else a case the plan does not have
@@ -463,6 +478,8 @@ class RecordedRun:
                     _STATUS[row_line[5]],
                     *criteria_marks(row_line[6]),
                 )
+                places[at] = (row_line[3], row_line[4])  # the last line of a key counts, as in ``_index``
+        self._listed_places = (plan, places)
         row = 0
         for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
