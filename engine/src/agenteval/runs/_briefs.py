@@ -266,7 +266,7 @@ def brief_line(
         ]
         for c in brief.criteria
     ]
-    # what a listing and a reader of a few cases need comes first: ``BRIEF_HEAD`` cuts the rest
+    # what a listing and a reader of a few cases need comes first: ``BRIEF_TAIL`` cuts the rest
     line: dict[str, Any] = {
         "key": [brief.entry.index, brief.case_id],
         "status": brief.status.value,

@@ -107,10 +107,9 @@ class RecordedRun:
         self._score_offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
         #: the same of a run not finished (``_listed_scores``)
         self._open_score_rows: Any = None
-        #: ``briefs.jsonl``'s lines by case when the sealed summary covers the file (read once)
-        self._briefs: Optional[dict[tuple[int, str], dict]] = None
-        #: their heads (``_brief_heads``)
-        self._heads: Optional[dict[tuple[int, str], dict]] = None
+        #: of each case's written brief (``briefs.jsonl``), its records' places and its hints
+        #: (``_brief_ref``: a few numbers a case, kept; the lines themselves are not)
+        self._brief_refs: Optional[dict[tuple[int, str], tuple[Any, Any]]] = None
         #: the plan's rows and each row's record place, as a listing from ``scores.jsonl``
         #: found them (``record`` looks a few up there rather than keying every line)
         self._listed_places: Optional[tuple[dict[tuple[int, str], int], list[Any]]] = None
@@ -453,6 +452,8 @@ class RecordedRun:
         # garbage collection down while they are read
         listed: list[Any] = [None] * len(plan)
         written = self._brief_heads() if self.manifest.num_runs != 1 else {}
+        if written and self._brief_refs is None:
+            self._brief_refs = _refs(written)
         if written and len(written) >= len(plan) and all(key in written for key in plan):
             # several runs per case, every case's brief written as it finished
             for (eval_set, case_id), place in plan.items():
@@ -494,10 +495,8 @@ class RecordedRun:
 
     def _written_briefs(self) -> dict[tuple[int, str], dict]:
         """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
-        summary covers that file as it is; else none (read once)."""
-        if self._briefs is None:
-            self._briefs = self._read_briefs() or {}
-        return self._briefs
+        summary covers that file as it is; else none."""
+        return self._read_briefs() or {}
 
     def _read_briefs(self, head: bool = False) -> Optional[dict[tuple[int, str], dict]]:
         """``briefs.jsonl``'s lines by case (``_written_briefs``); ``head``: only their heads
@@ -519,14 +518,10 @@ class RecordedRun:
     def _brief_heads(self) -> dict[tuple[int, str], dict]:
         """The heads of ``briefs.jsonl``'s lines (key, status, marks, places, hints: what a
         listing and a reader of a few cases need), by case, under the rules of
-        ``_written_briefs``: a third of the bytes of the whole lines to parse (read once; the
-        whole lines when they are read already, or have no head)."""
-        if self._briefs is not None:
-            return self._briefs
-        if self._heads is None:
-            heads = self._read_briefs(head=True)
-            self._heads = heads if heads is not None else self._written_briefs()
-        return self._heads
+        ``_written_briefs``: a third of the bytes of the whole lines to parse (the whole
+        lines when they have no head: an older engine's file)."""
+        heads = self._read_briefs(head=True)
+        return heads if heads is not None else self._written_briefs()
 
     def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
@@ -585,7 +580,7 @@ class RecordedRun:
         """One case's records, one per run, by the rules of ``case_records``: read where its
         written brief says they are, when it says so for every run (no other record's place
         looked up)."""
-        places = self._brief_field(entry, case_id, "at")
+        places, _ = self._brief_ref(entry, case_id)
         if places is not None and len(places) == self.manifest.num_runs and all(places):
             with open(self.folder / RESULTS, "rb") as results:
                 return [self._read_at(results, (offset, length)) for offset, length in places]
@@ -640,19 +635,22 @@ class RecordedRun:
         once and passes it)."""
         if pending is None:
             pending = self.in_progress
-        hints = self._brief_field(entry, case_id, "hints") if len(records) > 1 else None
+        hints = self._brief_ref(entry, case_id)[1] if len(records) > 1 else None
         return case_from_records(
             entry, case_id, records, self.manifest.confidence, pending=pending, hints=hints
         )
 
-    def _brief_field(self, entry: EvalSetEntry, case_id: str, name: str) -> Any:
-        """A field of the case's written brief (``briefs.jsonl``, current under the run's
-        seal: its records are the ones the brief was made of), ``None`` when there is none
-        (``--num-runs auto``: a reader may combine a case's records up to a look only)."""
+    def _brief_ref(self, entry: EvalSetEntry, case_id: str) -> tuple[Any, Any]:
+        """Where the case's records are and its verdict hints, as its written brief says
+        (``briefs.jsonl``, current under the run's seal: its records are the ones the brief
+        was made of); ``None`` for what it does not say, or without a brief (and under
+        ``--num-runs auto``: a reader may combine a case's records up to a look only)."""
         if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
-            return None
-        found = self._brief_heads().get((entry.index, case_id))
-        return found.get(name) if found is not None else None
+            return None, None
+        if self._brief_refs is None:
+            with gc_paused():
+                self._brief_refs = _refs(self._brief_heads())
+        return self._brief_refs.get((entry.index, case_id), (None, None))
 
     def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
@@ -825,6 +823,11 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     except ValueError:
         return False
     return True
+
+
+def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[Any, Any]]:
+    """Each case's records' places and hints (``_brief_ref``) from its brief line."""
+    return {key: (line.get("at"), line.get("hints")) for key, line in briefs.items()}
 
 
 def case_from_records(
