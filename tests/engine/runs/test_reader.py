@@ -244,12 +244,22 @@ def test_a_multi_run_listing_reads_the_heads_of_the_briefs_and_an_older_engines_
     (tmp_path / "briefs.jsonl").rename(path)
     assert len({row[2:] for row in expected}) > 1  # not all alike
     with monkeypatch.context() as patched:
-        never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("read whole"))  # noqa: E731
-        patched.setattr(RecordedRun, "_written_briefs", never)
+        real = RecordedRun._read_briefs
+
+        def cut_only(self, tail=None):
+            assert tail is not None, "read whole"
+            return real(self, tail)
+
+        patched.setattr(RecordedRun, "_read_briefs", cut_only)
         heads = RecordedRun.open(run.folder)
         assert list(heads.case_listing()) == expected
         entry = heads.manifest.eval_sets[0]
         heads.case_result(entry, "c1", heads.case_runs(entry, "c1"))  # places and hints from the heads
+        # without previews, the lines are read without them: the rest of each brief is the same
+        plain = [b._replace(user="", reply="", rubric_texts={}) for b in heads.case_briefs(previews=False)]
+    whole = list(RecordedRun.open(run.folder).case_briefs())
+    assert plain == [b._replace(user="", reply="", rubric_texts={}) for b in whole]
+    assert all(b.user for b in whole) and not any(b.user for b in heads.case_briefs(previews=False))
     older = [
         {
             "key": line["key"],

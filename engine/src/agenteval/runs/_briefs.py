@@ -39,6 +39,8 @@ BRIEFS = "briefs.jsonl"
 #: there is escaped), so a line cut here and closed is its head, or not JSON (then the lines
 #: are read whole)
 BRIEF_TAIL = re.compile(rb',"criteria":[^\n]*')
+#: the same after the criteria: a line's previews and rubric texts
+BRIEF_PREVIEW = re.compile(rb',"preview":[^\n]*')
 
 _STATUS = {status.value: status for status in Status}
 #: the point verdict of each status (by its value), as a string (``None``: an informational

@@ -10,6 +10,7 @@ import itertools
 import mmap
 import operator
 import os
+import re
 import shutil
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -34,6 +35,7 @@ from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluate
 from ..errors import ConfigError
 from ._briefs import (
     _STATUS,
+    BRIEF_PREVIEW,
     BRIEF_TAIL,
     BRIEFS,
     CaseBrief,
@@ -390,7 +392,7 @@ class RecordedRun:
         manifest = self.manifest
         pending = self.in_progress
         if manifest.num_runs != 1:
-            yield from self._combined_briefs(pending)
+            yield from self._combined_briefs(pending, previews)
             return
         plan, sets = self._plan()
         seen = bytearray(len(plan))
@@ -493,26 +495,33 @@ class RecordedRun:
                 row += 1
         return listed
 
-    def _written_briefs(self) -> dict[tuple[int, str], dict]:
+    def _written_briefs(self, previews: bool = True) -> dict[tuple[int, str], dict]:
         """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
-        summary covers that file as it is; else none."""
+        summary covers that file as it is; else none. Without ``previews`` the lines may be
+        read without their previews and rubric texts (``BRIEF_PREVIEW`` cut: half the bytes
+        to parse)."""
+        if not previews:
+            cut = self._read_briefs(BRIEF_PREVIEW)
+            if cut is not None:
+                return cut
         return self._read_briefs() or {}
 
-    def _read_briefs(self, head: bool = False) -> Optional[dict[tuple[int, str], dict]]:
-        """``briefs.jsonl``'s lines by case (``_written_briefs``); ``head``: only their heads
-        (``BRIEF_TAIL`` cut), ``None`` when a line has none (an older engine's file)."""
+    def _read_briefs(self, tail: Optional[re.Pattern[bytes]] = None) -> Optional[dict[tuple[int, str], dict]]:
+        """``briefs.jsonl``'s lines by case (``_written_briefs``), each with ``tail`` cut
+        (``BRIEF_TAIL``: the heads only, ``None`` when a line has none, an older engine's
+        file); ``None`` too when a line so cut is not JSON."""
         written: dict[tuple[int, str], dict] = {}
         summary = self.summary()
         if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
             try:
                 data = (self.folder / BRIEFS).read_bytes()
                 if len(data) == summary.briefs_bytes:
-                    for found in json_lines(BRIEF_TAIL.sub(b"}", data) if head else data):
-                        if head and "marks" not in found:
+                    for found in json_lines(tail.sub(b"}", data) if tail is not None else data):
+                        if tail is BRIEF_TAIL and "marks" not in found:
                             return None
                         written[(found["key"][0], found["key"][1])] = found
             except (OSError, ValueError, TypeError, KeyError):
-                return None if head else {}
+                return None if tail is not None else {}
         return written
 
     def _brief_heads(self) -> dict[tuple[int, str], dict]:
@@ -520,14 +529,15 @@ class RecordedRun:
         listing and a reader of a few cases need), by case, under the rules of
         ``_written_briefs``: a third of the bytes of the whole lines to parse (the whole
         lines when they have no head: an older engine's file)."""
-        heads = self._read_briefs(head=True)
+        heads = self._read_briefs(BRIEF_TAIL)
         return heads if heads is not None else self._written_briefs()
 
-    def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
+    def _combined_briefs(self, pending: bool, previews: bool = True) -> Iterator[CaseBrief]:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
         the run's sealed summary covers that file as it is (the briefs the run wrote as each
-        case finished), the others combined from their records."""
-        written = self._written_briefs()
+        case finished; without ``previews``, read without them), the others combined from
+        their records."""
+        written = self._written_briefs(previews)
         rows = {}
         row = 0
         for entry in self.manifest.eval_sets:
