@@ -305,6 +305,10 @@ def test_a_resumed_multi_run_run_lists_the_cases_of_both_sessions_as_its_records
     keys = [json.loads(line)["key"][1] for line in (run.folder / "briefs.jsonl").read_bytes().splitlines()]
     assert sorted(keys) == sorted(f"c{i}" for i in range(30))
     listed = list(run.case_briefs())
+    # a case with runs of both sessions has no places in its brief: its records are found anyway
+    entry = run.manifest.eval_sets[0]
+    runs = [run.case_runs(entry, case_id) for case_id in entry.case_ids]
+    assert runs == [[run.record((0, case_id, i)) for i in (1, 2, 3)] for case_id in entry.case_ids]
     (run.folder / "briefs.jsonl").unlink()
     assert listed == list(RecordedRun.open(run.folder).case_briefs())
 
