@@ -35,6 +35,7 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
     python benchmarks/readers.py --sizes 1000 10000
     python benchmarks/readers.py --keep /tmp/readers     # write once, measure again later
     python benchmarks/readers.py --readers show compare  # only these readers
+    python benchmarks/readers.py --repeat 3              # the least of 3 runs of each reader
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
         case = recorded_run.case_result(entry, case_id, case_records, pending=False)
         builder.add(case, entry)
         if runs != 1 and all(r is not None for r in case_records) and kind != "killed":
-            writer.append_brief(brief_from_result(entry, 0, case, case_records))
+            writer.append_brief(brief_from_result(entry, 0, case, case_records), case)
         if builder.set_complete(entry.index) and (entry.index + 1) * PER_SET <= recorded:
             writer.append_set_summary(entry.index, builder.set_state(entry.index))
     if kind == "killed":  # no summary, the manifest as the run started it
@@ -202,14 +203,22 @@ def make_twin(folder: Path) -> Path:
     return twin
 
 
+def _best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
+    """The least wall and the least CPU seconds of ``repeat`` runs of ``command``."""
+    walls, cpus = zip(*(_timed(command, env) for _ in range(repeat)), strict=True)
+    return min(walls), min(cpus)
+
+
 def measure(
     folder: Path,
     scratch: Path,
     reporters: list[str],
     baseline: Optional[str],
     only: Optional[list[str]] = None,
+    repeat: int = 1,
 ) -> dict[str, str]:
-    """Each reader's wall seconds (``this / baseline`` with a baseline); ``only``: these readers."""
+    """Each reader's wall seconds (``this / baseline`` with a baseline); ``only``: these readers;
+    ``repeat``: the least of that many runs (this code's, then the baseline's)."""
     figures = {}
     make_twin(folder)
     # no OTLP endpoint: ``--report otel`` writes its file and sends nothing; byte code
@@ -220,11 +229,11 @@ def measure(
     for name, command in commands(folder, scratch, reporters).items():
         if only is not None and name not in only:
             continue
-        wall, cpu = _timed(command, env)
+        wall, cpu = _best(command, env, repeat)
         if baseline is None:
             figures[name] = f"{wall:.2f} ({cpu:.2f})"
             continue
-        other, other_cpu = _timed(command, env={**env, "PYTHONPATH": baseline})
+        other, other_cpu = _best(command, {**env, "PYTHONPATH": baseline}, repeat)
         figures[name] = f"{wall:.2f} ({cpu:.2f}) / {other:.2f} ({other_cpu:.2f})"
     return figures
 
@@ -239,6 +248,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     )
     parser.add_argument("--keep", type=Path, help="write the runs here and reuse them when present")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout to time side by side")
+    parser.add_argument("--repeat", type=int, default=1, help="time each reader this many times: the least")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="agenteval-readers-") as tmp:
         root = args.keep or Path(tmp)
@@ -257,7 +267,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                 folder = existing[0] if existing else write_run(template, target, size, kind)
                 if not existing:
                     print(f"  ({size} cases, {kind}: written in {time.perf_counter() - started:.1f} s)")
-                figures[kind] = measure(folder, root / "reports", args.reporters, args.baseline, args.readers)
+                figures[kind] = measure(
+                    folder, root / "reports", args.reporters, args.baseline, args.readers, args.repeat
+                )
                 # each run's figures at once (a long benchmark stopped half-way keeps them)
                 print(
                     f"  ({size} cases, {kind}: "

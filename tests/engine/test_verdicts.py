@@ -271,3 +271,28 @@ def _passed_case(case_id: str):
     from agenteval._results import CaseResult
 
     return CaseResult(eval_id=case_id, status=Status.PASSED, criteria=[_result(1.0)])
+
+
+def test_an_eval_set_lets_its_case_units_go_once_every_case_is_in_and_takes_no_case_after():
+    """The per-case units an eval set's statistics need are let go as soon as the set is
+    complete (tens of megabytes at 100k cases); its statistics are the ones its units give."""
+    import pytest
+    from agenteval._verdicts import _set_unit, set_criterion_summary
+
+    entry = _set_entry(0, 3)
+    cases = [_passed_case(case_id) for case_id in entry.case_ids]
+    builder = SummaryBuilder(0.9, "run")
+    for case in cases[:2]:
+        builder.add(case, entry)
+    assert builder._parts[0].units  # the set is not complete: kept
+    builder.add(cases[2], entry)
+    assert builder._parts[0].units == {}
+    summary = builder.build()
+    units = [_set_unit(case.eval_id, case.criteria[0]) for case in cases]
+    [criterion] = [c for c in entry.criteria if c.name == cases[0].criteria[0].criterion]
+    expected = set_criterion_summary(criterion, units, level=0.9, run_id="run", index=0, rule="holm")
+    assert summary.eval_sets[0].criteria == [expected]
+    with pytest.raises(ValueError, match="added already"):
+        builder.add(_passed_case("late"), entry)
+    builder.add_copies(_passed_case("late"), entry, [])  # no copy: nothing to add
+    assert builder.build() == summary  # nothing of either counted

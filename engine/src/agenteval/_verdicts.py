@@ -48,6 +48,7 @@ __all__ = [
     "over_runs",
     "point_verdict",
     "same_outputs",
+    "verdict_hints",
     "case_status",
     "combine_runs",
     "not_evaluated",
@@ -306,12 +307,15 @@ def over_runs(
     level: float,
     seed: int,
     identical_outputs: bool = False,
+    hints: Optional[Mapping[str, str]] = None,
 ) -> Optional[VerdictInfo]:
     """The tri-state verdict of a criterion over a case's runs: an interval over the run
     scores (``agenteval._stats.case_verdict``; a run with no score widens it by Manski
     bounds); runs with ``identical_outputs`` and identical scores are one observation
     (basis ``identical-runs``). ``None`` for an informational criterion or an unbounded
-    score range."""
+    score range. ``hints``: the hints (``verdict_hints``) the run gave these very runs'
+    verdicts, by criterion: an INCONCLUSIVE verdict takes its hint from there instead of
+    searching for how many runs would settle it (the costly part of a verdict)."""
     if criterion.informational or combined.status is Status.INFORMATIONAL:
         return None
     if combined.status is Status.ERRORED:
@@ -331,14 +335,33 @@ def over_runs(
         seed=seed,
         unit="run",
         identical=identical_outputs,
+        hint=hints is None,
     )
+    hint = found.hint
+    if hint is None and hints is not None and found.verdict.value == "INCONCLUSIVE":
+        # no entry: the verdict was gated when the run gave it (its hint dropped)
+        hint = hints.get(criterion.name)
     return VerdictInfo(
         verdict=found.verdict.value,
         basis=found.basis.value,
         reason=found.reason,
         interval=_interval_info(found.interval) if found.interval is not None else None,
-        hint=found.hint,
+        hint=hint,
     )
+
+
+def verdict_hints(case: CaseResult) -> dict[str, str]:
+    """The hints of ``case``'s INCONCLUSIVE verdicts over its runs (basis ``runs``: "about N
+    runs would settle it"), by criterion: what ``over_runs`` takes back instead of
+    searching again."""
+    return {
+        result.criterion: verdict.hint
+        for result in case.criteria
+        if (verdict := result.verdict) is not None
+        and verdict.verdict == "INCONCLUSIVE"
+        and verdict.basis == "runs"
+        and verdict.hint is not None
+    }
 
 
 def case_criteria(
@@ -348,12 +371,14 @@ def case_criteria(
     confidence: Optional[float],
     seed_parts: tuple,
     identical_outputs: bool = False,
+    hints: Optional[Mapping[str, str]] = None,
 ) -> list[CriterionResult]:
     """A case's criterion results from each run's results (run order): one run as it is,
     several combined (``combine_runs``), each with its tri-state verdict unless
     ``confidence`` is ``None``. ``seed_parts`` (run id, eval set index, case id) seed the
     resampling, so that re-rendering a run gives the same intervals; ``identical_outputs``
-    (``same_outputs`` of the runs) lets identical runs stand as one observation."""
+    (``same_outputs`` of the runs) lets identical runs stand as one observation; ``hints``
+    (``verdict_hints`` of the case the run gave for these runs) spare the hint searches."""
     if len(per_run) == 1:
         results = list(per_run[0])
         if confidence is None:
@@ -377,6 +402,7 @@ def case_criteria(
                         level=confidence,
                         seed=derive_seed(*seed_parts, entry.name),
                         identical_outputs=identical_outputs,
+                        hints=hints,
                     )
                 }
             )
@@ -480,6 +506,7 @@ class _Part:
         "unjudged",
         "units",
         "statistics",
+        "released",
     )
 
     def __init__(self, entry: Optional[EvalSetEntry]) -> None:
@@ -495,6 +522,8 @@ class _Part:
         self.units: dict[str, list[tuple]] = {}
         #: the eval set's statistics once made (``None`` again when a case is added after)
         self.statistics: Optional[EvalSetSummary] = None
+        #: every case of the set added: its statistics made, its ``units`` let go
+        self.released = False
 
 
 class SummaryBuilder:
@@ -511,6 +540,8 @@ class SummaryBuilder:
     summary is built, so what a finished eval set adds can be saved (``set_state``) and
     given to another builder instead of its cases (``restore_set``): the summary is the
     same, byte for byte (counts are integers; a mean is an exact ``math.fsum``).
+    Once every case of an eval set is added, its statistics are made and the case units
+    they came from let go; a case added to it after that is a ``ValueError``.
     """
 
     def __init__(
@@ -538,8 +569,11 @@ class SummaryBuilder:
         ``add`` would one by one: the cases an interruption left unstarted, in one step)."""
         times = len(case_ids)
         part = self._part(eval_set)
+        if part.released and times:
+            raise ValueError(f"case {case.eval_id!r} added to an eval set whose every case was added already")
         part.added += times
-        part.statistics = None
+        if not part.released:  # (no copy at all adds nothing to a set's statistics)
+            part.statistics = None
         part.cases[case.status] += times
         criteria, not_evaluated, invocations = part.criteria, part.not_evaluated, part.invocations
         for result in case.criteria:
@@ -565,11 +599,17 @@ class SummaryBuilder:
                     if "calls_used" in item.details:
                         for _ in range(times):
                             _add_votes(group, item.details)
-        if eval_set is not None and self.confidence is not None:
+        if eval_set is not None and self.confidence is not None and not part.released:
             units = part.units
             for result in case.criteria:
                 _, *unit = _set_unit(case.eval_id, result)
                 units.setdefault(result.criterion, []).extend((i, *unit) for i in case_ids)
+            if part.added == len(eval_set.case_ids):
+                # every case in: the set's statistics now, and its units let go (a few
+                # numbers per case: tens of megabytes at 100k cases)
+                self._statistics(part)
+                part.units = {}
+                part.released = True
 
     def set_complete(self, index: int) -> bool:
         """Whether every case of eval set ``index`` has been added (once each)."""
@@ -632,6 +672,7 @@ class SummaryBuilder:
                 raise ValueError("made with another confidence")
             if statistics is not None:
                 part.statistics = EvalSetSummary.model_validate(statistics)
+                part.released = True
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not a saved eval set: {exc!r}") from exc
         self._parts[eval_set.index] = part

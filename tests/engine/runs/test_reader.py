@@ -19,6 +19,7 @@ from agenteval._run._session import open_run
 from agenteval.models import EvalSet
 from agenteval.plugins import Agent, AgentSession
 from agenteval.runs import CaseRecord, RecordedRun, RunState, SummaryDocument, list_runs
+from agenteval.runs._records import summary_digest
 from agenteval.testing import make_case, make_invocation, registry_for
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
@@ -37,6 +38,18 @@ def test_a_complete_runs_written_summary_is_what_the_records_give(tmp_path, monk
     never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("the records were read"))  # noqa: E731
     monkeypatch.setattr(RecordedRun, "case_results", never)
     assert RecordedRun.open(run.folder).result_summary() == recomputed
+
+
+def test_a_listed_case_is_read_where_the_listing_found_it_without_keying_every_record(tmp_path, monkeypatch):
+    run = _complete_run(tmp_path / "runs")
+    keys = [(entry.index, case_id, 1) for entry in run.manifest.eval_sets for case_id in entry.case_ids]
+    expected = [RecordedRun.open(run.folder).record(key) for key in keys]
+    listed = RecordedRun.open(run.folder)
+    list(listed.case_listing())  # from scores.jsonl
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("every record keyed"))  # noqa: E731
+    monkeypatch.setattr(RecordedRun, "_index", never)
+    assert [listed.record(key) for key in keys] == expected
+    assert all(record is not None for record in expected)
 
 
 def test_a_summary_older_than_the_records_is_recomputed(tmp_path):
@@ -194,6 +207,79 @@ def test_a_multi_run_runs_briefs_are_what_its_records_give_and_read_no_record(
     assert list(RecordedRun.open(run.folder).case_briefs()) == written
 
 
+def test_a_multi_run_case_is_read_where_its_brief_says_with_the_hints_the_run_gave(tmp_path, monkeypatch):
+    """A case's brief holds where each of its runs was written and its INCONCLUSIVE verdicts'
+    hints: a reader of the case seeks there (no other record's place looked up) and takes the
+    hints back (no search for how many runs would settle it); the result is the one its
+    records give."""
+    import agenteval._stats._verdict as verdict_module
+
+    run = _recorded(_plan(3), tmp_path / "runs")
+    lines = [json.loads(line) for line in (run.folder / "briefs.jsonl").read_bytes().splitlines()]
+    assert all(len(line["at"]) == 3 for line in lines)
+    assert any(line.get("hints") for line in lines)  # the plan leaves some cases INCONCLUSIVE
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    plain = RecordedRun.open(run.folder)  # no brief: the index, and every hint searched for
+    entry = plain.manifest.eval_sets[0]
+    expected = {c: plain.case_result(entry, c, plain.case_runs(entry, c)) for c in entry.case_ids}
+    (tmp_path / "briefs.jsonl").rename(run.folder / "briefs.jsonl")
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("looked up"))  # noqa: E731
+    monkeypatch.setattr(RecordedRun, "_index", never)
+    monkeypatch.setattr(verdict_module, "_units_to_settle", never)
+    briefed = RecordedRun.open(run.folder)
+    assert {c: briefed.case_result(entry, c, briefed.case_runs(entry, c)) for c in entry.case_ids} == expected
+    assert any(r.verdict.hint for case in expected.values() for r in case.criteria if r.verdict)
+
+
+def test_a_multi_run_listing_reads_the_heads_of_the_briefs_and_an_older_engines_whole(tmp_path, monkeypatch):
+    """A listing and a reader of a few cases parse only the head of each brief line (key,
+    status, marks, places, hints); a file of an older engine (no head: ``marks`` not written,
+    ``criteria`` first) is read whole; both list what the records give."""
+    run = _recorded(_plan(3), tmp_path / "runs")
+    path = run.folder / "briefs.jsonl"
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    assert all(list(line)[:3] == ["key", "status", "marks"] for line in lines)
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    expected = list(RecordedRun.open(run.folder).case_listing())  # from the records
+    (tmp_path / "briefs.jsonl").rename(path)
+    assert len({row[2:] for row in expected}) > 1  # not all alike
+    with monkeypatch.context() as patched:
+        real = RecordedRun._read_briefs
+
+        def cut_only(self, tail=None):
+            assert tail is not None, "read whole"
+            return real(self, tail)
+
+        patched.setattr(RecordedRun, "_read_briefs", cut_only)
+        heads = RecordedRun.open(run.folder)
+        assert list(heads.case_listing()) == expected
+        entry = heads.manifest.eval_sets[0]
+        heads.case_result(entry, "c1", heads.case_runs(entry, "c1"))  # places and hints from the heads
+        # without previews, the lines are read without them: the rest of each brief is the same
+        plain = [b._replace(user="", reply="", rubric_texts={}) for b in heads.case_briefs(previews=False)]
+    whole = list(RecordedRun.open(run.folder).case_briefs())
+    assert plain == [b._replace(user="", reply="", rubric_texts={}) for b in whole]
+    assert all(b.user for b in whole) and not any(b.user for b in heads.case_briefs(previews=False))
+    older = [
+        {
+            "key": line["key"],
+            "status": line["status"],
+            "criteria": line["criteria"],
+            "preview": line["preview"],
+        }
+        for line in lines
+    ]
+    data = b"".join(json.dumps(line, separators=(",", ":")).encode() + b"\n" for line in older)
+    path.write_bytes(data)
+    summary = json.loads((run.folder / "summary.json").read_text(encoding="utf-8"))
+    summary["briefs_bytes"] = len(data)  # sealed again over the older file, as its run sealed it
+    summary["sha256"] = summary_digest(summary)
+    (run.folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    older_run = RecordedRun.open(run.folder)
+    assert older_run._brief_heads() and "marks" not in next(iter(older_run._brief_heads().values()))
+    assert list(older_run.case_listing()) == expected
+
+
 def test_briefs_not_covered_by_the_summary_are_not_read(tmp_path):
     run = _recorded(_plan(3, cases=8), tmp_path / "runs")
     path = run.folder / "briefs.jsonl"
@@ -219,6 +305,10 @@ def test_a_resumed_multi_run_run_lists_the_cases_of_both_sessions_as_its_records
     keys = [json.loads(line)["key"][1] for line in (run.folder / "briefs.jsonl").read_bytes().splitlines()]
     assert sorted(keys) == sorted(f"c{i}" for i in range(30))
     listed = list(run.case_briefs())
+    # a case with runs of both sessions has no places in its brief: its records are found anyway
+    entry = run.manifest.eval_sets[0]
+    runs = [run.case_runs(entry, case_id) for case_id in entry.case_ids]
+    assert runs == [[run.record((0, case_id, i)) for i in (1, 2, 3)] for case_id in entry.case_ids]
     (run.folder / "briefs.jsonl").unlink()
     assert listed == list(RecordedRun.open(run.folder).case_briefs())
 

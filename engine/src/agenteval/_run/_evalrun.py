@@ -447,7 +447,7 @@ class EvalRun:
             self.writer.append_set_summary(key[0], book.summary.set_state(key[0]))
         if self.writer is not None and self.plan.num_runs != 1:
             records = [state.runs[i] for i in sorted(state.runs)]
-            self.writer.append_brief(brief_from_result(state.planned.entry, 0, case, records))
+            self.writer.append_brief(brief_from_result(state.planned.entry, 0, case, records), case)
         if self.keep_results:
             book.finished[key] = case
         if self.case_sink is not None:

@@ -20,6 +20,7 @@ Briefs are named tuples (immutable and typed; far cheaper to make than dataclass
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Optional
 
@@ -33,6 +34,13 @@ __all__ = ["CaseBrief", "CriterionBrief", "RubricBrief", "not_reached", "rubric_
 #: A run of several runs per case writes each finished case's combined brief here
 #: (``brief_line``), so that readers need not combine every case's runs again.
 BRIEFS = "briefs.jsonl"
+#: the rest of a ``briefs.jsonl`` line after its head (key, status, marks, places and hints:
+#: ``brief_line`` writes them first); ``,"criteria":`` is never inside a JSON string (a quote
+#: there is escaped), so a line cut here and closed is its head, or not JSON (then the lines
+#: are read whole)
+BRIEF_TAIL = re.compile(rb',"criteria":[^\n]*')
+#: the same after the criteria: a line's previews and rubric texts
+BRIEF_PREVIEW = re.compile(rb',"preview":[^\n]*')
 
 _STATUS = {status.value: status for status in Status}
 #: the point verdict of each status (by its value), as a string (``None``: an informational
@@ -52,6 +60,23 @@ def not_reached(criteria: Iterable[tuple[Status, Optional[str]]]) -> bool:
     going and has not come to it)."""
     problems = [code for status, code in criteria if not status.ok]
     return bool(problems) and all(code in ("interrupted", "pending") for code in problems)
+
+
+def criteria_marks(criteria: list[list[Any]]) -> tuple[int, bool]:
+    """A case's INCONCLUSIVE verdicts and whether the run never scored it (``not_reached``),
+    from its criterion arrays (``[criterion, status, score, reason_code, verdict, ...]``, as
+    ``scores.jsonl`` and ``briefs.jsonl`` hold them; a verdict left out is a point verdict,
+    never INCONCLUSIVE)."""
+    doubtful = 0
+    problems = reached = False
+    for item in criteria:
+        status, code = item[1], item[3]
+        if item[4] == "INCONCLUSIVE":
+            doubtful += 1
+        if status != "PASSED" and status != "INFORMATIONAL":  # not ok
+            problems = True
+            reached = reached or (code != "interrupted" and code != "pending")
+    return doubtful, problems and not reached
 
 
 class RubricBrief(NamedTuple):
@@ -219,27 +244,42 @@ def brief_from_result(
     return CaseBrief(entry, case.eval_id, row, case.status, criteria, bool(present), user, reply, texts)
 
 
-def brief_line(brief: CaseBrief) -> dict[str, Any]:
+def brief_line(
+    brief: CaseBrief,
+    places: Optional[Sequence[Optional[Sequence[int]]]] = None,
+    hints: Optional[Mapping[str, str]] = None,
+) -> dict[str, Any]:
     """A case's combined brief as a ``briefs.jsonl`` line (``docs/run-folder.md``): each
     criterion one array ``[criterion, status, score, reason_code, verdict, rubrics,
-    run_scores]``, as in the index with the run scores added."""
+    run_scores]``, as in the index with the run scores added; ``marks``: what a listing
+    decides on (``criteria_marks``); ``places``: each run's record as ``[offset, length]`` in
+    ``results.jsonl`` (run order; a reader of the case seeks there), ``hints``: its
+    INCONCLUSIVE verdicts' hints (``agenteval._verdicts.verdict_hints``: a reader of the case
+    need not search for them again)."""
+    criteria = [
+        [
+            c.name,
+            c.status.value,
+            c.score,
+            c.reason_code,
+            c.verdict,
+            [list(r) for r in c.rubrics],
+            list(c.run_scores),
+        ]
+        for c in brief.criteria
+    ]
+    # what a listing and a reader of a few cases need comes first: ``BRIEF_TAIL`` cuts the rest
     line: dict[str, Any] = {
         "key": [brief.entry.index, brief.case_id],
         "status": brief.status.value,
-        "criteria": [
-            [
-                c.name,
-                c.status.value,
-                c.score,
-                c.reason_code,
-                c.verdict,
-                [list(r) for r in c.rubrics],
-                list(c.run_scores),
-            ]
-            for c in brief.criteria
-        ],
-        "preview": {"user": brief.user, "reply": brief.reply},
+        "marks": list(criteria_marks(criteria)),
     }
+    if places:
+        line["at"] = [list(place) if place is not None else None for place in places]
+    if hints:
+        line["hints"] = dict(hints)
+    line["criteria"] = criteria
+    line["preview"] = {"user": brief.user, "reply": brief.reply}
     if brief.rubric_texts:
         line["rubric_texts"] = dict(brief.rubric_texts)
     return line

@@ -19,7 +19,9 @@ from typing import IO, Optional
 import pydantic_core
 
 from .._jsonsafe import writable
+from .._results import CaseResult
 from .._secrets import Scrubber
+from .._verdicts import verdict_hints
 from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
 from ._index import INDEX, INDEX_VERSION, criterion_arrays, index_entry, read_index
@@ -91,6 +93,9 @@ class RunWriter:
         #: ``scores.jsonl`` (``agenteval.runs._scores``), written beside the index
         self._scores: Optional[ScoresFile] = None
         self.records_written = 0
+        #: several runs per case: where each run of a case not yet briefed was written
+        #: (``append_brief`` writes them in the case's brief, so a reader seeks there)
+        self._places: dict[tuple[int, str], dict[int, tuple[int, int]]] = {}
         #: credential values are read once per run (records are bulk text)
         self._scrub = Scrubber()
 
@@ -181,6 +186,9 @@ class RunWriter:
         self.records_written += 1
         # the criteria's arrays are the same in the index line and the scores line: made once
         criteria = criterion_arrays(record)
+        if self.manifest.num_runs != 1:
+            key = (record.eval_set_index, record.case_id)
+            self._places.setdefault(key, {})[record.run_index] = (offset, len(line))
         if self._index is not None:
             entry = _json(index_entry(record, offset, len(line), criteria))
             try:
@@ -194,10 +202,18 @@ class RunWriter:
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
 
-    def append_brief(self, brief: CaseBrief) -> None:
+    def append_brief(self, brief: CaseBrief, case: Optional[CaseResult] = None) -> None:
         """Append a finished case's combined brief to ``briefs.jsonl`` (a run of several
-        runs per case; what readers list without combining the case's runs again)."""
-        self._briefs = self._append_line(BRIEFS, self._briefs, brief_line(brief))
+        runs per case; what readers list without combining the case's runs again), with
+        where this writer wrote each of its runs (when it wrote them all: not a case resumed
+        from an earlier session's records) and, given the ``case`` result, its verdicts'
+        hints."""
+        written = self._places.pop((brief.entry.index, brief.case_id), {})
+        runs = range(1, max(written, default=0) + 1)
+        places = [written[run] for run in runs] if all(run in written for run in runs) else None
+        hints = verdict_hints(case) if case is not None else None
+        line = brief_line(brief, places, hints)
+        self._briefs = self._append_line(BRIEFS, self._briefs, line)
 
     def append_set_summary(self, index: int, state: dict) -> None:
         """Append what finished eval set ``index`` adds to the summary (``state``:

@@ -10,9 +10,10 @@ import itertools
 import mmap
 import operator
 import os
+import re
 import shutil
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar, Optional, cast
 
@@ -34,12 +35,15 @@ from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluate
 from ..errors import ConfigError
 from ._briefs import (
     _STATUS,
+    BRIEF_PREVIEW,
+    BRIEF_TAIL,
     BRIEFS,
     CaseBrief,
     brief_from_index,
     brief_from_line,
     brief_from_result,
     brief_from_scores,
+    criteria_marks,
 )
 from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
 from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
@@ -105,6 +109,12 @@ class RecordedRun:
         self._score_offsets: Optional[dict[tuple[int, str, int], tuple[int, int]]] = None
         #: the same of a run not finished (``_listed_scores``)
         self._open_score_rows: Any = None
+        #: of each case's written brief (``briefs.jsonl``), its records' places and its hints
+        #: (``_brief_ref``: a few numbers a case, kept; the lines themselves are not)
+        self._brief_refs: Optional[dict[tuple[int, str], tuple[Any, Any]]] = None
+        #: the plan's rows and each row's record place, as a listing from ``scores.jsonl``
+        #: found them (``record`` looks a few up there rather than keying every line)
+        self._listed_places: Optional[tuple[dict[tuple[int, str], int], list[Any]]] = None
 
     @classmethod
     def open(cls, folder: Path) -> RecordedRun:
@@ -342,7 +352,9 @@ class RecordedRun:
 
     def record(self, key: tuple[int, str, int]) -> Optional[CaseRecord]:
         """The last record for ``key``, if any."""
-        where = self._index().get(key)
+        where = self._listed_place(key)
+        if where is None:
+            where = self._index().get(key)
         if where is None:
             return None
         if not hasattr(os, "pread"):  # no positional reads here: a handle of its own
@@ -355,6 +367,15 @@ class RecordedRun:
             return CaseRecord.model_validate_json(os.pread(self._results_fd, where[1], where[0]))
         except (ValidationError, ValueError):
             return None
+
+    def _listed_place(self, key: tuple[int, str, int]) -> Optional[tuple[int, int]]:
+        """Where ``key``'s record is, as a listing read it from ``scores.jsonl`` (the lines
+        ``_index`` would key), while no other way has keyed the records; else ``None``."""
+        found = self._listed_places
+        if found is None or key[2] != 1 or self._offsets is not None or self._score_offsets is not None:
+            return None
+        row = found[0].get((key[0], key[1]))
+        return found[1][row] if row is not None else None
 
     def case_briefs(self, *, previews: bool = True) -> Iterator[CaseBrief]:
         """Every planned case as a ``CaseBrief`` (typed; ``row`` is its place in the plan),
@@ -371,7 +392,7 @@ class RecordedRun:
         manifest = self.manifest
         pending = self.in_progress
         if manifest.num_runs != 1:
-            yield from self._combined_briefs(pending)
+            yield from self._combined_briefs(pending, previews)
             return
         plan, sets = self._plan()
         seen = bytearray(len(plan))
@@ -420,21 +441,28 @@ class RecordedRun:
         earlier one). A finished run of one run per case is read column by column from its
         ``scores.jsonl`` when the sealed summary vouches for it (no brief made), any other
         from ``case_briefs``."""
+        # a tuple per case, kept to the end, and no cycle among them: the collector would
+        # walk them all over and over (and the lines of the files read) for nothing
+        with gc_paused():
+            listed = self._listed()
+        yield from listed
+
+    def _listed(self) -> list[Any]:
         rows = self._listed_scores() if self.manifest.num_runs == 1 else None
         plan, sets = self._plan()
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
         # garbage collection down while they are read
         listed: list[Any] = [None] * len(plan)
-        written = self._written_briefs() if self.manifest.num_runs != 1 else {}
+        written = self._brief_heads() if self.manifest.num_runs != 1 else {}
+        if written and self._brief_refs is None:
+            self._brief_refs = _refs(written)
         if written and len(written) >= len(plan) and all(key in written for key in plan):
             # several runs per case, every case's brief written as it finished
-            with gc_paused():
-                for (eval_set, case_id), place in plan.items():
-                    line = written[(eval_set, case_id)]
-                    marks = _marks(line["criteria"])
-                    listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
-            yield from listed
-            return
+            for (eval_set, case_id), place in plan.items():
+                line = written[(eval_set, case_id)]
+                marks = line["marks"] if "marks" in line else criteria_marks(line["criteria"])
+                listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
+            return listed
         if rows is None:
             criteria: Optional[tuple] = None
             shared = (0, False)
@@ -442,13 +470,19 @@ class RecordedRun:
                 if each.criteria is not criteria:  # an eval set's unrecorded cases share theirs
                     criteria, shared = each.criteria, (each.inconclusive, each.unreached)
                 listed[each.row] = (each.entry, each.case_id, each.status, *shared)
-            yield from listed  # case_briefs covers every planned case
-            return
-        with gc_paused():
-            for row_line in rows:
-                at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
-                if at is not None:  # else a case the plan does not have
-                    listed[at] = (sets[row_line[0]], row_line[1], _STATUS[row_line[5]], *_marks(row_line[6]))
+            return listed  # case_briefs covers every planned case
+        places: list[Any] = [None] * len(plan)
+        for row_line in rows:
+            at = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
+            if at is not None:  # else a case the plan does not have
+                listed[at] = (
+                    sets[row_line[0]],
+                    row_line[1],
+                    _STATUS[row_line[5]],
+                    *criteria_marks(row_line[6]),
+                )
+                places[at] = (row_line[3], row_line[4])  # the last line of a key counts, as in ``_index``
+        self._listed_places = (plan, places)
         row = 0
         for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
@@ -459,28 +493,51 @@ class RecordedRun:
                         rest = (brief.status, brief.inconclusive, brief.unreached)
                     listed[row] = (entry, case_id, *rest)
                 row += 1
-        yield from listed
+        return listed
 
-    def _written_briefs(self) -> dict[tuple[int, str], dict]:
+    def _written_briefs(self, previews: bool = True) -> dict[tuple[int, str], dict]:
         """The lines of ``briefs.jsonl`` by (eval set index, case id) when the run's sealed
-        summary covers that file as it is; else none."""
+        summary covers that file as it is; else none. Without ``previews`` the lines may be
+        read without their previews and rubric texts (``BRIEF_PREVIEW`` cut: half the bytes
+        to parse)."""
+        if not previews:
+            cut = self._read_briefs(BRIEF_PREVIEW)
+            if cut is not None:
+                return cut
+        return self._read_briefs() or {}
+
+    def _read_briefs(self, tail: Optional[re.Pattern[bytes]] = None) -> Optional[dict[tuple[int, str], dict]]:
+        """``briefs.jsonl``'s lines by case (``_written_briefs``), each with ``tail`` cut
+        (``BRIEF_TAIL``: the heads only, ``None`` when a line has none, an older engine's
+        file); ``None`` too when a line so cut is not JSON."""
         written: dict[tuple[int, str], dict] = {}
         summary = self.summary()
         if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
             try:
                 data = (self.folder / BRIEFS).read_bytes()
                 if len(data) == summary.briefs_bytes:
-                    for found in json_lines(data):
+                    for found in json_lines(tail.sub(b"}", data) if tail is not None else data):
+                        if tail is BRIEF_TAIL and "marks" not in found:
+                            return None
                         written[(found["key"][0], found["key"][1])] = found
-            except (OSError, ValueError):
-                written = {}
+            except (OSError, ValueError, TypeError, KeyError):
+                return None if tail is not None else {}
         return written
 
-    def _combined_briefs(self, pending: bool) -> Iterator[CaseBrief]:
+    def _brief_heads(self) -> dict[tuple[int, str], dict]:
+        """The heads of ``briefs.jsonl``'s lines (key, status, marks, places, hints: what a
+        listing and a reader of a few cases need), by case, under the rules of
+        ``_written_briefs``: a third of the bytes of the whole lines to parse (the whole
+        lines when they have no head: an older engine's file)."""
+        heads = self._read_briefs(BRIEF_TAIL)
+        return heads if heads is not None else self._written_briefs()
+
+    def _combined_briefs(self, pending: bool, previews: bool = True) -> Iterator[CaseBrief]:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
         the run's sealed summary covers that file as it is (the briefs the run wrote as each
-        case finished), the others combined from their records."""
-        written = self._written_briefs()
+        case finished; without ``previews``, read without them), the others combined from
+        their records."""
+        written = self._written_briefs(previews)
         rows = {}
         row = 0
         for entry in self.manifest.eval_sets:
@@ -530,7 +587,13 @@ class RecordedRun:
                         yield entry, case_id, self._records_of(entry, case_id, index, handle, model)
 
     def case_runs(self, entry: EvalSetEntry, case_id: str) -> list[Optional[CaseRecord]]:
-        """One case's records, one per run, by the rules of ``case_records``."""
+        """One case's records, one per run, by the rules of ``case_records``: read where its
+        written brief says they are, when it says so for every run (no other record's place
+        looked up)."""
+        places, _ = self._brief_ref(entry, case_id)
+        if places is not None and len(places) == self.manifest.num_runs and all(places):
+            with open(self.folder / RESULTS, "rb") as results:
+                return [self._read_at(results, (offset, length)) for offset, length in places]
         index = self._index()
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
@@ -582,7 +645,22 @@ class RecordedRun:
         once and passes it)."""
         if pending is None:
             pending = self.in_progress
-        return case_from_records(entry, case_id, records, self.manifest.confidence, pending=pending)
+        hints = self._brief_ref(entry, case_id)[1] if len(records) > 1 else None
+        return case_from_records(
+            entry, case_id, records, self.manifest.confidence, pending=pending, hints=hints
+        )
+
+    def _brief_ref(self, entry: EvalSetEntry, case_id: str) -> tuple[Any, Any]:
+        """Where the case's records are and its verdict hints, as its written brief says
+        (``briefs.jsonl``, current under the run's seal: its records are the ones the brief
+        was made of); ``None`` for what it does not say, or without a brief (and under
+        ``--num-runs auto``: a reader may combine a case's records up to a look only)."""
+        if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
+            return None, None
+        if self._brief_refs is None:
+            with gc_paused():
+                self._brief_refs = _refs(self._brief_heads())
+        return self._brief_refs.get((entry.index, case_id), (None, None))
 
     def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
@@ -757,21 +835,9 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     return True
 
 
-def _marks(criteria: list[list[Any]]) -> tuple[int, bool]:
-    """A case's INCONCLUSIVE verdicts and whether the run never scored it (``not_reached``),
-    from its criterion arrays (``[criterion, status, score, reason_code, verdict, ...]``, as
-    ``scores.jsonl`` and ``briefs.jsonl`` hold them; a verdict left out is a point verdict,
-    never INCONCLUSIVE)."""
-    doubtful = 0
-    problems = reached = False
-    for item in criteria:
-        status, code = item[1], item[3]
-        if item[4] == "INCONCLUSIVE":
-            doubtful += 1
-        if status != "PASSED" and status != "INFORMATIONAL":  # not ok
-            problems = True
-            reached = reached or (code != "interrupted" and code != "pending")
-    return doubtful, problems and not reached
+def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[Any, Any]]:
+    """Each case's records' places and hints (``_brief_ref``) from its brief line."""
+    return {key: (line.get("at"), line.get("hints")) for key, line in briefs.items()}
 
 
 def case_from_records(
@@ -782,12 +848,14 @@ def case_from_records(
     *,
     run_id: Optional[str] = None,
     pending: bool = False,
+    hints: Optional[Mapping[str, str]] = None,
 ) -> CaseResult:
     """A case's result from its per-run records (``None`` for a run never recorded), with
     the verdicts the run itself gave (same rules, same seeds: ``run_id`` defaults to the
     records' own). The run and every reader of its folder go through here. A run never
     recorded is NOT_EVALUATED ``interrupted``, or ``pending`` while the run is still going
-    (``pending``: ``RecordedRun.in_progress``)."""
+    (``pending``: ``RecordedRun.in_progress``). ``hints``: the verdict hints the run wrote
+    for these records (``agenteval._verdicts.verdict_hints``), not searched for again."""
     per_run: list[list[CriterionResult]] = []
     why, code = (
         ("not scored yet: the run is still going", "pending")
@@ -815,6 +883,7 @@ def case_from_records(
             case_id,
         ),
         identical_outputs=same_outputs([r.actual if r is not None else None for r in records]),
+        hints=hints,
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
     return CaseResult(
