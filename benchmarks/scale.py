@@ -14,7 +14,7 @@ user would::
 in a fresh process, and prints wall time, the ratio to the previous size of the same layout
 (a linear cost gives about 10x per step), peak RSS of that process (``wait4``), the size of
 the run folder, the floor (plain ``json.load`` of every expected and actual file, timed in
-this process), the ratio of the wall time to that floor, and the CPU time of the process
+the process that wrote them), the ratio of the wall time to that floor, and the CPU time of the process
 (user + system: on a shared machine the steadier figure). A run past ``--timeout`` seconds
 is stopped and shown as such.
 
@@ -23,6 +23,11 @@ project's dev venv), ADK's own evaluators do the same scoring on the 10k files t
 ``_adk_runner.py`` (loading with ADK's loader, each criterion over every case); ADK's figure is
 a lower bound (no CLI, no session handling, no result persistence). Compare ratios within one
 run; absolute figures depend on the machine.
+
+The data is written, and the floor timed, in a forked process (``prepared``), never in this
+one: Linux starts a subprocess with ``vfork`` and, at its ``exec``, carries the parent's
+peak memory into the child's ``ru_maxrss``, so a parent that had held 100k cases in one file
+(about 1.5 GB) would give every run it starts that peak.
 
     python benchmarks/scale.py                          # 1k, 10k, 30k, 100k; both layouts
     python benchmarks/scale.py --sizes 30000 --layouts one --timeout 180
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -40,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Optional
 
@@ -91,6 +98,18 @@ def json_floor(manifest: dict[str, Any]) -> float:
             with open(pair[key], "rb") as handle:
                 json.load(handle)
     return time.perf_counter() - started
+
+
+def prepared(folder: Path, cases: int, per_file: Optional[int] = 1000) -> tuple[dict[str, Any], float]:
+    """``make_data`` then ``json_floor``, in a forked process (see the module docstring):
+    the manifest and the floor in seconds."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return pool.submit(_prepare, folder, cases, per_file).result()
+
+
+def _prepare(folder: Path, cases: int, per_file: Optional[int]) -> tuple[dict[str, Any], float]:
+    manifest = make_data(folder, cases, per_file=per_file)
+    return manifest, json_floor(manifest)
 
 
 def run_agenteval(folder: Path, manifest: dict[str, Any], timeout: Optional[float] = None) -> dict[str, Any]:
@@ -169,8 +188,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for size in args.sizes:
             for layout in args.layouts:
                 folder = Path(tmp) / f"{size}-{layout}"
-                manifest = make_data(folder, size, per_file=LAYOUTS[layout])
-                floor = json_floor(manifest)
+                manifest, floor = prepared(folder, size, per_file=LAYOUTS[layout])
                 measured = run_agenteval(folder, manifest, args.timeout)
                 files = len(manifest["pairs"])
                 described = f"{layout} ({files} file{'s' if files > 1 else ''} of expected and of actual)"

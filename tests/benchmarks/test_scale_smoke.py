@@ -3,6 +3,7 @@ small inputs and print their figures. No timing assertions (figures depend on th
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -40,3 +41,21 @@ def test_interruption_prints_the_signal_table() -> None:
     rows = [line.split() for line in printed.splitlines()[1:]]
     assert [(row[0], row[4]) for row in rows] == [("60", "130")]
     assert 10 <= int(rows[0][1]) < 60 and float(rows[0][3]) > 0
+
+
+def test_scale_prepares_the_data_apart_as_make_data_writes_it(tmp_path: Path) -> None:
+    """The forked preparation (which keeps the data's memory out of the measured runs' peak)
+    writes the same files and gives the same manifest as ``make_data`` here."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import scale
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    manifest, floor = scale.prepared(tmp_path / "apart", 30, per_file=None)
+    here = scale.make_data(tmp_path / "here", 30, per_file=None)
+    assert floor > 0
+    assert json.dumps(manifest).replace("apart", "here") == json.dumps(here)
+    for name in ("expected", "actual"):
+        files = sorted((tmp_path / "apart" / name).iterdir())
+        assert [f.name for f in files] == sorted(f.name for f in (tmp_path / "here" / name).iterdir())
+        assert all(f.read_bytes() == (tmp_path / "here" / name / f.name).read_bytes() for f in files)
