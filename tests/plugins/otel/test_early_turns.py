@@ -5,7 +5,6 @@ read again)."""
 
 from __future__ import annotations
 
-import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.plugins.otel._encode import encode_span
+from tests.plugins.otel._held import assert_one_trace_held_at_a_time, spans_by_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = (FIXTURES / "adk_v2.otlp.json", FIXTURES / "openai_agents.otlp.json")
@@ -56,25 +56,10 @@ def test_any_spread_of_the_spans_over_lines_reads_as_every_span_held(
 
 
 def test_a_file_of_one_trace_a_line_holds_one_trace_s_spans_at_a_time(tmp_path, monkeypatch):
-    by_trace: dict[str, list[Span]] = {}
-    for span in SPANS:
-        by_trace.setdefault(span.trace_id, []).append(span)
-    traces = list(by_trace.values())
+    traces = spans_by_trace(SPANS)
     path = tmp_path / "t.jsonl"
     path.write_text(_lines(traces), encoding="utf-8")
-    held: list[int] = []
-    original = _select.trace_turns
-
-    def counting(trace_id: str, spans: list[Span], **options: bool) -> Any:
-        held.append(sum(type(o) is Span for o in gc.get_objects()))
-        return original(trace_id, spans, **options)
-
-    monkeypatch.setattr(_select, "trace_turns", counting)
-    monkeypatch.setattr(_select, "HELD_SPANS", 1)
-    read_turns(path)
-    assert len(held) == len(traces) > 1
-    baseline = sum(type(o) is Span for o in gc.get_objects())  # this module's own SPANS
-    assert max(held) - baseline <= max(map(len, traces))
+    assert_one_trace_held_at_a_time(path, traces, monkeypatch)
 
 
 def test_a_lint_keeps_of_each_turn_its_user_message_and_findings_not_its_events(tmp_path):

@@ -4,7 +4,6 @@ damaged or cut-off file the same error (file, line:column or span, fix)."""
 
 from __future__ import annotations
 
-import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.plugins.otel._encode import encode, encode_span
+from tests.plugins.otel._held import assert_one_trace_held_at_a_time, spans_by_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
@@ -176,23 +176,8 @@ def test_a_large_document_s_turns_are_read_as_a_jsonl_file_s_any_spread_of_spans
 
 
 def test_a_large_document_of_one_trace_a_resource_holds_one_trace_s_spans_at_a_time(tmp_path, monkeypatch):
-    by_trace: dict[str, list[Span]] = {}
-    for span in SPANS:
-        by_trace.setdefault(span.trace_id, []).append(span)
-    traces = list(by_trace.values())
+    traces = spans_by_trace(SPANS)
     path = tmp_path / "t.json"
     path.write_text(_document_of(traces), encoding="utf-8")
-    held: list[int] = []
-    original = _select.trace_turns
-
-    def counting(trace_id: str, spans: list[Span], **options: bool) -> Any:
-        held.append(sum(type(o) is Span for o in gc.get_objects()))
-        return original(trace_id, spans, **options)
-
-    monkeypatch.setattr(_select, "trace_turns", counting)
-    monkeypatch.setattr(_select, "HELD_SPANS", 1)
     monkeypatch.setattr(_otlp, "STREAM_FROM_BYTES", 0)
-    read_turns(path)
-    assert len(held) == len(traces) > 1
-    baseline = sum(type(o) is Span for o in gc.get_objects())  # this module's own SPANS
-    assert max(held) - baseline <= max(map(len, traces))
+    assert_one_trace_held_at_a_time(path, traces, monkeypatch)
