@@ -1,4 +1,5 @@
-"""How many spans the otel reader holds while it turns a file's traces into turns."""
+"""Spreading spans over a file's lines (or a document's resources), and how many spans the
+otel reader holds while it turns the file's traces into turns."""
 
 from __future__ import annotations
 
@@ -10,6 +11,18 @@ import pytest
 from agenteval_otel import _select
 from agenteval_otel._otlp import Span
 from agenteval_otel._select import read_turns
+
+
+def in_batches(spans: list[Span], order: list[int], cuts: list[int]) -> list[list[Span]]:
+    """``spans`` taken in ``order`` and cut into batches of the sizes ``cuts`` gives in turn
+    (``cuts`` has at least as many sizes as there are spans)."""
+    ordered = [spans[i] for i in order]
+    batches, sizes = [], iter(cuts)
+    while ordered:
+        size = next(sizes)
+        batches.append(ordered[:size])
+        ordered = ordered[size:]
+    return batches
 
 
 def spans_by_trace(spans: list[Span]) -> list[list[Span]]:

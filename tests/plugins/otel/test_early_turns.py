@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.plugins.otel._encode import encode_span
-from tests.plugins.otel._held import assert_one_trace_held_at_a_time, spans_by_trace
+from tests.plugins.otel._held import assert_one_trace_held_at_a_time, in_batches, spans_by_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = (FIXTURES / "adk_v2.otlp.json", FIXTURES / "openai_agents.otlp.json")
@@ -44,12 +44,7 @@ def test_any_spread_of_the_spans_over_lines_reads_as_every_span_held(
     tmp_path_factory, monkeypatch, order, cuts
 ):
     monkeypatch.setattr(_select, "HELD_SPANS", 1)  # traces read at the end of every line
-    spans = [SPANS[i] for i in order]
-    batches, sizes = [], iter(cuts)
-    while spans:
-        size = next(sizes)
-        batches.append(spans[:size])
-        spans = spans[size:]
+    batches = in_batches(SPANS, order, cuts)
     path = tmp_path_factory.mktemp("early") / "t.jsonl"
     path.write_text(_lines(batches), encoding="utf-8")
     assert _dumped(read_turns(path)) == _dumped(turns_of(read_spans(path)))

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.plugins.otel._encode import encode, encode_span
-from tests.plugins.otel._held import assert_one_trace_held_at_a_time, spans_by_trace
+from tests.plugins.otel._held import assert_one_trace_held_at_a_time, in_batches, spans_by_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
@@ -161,12 +161,7 @@ def test_a_large_document_s_turns_are_read_as_a_jsonl_file_s_any_spread_of_spans
 ):
     monkeypatch.setattr(_select, "HELD_SPANS", 1)  # traces read after every resource
     monkeypatch.setattr(_select, "PENDING_SPANS", 2)  # other traces' spans dropped, read again
-    spans = [SPANS[i] for i in order]
-    batches, sizes = [], iter(cuts)
-    while spans:
-        size = next(sizes)
-        batches.append(spans[:size])
-        spans = spans[size:]
+    batches = in_batches(SPANS, order, cuts)
     path = tmp_path_factory.mktemp("doc") / "t.json"
     path.write_text(_document_of(batches), encoding="utf-8")
     ids = {"weather_paris"} if few else None
