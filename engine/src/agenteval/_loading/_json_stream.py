@@ -157,6 +157,21 @@ class _Stream:
     def key(self) -> str:
         return self._read(lambda text, pos: scanstring(text, pos + 1, True))
 
+    def comma_or_end(self, closing: str) -> Optional[int]:
+        """After a member or an element: ``None`` at ``closing`` (left to the caller), else the
+        place of the comma, passed with the whitespace after it (json's error at any other
+        character). What follows the comma is the caller's to check (a trailing comma)."""
+        self.skip()
+        mark = self.peek()
+        if mark == closing:
+            return None
+        if mark != ",":
+            self.fail(_COMMA, self.pos)
+        comma = self.pos
+        self.pos += 1
+        self.skip()
+        return comma
+
     def members(
         self,
         path: tuple[str, ...],
@@ -192,15 +207,9 @@ class _Stream:
                     value = self.value()
                     if rest is not None:
                         rest[above + (key,)] = value
-                self.skip()
-                mark = self.peek()
-                if mark == "}":
+                comma = self.comma_or_end("}")
+                if comma is None:
                     break
-                if mark != ",":
-                    self.fail(_COMMA, self.pos)
-                comma = self.pos
-                self.pos += 1
-                self.skip()
                 if self.peek() == "}" and _OBJECT_TRAILING[0] != _NAME:
                     self.fail(_OBJECT_TRAILING[0], comma if _OBJECT_TRAILING[1] == 7 else self.pos)
         self.pos += 1
@@ -216,16 +225,10 @@ class _Stream:
             return
         while True:
             yield self.value()
-            self.skip()
-            mark = self.peek()
-            if mark == "]":
+            comma = self.comma_or_end("]")
+            if comma is None:
                 self.pos += 1
                 return
-            if mark != ",":
-                self.fail(_COMMA, self.pos)
-            comma = self.pos
-            self.pos += 1
-            self.skip()
             if self.peek() == "]" and _ARRAY_TRAILING[1] == 2:
                 self.fail(_ARRAY_TRAILING[0], comma)
 
