@@ -37,3 +37,10 @@ def test_the_sdk_run_says_where_the_judge_slots_time_went() -> None:
     [slots] = [line for line in printed.splitlines() if "judge slots held over the span" in line]
     assert "Nagle off" in slots and " of 16; slot time per call " in slots
     assert "429 storm" not in printed  # --only sdk: the SDK runs alone
+
+
+def test_the_fake_server_s_nagle_stall_can_be_put_back_to_compare() -> None:
+    pytest.importorskip("google.genai")
+    printed = _printed("--only", "sdk", "--server-nagle", "--invocations", "4", "--latency", "0.01")
+    [slots] = [line for line in printed.splitlines() if "judge slots held over the span" in line]
+    assert "Nagle on" in slots

@@ -1,0 +1,26 @@
+"""Smoke test of ``benchmarks/otel_import.py``: a row per mode asked for, on a few traces. No
+timing assertions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "otel_import.py"
+
+
+def test_otel_import_prints_a_row_per_mode() -> None:
+    modes = ["actual", "actual 1%", "import-trace", "lint-trace", "document"]
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "20", "--modes", ",".join(modes)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    read = [" ".join(row[3:-4]) for row in rows]
+    assert read == ["(imports only)", *modes]
+    assert all(row[:2] == ["20", "1000"] for row in rows)  # 50 spans a trace
+    assert all(float(row[-1]) > 0 for row in rows)  # peak MB

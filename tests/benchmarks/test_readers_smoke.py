@@ -1,0 +1,27 @@
+"""Smoke test of ``benchmarks/readers.py``: it writes each kind of run folder and times the
+readers asked for, the least of ``--repeat`` runs each. No timing assertions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "readers.py"
+
+
+def test_readers_prints_a_row_per_reader_and_a_column_per_kind() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "120", "--repeat", "2", "--readers", "show", "compare"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = lines.index("120 cases")
+    assert lines[header + 1].split() == ["reader", "complete", "interrupted", "killed", "3", "runs"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[header + 2 : header + 4]}
+    assert list(rows) == ["show", "compare"]
+    for cells in rows.values():  # wall (CPU) for each of the four kinds
+        assert len(cells) == 8 and all(float(cell.strip("()")) > 0 for cell in cells)
