@@ -66,11 +66,14 @@ def _check_values(values: Sequence[float], lo: float, hi: float) -> list[float]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def clopper_pearson(successes: int, n: int, level: float = 0.95) -> Interval:
     """The exact (Clopper–Pearson) interval for a rate from ``successes`` of ``n``.
 
     ``low`` is 0 when ``successes == 0`` and ``high`` is 1 when ``successes == n``; with all
     successes ``low = ((1 - level) / 2) ** (1 / n)``. ``n == 0`` gives [0, 1] (``no-data``).
+    Each distinct (successes, n, level) is computed once (an eval set's pass rate and the
+    interval of its pass/fail scores ask for the same one).
     """
     _check_level(level)
     if n < 0 or not 0 <= successes <= n:
