@@ -167,6 +167,14 @@ def test_bca_equals_scipys_bootstrap_with_the_same_seed(n):
     assert ours.high == pytest.approx(theirs.high, abs=1e-9)
 
 
+def test_bca_of_a_spread_too_small_to_cube_has_no_acceleration_instead_of_dividing_by_zero():
+    # the jackknife spread's squares sum above 0 but their 1.5th power underflows to 0.0
+    values = [0.0, 1.4486409055722687e-118]
+    interval = bca_interval(values, seed=0, resamples=2999)
+    assert interval.method == "bca"
+    assert 0.0 <= interval.low <= interval.estimate <= interval.high <= 1.0
+
+
 def test_bca_of_many_values_draws_fewer_resamples_and_says_so():
     values = [(i % 97) / 96 for i in range(50_000)]
     interval = bca_interval(values, seed=3)

@@ -303,8 +303,8 @@ def bca_interval(
     # Acceleration: the skewness of the jackknife means.
     jack = (data.sum() - data) / (n - 1)
     spread = jack.mean() - jack
-    squares = float((spread**2).sum())
-    accel = float((spread**3).sum()) / (6 * squares**1.5) if squares > 0 else 0.0
+    scale = 6 * float((spread**2).sum()) ** 1.5  # 0.0 for no spread, or one too small to cube
+    accel = float((spread**3).sum()) / scale if scale > 0 else 0.0
     normal = NormalDist()
     if not 0 < share < 1:
         raise ValueError("BCa gave no finite interval for these values")
