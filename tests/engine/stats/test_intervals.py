@@ -167,6 +167,13 @@ def test_bca_equals_scipys_bootstrap_with_the_same_seed(n):
     assert ours.high == pytest.approx(theirs.high, abs=1e-9)
 
 
+def test_clopper_pearson_is_computed_once_per_distinct_input():
+    # an eval set's pass rate and the interval of its pass/fail scores ask for the same one
+    first = clopper_pearson(7, 20, 0.95)
+    assert clopper_pearson(7, 20, 0.95) is first
+    assert clopper_pearson(8, 20, 0.95) != first
+
+
 def test_bca_of_a_spread_too_small_to_cube_has_no_acceleration_instead_of_dividing_by_zero():
     # the jackknife spread's squares sum above 0 but their 1.5th power underflows to 0.0
     values = [0.0, 1.4486409055722687e-118]
