@@ -576,40 +576,34 @@ class SummaryBuilder:
             part.statistics = None
         part.cases[case.status] += times
         criteria, not_evaluated, invocations = part.criteria, part.not_evaluated, part.invocations
-        results = part.results
         for result in case.criteria:
-            status = result.status
-            results[status] += times
+            part.results[result.status] += times
             key = (result.criterion, result.threshold, str(result.plugin))
             group = criteria.get(key)
             if group is None:
                 group = criteria[key] = _group(result.plugin)
-            group["counts"][status] += times
+            group["counts"][result.status] += times
             group["judge"].add(result.judge, times)
             if result.verdict is not None and result.verdict.basis == JUDGE_BUDGET_BASIS:
                 part.unjudged += times
             if result.score is not None:
                 group["scores"].extend([result.score] * times)
-            if status is Status.NOT_EVALUATED:
+            if result.status is Status.NOT_EVALUATED:
                 code = result.reason_code or "not_evaluated"
                 not_evaluated[code] = not_evaluated.get(code, 0) + times
-            for run in result.runs or (result,):
+            for run in result.runs or [result]:
                 for item in run.per_invocation:
                     if item.status is Status.NOT_EVALUATED:
                         code = item.reason_code or "not_evaluated"
                         invocations[code] = invocations.get(code, 0) + times
-                    if item.details and "calls_used" in item.details:
+                    if "calls_used" in item.details:
                         for _ in range(times):
                             _add_votes(group, item.details)
         if eval_set is not None and self.confidence is not None and not part.released:
             units = part.units
             for result in case.criteria:
                 _, *unit = _set_unit(case.eval_id, result)
-                kept = units.setdefault(result.criterion, [])
-                if times == 1:  # (one case: no generator)
-                    kept.append((case_ids[0], *unit))
-                else:
-                    kept.extend((i, *unit) for i in case_ids)
+                units.setdefault(result.criterion, []).extend((i, *unit) for i in case_ids)
             if part.added == len(eval_set.case_ids):
                 # every case in: the set's statistics now, and its units let go (a few
                 # numbers per case: tens of megabytes at 100k cases)

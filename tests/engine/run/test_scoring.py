@@ -412,42 +412,6 @@ def test_concurrency_is_bounded(limit):
     assert Gate.active == 0
 
 
-def test_a_criterion_that_never_waits_takes_no_slot_while_one_is_free(monkeypatch):
-    taken = []
-    enter = asyncio.Semaphore.__aenter__
-
-    async def counted(self):  # the evaluation slots are taken by ``async with``
-        taken.append(self)
-        return await enter(self)
-
-    monkeypatch.setattr(asyncio.Semaphore, "__aenter__", counted)
-    cases = eval_set(*(f"c{i}" for i in range(5)))
-    result = evaluate(cases, cases, {"fixed": 0.5, "lower": 0.5}, registry=REGISTRY, concurrency=1)
-    assert result.summary.criterion_results[Status.PASSED] == 5
-    assert not taken  # (the limit is for evaluations that can wait: it was never full)
-
-
-class Probe(Evaluator):
-    """Synchronous: notes how many ``Gate`` evaluations are under way when it is called."""
-
-    info = EvaluatorInfo(description="Notes the gates under way.")
-    seen: list = []
-
-    def evaluate(self, ctx):
-        type(self).seen.append(Gate.active)
-        return Score(value=1.0)
-
-
-def test_a_criterion_that_never_waits_still_waits_for_a_slot_when_all_are_taken():
-    Gate.active = Gate.peak = 0
-    Probe.seen = []
-    cases = eval_set(*(f"c{i}" for i in range(6)))
-    registry = registry_for(gate=Gate, probe=Probe)
-    result = evaluate(cases, cases, {"gate": 0.5, "probe": 0.5}, registry=registry, concurrency=1)
-    assert result.summary.criterion_results[Status.PASSED] == 12
-    assert Probe.seen == [0] * 6  # one evaluation at a time, whichever kind
-
-
 def _without_durations(result: RunResult) -> dict:
     data = result.model_dump(mode="json")
     for eval_set_result in data["eval_sets"]:

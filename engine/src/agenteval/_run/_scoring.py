@@ -217,18 +217,14 @@ async def _score_one(
     if blocked is not None:
         return blocked
     ctx = context_for(case, actual, resolved, judge, scope)
-    judged = resolved.info.requires_judge
-    # Judge criteria wait on the judge service's own limit, not on the evaluation slots. A
-    # criterion that never waits takes a free slot only when its result must be awaited:
-    # taking it for the call itself would not wait, and nothing else runs until it is back.
-    held = not judged and (resolved.waits or limit.locked())
-    async with limit if held else contextlib.nullcontext():
+    # Judge criteria wait on the judge service's own limit, not on the evaluation slots.
+    slot = contextlib.nullcontext() if resolved.info.requires_judge else limit
+    async with slot:
         started = time.perf_counter()
         try:
             outcome = resolved.evaluator.evaluate(ctx)
             if type(outcome) is not Score and inspect.isawaitable(outcome):
-                async with contextlib.nullcontext() if judged or held else limit:
-                    outcome = await outcome
+                outcome = await outcome
         except Exception as exc:  # failing is data: the run goes on
             if strict:
                 raise
