@@ -17,6 +17,8 @@ from agenteval._run._files import EvalFiles, measured_cost
 from agenteval.errors import DataError
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def _write_set(path: Path, set_id: str, texts: dict[str, str]) -> Path:
@@ -326,3 +328,56 @@ def test_the_pricer_s_walk_counts_what_the_recursive_definition_counts():
     for value in [*cases, mixed]:  # one ``seen`` across values, as the pricer shares it
         assert _files._size_of(value, walked) == _size_by_recursion(value, recursed)
     assert walked == recursed
+
+
+@given(budget=st.integers(0, 10**12), total=st.integers(0, 10**12), more=st.integers(0, 10**12))
+def test_the_kept_limit_is_the_budget_while_the_run_fits_and_shrinks_continuously_past_it(
+    budget, total, more
+):
+    limit = _files.kept_limit(budget, total)
+    assert 0 <= limit <= budget
+    assert (limit == budget) is (total <= budget or budget == 0)
+    assert _files.kept_limit(budget, total + more) <= limit  # a larger run never keeps more
+    if total > budget:
+        assert abs(limit - budget * budget / total) <= 1  # the share budget / total of the budget
+    assert _files.kept_limit(budget, budget + 1) >= budget - 1  # continuous where the run stops fitting
+
+
+def _whole_cost(paths: list[Path]) -> int:
+    files = EvalFiles(budget=10**12)
+    for path in paths:
+        files.read(path)
+    return files._cost
+
+
+def test_a_run_over_the_budget_keeps_the_share_budget_over_total_of_it(tmp_path):
+    want, got = _sets(tmp_path, count=4, per_set=30)
+    paths = [*got, *want]
+    total = _whole_cost(paths)
+    files = EvalFiles(budget=total // 2)
+    files.will_read(paths)
+    for path in paths:
+        files.read(path)
+    assert files._unread == {} and 0.8 * total < files._priced < 1.2 * total  # every case priced
+    # A quarter of the run (half of the budget) kept, not the whole budget as before.
+    assert 0 < files._cost <= 1.2 * _files.kept_limit(total // 2, total) < 0.7 * files.budget
+    whole = {path: _files.read_eval_file(path).eval_set.eval_cases for path in paths}
+    files.start_run()
+    assert {
+        path: [files.case(path, case.eval_id) for case in cases] for path, cases in whole.items()
+    } == whole
+    assert files.rereads == 0 and 0 < files.case_reads < 240
+
+
+def test_a_run_that_fits_the_budget_keeps_every_case_and_reads_nothing_again(tmp_path, monkeypatch):
+    want, got = _sets(tmp_path, count=4, per_set=30)
+    total = _whole_cost([*want, *got])
+    budget = int(1.1 * total)
+    monkeypatch.setattr(_files, "_budget_from_environment", lambda: budget)
+    plan = plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
+    assert plan.files is not None and plan.files._unread == {} and plan.files._priced <= budget
+    run_sync(EvalRun(plan).execute())
+    assert (plan.files.rereads, plan.files.case_reads) == (0, 0)
+    monkeypatch.setattr(_files, "_budget_from_environment", lambda: total // 2)
+    plan = plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
+    assert plan.files is not None and plan.files._cost <= 1.2 * _files.kept_limit(total // 2, total)

@@ -9,6 +9,14 @@ budget, and hands each to the run once (``start_run``), which then reads nothing
 reuses the memory the case held. The default budget is sized by measurement
 (``DEFAULT_BUDGET_MB``).
 
+A run whose cases cost more than the budget in all reads cases again whatever it keeps, and
+its own per-case bookkeeping grows with it: it keeps less. Told the files planning will read
+(``will_read``), ``EvalFiles`` estimates the whole run's cost (the files read so far as
+measured, the others by their size at the cost per byte measured so far) and, past the
+budget, keeps the share budget / total of the budget (``kept_limit``): a run twice the budget
+keeps half of it, a 100,000-case run of ``benchmarks/scale.py`` about a tenth; a run that fits
+keeps everything, as before, and the limit is continuous across the two.
+
 A case not kept is read alone from where it is in the file (``CaseSpans``, about 32 bytes a
 case): a few kilobytes, so a file larger than the budget is read whole once, by planning,
 however many cases it has. A case read again must be the bytes planning checked (a digest
@@ -48,11 +56,14 @@ __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 #: The measured memory of the cases kept at once (``AGENTEVAL_EVAL_CACHE_MB``), with the
 #: file being read. Measured on ``benchmarks/scale.py``'s cases (one turn, three tool calls):
 #: a 10,000-case run's expected and recorded cases cost 316 MB with its largest file (18.5 MB)
-#: being read, which this holds, so that such a run reads nothing twice; past it, a run's
-#: peak memory stays about this much above the process's own and the run's per-case
-#: bookkeeping (at 100,000 cases in one file, about 100 MB more: 384 MB gave a 533 MB peak).
-#: At most a quarter of the memory available when the run starts.
+#: being read, which this holds, so that such a run reads nothing twice. A run that costs
+#: more keeps a share of it (``kept_limit``): at 100,000 cases in 100 files of 1,000, 37 MB of
+#: 3 GB, and a 219 MB peak where keeping the whole budget gave 527 MB (one file of 100,000:
+#: 266 MB, was 466 MB). At most a quarter of the memory available when the run starts.
 DEFAULT_BUDGET_MB = 336
+#: The measured memory of a loaded case per byte of its file, until a file has been measured
+#: (``benchmarks/scale.py``: 12.5 for recorded turns in events form, 8.9 for expected cases).
+_COST_PER_BYTE = 10
 #: How many cases of a file are measured (the first ones, then one in ``_MEASURE_EVERY``)
 #: to price its cases.
 _SAMPLED_CASES = 16
@@ -92,6 +103,14 @@ def _budget_from_environment() -> int:
         return max(0, int(raw)) * 1024 * 1024 if raw else _default_budget()
     except ValueError:
         return _default_budget()
+
+
+def kept_limit(budget: int, total: int) -> int:
+    """The memory the cases kept may take in a run whose cases cost ``total`` in all: the
+    whole ``budget`` when they fit it, else its share ``budget / total`` of it (continuous
+    at ``total == budget``; keeping less then costs reads in proportion, and frees memory
+    for the bookkeeping of a run that large)."""
+    return budget if total <= budget else budget * budget // total
 
 
 def _as_path(path: Path) -> Path:
@@ -161,7 +180,12 @@ class _Pricer:
         if index < _SAMPLED_CASES or index % _MEASURE_EVERY == 0:
             self._measured.append(case)
             self._total += _size_of(case, self._seen)
-        return self._total // len(self._measured)
+        return self.each
+
+    @property
+    def each(self) -> int:
+        """The mean so far (0 before any case)."""
+        return self._total // len(self._measured) if self._measured else 0
 
 
 @dataclass
@@ -224,6 +248,23 @@ class EvalFiles:
         self._position = 0
         #: the JSON checks done ahead by another process (``checking_ahead``), by file
         self._ahead: dict[Path, Future[Optional[Checked]]] = {}
+        #: the size of each file planning will read and has not read yet (``will_read``)
+        self._unread: dict[Path, int] = {}
+        #: the measured cost of every case of the files planning read, and their size
+        self._priced = 0
+        self._priced_bytes = 0
+
+    def will_read(self, paths: Iterable[Path]) -> None:
+        """The files planning is about to read (in any order): their sizes price the whole
+        run, so that a run over the budget keeps less (``kept_limit``)."""
+        self._unread = {path: _file_size(path) for path in map(Path, paths)}
+
+    def _limit(self) -> int:
+        """``kept_limit`` of the whole run as estimated now: the files read as measured, the
+        others by their size (``_unread``) at the cost per byte measured so far."""
+        unread = sum(self._unread.values())
+        per_byte = self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
+        return kept_limit(self.budget, self._priced + int(unread * per_byte))
 
     @contextmanager
     def checking_ahead(self, paths: Iterable[Path]) -> Iterator[None]:
@@ -297,6 +338,8 @@ class EvalFiles:
         the budget allows, so that the run reads nothing again; of the others, where they
         are in the file."""
         path = Path(path)
+        limit = self._limit()
+        self._unread.pop(path, None)
         held = self._cases.get(path)
         if held is not None:  # a file given twice (say, as expected and as actual)
             if not held.complete:
@@ -317,12 +360,14 @@ class EvalFiles:
                 each_case(index, case)
             ids.append(case.eval_id)
             cost = pricer.cost(index, case)
-            if len(kept) == index and self._cost + spent + cost + reading <= self.budget:
+            if len(kept) == index and self._cost + spent + cost + reading <= limit:
                 kept[case.eval_id] = case
                 spent += cost
 
         header = read_eval_cases(path, take, self._checked(path))
         self._sha256[path] = header.sha256
+        self._priced += pricer.each * len(ids)
+        self._priced_bytes += reading
         positions = {case_id: n for n, case_id in enumerate(ids)}
         self._cases[path] = _Cases(header, positions, kept, spent // len(kept) if kept else 0)
         self._cost += self._cases[path].cost

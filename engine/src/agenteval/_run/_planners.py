@@ -180,9 +180,10 @@ def plan_paths(
     shared = config if config is not None else load_config(config_path) if config_path else None
     problems = InputProblems()
     files = EvalFiles()
-    ahead = [] if agent is not None else [Path(p) for p in actual_paths]
+    to_read = [*([] if agent is not None else map(Path, actual_paths)), *(target.path for target in targets)]
+    files.will_read(to_read)
     criteria_source = LocalCriteria(registry)
-    with files.checking_ahead([*ahead, *(target.path for target in targets)]):
+    with files.checking_ahead(to_read):
         actuals = None if agent is not None else read_actual_sources(actual_paths, problems, files, format_in)
         if actuals is not None:
             warnings.extend(actuals.warnings)
