@@ -250,7 +250,39 @@ def test_the_head_index_is_the_first_rows_of_the_whole_one_and_unread_rows_have_
             assert column["score"][row] == whole["by_criterion"][name]["score"][row]
 
 
-def test_a_run_of_several_runs_per_case_has_no_head(tmp_path):
+def _same_rows(head, whole, rows):
+    for row in rows:
+        assert head["case_id"][row] == whole["case_id"][row]
+        assert head["status"][row] == whole["status"][row]
+        assert head["search"][row] == whole["search"][row]
+        for name, column in head["by_criterion"].items():
+            assert column["status"][row] == whole["by_criterion"][name]["status"][row]
+            assert column["score"][row] == whole["by_criterion"][name]["score"][row]
+            assert column["reason_code"].get(str(row)) == whole["by_criterion"][name]["reason_code"].get(
+                str(row)
+            )
+
+
+def test_a_run_of_several_runs_per_case_has_a_head_of_its_first_cases_combined(tmp_path):
     from agenteval_viewer._bundle import head_index
 
-    assert head_index(fx.repeated_run(tmp_path / "runs")) is None
+    run = fx.repeated_run(tmp_path / "runs")
+    whole = case_index(run)
+    head = head_index(run, rows=1)
+    assert head["partial"] is True and head["total"] == whole["n"] == 2 and head["n"] == 1
+    _same_rows(head, whole, [0])
+    assert head_index(run)["status"] == whole["status"]  # every row read: each one's status
+
+
+def test_a_run_of_several_runs_per_case_without_a_summary_has_no_head(tmp_path):
+    """Still going or killed: each case would be combined from its records (the whole
+    index's cost), so the viewer waits for the whole index instead."""
+    from agenteval_viewer._bundle import head_index
+
+    spec = fx.EvalSetSpec(
+        "rep", "evals/rep.evalset.json", [fx.Case("c", [fx.Turn("Hi", "Yo", "Yo", [], [])], {})]
+    )
+    run = fx.write_run(
+        tmp_path / "runs", [spec], run_id="20261121T100000000000Z-rep002", num_runs=3, summary=False
+    )
+    assert head_index(run) is None
