@@ -411,9 +411,13 @@ class RecordedRun:
                 if place is not None:  # else a case the plan does not have
                     seen[place] = 1
                     yield brief_from_index(sets[eval_set], place, found, point)
+        yield from self._unrecorded_briefs(seen, pending)
+
+    def _unrecorded_briefs(self, seen: bytearray, pending: bool) -> Iterator[CaseBrief]:
+        """The briefs of the planned cases not ``seen`` (never recorded), in plan order."""
         row = 0
         make = CaseBrief._make
-        for entry in manifest.eval_sets:
+        for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
             for case_id in entry.case_ids:
                 if not seen[row]:
@@ -422,6 +426,26 @@ class RecordedRun:
                         rest = brief_from_result(entry, row, case)[3:]
                     yield make((entry, case_id, row, *rest))
                 row += 1
+
+    def case_scores(self) -> Iterator[tuple[int, str, Sequence[Sequence[Any]]]]:
+        """Every planned case as ``(row, status, criteria)``, what ``case_briefs(previews=False)``
+        says of it without making the briefs (for a reader that sums up a whole run): the
+        case's status value and, per criterion, a sequence that starts ``(criterion, status
+        value, score)``. A run of one run per case read from its ``scores.jsonl`` gives those
+        lines' arrays as they are (then its unrecorded cases); any other, its briefs' fields."""
+        rows = self._listed_scores() if self.manifest.num_runs == 1 else None
+        briefs = self.case_briefs(previews=False)
+        if rows is not None:
+            plan, _ = self._plan()
+            seen = bytearray(len(plan))
+            for line in rows:
+                place = plan.get((line[0], line[1])) if line[2] == 1 else None
+                if place is not None:  # else a case the plan does not have
+                    seen[place] = 1
+                    yield place, line[5], line[6]
+            briefs = self._unrecorded_briefs(seen, self.in_progress)
+        for brief in briefs:
+            yield brief.row, brief.status.value, [(c.name, c.status.value, c.score) for c in brief.criteria]
 
     def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
         """Each planned (eval set index, case id)'s row, and the eval sets by index."""
