@@ -36,12 +36,19 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
     python benchmarks/readers.py --keep /tmp/readers     # write once, measure again later
     python benchmarks/readers.py --readers show compare  # only these readers
     python benchmarks/readers.py --repeat 3              # the least of 3 runs of each reader
+    python benchmarks/readers.py --sizes 2000 --baseline SRC --same   # the same bytes as SRC's?
+
+``--same`` (with ``--baseline``) times nothing: it checks that every reporter's files and the
+viewer's ``summary``, ``index`` and ``head`` are the same bytes under both (the moments of the
+OTLP records masked; ``head`` only where the baseline answers one), one line per kind, and
+exits 1 when any differ.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -203,6 +210,15 @@ def make_twin(folder: Path) -> Path:
     return twin
 
 
+def _environment() -> dict[str, str]:
+    """This process's environment without an OTLP endpoint (``--report otel`` writes its file
+    and sends nothing), and with byte code written and read as an installed package's is
+    (else every process compiles its imports)."""
+    return {
+        k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
+
+
 def _best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
     """The least wall and the least CPU seconds of ``repeat`` runs of ``command``."""
     walls, cpus = zip(*(_timed(command, env) for _ in range(repeat)), strict=True)
@@ -221,11 +237,7 @@ def measure(
     ``repeat``: the least of that many runs (this code's, then the baseline's)."""
     figures = {}
     make_twin(folder)
-    # no OTLP endpoint: ``--report otel`` writes its file and sends nothing; byte code
-    # written and read as an installed package's is (else every process compiles its imports)
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and k != "PYTHONDONTWRITEBYTECODE"
-    }
+    env = _environment()
     for name, command in commands(folder, scratch, reporters).items():
         if only is not None and name not in only:
             continue
@@ -236,6 +248,62 @@ def measure(
         other, other_cpu = _best(command, {**env, "PYTHONPATH": baseline}, repeat)
         figures[name] = f"{wall:.2f} ({cpu:.2f}) / {other:.2f} ({other_cpu:.2f})"
     return figures
+
+
+# The viewer's payloads, written to files for ``--same`` (``head`` from a store of its own: the
+# first request of a run).
+_PAYLOADS = """
+import sys
+from pathlib import Path
+from agenteval_viewer._store import RunStore
+folder, out = Path(sys.argv[1]), Path(sys.argv[2])
+for kind in ("summary", "index", "head"):
+    answer = getattr(RunStore(folder.parent), kind)(folder.name).plain()
+    (out / f"view-{kind}.json").write_bytes(answer)
+"""
+#: what differs between two reports of the same run: the moment an OTLP record was made
+_MOMENTS = re.compile(rb'"(?:time|observedTime|startTime|endTime)UnixNano": ?"[0-9]+"')
+
+
+def outputs(folder: Path, target: Path, reporters: list[str], env: dict[str, str]) -> dict[str, bytes]:
+    """Every file the reporters and the viewer's payloads make of ``folder`` (by name, the
+    OTLP moments masked), written under ``target``."""
+    for name in reporters:
+        report = target / name
+        report.mkdir(parents=True)
+        command = [
+            sys.executable,
+            "-m",
+            "agenteval",
+            "runs",
+            "report",
+            str(folder),
+            "--report-dir",
+            str(report),
+        ]
+        summary = {"GITHUB_STEP_SUMMARY": str(report / "step-summary.md")}
+        _timed([*command, "--report", name], {**env, **summary})
+    _timed([sys.executable, "-c", _PAYLOADS, str(folder), str(target)], env)
+    return {
+        str(path.relative_to(target)): _MOMENTS.sub(b"T", path.read_bytes())
+        for path in sorted(target.rglob("*"))
+        if path.is_file()
+    }
+
+
+def differences(folder: Path, scratch: Path, reporters: list[str], baseline: str) -> list[str]:
+    """The files (``outputs``) that are not the same bytes under this code and ``baseline``;
+    a run's ``view-head.json`` only where the baseline answers a head (before item 2 a run of
+    several runs per case answered its whole index)."""
+    env = _environment()
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+        mine = outputs(folder, Path(tmp) / "this", reporters, env)
+        theirs = outputs(folder, Path(tmp) / "baseline", reporters, {**env, "PYTHONPATH": baseline})
+    if b'"partial":true' not in theirs.get("view-head.json", b""):
+        mine.pop("view-head.json", None)
+        theirs.pop("view-head.json", None)
+    return sorted(name for name in mine.keys() | theirs.keys() if mine.get(name) != theirs.get(name))
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -249,6 +317,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--keep", type=Path, help="write the runs here and reuse them when present")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout to time side by side")
     parser.add_argument("--repeat", type=int, default=1, help="time each reader this many times: the least")
+    parser.add_argument(
+        "--same",
+        action="store_true",
+        help="with --baseline: check that every reporter's files and the viewer's payloads are the same "
+        "bytes under both (no timing)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="agenteval-readers-") as tmp:
         root = args.keep or Path(tmp)
@@ -257,7 +331,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         template = next(runs.iterdir()) if runs.is_dir() else _template(root)
         readers = [r for r in commands(root, root, args.reporters) if not args.readers or r in args.readers]
         width = 28 if args.baseline else 16
-        print("wall seconds (CPU seconds) of each reader, one process each (this / baseline with --baseline)")
+        if not args.same:
+            print(
+                "wall seconds (CPU seconds) of each reader, one process each"
+                + (" (this / baseline)" if args.baseline else "")
+            )
+        failed = False
         for size in args.sizes:
             figures = {}
             for kind in args.kinds:
@@ -267,6 +346,16 @@ def main(argv: Optional[list[str]] = None) -> int:
                 folder = existing[0] if existing else write_run(template, target, size, kind)
                 if not existing:
                     print(f"  ({size} cases, {kind}: written in {time.perf_counter() - started:.1f} s)")
+                if args.same:
+                    if args.baseline is None:
+                        parser.error("--same needs --baseline")
+                    differ = differences(folder, root / "same", args.reporters, args.baseline)
+                    print(
+                        f"  {size} cases, {kind}: "
+                        + (f"DIFFER: {', '.join(differ)}" if differ else "same bytes")
+                    )
+                    failed = failed or bool(differ)
+                    continue
                 figures[kind] = measure(
                     folder, root / "reports", args.reporters, args.baseline, args.readers, args.repeat
                 )
@@ -276,12 +365,14 @@ def main(argv: Optional[list[str]] = None) -> int:
                     + ", ".join(f"{r} {f}" for r, f in figures[kind].items())
                     + ")"
                 )
+            if args.same:
+                continue
             print(f"\n{size} cases")
             print(f"{'reader':<16}" + "".join(f"{kind:>{width}}" for kind in args.kinds))
             for reader in readers:
                 print(f"{reader:<16}" + "".join(f"{figures[kind][reader]:>{width}}" for kind in args.kinds))
             print(flush=True)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

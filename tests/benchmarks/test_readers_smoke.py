@@ -25,3 +25,19 @@ def test_readers_prints_a_row_per_reader_and_a_column_per_kind() -> None:
     assert list(rows) == ["show", "compare"]
     for cells in rows.values():  # wall (CPU) for each of the four kinds
         assert len(cells) == 8 and all(float(cell.strip("()")) > 0 for cell in cells)
+
+
+def test_same_says_every_kind_reports_the_same_bytes_under_the_same_code(tmp_path: Path) -> None:
+    """``--same`` against this very checkout as the baseline: each kind says ``same bytes``."""
+    root = Path(__file__).resolve().parents[2]
+    baseline = ":".join(str(root / p) for p in ("engine/src", "plugins/viewer/src", "plugins/builtin/src"))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "120", "--keep", str(tmp_path), "--same"]
+        + ["--baseline", baseline, "--reporters", "markdown", "github"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("  120 cases, ")]
+    assert [line.split(": ")[1] for line in said] == ["same bytes"] * 4

@@ -230,6 +230,23 @@ def test_a_case_recorded_again_counts_once_with_its_last_record(tmp_path):
     assert fast.status[row] == 0 and fast.counts["FAILED"] == failed_before - 1
 
 
+def _same_rows(head, whole, rows):
+    for row in rows:
+        assert head["case_id"][row] == whole["case_id"][row]
+        assert head["status"][row] == whole["status"][row]
+        assert head["search"][row] == whole["search"][row]
+        for name, column in head["by_criterion"].items():
+            assert column["status"][row] == whole["by_criterion"][name]["status"][row]
+            assert column["score"][row] == whole["by_criterion"][name]["score"][row]
+            assert _reason(head, name, row) == _reason(whole, name, row)
+
+
+def _reason(index, criterion, row):
+    """A row's reason code for a criterion, decoded (each payload has its own legend)."""
+    code = index["by_criterion"][criterion]["reason_code"].get(str(row))
+    return None if code is None else index["reason_codes"][code]
+
+
 def test_the_head_index_is_the_first_rows_of_the_whole_one_and_unread_rows_have_no_status(tiny):
     from agenteval_viewer._bundle import head_index
 
@@ -239,18 +256,29 @@ def test_the_head_index_is_the_first_rows_of_the_whole_one_and_unread_rows_have_
     never = whole["case_id"].index("never_reached")
     assert never < 13 and head["status"][never] is None  # not read: no status, not NOT_EVALUATED
     assert whole["status"][never] == STATUS_LEGEND.index("NOT_EVALUATED")
-    for row in range(13):
-        if row == never:
-            continue
-        assert head["case_id"][row] == whole["case_id"][row]
-        assert head["status"][row] == whole["status"][row]
-        assert head["search"][row] == whole["search"][row]
-        for name, column in head["by_criterion"].items():
-            assert column["status"][row] == whole["by_criterion"][name]["status"][row]
-            assert column["score"][row] == whole["by_criterion"][name]["score"][row]
+    _same_rows(head, whole, [row for row in range(13) if row != never])
 
 
-def test_a_run_of_several_runs_per_case_has_no_head(tmp_path):
+def test_a_run_of_several_runs_per_case_has_a_head_of_its_first_cases_combined(tmp_path):
     from agenteval_viewer._bundle import head_index
 
-    assert head_index(fx.repeated_run(tmp_path / "runs")) is None
+    run = fx.repeated_run(tmp_path / "runs")
+    whole = case_index(run)
+    head = head_index(run, rows=1)
+    assert head["partial"] is True and head["total"] == whole["n"] == 2 and head["n"] == 1
+    _same_rows(head, whole, [0])
+    assert head_index(run)["status"] == whole["status"]  # every row read: each one's status
+
+
+def test_a_run_of_several_runs_per_case_without_a_summary_has_no_head(tmp_path):
+    """Still going or killed: each case would be combined from its records (the whole
+    index's cost), so the viewer waits for the whole index instead."""
+    from agenteval_viewer._bundle import head_index
+
+    spec = fx.EvalSetSpec(
+        "rep", "evals/rep.evalset.json", [fx.Case("c", [fx.Turn("Hi", "Yo", "Yo", [], [])], {})]
+    )
+    run = fx.write_run(
+        tmp_path / "runs", [spec], run_id="20261121T100000000000Z-rep002", num_runs=3, summary=False
+    )
+    assert head_index(run) is None

@@ -298,6 +298,34 @@ def test_a_big_runs_first_rows_show_while_its_whole_index_is_read(tmp_path, brow
         expect(page.get_by_test_id("visible-count")).to_have_text("1200 of 1200 cases")
 
 
+def test_a_run_of_several_runs_per_cases_first_rows_show_while_its_whole_index_is_read(
+    tmp_path, browser_page
+):
+    """Three runs per case: the first rows (each case's combined brief) show as a one-run
+    run's do, readable and not overlapping, before the whole index is read."""
+    from playwright.sync_api import expect
+
+    run = fx.repeated_run(tmp_path / "runs")
+    slow = _SlowBundle()
+    with helpers.serving(tmp_path / "runs", bundle=slow) as server:
+        page = browser_page
+        page.goto(f"{server.url}#/run/{run.run_id}")
+        expect(page.get_by_test_id("indexing")).to_contain_text("all 2 cases", timeout=WAIT_MS)
+        rows = page.get_by_test_id("grid-row")
+        expect(rows).to_have_count(2)
+        whole = case_index(run)
+        for n in range(2):
+            expect(rows.nth(n).locator(".case")).to_have_text(whole["case_id"][n])
+            expect(rows.nth(n)).to_be_visible()
+        assert page.get_by_test_id("verdict").count() == 0  # the header waits for the whole run
+        assert visibility.problems(page, "#app") == []
+        _screenshot(page, "first-rows-several-runs")
+        slow.release.set()
+        expect(page.get_by_test_id("verdict")).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_test_id("indexing")).to_have_count(0)
+        expect(page.get_by_test_id("visible-count")).to_have_text("2 of 2 cases")
+
+
 def _overlaps(a: dict, b: dict) -> bool:
     return not (
         a["x"] + a["width"] <= b["x"]

@@ -411,9 +411,13 @@ class RecordedRun:
                 if place is not None:  # else a case the plan does not have
                     seen[place] = 1
                     yield brief_from_index(sets[eval_set], place, found, point)
+        yield from self._unrecorded_briefs(seen, pending)
+
+    def _unrecorded_briefs(self, seen: bytearray, pending: bool) -> Iterator[CaseBrief]:
+        """The briefs of the planned cases not ``seen`` (never recorded), in plan order."""
         row = 0
         make = CaseBrief._make
-        for entry in manifest.eval_sets:
+        for entry in self.manifest.eval_sets:
             rest: Optional[tuple] = None  # the same for every unrecorded case of the set
             for case_id in entry.case_ids:
                 if not seen[row]:
@@ -422,6 +426,38 @@ class RecordedRun:
                         rest = brief_from_result(entry, row, case)[3:]
                     yield make((entry, case_id, row, *rest))
                 row += 1
+
+    def case_scores(self) -> Iterator[tuple[int, str, Sequence[Sequence[Any]]]]:
+        """Every planned case as ``(row, status, criteria)``, what ``case_briefs(previews=False)``
+        says of it without making the briefs (for a reader that sums up a whole run): the
+        case's status value and, per criterion, a sequence that starts ``(criterion, status
+        value, score)``. A run of one run per case read from its ``scores.jsonl`` gives those
+        lines' arrays as they are (then its unrecorded cases), a run of several runs per case
+        whose every case has its written brief those lines' (in plan order); any other, its
+        briefs' fields."""
+        briefs = self.case_briefs(previews=False)
+        if self.manifest.num_runs != 1:
+            plan, _ = self._plan()
+            with gc_paused():
+                written = self._written_briefs(previews=False)
+                if written and self._brief_refs is None:  # the cases a reader prints seek their records
+                    self._brief_refs = _refs(written)
+            if len(written) >= len(plan) and all(key in written for key in plan):
+                for key, row in plan.items():
+                    line = written[key]
+                    yield row, line["status"], line["criteria"]
+                return
+        elif (rows := self._listed_scores()) is not None:
+            plan, _ = self._plan()
+            seen = bytearray(len(plan))
+            for row_line in rows:
+                place = plan.get((row_line[0], row_line[1])) if row_line[2] == 1 else None
+                if place is not None:  # else a case the plan does not have
+                    seen[place] = 1
+                    yield place, row_line[5], row_line[6]
+            briefs = self._unrecorded_briefs(seen, self.in_progress)
+        for brief in briefs:
+            yield brief.row, brief.status.value, [(c.name, c.status.value, c.score) for c in brief.criteria]
 
     def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
         """Each planned (eval set index, case id)'s row, and the eval sets by index."""

@@ -49,17 +49,24 @@ _HEAD_READ = 4 * HEAD_ROWS + 1000
 
 
 def head_index(run: RecordedRun, rows: int = HEAD_ROWS) -> Optional[dict[str, Any]]:
-    """The case index of the first ``rows`` planned cases only, read from the beginning of
-    the run's index (at most a few thousand entries, whatever the run's size): what a big
-    run shows while its whole index is built. ``partial`` is ``true``, ``total`` is the
-    number of planned cases, and a row whose entry was not among those read has a ``null``
-    status. A run of several runs per case has no head (``None``): its cases are combined
-    from their records."""
-    if run.manifest.num_runs != 1:
-        return None
+    """The case index of the first ``rows`` planned cases only: what a big run shows while
+    its whole index is built. ``partial`` is ``true``, ``total`` is the number of planned
+    cases, and a row whose brief was not read has a ``null`` status.
+
+    A run of one run per case reads the beginning of its index (at most a few thousand
+    entries, whatever the run's size). A run of several runs per case reads the first
+    ``rows`` briefs in plan order (``RecordedRun.case_briefs``: the briefs it wrote as each
+    case finished, under its summary's seal); one without a summary (still going, or killed)
+    has no head (``None``): each of its cases is combined from its records, as costly as the
+    whole index."""
     scanned = Scan(run)
-    recorded = itertools.takewhile(lambda brief: brief.recorded, run.case_briefs())  # the index's
-    scanned.add_briefs(itertools.islice(recorded, _HEAD_READ), limit=rows)
+    if run.manifest.num_runs != 1:
+        if run.summary() is None:
+            return None
+        scanned.add_briefs(itertools.islice(run.case_briefs(), rows), limit=rows)
+    else:
+        recorded = itertools.takewhile(lambda brief: brief.recorded, run.case_briefs())  # the index's
+        scanned.add_briefs(itertools.islice(recorded, _HEAD_READ), limit=rows)
     index = case_index(run, scanned.finish())
     index["partial"] = True
     index["total"] = sum(len(e.case_ids) for e in run.manifest.eval_sets)

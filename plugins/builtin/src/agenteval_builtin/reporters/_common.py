@@ -1,17 +1,19 @@
-"""What the built-in reporters share: one pass over a run's cases, the run's cases as briefs
-(read from its index, no record) and the full result of the few a report prints, the reason
+"""What the built-in reporters share: one pass over a run's cases, a run summed up without
+reading a record (``tally``) and the full result of the few cases a report prints, the reason
 a case did not pass and bounded text."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from agenteval import CaseResult, CriterionResult, Status
-from agenteval.runs import CaseBrief, CaseRecord, EvalSetEntry, RecordedRun
+from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
 
 __all__ = [
     "CaseView",
@@ -21,8 +23,9 @@ __all__ = [
     "clip",
     "code",
     "first_problem",
-    "plan_briefs",
     "status_counts",
+    "tally",
+    "Tally",
 ]
 
 _PUNCTUATION = frozenset(string.punctuation)
@@ -50,20 +53,88 @@ def cases_of(run: RecordedRun) -> Iterator[CaseView]:
         yield _view(run, entry, case_id, records, pending)
 
 
-def plan_briefs(run: RecordedRun) -> list[CaseBrief]:
-    """Every planned case's brief (``RecordedRun.case_briefs``: status and each criterion's
-    status and score, from the run's index) in plan order, as ``case_results`` gives the
-    cases; of a case recorded twice, the later. What a bounded report sums up without
-    reading a record."""
-    rows: list[Optional[CaseBrief]] = [None] * sum(len(entry.case_ids) for entry in run.manifest.eval_sets)
-    for brief in run.case_briefs():
-        rows[brief.row] = brief
-    return [brief for brief in rows if brief is not None]
+@dataclass(frozen=True)
+class Tally:
+    """What a bounded report sums up of a whole run without reading a record (``tally``).
+
+    Attributes:
+        cases: the planned cases.
+        counts: cases by status (every status, in its enum order).
+        criteria: per criterion, in the order first met: ``[sum of scores, scored, passed,
+            failed, informational, total]`` (the scores summed in plan order).
+        failing: the cases that did not pass, in plan order, as (eval set, case id, status).
+    """
+
+    cases: int
+    counts: dict[Status, int]
+    criteria: dict[str, list[float]]
+    failing: list[tuple[EvalSetEntry, str, Status]]
 
 
-def case_view(run: RecordedRun, brief: CaseBrief, *, pending: Optional[bool] = None) -> CaseView:
+_STATUSES = {status.value: status for status in Status}
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off meanwhile (it would walk every line read, over and over)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def tally(run: RecordedRun) -> Tally:
+    """The run's ``Tally`` from ``RecordedRun.case_scores`` (each planned case's status and
+    each criterion's status and score, as its brief says them: of a case recorded twice, the
+    later), summed in plan order: a finished run's ``scores.jsonl`` read, no brief made."""
+    with _collector_paused():  # what is read is let go at the end: no cycle for it to find
+        return _tally(run)
+
+
+def _tally(run: RecordedRun) -> Tally:
+    plan = [(entry, case_id) for entry in run.manifest.eval_sets for case_id in entry.case_ids]
+    statuses: list[Optional[str]] = [None] * len(plan)
+    results: list[Sequence[Sequence[Any]]] = [()] * len(plan)
+    for row, status, criteria in run.case_scores():
+        statuses[row], results[row] = status, criteria
+    counts = {status: 0 for status in Status}
+    sums: dict[str, list[float]] = {}
+    failing = []
+    cases = 0
+    for row, value in enumerate(statuses):
+        if value is None:
+            continue
+        cases += 1
+        status = _STATUSES[value]
+        counts[status] += 1
+        if status is not Status.PASSED and status is not Status.INFORMATIONAL:
+            failing.append((*plan[row], status))
+        for item in results[row]:
+            name, cstatus, score = item[0], item[1], item[2]
+            sum_ = sums.get(name)
+            if sum_ is None:
+                sum_ = sums[name] = [0.0, 0, 0, 0, 0, 0]
+            sum_[5] += 1
+            if cstatus == "PASSED":
+                sum_[2] += 1
+            elif cstatus == "FAILED":
+                sum_[3] += 1
+            elif cstatus == "INFORMATIONAL":
+                sum_[4] += 1
+            if score is not None:
+                sum_[0] += score
+                sum_[1] += 1
+    return Tally(cases, counts, sums, failing)
+
+
+def case_view(
+    run: RecordedRun, entry: EvalSetEntry, case_id: str, *, pending: Optional[bool] = None
+) -> CaseView:
     """The full result of one case a report prints (its records read, the run's rules applied)."""
-    return _view(run, brief.entry, brief.case_id, run.case_runs(brief.entry, brief.case_id), pending)
+    return _view(run, entry, case_id, run.case_runs(entry, case_id), pending)
 
 
 def _view(
@@ -101,10 +172,7 @@ def status_counts(run: RecordedRun) -> dict[Status, int]:
     written = run.summary()
     if written is not None:
         return dict(written.summary.cases)
-    counts = {status: 0 for status in Status}
-    for brief in plan_briefs(run):
-        counts[brief.status] += 1
-    return counts
+    return tally(run).counts
 
 
 def cell(text: object) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agenteval.plugins import ReportContext, Reporter, case_lines
 
-from ._common import case_view, clip, first_problem, plan_briefs
+from ._common import case_view, clip, first_problem, tally
 from .markdown import fit, markdown_of
 
 __all__ = ["GitHubReporter", "annotation"]
@@ -46,8 +46,8 @@ class GitHubReporter(Reporter):
 
     def write(self, context: ReportContext) -> list[Path]:
         run = context.run
-        briefs = plan_briefs(run)  # the run's index, read once: the report and the annotations
-        markdown = markdown_of(run, briefs)
+        summed = tally(run)  # the run's scores, read once: the report and the annotations
+        markdown = markdown_of(run, summed)
         summary = fit(markdown, SUMMARY_BYTES // 4)  # up to 4 bytes a character
         written = []
         step_summary = context.environ.get("GITHUB_STEP_SUMMARY")
@@ -59,10 +59,9 @@ class GitHubReporter(Reporter):
         body = MARKER + "\n" + fit(markdown, COMMENT_CHARS - len(MARKER) - 1)
         comment.write_text(body, encoding="utf-8", errors="backslashreplace")
         written.append(comment)
-        failing = [b for b in briefs if not b.status.ok]
         lines: dict[str, dict[str, int]] = {}
         pending = run.in_progress
-        for view in (case_view(run, brief, pending=pending) for brief in failing[:ANNOTATIONS]):
+        for view in (case_view(run, e, c, pending=pending) for e, c, _ in summed.failing[:ANNOTATIONS]):
             path = view.entry.path
             if path and path not in lines:
                 lines[path] = case_lines(path)
@@ -78,10 +77,11 @@ class GitHubReporter(Reporter):
                 )
                 + "\n"
             )
-        if len(failing) > ANNOTATIONS:
+        if len(summed.failing) > ANNOTATIONS:
             context.stream.write(
                 annotation(
-                    "notice", f"{len(failing) - ANNOTATIONS} more case(s) did not pass; see the job summary"
+                    "notice",
+                    f"{len(summed.failing) - ANNOTATIONS} more case(s) did not pass; see the job summary",
                 )
                 + "\n"
             )

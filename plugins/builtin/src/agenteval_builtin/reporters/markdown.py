@@ -15,9 +15,9 @@ from typing import Optional
 
 from agenteval import Status
 from agenteval.plugins import ReportContext, Reporter, rerun_command
-from agenteval.runs import CaseBrief, RecordedRun
+from agenteval.runs import RecordedRun
 
-from ._common import CaseView, case_view, cell, clip, code, first_problem, plan_briefs
+from ._common import CaseView, Tally, case_view, cell, clip, code, first_problem, tally
 from ._trajectory_diff import diff_tables
 
 __all__ = ["MarkdownReporter", "fit", "markdown_of", "render_markdown"]
@@ -34,8 +34,8 @@ _BADGE = {
 
 def render_markdown(run: RecordedRun, *, failures: int = FAILURES, limit: Optional[int] = None) -> str:
     """The Markdown report of ``run``; ``limit`` caps its length in characters. Its cost is
-    the run's index (``plan_briefs``) and the records of the failing cases it prints."""
-    return fit(markdown_of(run, plan_briefs(run), failures=failures), limit)
+    the run's scores (``tally``) and the records of the failing cases it prints."""
+    return fit(markdown_of(run, tally(run), failures=failures), limit)
 
 
 def fit(text: str, limit: Optional[int]) -> str:
@@ -45,40 +45,27 @@ def fit(text: str, limit: Optional[int]) -> str:
     return text
 
 
-def markdown_of(run: RecordedRun, briefs: list[CaseBrief], *, failures: int = FAILURES) -> str:
-    """The whole Markdown report of ``run`` from its cases' briefs in plan order
-    (``plan_briefs``); the first ``failures`` failing cases read in full."""
-    counts = {status: 0 for status in Status}
-    criteria: dict[str, dict[str, float]] = {}
-    for brief in briefs:
-        counts[brief.status] += 1
-        for result in brief.criteria:
-            item = criteria.setdefault(
-                result.name,
-                {"sum": 0.0, "n": 0, "passed": 0, "failed": 0, "informational": 0, "total": 0},
-            )
-            item["total"] += 1
-            item["passed"] += result.status is Status.PASSED
-            item["failed"] += result.status is Status.FAILED
-            item["informational"] += result.status is Status.INFORMATIONAL
-            if result.score is not None:
-                item["sum"] += result.score
-                item["n"] += 1
-    failing = [b for b in briefs if not b.status.ok]
-    status = Status.PASSED if not failing else min((b.status for b in failing), key=_order)
+def markdown_of(run: RecordedRun, summed: Tally, *, failures: int = FAILURES) -> str:
+    """The whole Markdown report of ``run`` from its ``tally``; the first ``failures``
+    failing cases read in full."""
+    counts, criteria, failing = summed.counts, summed.criteria, summed.failing
+    worst = {status for _, _, status in failing}
+    status = next(
+        (s for s in (Status.FAILED, Status.ERRORED, Status.NOT_EVALUATED) if s in worst), Status.PASSED
+    )
     manifest = run.manifest
     spent = _judge_spend(run)
     lines = [
         f"## agenteval: {_BADGE[status]}",
         "",
-        f"Run `{run.run_id}` ({manifest.state.value}), {len(briefs)} case(s): "
+        f"Run `{run.run_id}` ({manifest.state.value}), {summed.cases} case(s): "
         + ", ".join(f"{n} {s.value.lower().replace('_', ' ')}" for s, n in counts.items() if n),
         "",
         "| criterion | mean | passed |" + (" judge tokens (in + out) | judge cost |" if spent else ""),
         "|---|---|---|" + ("---|---|" if spent else ""),
     ]
     for name, item in criteria.items():
-        mean = f"{item['sum'] / item['n']:.3f}" if item["n"] else "—"
+        mean = f"{item[0] / item[1]:.3f}" if item[1] else "—"
         lines.append(
             f"| {code(name)} | {mean} | {_passed(item)} |"
             + (f" {spent.get(name, '— | —')} |" if spent else "")
@@ -86,8 +73,8 @@ def markdown_of(run: RecordedRun, briefs: list[CaseBrief], *, failures: int = FA
     if failing:
         lines += ["", f"### Cases that did not pass ({len(failing)})", ""]
         pending = run.in_progress
-        for brief in failing[:failures]:
-            view = case_view(run, brief, pending=pending)
+        for entry, case_id, _ in failing[:failures]:
+            view = case_view(run, entry, case_id, pending=pending)
             problem = first_problem(view.result)
             why = f"{code(problem.criterion)}: {cell(clip(problem.reason, 200))}" if problem else ""
             name = f"{cell(view.entry.eval_set_id)}/{cell(view.result.eval_id)}"
@@ -95,7 +82,7 @@ def markdown_of(run: RecordedRun, briefs: list[CaseBrief], *, failures: int = FA
             lines += _trajectory_diffs(view)
         if len(failing) > failures:
             lines.append(f"- … and {len(failing) - failures} more (`agenteval runs show {run.run_id}`)")
-        command = rerun_command(run, [(b.entry, b.case_id) for b in failing[:failures]])
+        command = rerun_command(run, [(entry, case_id) for entry, case_id, _ in failing[:failures]])
         if command:
             lines += ["", "Rerun them:", "", "```sh", command, "```"]
     lines += _judge_lines(run)
@@ -109,12 +96,13 @@ def _trajectory_diffs(view: CaseView) -> list[str]:
     return ["  " + line if line else "" for line in diff_tables(failed)]
 
 
-def _passed(item: dict[str, float]) -> str:
+def _passed(item: list[float]) -> str:
     """``passed/total``; an informational criterion (ADK's efficiency criteria) is never
     passed or failed, and says so."""
-    if item["informational"] and not item["passed"] and not item["failed"]:
+    _, _, passed, failed, informational, total = item
+    if informational and not passed and not failed:
         return "informational (not pass/fail)"
-    return f"{int(item['passed'])}/{int(item['total'])}"
+    return f"{int(passed)}/{int(total)}"
 
 
 def _judge_spend(run: RecordedRun) -> dict[str, str]:
@@ -188,10 +176,6 @@ def _judge_lines(run: RecordedRun) -> list[str]:
             )
             lines.append(f"Calibration gate of {code(entry.name)}: {found}.")
     return ["", *(f"- {line}" for line in lines)] if lines else []
-
-
-def _order(status: Status) -> int:
-    return [Status.FAILED, Status.ERRORED, Status.NOT_EVALUATED].index(status)
 
 
 class MarkdownReporter(Reporter):
