@@ -58,7 +58,7 @@ _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4),
 
 
 class _Key(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     eval_set_index: int
     case_id: str
     run_index: int = 1
@@ -69,7 +69,8 @@ class _Scored(BaseModel):
     the criteria, and the run id that seeds the intervals): the expected turns are skipped,
     a quarter of the parse of a whole ``CaseRecord``."""
 
-    model_config = ConfigDict(extra="ignore")
+    # built when first used (most readers never use it): not at every start of the CLI
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     run_id: str
     origin: str = "recorded"
     criteria: list[CriterionResult] = Field(default_factory=list)
