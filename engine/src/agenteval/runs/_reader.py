@@ -35,7 +35,9 @@ from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluate
 from ..errors import ConfigError
 from ._briefs import (
     _STATUS,
+    BRIEF_MARKS,
     BRIEF_PREVIEW,
+    BRIEF_START,
     BRIEF_TAIL,
     BRIEFS,
     CaseBrief,
@@ -113,6 +115,9 @@ class RecordedRun:
         #: of each case's written brief (``briefs.jsonl``), its records' places and its hints
         #: (``_brief_ref``: a few numbers a case, kept; the lines themselves are not)
         self._brief_refs: Optional[dict[tuple[int, str], tuple[Any, Any]]] = None
+        #: the same found lazily: ``briefs.jsonl``'s lines and each case's line number, as a
+        #: listing found them (``_brief_marks``)
+        self._brief_lines: Optional[tuple[Any, dict[tuple[int, str], int]]] = None
         #: the plan's rows and each row's record place, as a listing from ``scores.jsonl``
         #: found them (``record`` looks a few up there rather than keying every line)
         self._listed_places: Optional[tuple[dict[tuple[int, str], int], list[Any]]] = None
@@ -456,15 +461,29 @@ class RecordedRun:
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
         # garbage collection down while they are read
         listed: list[Any] = [None] * len(plan)
-        written = self._brief_heads() if self.manifest.num_runs != 1 else {}
-        if written and self._brief_refs is None:
-            self._brief_refs = _refs(written)
-        if written and len(written) >= len(plan) and all(key in written for key in plan):
+        written = self._brief_marks() if self.manifest.num_runs != 1 else {}
+        if written is None:  # an older engine's file (no marks), or lines not read so: parsed
+            heads = self._brief_heads()
+            if heads and self._brief_refs is None:
+                self._brief_refs = _refs(heads)
+            written = {key: (line["status"], *_marks(line)) for key, line in heads.items()}
+        if written and written.keys() >= plan.keys():
             # several runs per case, every case's brief written as it finished
+            if list(written) == list(plan):  # in the plan's order: column by column
+                keys, marks = list(written), written.values()
+                statuses, doubtful, unreached = zip(*marks, strict=True)
+                listed[:] = zip(
+                    map(sets.__getitem__, map(operator.itemgetter(0), keys)),
+                    map(operator.itemgetter(1), keys),
+                    map(_STATUS.__getitem__, statuses),
+                    doubtful,
+                    unreached,
+                    strict=True,
+                )
+                return listed
             for (eval_set, case_id), place in plan.items():
-                line = written[(eval_set, case_id)]
-                marks = line["marks"] if "marks" in line else criteria_marks(line["criteria"])
-                listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
+                status, doubtful, unreached = written[(eval_set, case_id)]
+                listed[place] = (sets[eval_set], case_id, _STATUS[status], doubtful, unreached)
             return listed
         if rows is None:
             criteria: Optional[tuple] = None
@@ -514,17 +533,51 @@ class RecordedRun:
         (``BRIEF_TAIL``: the heads only, ``None`` when a line has none, an older engine's
         file); ``None`` too when a line so cut is not JSON."""
         written: dict[tuple[int, str], dict] = {}
+        try:
+            data = self._briefs_data()
+            for found in json_lines(tail.sub(b"}", data) if tail is not None else data):
+                if tail is BRIEF_TAIL and "marks" not in found:
+                    return None
+                written[(found["key"][0], found["key"][1])] = found
+        except (OSError, ValueError, TypeError, KeyError):
+            return None if tail is not None else {}
+        return written
+
+    def _briefs_data(self) -> bytes:
+        """``briefs.jsonl``'s bytes when the run's sealed summary covers that file as it is;
+        else none (``OSError`` when it cannot be read)."""
         summary = self.summary()
-        if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
-            try:
-                data = (self.folder / BRIEFS).read_bytes()
-                if len(data) == summary.briefs_bytes:
-                    for found in json_lines(tail.sub(b"}", data) if tail is not None else data):
-                        if tail is BRIEF_TAIL and "marks" not in found:
-                            return None
-                        written[(found["key"][0], found["key"][1])] = found
-            except (OSError, ValueError, TypeError, KeyError):
-                return None if tail is not None else {}
+        if summary is None or summary.briefs_bytes is None or not self._summary_is_current(summary):
+            return b""
+        data = (self.folder / BRIEFS).read_bytes()
+        return data if len(data) == summary.briefs_bytes else b""
+
+    def _brief_marks(self) -> Optional[dict[tuple[int, str], tuple[str, int, bool]]]:
+        """Each case's status and marks (``criteria_marks``) as its written brief says, under
+        the rules of ``_written_briefs``, found in the lines by ``BRIEF_MARKS`` (no line
+        parsed; each case's line number kept for ``_brief_ref``); ``None`` when a line is
+        not so read (an older engine's file: no marks) or the file cannot be read. The last
+        line of a case counts."""
+        try:
+            data = self._briefs_data()
+            lines = data.count(b"\n")
+            # one start a line, at its start, and nowhere else: the n-th match is the n-th line
+            if data and (not data.startswith(BRIEF_START) or data.count(BRIEF_START) != lines):
+                return None
+            if data.count(b"\n" + BRIEF_START) != max(lines - 1, 0):
+                return None
+            found = BRIEF_MARKS.findall(data)
+            if len(found) != lines:
+                return None
+            # column by column, in C loops: 100k lines
+            indexes, raw_ids, statuses, doubtful, unreached = zip(*found, strict=True) if found else ((),) * 5
+            keys = list(zip(map(int, indexes), _strings(raw_ids), strict=True))
+            marks = zip(_strings(statuses), map(int, doubtful), map(b"true".__eq__, unreached), strict=True)
+            written = dict(zip(keys, marks, strict=True))  # the last line of a case counts
+            numbers = dict(zip(keys, range(lines), strict=True))
+        except (OSError, ValueError):
+            return None
+        self._brief_lines = (data, numbers)
         return written
 
     def _brief_heads(self) -> dict[tuple[int, str], dict]:
@@ -660,10 +713,31 @@ class RecordedRun:
         ``--num-runs auto``: a reader may combine a case's records up to a look only)."""
         if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
             return None, None
+        if self._brief_refs is None and self._brief_lines is not None:
+            found = self._brief_line_ref((entry.index, case_id))
+            if found is not None:
+                return found
         if self._brief_refs is None:
             with gc_paused():
                 self._brief_refs = _refs(self._brief_heads())
         return self._brief_refs.get((entry.index, case_id), (None, None))
+
+    def _brief_line_ref(self, key: tuple[int, str]) -> Optional[tuple[Any, Any]]:
+        """``_brief_ref`` from the case's own line, where a listing found it (``_brief_marks``):
+        its head alone parsed; ``None`` when that head is not JSON."""
+        assert self._brief_lines is not None
+        data, numbers = self._brief_lines
+        number = numbers.get(key)
+        if number is None:
+            return None, None
+        if isinstance(data, bytes):  # split into lines the first time a case is looked up
+            data = data.split(b"\n")
+            self._brief_lines = (data, numbers)
+        try:
+            head = pydantic_core.from_json(BRIEF_TAIL.sub(b"}", data[number]))
+            return head.get("at"), head.get("hints")
+        except (ValueError, AttributeError):
+            return None
 
     def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
@@ -836,6 +910,21 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     except ValueError:
         return False
     return True
+
+
+def _strings(raw: Sequence[bytes]) -> list[str]:
+    """The insides of JSON strings (``raw``) decoded: in one call when none has an escape (a
+    NUL byte is never raw inside one: it separates them), else each as JSON."""
+    joined = b"\0".join(raw)
+    if b"\\" not in joined:
+        return joined.decode().split("\0") if raw else []
+    return [pydantic_core.from_json(b'"' + each + b'"') for each in raw]
+
+
+def _marks(line: dict) -> tuple[int, bool]:
+    """A brief line's marks: as written, or from its criteria (an older engine's line)."""
+    marks = line["marks"] if "marks" in line else criteria_marks(line["criteria"])
+    return marks[0], marks[1]
 
 
 def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[Any, Any]]:
