@@ -482,8 +482,8 @@ class RecordedRun:
                 )
                 return listed
             for (eval_set, case_id), place in plan.items():
-                status, doubtful, unreached = written[(eval_set, case_id)]
-                listed[place] = (sets[eval_set], case_id, _STATUS[status], doubtful, unreached)
+                status, *marks_of = written[(eval_set, case_id)]
+                listed[place] = (sets[eval_set], case_id, _STATUS[status], *marks_of)
             return listed
         if rows is None:
             criteria: Optional[tuple] = None
