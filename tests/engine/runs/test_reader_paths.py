@@ -84,3 +84,17 @@ def test_a_multi_run_listing_decodes_escaped_case_ids_and_reads_odd_lines_whole(
     spaced = [line.replace(b'"status":', b'"status": ', 1) for line in lines]  # not as written
     odd = reseal(b"".join(spaced))
     assert odd._brief_marks() is None and list(odd.case_listing()) == expected
+
+
+def test_a_reader_of_many_multi_run_cases_parses_the_heads_of_them_all_at_once(tmp_path, monkeypatch):
+    from agenteval.runs import _reader
+
+    run = _recorded(_plan(3), tmp_path / "runs")
+    plain = RecordedRun.open(run.folder)
+    entry = plain.manifest.eval_sets[0]
+    expected = {c: plain.case_result(entry, c, plain.case_runs(entry, c)) for c in entry.case_ids}
+    monkeypatch.setattr(_reader, "_LINE_READS", 2)
+    listed = RecordedRun.open(run.folder)
+    list(listed.case_listing())
+    assert {c: listed.case_result(entry, c, listed.case_runs(entry, c)) for c in entry.case_ids} == expected
+    assert listed._brief_line_reads == 2 and listed._brief_refs is not None  # then all at once

@@ -55,6 +55,9 @@ from ._scores import SCORES, Row, _tiled, json_lines, sealed_scores
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
 
+#: how many cases' brief lines a reader parses one by one (``_brief_line_ref``) before it
+#: parses the heads of them all in one call (a reader of every case)
+_LINE_READS = 1000
 #: a ``scores.jsonl`` line's key and its record's place
 _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
 
@@ -118,6 +121,7 @@ class RecordedRun:
         #: the same found lazily: ``briefs.jsonl``'s lines and each case's line number, as a
         #: listing found them (``_brief_marks``)
         self._brief_lines: Optional[tuple[Any, dict[tuple[int, str], int]]] = None
+        self._brief_line_reads = 0
         #: the plan's rows and each row's record place, as a listing from ``scores.jsonl``
         #: found them (``record`` looks a few up there rather than keying every line)
         self._listed_places: Optional[tuple[dict[tuple[int, str], int], list[Any]]] = None
@@ -713,7 +717,9 @@ class RecordedRun:
         ``--num-runs auto``: a reader may combine a case's records up to a look only)."""
         if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
             return None, None
-        if self._brief_refs is None and self._brief_lines is not None:
+        few = self._brief_line_reads < _LINE_READS
+        if self._brief_refs is None and self._brief_lines is not None and few:
+            self._brief_line_reads += 1
             found = self._brief_line_ref((entry.index, case_id))
             if found is not None:
                 return found
