@@ -76,17 +76,21 @@ def compare(
     --fail-on-flip, a case went from PASSED to worse), 2 usage or pairing error, 3
     non-inferiority not shown (with --margin).
     """
+    from .._gc import gc_paused
     from ..runs._comparison import compare_sides, load_sides, render_markdown
 
     folder = runs_folder(runs_dir)
     names = comma_list(criteria, "--criteria needs at least one criterion name")
-    report = compare_sides(
-        *load_sides(baseline, candidate, folder),
-        alpha=1 - confidence,
-        margin=margin,
-        allow_config_change=allow_config_change,
-        criteria=names,
-    )
+    # two sides of up to 100k cases' data, none of it in a cycle: the collector would only
+    # walk it over and over
+    with gc_paused():
+        report = compare_sides(
+            *load_sides(baseline, candidate, folder),
+            alpha=1 - confidence,
+            margin=margin,
+            allow_config_change=allow_config_change,
+            criteria=names,
+        )
     flipped = sum(flip.regression for flip in report.flips) if fail_on_flip else 0
     exit_code = 1 if flipped and report.exit_code != 1 else report.exit_code
     if output_format == "json":

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
 
 from ._exit import ExitCode, reports_errors
 from ._finish import render_report
 from ._options import RUNS_DIR_OPTION, comma_list, runs_folder
+
+if TYPE_CHECKING:
+    from ..runs import RecordedRun
 
 __all__ = ["runs"]
 
@@ -68,9 +71,17 @@ def show_command(
     run_ref: Optional[str], runs_dir: Optional[Path], output_format: str, detailed: bool, show: str
 ) -> None:
     """Print a recorded run's report again (RUN: an id, its prefix, a folder, or latest)."""
+    from .._gc import gc_paused
     from ..runs import find_run
 
-    run = find_run(runs_folder(runs_dir), run_ref)
+    # a short-lived reader of up to 100k cases' data, none of it in a cycle: the collector
+    # would only walk it over and over
+    with gc_paused():
+        _show(find_run(runs_folder(runs_dir), run_ref), output_format, detailed, show)
+
+
+def _show(run: RecordedRun, output_format: str, detailed: bool, show: str) -> None:
+    """``show_command``'s report of ``run``; exits 0 when the run passed, else 1."""
     summary = run.result_summary()
     if run.damaged_lines:
         click.echo(

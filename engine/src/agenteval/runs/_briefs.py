@@ -41,6 +41,15 @@ BRIEFS = "briefs.jsonl"
 BRIEF_TAIL = re.compile(rb',"criteria":[^\n]*')
 #: the same after the criteria: a line's previews and rubric texts
 BRIEF_PREVIEW = re.compile(rb',"preview":[^\n]*')
+#: the start of a ``briefs.jsonl`` line up to its marks, as ``brief_line`` writes it: eval set
+#: index, case id (a JSON string's inside), status, INCONCLUSIVE count and unreached; what a
+#: listing decides on, found without parsing the line (``{"key":[`` is never inside a JSON
+#: string either: a quote there is escaped)
+BRIEF_MARKS = re.compile(
+    rb'\{"key":\[(\d+),"((?:[^"\\\n]|\\.)*)"\],"status":"([A-Z_]+)","marks":\[(\d+),(true|false)\]'
+)
+#: how every ``briefs.jsonl`` line starts
+BRIEF_START = b'{"key":['
 
 _STATUS = {status.value: status for status in Status}
 #: the point verdict of each status (by its value), as a string (``None``: an informational

@@ -74,6 +74,8 @@ def _from_run(run: RecordedRun, label: str) -> Side:
         if rows is not None:
             _from_scores(run, rows, side)
             return side
+        if run.manifest.num_runs != 1 and _from_briefs(run, side):
+            return side
         for brief in run.case_briefs(previews=False):
             key = (brief.entry.eval_set_id, brief.case_id)
             criteria = brief.criteria
@@ -103,6 +105,28 @@ def _from_scores(run: RecordedRun, rows: list[Any], side: Side) -> None:
                 if rest is None:
                     rest = {r.criterion: r.status for r in run.case_result(entry, case_id, [None]).criteria}
                 statuses[key] = dict(rest)
+
+
+def _from_briefs(run: RecordedRun, side: Side) -> bool:
+    """``side``'s statuses and scores from a run's ``briefs.jsonl`` lines, as its briefs give
+    them (``RecordedRun.case_briefs``) without making one, when the run wrote every planned
+    case's brief (several runs per case, finished); ``False`` (``side`` untouched) when not."""
+    written = run._written_briefs(previews=False)
+    if not written:
+        return False
+    lines = []
+    for entry in run.manifest.eval_sets:
+        for case_id in entry.case_ids:
+            line = written.get((entry.index, case_id))
+            if line is None:
+                return False  # a case combined from its records: the briefs' way
+            lines.append((entry.eval_set_id, case_id, line["criteria"]))
+    statuses, scores, status_of = side.statuses, side.scores, _STATUS
+    for eval_set_id, case_id, criteria in lines:
+        key = (eval_set_id, case_id)
+        statuses[key] = {c[0]: status_of[c[1]] for c in criteria}
+        scores[key] = {c[0]: list(c[6]) for c in criteria}
+    return True
 
 
 def _adk_files(path: Path) -> list[Path]:
@@ -347,6 +371,19 @@ def _scored(values: Optional[list[Optional[float]]]) -> list[float]:
     return [v for v in values if v is not None] if values else []
 
 
+def _pair(a: dict[tuple[str, str], Any], b: dict[tuple[str, str], Any]) -> tuple[list, list, list]:
+    """The keys of both, of ``a`` only and of ``b`` only, each sorted. Taken in each side's
+    own order, nearly always sorted already (a run records its cases in plan order, more or
+    less), sorting is about one pass, where a set's order costs a full sort."""
+    if a is b:  # a run compared with itself
+        return sorted(a), [], []
+    return (
+        sorted([key for key in a if key in b]),
+        sorted([key for key in a if key not in b]),
+        sorted([key for key in b if key not in a]),
+    )
+
+
 def compare_sides(
     a: Side,
     b: Side,
@@ -372,9 +409,7 @@ def _compare_sides(
 ) -> CompareReport:
     from .._stats import compare_case_runs, compare_runs, derive_seed, smallest_case_p
 
-    paired = sorted(set(a.scores) & set(b.scores))
-    only_a = sorted(set(a.scores) - set(b.scores))
-    only_b = sorted(set(b.scores) - set(a.scores))
+    paired, only_a, only_b = _pair(a.scores, b.scores)
     if not paired:
         raise ConfigError(
             f"no case of {a.source} pairs with one of {b.source} on (eval_set_id, eval_id); "
@@ -445,6 +480,8 @@ def _compare_sides(
             for i, (x, y) in enumerate(zip(column_a, column_b, strict=True))
             if x is not None and y is not None
         ]
+        if all(column_a[i] is column_b[i] for i in places):
+            continue  # no verdict flipped: the per-case tests would only serve flips
         raw_a = [scores_a[i].get(name) for i in places]
         raw_b = [scores_b[i].get(name) for i in places]
         # how many runs of each case have a score (the runs themselves only for the cases tested)

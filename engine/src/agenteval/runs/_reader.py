@@ -35,7 +35,9 @@ from .._verdicts import SummaryBuilder, case_criteria, case_status, not_evaluate
 from ..errors import ConfigError
 from ._briefs import (
     _STATUS,
+    BRIEF_MARKS,
     BRIEF_PREVIEW,
+    BRIEF_START,
     BRIEF_TAIL,
     BRIEFS,
     CaseBrief,
@@ -53,12 +55,15 @@ from ._scores import SCORES, Row, _tiled, json_lines, sealed_scores
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
 
+#: how many cases' brief lines a reader parses one by one (``_brief_line_ref``) before it
+#: parses the heads of them all in one call (a reader of every case)
+_LINE_READS = 1000
 #: a ``scores.jsonl`` line's key and its record's place
 _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
 
 
 class _Key(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     eval_set_index: int
     case_id: str
     run_index: int = 1
@@ -69,7 +74,8 @@ class _Scored(BaseModel):
     the criteria, and the run id that seeds the intervals): the expected turns are skipped,
     a quarter of the parse of a whole ``CaseRecord``."""
 
-    model_config = ConfigDict(extra="ignore")
+    # built when first used (most readers never use it): not at every start of the CLI
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     run_id: str
     origin: str = "recorded"
     criteria: list[CriterionResult] = Field(default_factory=list)
@@ -112,6 +118,10 @@ class RecordedRun:
         #: of each case's written brief (``briefs.jsonl``), its records' places and its hints
         #: (``_brief_ref``: a few numbers a case, kept; the lines themselves are not)
         self._brief_refs: Optional[dict[tuple[int, str], tuple[Any, Any]]] = None
+        #: the same found lazily: ``briefs.jsonl``'s lines and each case's line number, as a
+        #: listing found them (``_brief_marks``)
+        self._brief_lines: Optional[tuple[Any, dict[tuple[int, str], int]]] = None
+        self._brief_line_reads = 0
         #: the plan's rows and each row's record place, as a listing from ``scores.jsonl``
         #: found them (``record`` looks a few up there rather than keying every line)
         self._listed_places: Optional[tuple[dict[tuple[int, str], int], list[Any]]] = None
@@ -262,7 +272,9 @@ class RecordedRun:
                 end = mapped.rfind(b"\n") + 1  # after it, a killed writer's last record
                 if _tiled(map(_PLACE, rows), end) != len(rows):
                     return None
-                if any(offset and mapped[offset - 1] != 10 for offset in map(_OFFSET, rows)):
+                # the byte before each record, read in one C-level pass: all of them newlines
+                before = [offset - 1 for offset in map(_OFFSET, rows) if offset]
+                if bytes(map(mapped.__getitem__, before)).count(10) != len(before):
                     return None
             statuses = _STATUS
             if not all(len(row) == 7 and row[5] in statuses and type(row[6]) is list for row in rows):
@@ -489,15 +501,29 @@ class RecordedRun:
         # plain tuples, not briefs: 100k briefs kept alive would cost memory and slow every
         # garbage collection down while they are read
         listed: list[Any] = [None] * len(plan)
-        written = self._brief_heads() if self.manifest.num_runs != 1 else {}
-        if written and self._brief_refs is None:
-            self._brief_refs = _refs(written)
-        if written and len(written) >= len(plan) and all(key in written for key in plan):
+        written = self._brief_marks() if self.manifest.num_runs != 1 else {}
+        if written is None:  # an older engine's file (no marks), or lines not read so: parsed
+            heads = self._brief_heads()
+            if heads and self._brief_refs is None:
+                self._brief_refs = _refs(heads)
+            written = {key: (line["status"], *_marks(line)) for key, line in heads.items()}
+        if written and written.keys() >= plan.keys():
             # several runs per case, every case's brief written as it finished
+            if list(written) == list(plan):  # in the plan's order: column by column
+                keys, marks = list(written), written.values()
+                statuses, doubtful, unreached = zip(*marks, strict=True)
+                listed[:] = zip(
+                    map(sets.__getitem__, map(operator.itemgetter(0), keys)),
+                    map(operator.itemgetter(1), keys),
+                    map(_STATUS.__getitem__, statuses),
+                    doubtful,
+                    unreached,
+                    strict=True,
+                )
+                return listed
             for (eval_set, case_id), place in plan.items():
-                line = written[(eval_set, case_id)]
-                marks = line["marks"] if "marks" in line else criteria_marks(line["criteria"])
-                listed[place] = (sets[eval_set], case_id, _STATUS[line["status"]], *marks)
+                status, *marks_of = written[(eval_set, case_id)]
+                listed[place] = (sets[eval_set], case_id, _STATUS[status], *marks_of)
             return listed
         if rows is None:
             criteria: Optional[tuple] = None
@@ -547,17 +573,51 @@ class RecordedRun:
         (``BRIEF_TAIL``: the heads only, ``None`` when a line has none, an older engine's
         file); ``None`` too when a line so cut is not JSON."""
         written: dict[tuple[int, str], dict] = {}
+        try:
+            data = self._briefs_data()
+            for found in json_lines(tail.sub(b"}", data) if tail is not None else data):
+                if tail is BRIEF_TAIL and "marks" not in found:
+                    return None
+                written[(found["key"][0], found["key"][1])] = found
+        except (OSError, ValueError, TypeError, KeyError):
+            return None if tail is not None else {}
+        return written
+
+    def _briefs_data(self) -> bytes:
+        """``briefs.jsonl``'s bytes when the run's sealed summary covers that file as it is;
+        else none (``OSError`` when it cannot be read)."""
         summary = self.summary()
-        if summary is not None and summary.briefs_bytes is not None and self._summary_is_current(summary):
-            try:
-                data = (self.folder / BRIEFS).read_bytes()
-                if len(data) == summary.briefs_bytes:
-                    for found in json_lines(tail.sub(b"}", data) if tail is not None else data):
-                        if tail is BRIEF_TAIL and "marks" not in found:
-                            return None
-                        written[(found["key"][0], found["key"][1])] = found
-            except (OSError, ValueError, TypeError, KeyError):
-                return None if tail is not None else {}
+        if summary is None or summary.briefs_bytes is None or not self._summary_is_current(summary):
+            return b""
+        data = (self.folder / BRIEFS).read_bytes()
+        return data if len(data) == summary.briefs_bytes else b""
+
+    def _brief_marks(self) -> Optional[dict[tuple[int, str], tuple[str, int, bool]]]:
+        """Each case's status and marks (``criteria_marks``) as its written brief says, under
+        the rules of ``_written_briefs``, found in the lines by ``BRIEF_MARKS`` (no line
+        parsed; each case's line number kept for ``_brief_ref``); ``None`` when a line is
+        not so read (an older engine's file: no marks) or the file cannot be read. The last
+        line of a case counts."""
+        try:
+            data = self._briefs_data()
+            lines = data.count(b"\n")
+            # one start a line, at its start, and nowhere else: the n-th match is the n-th line
+            if data and (not data.startswith(BRIEF_START) or data.count(BRIEF_START) != lines):
+                return None
+            if data.count(b"\n" + BRIEF_START) != max(lines - 1, 0):
+                return None
+            found = BRIEF_MARKS.findall(data)
+            if len(found) != lines:
+                return None
+            # column by column, in C loops: 100k lines
+            indexes, raw_ids, statuses, doubtful, unreached = zip(*found, strict=True) if found else ((),) * 5
+            keys = list(zip(map(int, indexes), _strings(raw_ids), strict=True))
+            marks = zip(_strings(statuses), map(int, doubtful), map(b"true".__eq__, unreached), strict=True)
+            written = dict(zip(keys, marks, strict=True))  # the last line of a case counts
+            numbers = dict(zip(keys, range(lines), strict=True))
+        except (OSError, ValueError):
+            return None
+        self._brief_lines = (data, numbers)
         return written
 
     def _brief_heads(self) -> dict[tuple[int, str], dict]:
@@ -693,10 +753,33 @@ class RecordedRun:
         ``--num-runs auto``: a reader may combine a case's records up to a look only)."""
         if self.manifest.num_runs == 1 or self.manifest.num_runs_policy == "auto":
             return None, None
+        few = self._brief_line_reads < _LINE_READS
+        if self._brief_refs is None and self._brief_lines is not None and few:
+            self._brief_line_reads += 1
+            found = self._brief_line_ref((entry.index, case_id))
+            if found is not None:
+                return found
         if self._brief_refs is None:
             with gc_paused():
                 self._brief_refs = _refs(self._brief_heads())
         return self._brief_refs.get((entry.index, case_id), (None, None))
+
+    def _brief_line_ref(self, key: tuple[int, str]) -> Optional[tuple[Any, Any]]:
+        """``_brief_ref`` from the case's own line, where a listing found it (``_brief_marks``):
+        its head alone parsed; ``None`` when that head is not JSON."""
+        assert self._brief_lines is not None
+        data, numbers = self._brief_lines
+        number = numbers.get(key)
+        if number is None:
+            return None, None
+        if isinstance(data, bytes):  # split into lines the first time a case is looked up
+            data = data.split(b"\n")
+            self._brief_lines = (data, numbers)
+        try:
+            head = pydantic_core.from_json(BRIEF_TAIL.sub(b"}", data[number]))
+            return head.get("at"), head.get("hints")
+        except (ValueError, AttributeError):
+            return None
 
     def case_results(self, *, scored: bool = False) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
         """Each planned case's result in plan order: one run as recorded, several runs
@@ -869,6 +952,21 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     except ValueError:
         return False
     return True
+
+
+def _strings(raw: Sequence[bytes]) -> list[str]:
+    """The insides of JSON strings (``raw``) decoded: in one call when none has an escape (a
+    NUL byte is never raw inside one: it separates them), else each as JSON."""
+    joined = b"\0".join(raw)
+    if b"\\" not in joined:
+        return joined.decode().split("\0") if raw else []
+    return [pydantic_core.from_json(b'"' + each + b'"') for each in raw]
+
+
+def _marks(line: dict) -> tuple[int, bool]:
+    """A brief line's marks: as written, or from its criteria (an older engine's line)."""
+    marks = line["marks"] if "marks" in line else criteria_marks(line["criteria"])
+    return marks[0], marks[1]
 
 
 def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[Any, Any]]:

@@ -188,6 +188,10 @@ class CaseRecord(_Doc):
     """One line of ``results.jsonl``: one case under one run of the agent (``run_index``
     from 1). Flat keys first, so ``jq``, pandas and duckdb filter without unnesting."""
 
+    # its validator is built when first used: a reader of a run's summary or scores alone
+    # never parses a record, and the CLI starts without building it
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
+
     schema_: str = Field(RECORD_SCHEMA, alias="schema")
     run_id: str
     eval_set_index: int
