@@ -126,3 +126,18 @@ def test_the_finder_imports_nothing_to_list(tmp_path):
     finder = PluginFinder(KINDS[AGENTS_GROUP], {"a": object, "b": object})
     assert finder.names() == ["a", "b"] and [r.distribution for r in finder.refs()] == ["<in-memory>"] * 2
     assert set(known_plugins("agent adapter")) == {"adk", "python", "http", "http-traces", "command"}
+
+
+def test_plugins_pause_the_collector_with_the_engines_own_gc_paused():
+    # one helper for every plugin that reads or builds many objects at once (reporters, the
+    # viewer's store, trace readers): the engine's, whose host-freeze rules are tested in
+    # tests/engine/loading/test_json.py
+    import gc
+
+    from agenteval import _gc
+    from agenteval.plugins import gc_paused
+
+    assert gc_paused is _gc.gc_paused
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()

@@ -29,7 +29,9 @@ exceptions a plugin raises are in ``agenteval.errors``.
   ``format_writer``; an eval file read as ``agenteval run`` reads it, in any installed
   format: ``read_eval_file`` (a ``LoadedEvalSet``: eval set, format name, warnings;
   ``ADK_FORMAT`` is the built-in format's name), the installed formats' file-name
-  patterns: ``eval_file_patterns``;
+  patterns: ``eval_file_patterns``; ``gc_paused``, the cyclic garbage collector paused while
+  a plugin builds or reads many objects at once (what was built filed under the oldest
+  generation afterwards);
 * executors (``agenteval.executors``): ``Executor``, which runs ``WorkUnit``s (one case ×
   run each) with a ``UnitRunner`` and the run's ``ExecutorContext``, and hands the records
   back to the driver, the run folder's only writer; an executor whose workers must share a
@@ -89,6 +91,7 @@ _EXPORTS = {
     "eval_file_patterns": "._loading",
     "format_writer": "._loading",
     "format_writers": "._loading",
+    "gc_paused": "._gc",
     "iter_json_array": "._loading._json_stream",
     "json_path": "._loading._paths",
     "leading_keys": "._loading",

@@ -23,8 +23,8 @@ from typing import Optional
 
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
+from agenteval.plugins import gc_paused
 
-from ._gc import gc_paused
 from ._packed import Conversation
 from ._reader import OtelReader, sessions_of
 from ._select import read_turns

@@ -25,9 +25,9 @@ def lint_trace(file: Path) -> None:
     results, turns with no final text or no user message, traces of an unknown schema; with
     the setting the agent must turn on. Exit 0 when nothing lacks, 1 when something does.
     """
+    from agenteval.plugins import gc_paused
     from agenteval.text import visible
 
-    from ._gc import gc_paused
     from ._reader import sessions_of
     from ._select import read_turns
     from ._turns import CAPTURE_SETTING

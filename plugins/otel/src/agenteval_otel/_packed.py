@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Union, overload
 
 from agenteval.models import Invocation, MissingInput
+from agenteval.plugins import gc_paused
 
-from ._gc import gc_paused
 from ._shape import check_invocation
 
 __all__ = ["Conversation", "PackedInvocation"]

@@ -26,9 +26,8 @@ from typing import Any, ClassVar, Optional
 
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet
-from agenteval.plugins import FormatReader
+from agenteval.plugins import FormatReader, gc_paused
 
-from ._gc import gc_paused
 from ._otlp import Span, read_spans, sniff
 from ._packed import Conversation
 from ._select import read_turns

@@ -9,8 +9,6 @@ case index of at most ``keep_runs`` runs is kept.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import gzip
 import json
 import math
@@ -18,12 +16,12 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import pydantic_core
+from agenteval.plugins import gc_paused
 
 from ._disk_cache import DiskCache
 from ._index_patch import complete_end, index_patch
@@ -130,21 +128,6 @@ class Encoded:
     def worth_gzip(self) -> bool:
         """Kept gzipped, or plain and over 1 KB."""
         return self._plain is None or len(self._plain) > 1024
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The garbage collector off meanwhile: a run's pass makes hundreds of thousands of
-    objects it keeps (columns, the lines read), with no cycle among them for the collector
-    to find, and it would walk them over and over (a third of the time of a 100k-case
-    run's head of several runs per case)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def file_stamp(path: Path) -> tuple[int, int]:
@@ -283,7 +266,7 @@ class RunStore:
             built = self._from_disk(opened, kinds)
             if not built:
                 cursor = complete_end(opened.run.folder / _RESULTS)  # taken before the records are read
-                with collector_paused():
+                with gc_paused():
                     scanned = (scan(opened.run),) if scan is not None else ()
                     for name in kinds:
                         self.builds[name] = self.builds.get(name, 0) + 1
@@ -427,7 +410,7 @@ class RunStore:
         if cached is not None and cached[0] == opened.stamp:
             return cached[1]
         build = getattr(self.bundle, "head_index", None)
-        with collector_paused():
+        with gc_paused():
             head = build(opened.run) if build is not None else None
         if head is None:
             return self.index(run_id)

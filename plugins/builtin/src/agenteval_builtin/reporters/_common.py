@@ -4,8 +4,6 @@ a case did not pass and bounded text."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 import string
 from collections.abc import Iterator, Sequence
@@ -13,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from agenteval import CaseResult, CriterionResult, Status
+from agenteval.plugins import gc_paused
 from agenteval.runs import CaseRecord, EvalSetEntry, RecordedRun
 
 __all__ = [
@@ -74,23 +73,11 @@ class Tally:
 _STATUSES = {status.value: status for status in Status}
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector off meanwhile (it would walk every line read, over and over)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def tally(run: RecordedRun) -> Tally:
     """The run's ``Tally`` from ``RecordedRun.case_scores`` (each planned case's status and
     each criterion's status and score, as its brief says them: of a case recorded twice, the
     later), summed in plan order: a finished run's ``scores.jsonl`` read, no brief made."""
-    with _collector_paused():  # what is read is let go at the end: no cycle for it to find
+    with gc_paused():  # what is read is let go at the end: no cycle for it to find
         return _tally(run)
 
 
