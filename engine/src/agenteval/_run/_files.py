@@ -58,8 +58,8 @@ __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 #: a 10,000-case run's expected and recorded cases cost 316 MB with its largest file (18.5 MB)
 #: being read, which this holds, so that such a run reads nothing twice. A run that costs
 #: more keeps a share of it (``kept_limit``): at 100,000 cases in 100 files of 1,000, 37 MB of
-#: 3 GB, and a 219 MB peak where keeping the whole budget gave 527 MB (one file of 100,000:
-#: 266 MB, was 466 MB). At most a quarter of the memory available when the run starts.
+#: 3 GB, and a 206 MB peak where keeping the whole budget gave 515 MB (one file of 100,000:
+#: 262 MB, was 466 MB). At most a quarter of the memory available when the run starts.
 DEFAULT_BUDGET_MB = 336
 #: The measured memory of a loaded case per byte of its file, until a file has been measured
 #: (``benchmarks/scale.py``: 12.5 for recorded turns in events form, 8.9 for expected cases).
