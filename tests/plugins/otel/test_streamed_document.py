@@ -106,6 +106,20 @@ def test_a_damaged_or_cut_off_document_gives_the_whole_document_s_error(
         assert whole.startswith(str(path))
 
 
+def test_an_element_made_a_non_object_by_damage_gives_the_documents_syntax_error_first(tmp_path, monkeypatch):
+    # a resource's opening brace deleted: its first member reads as a string element, which is
+    # not a resource; the whole read fails on the syntax first, and so must the streamed one
+    text = _per_resource(
+        encode(read_spans(ADK_TRACE), shape="request", base64_ids=False, plain=False, json_strings=True)
+    )
+    second = text.index("\n  },\n  {") + len("\n  },\n  ")  # the second resource's brace (indent=1)
+    path = tmp_path / "trace.json"
+    path.write_text(text[:second] + text[second + 1 :])
+    whole = _read(path, monkeypatch, streamed=False)
+    assert "not valid JSON" in whole
+    assert _read(path, monkeypatch, streamed=True) == whole
+
+
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [

@@ -227,17 +227,25 @@ def _streamed(
 
     rest: dict[tuple[str, ...], Any] = {}
     given = False
+    elements = iter_json_array(handle, keys, rest)
     try:
-        for index, element in enumerate(iter_json_array(handle, keys, rest)):
-            if keys == ("data",):
-                if index == 0 and not is_jaeger({"data": [element]}):
-                    raise DataError(_NOT_A_TRACE, source=where)
-                spans: Iterable[Any] = jaeger_trace_spans(element, index, where)
-            else:
-                spans = _resource_spans(element, f"{keys[-1]}[{index}]", where, make)
-            for span in spans:
-                given = True
-                yield index + 1, span  # a resource read is as a line read (``_select``'s early turns)
+        try:
+            for index, element in enumerate(elements):
+                if keys == ("data",):
+                    if index == 0 and not is_jaeger({"data": [element]}):
+                        raise DataError(_NOT_A_TRACE, source=where)
+                    spans: Iterable[Any] = jaeger_trace_spans(element, index, where)
+                else:
+                    spans = _resource_spans(element, f"{keys[-1]}[{index}]", where, make)
+                for span in spans:
+                    given = True
+                    yield index + 1, span  # a resource read is as a line read (``_select``'s early turns)
+        except DataError:
+            # an element's problem (a span's); the whole read parses the document first, so a
+            # damaged document's own error comes first: the rest is read (and let go) for it
+            for _ in elements:
+                pass
+            raise
     except DataError:  # a span's (a ``ValueError`` too)
         raise
     except LookupError as shape:
