@@ -387,6 +387,12 @@ def _plain(text, depth: int, width: int) -> str:
     return out.getvalue()
 
 
+@pytest.mark.parametrize("depth", [0, 1, 4])
+def test_a_line_of_nothing_visible_is_printed_as_rich_prints_it(depth):
+    # a combining mark alone has no width: rich 14.3 prints no line for it, rich 15 one
+    assert _plain("\u0300", depth, 40) == _through_rich("\u0300", depth, 40)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     text=st.text(max_size=140),

@@ -129,14 +129,16 @@ def _print_indented(console: Console, text: Union[str, Text], depth: int, style:
 def _plain_lines(console: Console, body: Text, depth: int) -> Optional[str]:
     """What rich prints for ``body`` ``depth`` columns in on a colourless console, or
     ``None`` when that is not sure to be the same (colour, recording, control characters,
-    a line rich would crop)."""
+    nothing of width, a line rich would crop)."""
     plain = body.plain
     if console.color_system is not None or console.record or not plain or not plain.isprintable():
         return None
     width = console.width - depth
-    if width <= 0:
+    size = cell_len(plain)
+    # nothing visible (combining marks alone): rich 14.3 prints no line, 15 an indented one
+    if width <= 0 or size == 0:
         return None
-    if cell_len(plain) <= width:
+    if size <= width:
         return " " * depth + plain + "\n"
     if not depth:  # printed bare, rich does not pad the wrapped lines
         return None
