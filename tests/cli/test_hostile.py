@@ -193,6 +193,13 @@ def test_json_visible_escapes_what_json_encoders_leave_raw_and_keeps_the_value()
     assert json.loads(shown) == value
 
 
+def test_json_visible_escapes_exactly_the_characters_of_its_table():
+    from agenteval._terminal import _JSON_HIDDEN, _JSON_TABLE
+
+    found = {code for code in range(0x110000) if _JSON_HIDDEN.fullmatch(chr(code))}
+    assert found == set(_JSON_TABLE)
+
+
 @given(
     st.recursive(
         st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)

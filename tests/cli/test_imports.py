@@ -83,3 +83,14 @@ def test_python_dash_m_works():
     )
     assert proc.returncode == 0, proc.stderr
     assert any(row["name"] == "response_match_score" for row in json.loads(proc.stdout))
+
+
+def test_runs_show_imports_no_calibration_package_for_a_run_without_cards(tmp_path):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    args = ["run", str(EXAMPLE), "--actual", str(EXAMPLE / "travel.actual.json"), "--runs-dir", str(tmp_path)]
+    assert CliRunner().invoke(main, args).exit_code == 1
+    loaded = _probe(["runs", "show", "latest", "--runs-dir", str(tmp_path)], "LOADED")
+    assert "agenteval._reporting._table" in loaded
+    assert not [m for m in loaded if m.startswith("agenteval.calibration")]

@@ -712,11 +712,14 @@ def _calibration_lines(source: Union[RecordedRun, RunResult]) -> list[Text]:
     manifest), one line each; none for a result in memory."""
     if not isinstance(source, RecordedRun):
         return []
-    from ..calibration import read_cards
+    cards = {}
+    if (source.folder / CARDS_FILE).exists():  # the calibration package is imported when needed
+        from ..calibration import read_cards
 
+        cards = read_cards(source)
     lines = []
     entries = {e.name: e for s in source.manifest.eval_sets for e in s.criteria}
-    for name, card in read_cards(source).items():
+    for name, card in cards.items():
         lines.append(
             Text(
                 f"calibration of {visible(name)}: Cohen's κ {card.kappa_text()} over {card.n:,} human "
@@ -755,6 +758,10 @@ def _calibration_lines(source: Union[RecordedRun, RunResult]) -> list[Text]:
                 )
             )
     return lines
+
+
+#: ``calibration.CALIBRATION_FILE``, the run folder's cards.
+CARDS_FILE = "calibration.json"
 
 
 def _not_evaluated_line(summary: RunSummary) -> Optional[Text]:
