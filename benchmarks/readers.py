@@ -38,10 +38,11 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
     python benchmarks/readers.py --repeat 3              # the least of 3 runs of each reader
     python benchmarks/readers.py --sizes 2000 --baseline SRC --same   # the same bytes as SRC's?
 
-``--same`` (with ``--baseline``) times nothing: it checks that every reporter's files and the
-viewer's ``summary``, ``index`` and ``head`` are the same bytes under both (the moments of the
-OTLP records masked; ``head`` only where the baseline answers one), one line per kind, and
-exits 1 when any differ.
+``--same`` (with ``--baseline``) times nothing: it checks that every reporter's files, the
+viewer's ``summary``, ``index`` and ``head``, and ``runs show``'s output (the table at 80,
+100 and 250 columns, in colour, with ``NO_COLOR``, with ``--show all``; the JSON) are the
+same bytes under both (the moments of the OTLP records masked; ``head`` only where the
+baseline answers one), one line per kind, and exits 1 when any differ.
 """
 
 from __future__ import annotations
@@ -265,9 +266,23 @@ for kind in ("summary", "index", "head"):
 _MOMENTS = re.compile(rb'"(?:time|observedTime|startTime|endTime)UnixNano": ?"[0-9]+"')
 
 
+#: ``runs show`` as ``--same`` compares it: piped (80 columns, no colour), at other widths,
+#: in colour (``FORCE_COLOR``), colour turned off (``NO_COLOR``), every case, and as JSON.
+_COLOUR = {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
+_SHOWN: dict[str, tuple[dict[str, str], list[str]]] = {
+    "show.txt": ({}, []),
+    "show-100-all.txt": ({"COLUMNS": "100"}, ["--show", "all"]),
+    "show-250.txt": ({"COLUMNS": "250"}, []),
+    "show-colour.txt": ({**_COLOUR, "COLUMNS": "100"}, []),
+    "show-no-colour.txt": ({**_COLOUR, "NO_COLOR": "1", "COLUMNS": "100"}, []),
+    "show.json": ({}, ["--format", "json"]),
+}
+
+
 def outputs(folder: Path, target: Path, reporters: list[str], env: dict[str, str]) -> dict[str, bytes]:
-    """Every file the reporters and the viewer's payloads make of ``folder`` (by name, the
-    OTLP moments masked), written under ``target``."""
+    """Every file the reporters and the viewer's payloads make of ``folder``, and what ``runs
+    show`` prints of it (``_SHOWN``), by name (the OTLP moments masked), written under
+    ``target``."""
     for name in reporters:
         report = target / name
         report.mkdir(parents=True)
@@ -284,6 +299,12 @@ def outputs(folder: Path, target: Path, reporters: list[str], env: dict[str, str
         summary = {"GITHUB_STEP_SUMMARY": str(report / "step-summary.md")}
         _timed([*command, "--report", name], {**env, **summary})
     _timed([sys.executable, "-c", _PAYLOADS, str(folder), str(target)], env)
+    show = [sys.executable, "-m", "agenteval", "runs", "show", str(folder)]
+    for name, (extra, options) in _SHOWN.items():
+        done = subprocess.run([*show, *options], capture_output=True, env={**env, **extra})
+        (target / name).write_bytes(
+            done.stdout + b"\n--- stderr\n" + done.stderr + b"exit %d\n" % done.returncode
+        )
     return {
         str(path.relative_to(target)): _MOMENTS.sub(b"T", path.read_bytes())
         for path in sorted(target.rglob("*"))
