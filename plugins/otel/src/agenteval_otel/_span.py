@@ -153,7 +153,7 @@ def attributes_of(
         return flat
     if not isinstance(value, list):
         raise DataError(f"{at}: expected a list of key-value pairs", source=where)
-    if only is None:
+    if only is None and type(value) is list:
         fast = flat_entries(value)
         if fast is not None:
             return fast
