@@ -267,7 +267,7 @@ def main(argv: list[str]) -> None:
                 )
                 if args.baseline:
                     base = _run(mode, path, size, args.baseline)
-                    share = f"{got['cpu'] / base['cpu']:>9.2f}" if base["cpu"] else f"{'-':>9}"
+                    share = f"{got['cpu'] / base['cpu']:>9.2f}" if base["cpu"] >= 0.01 else f"{'-':>9}"
                     line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}{share}"
                 print(line, flush=True)
 
