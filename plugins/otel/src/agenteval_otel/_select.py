@@ -249,32 +249,34 @@ class _LastLook:
     """Whether a span's model input holds a user message whose text is one of ``texts``
     (``user_texts``), its JSON text parsed only when it may: when a text could be in it (a
     search of the JSON text itself, for a few texts without escaped characters) and it is not
-    the same input as the last span's (a model call's history repeats from call to call)."""
+    the same input as the last span's (a model call's history repeats from call to call: the
+    answer for the last input is kept)."""
 
     def __init__(self, texts: set[str]) -> None:
         self.texts = texts
         self.searchable = len(texts) <= 32 and not any(_ESCAPED.intersection(t) for t in texts)
-        self.last: tuple[Any, Any, Any] = (None, None, None)
+        self.last: tuple[Any, Any, bool] = (None, None, False)
 
     def names_a_text(self, attributes: dict[str, Any]) -> bool:
-        found: dict[str, Any] = {}
-        for key in _INPUT_KEYS:
+        for key in _INPUT_KEYS:  # (the texts of both inputs together are the texts of each)
             value = attributes.get(key)
             if isinstance(value, str):
                 if self.searchable and "\\u" not in value and not any(t in value for t in self.texts):
                     continue
-                value = self._parsed(key, value)
-            if value is not None:
-                found[key] = value
-        return bool(found) and not self.texts.isdisjoint(user_texts(found))
+                if self._names(key, value):
+                    return True
+            elif value is not None and not self.texts.isdisjoint(user_texts({key: value})):
+                return True
+        return False
 
-    def _parsed(self, key: str, value: str) -> Any:
-        last_key, last_value, last_parsed = self.last
+    def _names(self, key: str, value: str) -> bool:
+        """Whether the JSON text ``value`` of ``key`` names a text (kept for the next span's)."""
+        last_key, last_value, last_names = self.last
         if key == last_key and value == last_value:
-            return last_parsed
-        result = parsed(value)
-        self.last = (key, value, result)
-        return result
+            return last_names
+        names = not self.texts.isdisjoint(user_texts({key: parsed(value)}))
+        self.last = (key, value, names)
+        return names
 
 
 #: The attributes a model call's input is in.
