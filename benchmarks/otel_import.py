@@ -26,6 +26,13 @@ spans read per wall second, and the process's peak resident memory.
     python benchmarks/otel_import.py --sizes 1000,10000,100000
     python benchmarks/otel_import.py --sizes 30000 --modes "actual 1%,lint-trace"
     python benchmarks/otel_import.py --sizes 1000,10000 --modes run
+    python benchmarks/otel_import.py --baseline SRC      # side by side with another checkout
+
+``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, e.g. ``git archive main``
+unpacked, its ``engine/src`` and ``plugins/*/src``) measures each mode under that code too,
+right after this code's run of it, and adds its seconds, CPU seconds and peak memory, and
+this code's CPU time as a share of the baseline's: on a busy machine only side-by-side
+figures compare.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import random
 import resource
 import subprocess
@@ -41,6 +49,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 PAIRS = 24  # model call + tool call pairs per trace: 2 + 2 * 24 = 50 spans
 SPANS = 2 + 2 * PAIRS
@@ -222,6 +231,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated numbers of traces")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated measurements to make")
+    parser.add_argument("--baseline", help="PYTHONPATH of another checkout, measured side by side")
     parser.add_argument("--measure", nargs=3, metavar=("MODE", "FILE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -229,6 +239,8 @@ def main(argv: list[str]) -> None:
         print(json.dumps(_measure(mode, Path(file), int(size))))
         return
     columns = ("traces", "spans", "file MB", "read", "seconds", "CPU s", "spans/s", "peak MB")
+    if args.baseline:
+        columns += ("base s", "base CPU", "base MB", "CPU/base")
     print(
         f"{columns[0]:>8} {columns[1]:>9} {columns[2]:>8}  {columns[3]:<15}"
         + "".join(f"{c:>9}" for c in columns[4:])
@@ -246,20 +258,33 @@ def main(argv: list[str]) -> None:
             if "document" in modes:
                 _write_document(path)
             for mode in (BASELINE, *modes) if size == sizes[0] else modes:
-                done = subprocess.run(
-                    [sys.executable, __file__, "--measure", mode, str(path), str(size)],
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                )
-                got = json.loads(done.stdout.splitlines()[-1])
+                got = _run(mode, path, size, None)
                 spans = size * SPANS
                 rate = f"{spans / got['seconds']:>9.0f}" if mode != BASELINE else f"{'-':>9}"
-                print(
+                line = (
                     f"{size:>8} {spans:>9} {megabytes:>8.1f}  {mode:<15}"
-                    f"{got['seconds']:>9.2f}{got['cpu']:>9.2f}{rate}{got['peak_mb']:>9.0f}",
-                    flush=True,
+                    f"{got['seconds']:>9.2f}{got['cpu']:>9.2f}{rate}{got['peak_mb']:>9.0f}"
                 )
+                if args.baseline:
+                    base = _run(mode, path, size, args.baseline)
+                    share = f"{got['cpu'] / base['cpu']:>9.2f}" if base["cpu"] >= 0.01 else f"{'-':>9}"
+                    line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}{share}"
+                print(line, flush=True)
+
+
+def _run(mode: str, path: Path, size: int, baseline: Optional[str]) -> dict[str, float]:
+    """One measurement in a fresh process (this code's, or with ``baseline`` first on its path)."""
+    env = dict(os.environ)
+    if baseline:
+        env["PYTHONPATH"] = baseline
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", mode, str(path), str(size)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 if __name__ == "__main__":

@@ -24,3 +24,19 @@ def test_otel_import_prints_a_row_per_mode() -> None:
     assert read == ["(imports only)", *modes]
     assert all(row[:2] == ["20", "1000"] for row in rows)  # 50 spans a trace
     assert all(float(row[-1]) > 0 for row in rows)  # peak MB
+
+
+def test_otel_import_measures_a_baseline_side_by_side() -> None:
+    root = SCRIPT.parents[1]
+    source = ":".join(str(root / part) for part in ("engine/src", "plugins/otel/src", "plugins/builtin/src"))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "20", "--modes", "lint-trace", "--baseline", source],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    header, *rows = (line.split() for line in done.stdout.splitlines())
+    assert header[-1] == "CPU/base"
+    assert [" ".join(row[3:-8]) for row in rows] == ["(imports only)", "lint-trace"]
+    assert all(float(row[-2]) > 0 for row in rows)  # the baseline's peak MB

@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from ._jaeger import is_jaeger, jaeger_spans, jaeger_trace_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
-from ._span import Span, attributes_of, content_from_events, hex_id, list_at, loads
+from ._span import HEX_DIGITS, Span, attributes_of, content_from_events, flat_entries, hex_id, list_at, loads
 
 __all__ = [
     "PEEK_KEYS",
@@ -442,16 +442,38 @@ def _shared_id(value: Any, size: int, at: str, where: str, key: str) -> str:
 
 
 def _head(item: Any, at: str, where: str) -> tuple[str, str, Optional[str], int, int]:
-    """A span's ids and times, checked: trace id, span id, parent id, start, end."""
+    """A span's ids and times, checked: trace id, span id, parent id, start, end. (The common
+    spellings read inline: this runs for every span of a file.)"""
     if not isinstance(item, dict):
         raise DataError(f"{at}: expected a span object", source=where)
-    trace_id = _shared_id(_get(item, "traceId", "trace_id"), 16, at, where, ".traceId")
-    span_id = hex_id(_get(item, "spanId", "span_id"), 8, at, where, ".spanId")
-    parent = _get(item, "parentSpanId", "parent_span_id")
-    parent_id = _shared_id(parent, 8, at, where, ".parentSpanId") if parent else None
-    start = _time(_get(item, "startTimeUnixNano", "start_time_unix_nano"), at, where, ".startTimeUnixNano")
-    end = _time(_get(item, "endTimeUnixNano", "end_time_unix_nano"), at, where, ".endTimeUnixNano")
-    return trace_id, span_id, parent_id, start, end
+    get = item.get
+    trace = get("traceId") if "traceId" in item else get("trace_id")
+    trace_id = _shared_ids.get(trace) if type(trace) is str else None
+    if trace_id is None or len(trace_id) != 32:
+        trace_id = _shared_id(trace, 16, at, where, ".traceId")
+    span = get("spanId") if "spanId" in item else get("span_id")
+    if type(span) is str and len(span) == 16 and not span.strip(HEX_DIGITS):
+        span_id = span.lower()
+    else:
+        span_id = hex_id(span, 8, at, where, ".spanId")
+    parent = get("parentSpanId") if "parentSpanId" in item else get("parent_span_id")
+    parent_id = None
+    if parent:
+        parent_id = _shared_ids.get(parent) if type(parent) is str else None
+        if parent_id is None or len(parent_id) != 16:
+            parent_id = _shared_id(parent, 8, at, where, ".parentSpanId")
+    start = get("startTimeUnixNano") if "startTimeUnixNano" in item else get("start_time_unix_nano")
+    end = get("endTimeUnixNano") if "endTimeUnixNano" in item else get("end_time_unix_nano")
+    try:
+        return trace_id, span_id, parent_id, int(start), int(end)
+    except (TypeError, ValueError):  # absent (0), or not a time: said as ``_time`` says it
+        return (
+            trace_id,
+            span_id,
+            parent_id,
+            _time(start, at, where, ".startTimeUnixNano"),
+            _time(end, at, where, ".endTimeUnixNano"),
+        )
 
 
 def _span(item: Any, at: str, where: str) -> Span:
@@ -461,7 +483,10 @@ def _span(item: Any, at: str, where: str) -> Span:
 def _flattened(item: Any, at: str, where: str, head: tuple[str, str, Optional[str], int, int]) -> Span:
     """The ``Span`` of a checked item (``_head``)."""
     trace_id, span_id, parent_id, start, end = head
-    attributes = attributes_of(item.get("attributes"), f"{at}.attributes", where)
+    raw = item.get("attributes")
+    attributes = flat_entries(raw) if type(raw) is list else None
+    if attributes is None:
+        attributes = attributes_of(raw, f"{at}.attributes", where)
     events = item.get("events")
     if events:  # some exporters put content there
         content_from_events(attributes, events, at, where)

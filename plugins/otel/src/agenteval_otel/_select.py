@@ -70,14 +70,21 @@ def read_turns(
     # a JSONL file's traces read as turns at the end of a line (``_EarlyTurns``); not when the
     # logs beside the file may add content to any span
     early = _EarlyTurns(kept, enabled=beside is None, content=content)
+    last: tuple[Optional[str], int] = (None, 0)  # the trace and line of the span read before
     for number, found in iter_spans(path, records, whole=kept):
         trace = found.trace_id
         attributes = found.peek if type(found) is RawSpan else found.attributes
-        groups.add(trace, attributes)
-        if number:
-            early.line(number)
+        # (what follows runs per span: the common cases are tested inline, the rest called)
+        if _SESSION_KEYS[0] in attributes or _SESSION_KEYS[1] in attributes:
+            groups.add(trace, attributes)
+        elif trace != last[0]:
+            groups.traces.add(trace)
+        if number and (trace, number) != last:
+            if number != early.number:
+                early.line(number)
             lines[trace].add(number)
-        if early.reopens(trace):
+        last = (trace, number)
+        if (trace in early.built or trace in early.reopened) and early.reopens(trace):
             continue
         if trace not in kept and (
             ids is None or _wanted(trace, found.span_id, attributes, ids, looked, text_spans)
@@ -87,9 +94,9 @@ def read_turns(
             pending_count -= len(kept[trace])
             early.add(kept[trace])
         if trace in kept:
-            span = _built(found, where)
+            span = found if type(found) is Span else found.span(where)
             kept[trace].append(span)
-            early.add([span])
+            early.add_one(span)
         else:
             pending[trace].append(found)
             pending_count += 1
@@ -113,10 +120,7 @@ def read_turns(
         traces[trace] = [_built(s, where) for s in pending.pop(trace)]
     del kept, pending
     if again:
-        numbers = {n for trace in again for n in lines[trace]}
-        for _, found in iter_spans(path, [], lines=numbers, whole=again):
-            if found.trace_id in again:
-                traces.setdefault(found.trace_id, []).append(_built(found, where))
+        _read_again(path, again, lines, traces)
     if beside_records:
         merge_logs([span for found in traces.values() for span in found], beside_records, where)
     turns, empty = turns_of_traces(traces, content=content)
@@ -128,6 +132,17 @@ def read_turns(
             empty.append((trace, finding))
     empty.sort(key=lambda pair: pair[0])
     return in_order(turns), empty
+
+
+def _read_again(
+    path: Path, again: set[str], lines: dict[str, set[int]], traces: dict[str, list[Span]]
+) -> None:
+    """The spans of the traces ``again`` read again from their ``lines``, into ``traces``."""
+    where = str(path)
+    numbers = {n for trace in again for n in lines[trace]}
+    for _, found in iter_spans(path, [], lines=numbers, whole=again):
+        if found.trace_id in again:
+            traces.setdefault(found.trace_id, []).append(_built(found, where))
 
 
 def _read_beside(beside: Optional[Path]) -> tuple[list[dict[str, Any]], list[Any], Optional[DataError]]:
@@ -165,6 +180,14 @@ class _EarlyTurns:
         """Spans of a trace are kept (of the line read now)."""
         self.held += len(spans)
         for span in spans if self.number else ():
+            self.touched.add(span.trace_id)
+            if span.parent_id is None:
+                self.rooted.add(span.trace_id)
+
+    def add_one(self, span: Span) -> None:
+        """``add([span])``."""
+        self.held += 1
+        if self.number:
             self.touched.add(span.trace_id)
             if span.parent_id is None:
                 self.rooted.add(span.trace_id)
@@ -226,32 +249,34 @@ class _LastLook:
     """Whether a span's model input holds a user message whose text is one of ``texts``
     (``user_texts``), its JSON text parsed only when it may: when a text could be in it (a
     search of the JSON text itself, for a few texts without escaped characters) and it is not
-    the same input as the last span's (a model call's history repeats from call to call)."""
+    the same input as the last span's (a model call's history repeats from call to call: the
+    answer for the last input is kept)."""
 
     def __init__(self, texts: set[str]) -> None:
         self.texts = texts
         self.searchable = len(texts) <= 32 and not any(_ESCAPED.intersection(t) for t in texts)
-        self.last: tuple[Any, Any, Any] = (None, None, None)
+        self.last: tuple[Any, Any, bool] = (None, None, False)
 
     def names_a_text(self, attributes: dict[str, Any]) -> bool:
-        found: dict[str, Any] = {}
-        for key in _INPUT_KEYS:
+        for key in _INPUT_KEYS:  # (the texts of both inputs together are the texts of each)
             value = attributes.get(key)
             if isinstance(value, str):
                 if self.searchable and "\\u" not in value and not any(t in value for t in self.texts):
                     continue
-                value = self._parsed(key, value)
-            if value is not None:
-                found[key] = value
-        return bool(found) and not self.texts.isdisjoint(user_texts(found))
+                if self._names(key, value):
+                    return True
+            elif value is not None and not self.texts.isdisjoint(user_texts({key: value})):
+                return True
+        return False
 
-    def _parsed(self, key: str, value: str) -> Any:
-        last_key, last_value, last_parsed = self.last
+    def _names(self, key: str, value: str) -> bool:
+        """Whether the JSON text ``value`` of ``key`` names a text (kept for the next span's)."""
+        last_key, last_value, last_names = self.last
         if key == last_key and value == last_value:
-            return last_parsed
-        result = parsed(value)
-        self.last = (key, value, result)
-        return result
+            return last_names
+        names = not self.texts.isdisjoint(user_texts({key: parsed(value)}))
+        self.last = (key, value, names)
+        return names
 
 
 #: The attributes a model call's input is in.

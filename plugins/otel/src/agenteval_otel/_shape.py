@@ -107,7 +107,8 @@ def _content(content: Any) -> bool:
             name = call.get("name") if type(call) is dict else None
             if type(name) is not str or not name.strip() or not _CALL_KEYS.issuperset(call):
                 return False
-            if not (_optional_text(call.get("id")) and _object(call.get("args"))):
+            known = call.get("id")
+            if not ((known is None or type(known) is str) and _object(call.get("args"))):
                 return False
         else:
             response = part.get("function_response")
@@ -128,4 +129,11 @@ def _optional_text(value: Any) -> bool:
 
 def _object(value: Any) -> bool:
     """``None`` or a dict with text keys (``dict[str, Any]``)."""
-    return value is None or (type(value) is dict and all(type(key) is str for key in value))
+    if value is None:
+        return True
+    if type(value) is not dict:
+        return False
+    for key in value:  # (a loop, not all() of a generator: this runs for every call and response)
+        if type(key) is not str:
+            return False
+    return True

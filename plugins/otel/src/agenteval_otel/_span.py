@@ -22,6 +22,7 @@ from ._legacy_events import LEGACY_EVENTS, event_fields, legacy_messages
 
 __all__ = [
     "ELIDED",
+    "HEX_DIGITS",
     "JSON_ATTRIBUTES",
     "LAZY_ATTRIBUTES",
     "JsonText",
@@ -29,6 +30,7 @@ __all__ = [
     "any_value",
     "attributes_of",
     "content_from_events",
+    "flat_entries",
     "hex_id",
     "list_at",
     "loads",
@@ -36,7 +38,8 @@ __all__ = [
     "value_of",
 ]
 
-_HEX_DIGITS = "0123456789abcdefABCDEF"
+#: What a hex id may hold.
+HEX_DIGITS = "0123456789abcdefABCDEF"
 #: What an instrumentation writes in place of content it does not record.
 ELIDED = "<elided>"
 #: Attributes whose value is JSON, parsed when a string holds it.
@@ -150,6 +153,10 @@ def attributes_of(
         return flat
     if not isinstance(value, list):
         raise DataError(f"{at}: expected a list of key-value pairs", source=where)
+    if only is None and type(value) is list:
+        fast = flat_entries(value)
+        if fast is not None:
+            return fast
     for i, entry in enumerate(value):
         try:
             key, raw = entry["key"], entry["value"]
@@ -165,6 +172,25 @@ def attributes_of(
         # most attributes are strings: read them without the general AnyValue walk
         item = raw["stringValue"] if type(raw) is dict and "stringValue" in raw else any_value(raw)
         flat[key] = _json_value(key, item) if key in JSON_ATTRIBUTES else item
+    return flat
+
+
+def flat_entries(entries: list[Any]) -> Optional[dict[str, Any]]:
+    """``attributes_of`` of a well-formed list of key-value pairs (every entry a dict with a text
+    key and a value), in one comprehension; ``None`` for any other list, which the entry-by-entry
+    loop reads (and names the entry it cannot)."""
+    try:
+        flat = {
+            entry["key"]: raw["stringValue"] if "stringValue" in (raw := entry["value"]) else any_value(raw)
+            for entry in entries
+        }
+    except (TypeError, KeyError):  # not a dict, no key or value, a value that is not an AnyValue...
+        return None
+    for key in flat:
+        if type(key) is not str:
+            return None
+    for key in JSON_ATTRIBUTES.intersection(flat):
+        flat[key] = _json_value(key, flat[key])
     return flat
 
 
@@ -237,7 +263,7 @@ def hex_id(value: Any, size: int, at: str, where: str, key: str = "") -> str:
             f"{at}{key}: expected {_id_size(size)} id (hex or base64), got {value!r}", source=where
         )
     if len(value) == 2 * size:
-        if not value.strip(_HEX_DIGITS):
+        if not value.strip(HEX_DIGITS):
             return value.lower()
         try:
             bytes.fromhex(value)

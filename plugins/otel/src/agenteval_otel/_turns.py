@@ -75,6 +75,7 @@ _USAGE = {
     "gen_ai.usage.reasoning.output_tokens": "thoughts_token_count",
     "gen_ai.usage.cache_read.input_tokens": "cached_content_token_count",
 }
+_USAGE_ITEMS = tuple(_USAGE.items())
 
 
 #: The setting that makes a tool span record what its call received and returned.
@@ -322,11 +323,12 @@ class _Builder:
         self.unanswered: list[_Dict] = []  # function calls
         self.user: Optional[_Dict] = None
         self.outputs: list[tuple[int, str, list[_Dict]]] = []  # (event index, author, parts) per model call
-        agents = [s for s in spans if s.operation == "invoke_agent"]
-        self.root_agent = _agent_name(agents[0]) if agents else None
+        first_agent = next((s for s in spans if s.operation == "invoke_agent"), None)
+        self.root_agent = _agent_name(first_agent) if first_agent is not None else None
         #: ADK's spans: schema 1's ``invocation`` root, or ADK's own attributes (both schemas).
-        adk_ids = any(not _ADK_ATTRIBUTES.isdisjoint(span.attributes) for span in spans)
-        self.adk = root.name == "invocation" or adk_ids
+        self.adk = root.name == "invocation" or any(
+            not _ADK_ATTRIBUTES.isdisjoint(span.attributes) for span in spans
+        )
         #: Per span id: the nearest agent's name (``None``: no agent names one).
         self.authors: dict[str, Optional[str]] = {}
 
@@ -356,9 +358,10 @@ class _Builder:
             self.find("content_elided", span, "gen_ai.output.messages is <elided>")
         else:
             parts = [part for message in output if isinstance(message, dict) for part in _parts(message)]
-        self.unanswered.extend(
-            part["function_call"] for part in parts if part.get("function_call") is not None
-        )
+        if parts:
+            self.unanswered += [
+                part["function_call"] for part in parts if part.get("function_call") is not None
+            ]
         author = self.author(span)
         event = {
             "author": author,
@@ -456,8 +459,13 @@ class _Builder:
             )
         user = self.user or {"role": "user", "parts": [{"text": ""}]}
         spans = self.spans
-        model = _union([(s.start, s.end) for s in spans if is_inference(s)])
-        tools = _union([(s.start, s.end) for s in spans if s.operation == "execute_tool"])
+        model_times, tool_times = [], []
+        for span in spans:  # (an execute_tool span is never an inference span)
+            if span.operation == "execute_tool":
+                tool_times.append((span.start, span.end))
+            elif is_inference(span):
+                model_times.append((span.start, span.end))
+        model, tools = _union(model_times), _union(tool_times)
         record = {
             "invocation_id": _first_attribute(spans, "gcp.vertex.agent.invocation_id") or self.root.span_id,
             "user_content": user,
@@ -614,15 +622,18 @@ def _first_present(attrs: dict[str, Any], *keys: str) -> Any:
 
 
 def _usage(attrs: dict[str, Any]) -> Optional[dict[str, int]]:
-    usage = {
-        gemini: int(attrs[key]) for key, gemini in _USAGE.items() if isinstance(attrs.get(key), (int, float))
-    }
+    usage = {}
+    for key, gemini in _USAGE_ITEMS:
+        value = attrs.get(key)
+        if value is not None and isinstance(value, (int, float)):
+            usage[gemini] = int(value)
     if not usage:
         return None
-    total = sum(
-        usage.get(k, 0) for k in ("prompt_token_count", "candidates_token_count", "thoughts_token_count")
+    get = usage.get
+    usage["total_token_count"] = (
+        get("prompt_token_count", 0) + get("candidates_token_count", 0) + get("thoughts_token_count", 0)
     )
-    return {**usage, "total_token_count": total}
+    return usage
 
 
 def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
