@@ -111,19 +111,14 @@ def _from_briefs(run: RecordedRun, side: Side) -> bool:
     """``side``'s statuses and scores from a run's ``briefs.jsonl`` lines, as its briefs give
     them (``RecordedRun.case_briefs``) without making one, when the run wrote every planned
     case's brief (several runs per case, finished); ``False`` (``side`` untouched) when not."""
-    written = run._written_briefs(previews=False)
-    if not written:
+    planned = run._planned_brief_lines()
+    if planned is None:
         return False
-    lines = []
-    for entry in run.manifest.eval_sets:
-        for case_id in entry.case_ids:
-            line = written.get((entry.index, case_id))
-            if line is None:
-                return False  # a case combined from its records: the briefs' way
-            lines.append((entry.eval_set_id, case_id, line["criteria"]))
+    ids = {entry.index: entry.eval_set_id for entry in run.manifest.eval_sets}
     statuses, scores, status_of = side.statuses, side.scores, _STATUS
-    for eval_set_id, case_id, criteria in lines:
-        key = (eval_set_id, case_id)
+    for (eval_set, case_id), _, line in planned:
+        key = (ids[eval_set], case_id)
+        criteria = line["criteria"]
         statuses[key] = {c[0]: status_of[c[1]] for c in criteria}
         scores[key] = {c[0]: list(c[6]) for c in criteria}
     return True

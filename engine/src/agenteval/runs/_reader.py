@@ -60,6 +60,8 @@ __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_r
 _LINE_READS = 1000
 #: a ``scores.jsonl`` line's key and its record's place
 _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
+#: a planned case's written brief line: ``((eval set index, case id), row, line)``
+_Planned = tuple[tuple[int, str], int, dict]
 
 
 class _Key(BaseModel):
@@ -449,14 +451,9 @@ class RecordedRun:
         briefs' fields."""
         briefs = self.case_briefs(previews=False)
         if self.manifest.num_runs != 1:
-            plan, _ = self._plan()
-            with gc_paused():
-                written = self._written_briefs(previews=False)
-                if written and self._brief_refs is None:  # the cases a reader prints seek their records
-                    self._brief_refs = _refs(written)
-            if len(written) >= len(plan) and all(key in written for key in plan):
-                for key, row in plan.items():
-                    line = written[key]
+            planned = self._planned_brief_lines(refs=True)
+            if planned is not None:
+                for _, row, line in planned:
                     yield row, line["status"], line["criteria"]
                 return
         elif (rows := self._listed_scores()) is not None:
@@ -470,6 +467,29 @@ class RecordedRun:
             briefs = self._unrecorded_briefs(seen, self.in_progress)
         for brief in briefs:
             yield brief.row, brief.status.value, [(c.name, c.status.value, c.score) for c in brief.criteria]
+
+    def _planned_brief_lines(self, *, refs: bool = False) -> Optional[list[_Planned]]:
+        """Every planned case's written brief line (``_written_briefs(previews=False)``) in
+        plan order, as ``((eval set index, case id), row, line)``; ``None`` when any planned
+        case has none (its brief is combined from its records: the briefs' way) or the run
+        has one run per case. ``refs``: keep each case's records' places and hints from the
+        lines too (a reader that prints cases seeks their records)."""
+        if self.manifest.num_runs == 1:
+            return None
+        plan, _ = self._plan()
+        with gc_paused():
+            written = self._written_briefs(previews=False)
+            if refs and written and self._brief_refs is None:
+                self._brief_refs = _refs(written)
+            if len(written) < len(plan):
+                return None
+            planned = []
+            for key, row in plan.items():
+                line = written.get(key)
+                if line is None:
+                    return None
+                planned.append((key, row, line))
+        return planned
 
     def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
         """Each planned (eval set index, case id)'s row, and the eval sets by index."""
