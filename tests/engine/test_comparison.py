@@ -85,3 +85,19 @@ def test_flips_without_a_testable_case_keep_their_deltas_and_no_flag(interrupted
     for flip in flips:
         before = a.scores[key][flip.criterion][0]
         assert flip.delta == (1.0 - before) - before and flip.flagged is None and flip.q_value is None
+
+
+def test_sides_of_the_same_cases_in_another_order_compare_as_in_the_same_order(tmp_path, interrupted_run):
+    from agenteval.runs._comparison import compare_sides, load_side
+
+    run = interrupted_run(tmp_path / "runs", n=12)
+    a, b = load_side(str(run.folder), tmp_path, "A"), load_side(str(run.folder), tmp_path, "B")
+    b.scores[next(iter(b.scores))] = {name: [0.0] for name in b.criteria}  # a flip to show
+    shuffled = Side(
+        label=b.label,
+        source=b.source,
+        scores=dict(reversed(b.scores.items())),
+        statuses=dict(reversed(b.statuses.items())),
+        criteria=b.criteria,
+    )
+    assert compare_sides(a, shuffled).to_json() == compare_sides(a, b).to_json()

@@ -370,13 +370,22 @@ def _pair(a: dict[tuple[str, str], Any], b: dict[tuple[str, str], Any]) -> tuple
     """The keys of both, of ``a`` only and of ``b`` only, each sorted. Taken in each side's
     own order, nearly always sorted already (a run records its cases in plan order, more or
     less), sorting is about one pass, where a set's order costs a full sort."""
-    if a is b:  # a run compared with itself
+    if a is b or a.keys() == b.keys():  # a run compared with itself, or the same cases (one C pass)
         return sorted(a), [], []
     return (
         sorted([key for key in a if key in b]),
         sorted([key for key in a if key not in b]),
         sorted([key for key in b if key not in a]),
     )
+
+
+def _in_order(found: dict[tuple[str, str], Any], paired: list[tuple[str, str]]) -> list[Any]:
+    """``found``'s values of the ``paired`` keys, in their order (``{}`` for a key it lacks):
+    its values as they are when it holds exactly those keys in that order (nearly always: a
+    run records its cases in plan order), without a lookup each."""
+    if len(found) == len(paired) and list(found) == paired:
+        return list(found.values())
+    return [found.get(key) or {} for key in paired]
 
 
 def compare_sides(
@@ -428,11 +437,8 @@ def _compare_sides(
         )
     skipped: dict[str, str] = {}
     # column by column: each side's per-case data in ``paired`` order, looked up once
-    scores_a, scores_b = [a.scores[k] for k in paired], [b.scores[k] for k in paired]
-    statuses_a, statuses_b = (
-        [a.statuses.get(k) or {} for k in paired],
-        [b.statuses.get(k) or {} for k in paired],
-    )
+    scores_a, scores_b = _in_order(a.scores, paired), _in_order(b.scores, paired)
+    statuses_a, statuses_b = _in_order(a.statuses, paired), _in_order(b.statuses, paired)
     scores: dict[str, tuple[list[float], list[float]]] = {}
     directions: dict[str, bool] = {}
     bounds: dict[str, tuple[float, float]] = {}
