@@ -39,10 +39,11 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
     python benchmarks/readers.py --sizes 2000 --baseline SRC --same   # the same bytes as SRC's?
 
 ``--same`` (with ``--baseline``) times nothing: it checks that every reporter's files, the
-viewer's ``summary``, ``index`` and ``head``, and ``runs show``'s output (the table at 80,
-100 and 250 columns, in colour, with ``NO_COLOR``, with ``--show all``; the JSON) are the
-same bytes under both (the moments of the OTLP records masked; ``head`` only where the
-baseline answers one), one line per kind, and exits 1 when any differ.
+viewer's ``summary``, ``index`` and ``head``, ``runs show``'s output (the table at 80, 100
+and 250 columns, in colour, with ``NO_COLOR``, with ``--show all``; the JSON) and ``compare``'s
+(the run with itself and with its twin, as text and JSON) are the same bytes under both (the
+moments of the OTLP records masked; ``head`` only where the baseline answers one), one line per
+kind, and exits 1 when any differ.
 """
 
 from __future__ import annotations
@@ -305,6 +306,12 @@ def outputs(folder: Path, target: Path, reporters: list[str], env: dict[str, str
         (target / name).write_bytes(
             done.stdout + b"\n--- stderr\n" + done.stderr + b"exit %d\n" % done.returncode
         )
+    twin = make_twin(folder)
+    for name, other in (("compare", folder), ("compare-twin", twin)):
+        for form in ("table", "json"):
+            command = [sys.executable, "-m", "agenteval", "compare", str(folder), str(other)]
+            done = subprocess.run([*command, "--format", form], capture_output=True, env=env)
+            (target / f"{name}.{form}").write_bytes(done.stdout + done.stderr + b"exit %d" % done.returncode)
     return {
         str(path.relative_to(target)): _MOMENTS.sub(b"T", path.read_bytes())
         for path in sorted(target.rglob("*"))
