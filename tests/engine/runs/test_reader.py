@@ -155,13 +155,20 @@ def _plan(num_runs: int, cases: int = 30, sets: int = 1) -> Plan:
     return Plan(sets=tuple(planned), agent=_VaryingAgent(), agent_target="varying", num_runs=num_runs)
 
 
+#: The cases an interrupted run has finished, at least, when it is stopped.
+_FINISHED_FIRST = 4
+
+
 def _recorded(plan: Plan, runs: Path, stop_after: Optional[int] = None) -> RecordedRun:
     run = open_run(plan, runs_dir=runs, argv=["test"], agent_concurrency=2)
 
     async def go():
         task = asyncio.ensure_future(run.execute())
         if stop_after is not None:
-            while sum(plan.agent.calls.values()) < stop_after:
+            # ``stop_after`` agent calls made and a few cases finished: the agent's calls can run
+            # ahead of the scoring, and a run stopped before any case finished records too few to
+            # show (a run and its twin might then share no case)
+            while sum(plan.agent.calls.values()) < stop_after or run.progress.done < _FINISHED_FIRST:
                 await asyncio.sleep(0.002)
             run.interrupt("SIGINT")
         return await task
