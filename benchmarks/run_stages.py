@@ -12,8 +12,10 @@ few of the engine's own functions, and prints, per stage, the CPU seconds:
   ``CaseRecord.dump``),
 - finishing a case (``EvalRun._finish_case``; of which the report's spool, the summary and
   its per-set statistics, and the case's result from its records),
-- the rest of the process (imports, the event loop, the report) as what is left of its CPU,
-  and the second process planning uses to check JSON ahead (``children``).
+- the run's result (``EvalRun._result``) and the report (``finish_run``: rendering it,
+  writing it, the exit),
+- the rest of the process (imports, the loop that starts and drives each unit) as what is
+  left of its CPU, and the second process planning uses to check JSON ahead (``children``).
 
 A stage whose function an older engine lacks shows ``-``. ``score_run`` is a coroutine: its
 figure is right for criteria that never wait (a judge's waits would add other tasks' CPU).
@@ -62,9 +64,19 @@ STAGES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("  summary", "agenteval._verdicts", "SummaryBuilder.add", ()),
     ("    per-set statistics", "agenteval._verdicts", "SummaryBuilder._statistics", ()),
     ("  result from records", "agenteval._run._evalrun", "EvalRun._case_result", ()),
+    ("the run's result", "agenteval._run._evalrun", "EvalRun._result", ()),
+    ("the report and the exit", "agenteval.cli._finish", "finish_run", ("agenteval.cli._run",)),
 ]
 #: The stages that do not run inside one another (their sum is taken from the process CPU).
-TOP = ("loading and planning", "scoring", "the record", "writing the record", "finishing a case")
+TOP = (
+    "loading and planning",
+    "scoring",
+    "the record",
+    "writing the record",
+    "finishing a case",
+    "the run's result",
+    "the report and the exit",
+)
 #: The run folder's files (and the report) ``--same`` compares.
 COMPARED = ("results.jsonl", "scores.jsonl", "index.jsonl", "summary.json", "set_summaries.jsonl")
 
@@ -218,7 +230,7 @@ def _rows(found: dict) -> dict[str, Optional[float]]:
     stages = found["stages"]
     rows: dict[str, Optional[float]] = {label: stages.get(label) for label, *_ in STAGES}
     top = sum(stages.get(label, 0.0) for label in TOP)
-    rows["the rest (imports, loop, report)"] = found["process"] - top
+    rows["the rest (imports, the units' loop)"] = found["process"] - top
     rows["process (user + sys)"] = found["process"]
     rows["second process (JSON check ahead)"] = found["children"]
     return rows
