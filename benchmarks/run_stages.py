@@ -15,7 +15,10 @@ few of the engine's own functions, and prints, per stage, the CPU seconds:
 - the run's result (``EvalRun._result``) and the report (``finish_run``: rendering it,
   writing it, the exit),
 - the rest of the process (imports, the loop that starts and drives each unit) as what is
-  left of its CPU, and the second process planning uses to check JSON ahead (``children``).
+  left of its CPU, and the second process planning uses to check JSON ahead (``children``);
+- the cases read again alone from their files (``CaseSpans.case``: a run whose cases cost
+  more than the eval-file budget keeps a share of them and validates the others again when
+  it reaches them), part of loading and of the units' loop.
 
 A stage whose function an older engine lacks shows ``-``. ``score_run`` is a coroutine: its
 figure is right for criteria that never wait (a judge's waits would add other tasks' CPU).
@@ -66,6 +69,7 @@ STAGES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("  result from records", "agenteval._run._evalrun", "EvalRun._case_result", ()),
     ("the run's result", "agenteval._run._evalrun", "EvalRun._result", ()),
     ("the report and the exit", "agenteval.cli._finish", "finish_run", ("agenteval.cli._run",)),
+    ("cases read again alone", "agenteval._loading._case_spans", "CaseSpans.case", ()),
 ]
 #: The stages that do not run inside one another (their sum is taken from the process CPU).
 TOP = (
