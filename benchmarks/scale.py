@@ -21,8 +21,10 @@ is stopped and shown as such.
 With ``--adk-python PATH`` (an interpreter with google-adk 2.13 and rouge-score, e.g. this
 project's dev venv), ADK's own evaluators do the same scoring on the 10k files through
 ``_adk_runner.py`` (loading with ADK's loader, each criterion over every case); ADK's figure is
-a lower bound (no CLI, no session handling, no result persistence). Compare ratios within one
-run; absolute figures depend on the machine.
+a lower bound (no CLI, no session handling, no result persistence). The line also gives ADK's
+whole process (wall and CPU seconds) and agenteval's ratio to it in both (on a shared machine
+the CPU ratio is the steadier one). Compare ratios within one run; absolute figures depend on
+the machine.
 
 The data is written, and the floor timed, in a forked process (``prepared``), never in this
 one: Linux starts a subprocess with ``vfork`` and, at its ``exec``, carries the parent's
@@ -152,20 +154,28 @@ def run_agenteval(folder: Path, manifest: dict[str, Any], timeout: Optional[floa
 
 
 def run_adk(python: str, folder: Path) -> Optional[dict[str, Any]]:
-    """ADK's evaluators on the same files: load once plus each criterion's scoring (lower bound)."""
+    """ADK's evaluators on the same files: load once plus each criterion's scoring (lower bound),
+    with the whole process's wall and CPU seconds (user + system, ``wait4``)."""
     command = [python, str(HERE / "_adk_runner.py"), str(folder / "manifest.json"), json.dumps(ADK_SPECS)]
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        print(f"the ADK runner failed:\n{done.stderr}", file=sys.stderr)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode("utf-8"), err.read().decode("utf-8", "replace")
+    if process.returncode != 0:
+        print(f"the ADK runner failed:\n{stderr}", file=sys.stderr)
         return None
-    report = json.loads(done.stdout)
+    report = json.loads(stdout)
     results = report["results"].values()
     work = min(r["load_seconds"] for r in results) + sum(r["evaluate_seconds"] for r in results)
     return {
         "work": work,
         "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
         "rss_mb": report["peak_rss_kb"] / 1024,
         "version": report["adk_version"],
     }
@@ -218,8 +228,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                         print(
                             f"{'':>8} ADK ({adk['version']}) on the same 10k files: "
                             f"{adk['work']:.2f} s of loading and scoring "
-                            f"(process {adk['wall']:.2f} s, peak RSS {adk['rss_mb']:.0f} MB); "
-                            f"agenteval's whole process is {adk['work'] / measured['wall']:.1f}x faster",
+                            f"(process {adk['wall']:.2f} s, {adk['cpu']:.1f} CPU s, peak RSS "
+                            f"{adk['rss_mb']:.0f} MB); agenteval's whole process is "
+                            f"{adk['work'] / measured['wall']:.1f}x faster than that, "
+                            f"{adk['wall'] / measured['wall']:.1f}x than ADK's whole process "
+                            f"({adk['cpu'] / measured['cpu']:.1f}x in CPU s)",
                             flush=True,
                         )
     for layout in args.layouts:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -59,3 +61,21 @@ def test_scale_prepares_the_data_apart_as_make_data_writes_it(tmp_path: Path) ->
         files = sorted((tmp_path / "apart" / name).iterdir())
         assert [f.name for f in files] == sorted(f.name for f in (tmp_path / "here" / name).iterdir())
         assert all(f.read_bytes() == (tmp_path / "here" / name / f.name).read_bytes() for f in files)
+
+
+@pytest.mark.slow
+def test_scale_times_adks_whole_process_in_wall_and_cpu(tmp_path: Path) -> None:
+    """``run_adk`` gives ADK's loading and scoring and its whole process's wall and CPU
+    seconds (the ratios ``scale.py`` prints against agenteval's process)."""
+    pytest.importorskip("google.adk")
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import scale
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    scale.prepared(tmp_path / "data", 20)
+    adk = scale.run_adk(sys.executable, tmp_path / "data")
+    assert adk is not None
+    assert 0 < adk["work"] < adk["wall"]
+    assert adk["cpu"] > 0 and adk["rss_mb"] > 0
+    assert adk["version"].startswith("google-adk")

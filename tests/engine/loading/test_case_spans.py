@@ -122,3 +122,68 @@ def test_every_case_of_the_real_eval_set_files_reads_alone_as_loaded(real_evalse
             assert alone == case and alone.model_dump_json() == case.model_dump_json(), (path, index)
             checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize("window", [1, 300, 64 * 1024])
+@pytest.mark.parametrize("order", ["file", "reversed", "shuffled"])
+def test_cases_read_alone_in_any_order_through_any_window_equal_the_loaded_ones(
+    tmp_path, monkeypatch, window, order
+):
+    from agenteval._loading import _case_spans
+
+    monkeypatch.setattr(_case_spans, "_WINDOW", window)
+    path = _eval_file(tmp_path / "s.evalset.json", bom=True)
+    loaded = read_eval_file(path)
+    assert loaded.case_spans is not None
+    indexes = list(range(5))
+    if order == "reversed":
+        indexes.reverse()
+    elif order == "shuffled":
+        indexes = [3, 0, 4, 1, 2, 2]
+    for index in indexes:
+        assert loaded.case_spans.case(path, index) == loaded.eval_set.eval_cases[index]
+
+
+def test_cases_read_in_file_order_open_the_file_once_per_window_and_let_it_go(tmp_path, monkeypatch):
+    from agenteval._loading import _case_spans
+
+    path = _eval_file(tmp_path / "s.evalset.json")
+    loaded = read_eval_file(path)
+    spans = loaded.case_spans
+    assert spans is not None
+    opened: list[str] = []
+
+    def counted(*args, **kwargs):
+        opened.append(str(args[0]))
+        return open(*args, **kwargs)
+
+    monkeypatch.setattr(_case_spans, "open", counted, raising=False)
+    for index in range(5):
+        assert spans.case(path, index) == loaded.eval_set.eval_cases[index]
+    assert len(opened) == 1  # the five cases are in one window
+    assert spans._window is None  # its last case was read: the bytes are let go
+    monkeypatch.setattr(_case_spans, "_WINDOW", 1)  # each case in a window of its own
+    for index in range(5):
+        spans.case(path, index)
+    assert len(opened) == 6
+
+
+def test_a_case_changed_past_the_window_read_reads_as_none(tmp_path, monkeypatch):
+    from agenteval._loading import _case_spans
+
+    monkeypatch.setattr(_case_spans, "_WINDOW", 1)
+    path = _eval_file(tmp_path / "s.evalset.json")
+    loaded = read_eval_file(path)
+    assert loaded.case_spans is not None
+    assert loaded.case_spans.case(path, 0) == loaded.eval_set.eval_cases[0]
+    path.write_bytes(path.read_bytes().replace(b"bien 3", b"bien 9"))
+    assert loaded.case_spans.case(path, 3) is None
+    assert loaded.case_spans.case(path, 4) == loaded.eval_set.eval_cases[4]
+
+
+def test_a_truncated_file_reads_as_none(tmp_path):
+    path = _eval_file(tmp_path / "s.evalset.json")
+    loaded = read_eval_file(path)
+    assert loaded.case_spans is not None
+    path.write_bytes(path.read_bytes()[:200])
+    assert loaded.case_spans.case(path, 4) is None

@@ -135,7 +135,10 @@ def test_a_file_that_changed_since_planning_stops_with_a_clear_error(tmp_path):
         files.get(want[0])
 
 
-def test_a_dropped_file_gives_each_case_alone_and_a_changed_case_stops_the_run(tmp_path):
+def test_a_dropped_file_gives_each_case_alone_and_a_changed_case_stops_the_run(tmp_path, monkeypatch):
+    from agenteval._loading import _case_spans
+
+    monkeypatch.setattr(_case_spans, "_WINDOW", 1)  # no bytes read ahead: each case from the file now
     want, _ = _sets(tmp_path)
     files = EvalFiles(budget=0)
     files.read(want[0])
@@ -147,6 +150,20 @@ def test_a_dropped_file_gives_each_case_alone_and_a_changed_case_stops_the_run(t
     assert files.case(want[0], "s0c2") == loaded.eval_set.eval_cases[2]  # its bytes did not change
     with pytest.raises(DataError, match="changed on disk while the run was going"):
         files.case(want[0], "s0c3")
+
+
+def test_a_case_read_ahead_before_its_file_changed_is_the_case_planning_checked(tmp_path):
+    """A case's bytes read with the window of the case before it are the bytes planning
+    checked (their digest says so): the run goes on with them; a case past the window
+    is read from the file as it is now."""
+    want, _ = _sets(tmp_path)
+    files = EvalFiles(budget=0)
+    files.read(want[0])
+    loaded = _files.read_eval_file(want[0])
+    assert files.case(want[0], "s0c2") == loaded.eval_set.eval_cases[2]
+    want[0].write_bytes(want[0].read_bytes().replace(b"the answer is 0 3", b"the answer is 0 9"))
+    assert files.case(want[0], "s0c3") == loaded.eval_set.eval_cases[3]
+    assert files.case_reads == 2
 
 
 def test_the_cost_of_a_file_is_measured_not_assumed(tmp_path):

@@ -20,6 +20,8 @@ from ..models import EvalCase
 __all__ = ["CaseSpans"]
 
 _DIGEST_SIZE = 16
+#: Bytes read ahead from a case's span (the cases after it, read next in file order).
+_WINDOW = 64 * 1024
 
 
 def _digest(data: bytes) -> bytes:
@@ -34,7 +36,7 @@ class CaseSpans:
     About 32 bytes per case.
     """
 
-    __slots__ = ("_bounds", "_digests")
+    __slots__ = ("_bounds", "_digests", "_window")
 
     def __init__(self, data: bytes, spans: Sequence[tuple[int, int]], start: int = 0) -> None:
         """``spans`` of ``data``, which begins ``start`` bytes into the file (after a BOM)."""
@@ -44,6 +46,8 @@ class CaseSpans:
             self._bounds.extend((start + begin, start + end))
             digests += _digest(data[begin:end])
         self._digests = bytes(digests)
+        #: the bytes read last (``_WINDOW`` from a case's span): their path, offset, bytes
+        self._window: Optional[tuple[Path, int, bytes]] = None
 
     def __len__(self) -> int:
         return len(self._bounds) // 2
@@ -52,12 +56,29 @@ class CaseSpans:
         """Case ``index`` (0-based) read from ``path``; ``None`` when its bytes are not
         the ones loaded (the file changed since)."""
         begin, end = self._bounds[2 * index], self._bounds[2 * index + 1]
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(begin)
-                data = handle.read(end - begin)
-        except OSError:
-            return None
-        if _digest(data) != self._digests[_DIGEST_SIZE * index : _DIGEST_SIZE * (index + 1)]:
+        data = self._read(path, begin, end)
+        if data is None or _digest(data) != self._digests[_DIGEST_SIZE * index : _DIGEST_SIZE * (index + 1)]:
             return None
         return EvalCase.model_validate_json(data)
+
+    def _read(self, path: Path, begin: int, end: int) -> Optional[bytes]:
+        """The file's bytes ``begin:end``: from the window read last, else read with the
+        window after them (up to the last case's end); the window is let go once its last
+        byte is taken. ``None`` when the file cannot be read."""
+        window = self._window
+        held = window is not None and window[0] == path
+        if window is not None and held and window[1] <= begin <= end <= window[1] + len(window[2]):
+            offset = window[1]
+            data = window[2][begin - offset : end - offset]
+        else:
+            stop = max(end, min(begin + _WINDOW, self._bounds[-1]))
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(begin)
+                    read = handle.read(stop - begin)
+            except OSError:
+                return None
+            offset, window = begin, (path, begin, read)
+            data = read[: end - begin]
+        self._window = None if end >= offset + len(window[2]) else window
+        return data
