@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from ._jaeger import is_jaeger, jaeger_spans, jaeger_trace_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
-from ._span import HEX_DIGITS, Span, attributes_of, content_from_events, flat_entries, hex_id, list_at, loads
+from ._span import HEX_DIGITS, Span, attributes_of, content_from_events, hex_id, list_at, loads
 
 __all__ = [
     "PEEK_KEYS",
@@ -419,10 +419,6 @@ def _resource_spans(resource: Any, at: str, where: str, make: _Make) -> Iterator
                 yield make(span, f"{base}[{i}]", where)
 
 
-def _get(item: dict[str, Any], camel: str, snake: str) -> Any:
-    return item[camel] if camel in item else item.get(snake)
-
-
 #: Trace and parent span ids as read (``hex_id``), by their text: a trace's spans repeat its
 #: id and mostly a few parents'. Emptied when it holds ``_SHARED_IDS``.
 _shared_ids: dict[str, str] = {}
@@ -483,10 +479,7 @@ def _span(item: Any, at: str, where: str) -> Span:
 def _flattened(item: Any, at: str, where: str, head: tuple[str, str, Optional[str], int, int]) -> Span:
     """The ``Span`` of a checked item (``_head``)."""
     trace_id, span_id, parent_id, start, end = head
-    raw = item.get("attributes")
-    attributes = flat_entries(raw) if type(raw) is list else None
-    if attributes is None:
-        attributes = attributes_of(raw, f"{at}.attributes", where)
+    attributes = attributes_of(item.get("attributes"), f"{at}.attributes", where)
     events = item.get("events")
     if events:  # some exporters put content there
         content_from_events(attributes, events, at, where)

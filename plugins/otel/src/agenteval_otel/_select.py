@@ -74,17 +74,12 @@ def read_turns(
     for number, found in iter_spans(path, records, whole=kept):
         trace = found.trace_id
         attributes = found.peek if type(found) is RawSpan else found.attributes
-        # (what follows runs per span: the common cases are tested inline, the rest called)
-        if _SESSION_KEYS[0] in attributes or _SESSION_KEYS[1] in attributes:
-            groups.add(trace, attributes)
-        elif trace != last[0]:
-            groups.traces.add(trace)
-        if number and (trace, number) != last:
-            if number != early.number:
-                early.line(number)
+        groups.add(trace, attributes)
+        if number and (trace, number) != last:  # a line's spans are mostly one trace's
+            early.line(number)
             lines[trace].add(number)
         last = (trace, number)
-        if (trace in early.built or trace in early.reopened) and early.reopens(trace):
+        if early.reopens(trace):
             continue
         if trace not in kept and (
             ids is None or _wanted(trace, found.span_id, attributes, ids, looked, text_spans)
@@ -94,9 +89,9 @@ def read_turns(
             pending_count -= len(kept[trace])
             early.add(kept[trace])
         if trace in kept:
-            span = found if type(found) is Span else found.span(where)
+            span = _built(found, where)
             kept[trace].append(span)
-            early.add_one(span)
+            early.add([span])
         else:
             pending[trace].append(found)
             pending_count += 1
@@ -184,16 +179,10 @@ class _EarlyTurns:
             if span.parent_id is None:
                 self.rooted.add(span.trace_id)
 
-    def add_one(self, span: Span) -> None:
-        """``add([span])``."""
-        self.held += 1
-        if self.number:
-            self.touched.add(span.trace_id)
-            if span.parent_id is None:
-                self.rooted.add(span.trace_id)
-
     def reopens(self, trace: str) -> bool:
         """Whether ``trace`` is read again at the end (its span is not kept now)."""
+        if trace not in self.built and trace not in self.reopened:  # (asked for every span)
+            return False
         if trace in self.built:
             del self.built[trace]
             self.reopened.add(trace)
@@ -353,6 +342,8 @@ class _Groups:
 
     def add(self, trace: str, attributes: dict[str, Any]) -> None:
         self.traces.add(trace)
+        if _SESSION_KEYS[0] not in attributes and _SESSION_KEYS[1] not in attributes:
+            return  # (asked for every span: most name no session)
         for key in _SESSION_KEYS:
             value = attributes.get(key)
             if value not in (None, ""):
