@@ -418,4 +418,4 @@ def test_the_report_file_reads_as_rich_renders_it(example_run):
 def test_the_report_looks_for_the_calibration_cards_where_calibrate_writes_them():
     from agenteval.calibration import CALIBRATION_FILE
 
-    assert _table.CARDS_FILE == CALIBRATION_FILE
+    assert _table.CALIBRATION == CALIBRATION_FILE

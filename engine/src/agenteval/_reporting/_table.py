@@ -48,6 +48,7 @@ from .._results import (
 from .._terminal import visible
 from ..models import FunctionCall
 from ..runs import RecordedRun, RunState, not_reached
+from ..runs._folder import CALIBRATION
 from ._alignment import TrajectoryRow, row_text, rows_from_details
 from ._cases import CaseView, case_briefs, case_view, case_views
 
@@ -713,7 +714,7 @@ def _calibration_lines(source: Union[RecordedRun, RunResult]) -> list[Text]:
     if not isinstance(source, RecordedRun):
         return []
     cards = {}
-    if (source.folder / CARDS_FILE).exists():  # the calibration package is imported when needed
+    if (source.folder / CALIBRATION).exists():  # the calibration package is imported when needed
         from ..calibration import read_cards
 
         cards = read_cards(source)
@@ -758,10 +759,6 @@ def _calibration_lines(source: Union[RecordedRun, RunResult]) -> list[Text]:
                 )
             )
     return lines
-
-
-#: ``calibration.CALIBRATION_FILE``, the run folder's cards.
-CARDS_FILE = "calibration.json"
 
 
 def _not_evaluated_line(summary: RunSummary) -> Optional[Text]:

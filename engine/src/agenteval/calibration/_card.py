@@ -16,13 +16,13 @@ from .._results import CaseResult, IntervalInfo, Status
 from .._stats import derive_seed, judge_calibration
 from .._verdicts import _interval_info
 from ..runs import CriterionEntry, RecordedRun
-from ..runs._folder import utc_now
+from ..runs._folder import CALIBRATION, utc_now
 from ._labels import HumanLabel
 
 __all__ = ["CALIBRATION_FILE", "CalibrationCard", "UnmatchedLabel", "calibrate", "read_cards", "write_cards"]
 
 #: Where ``agenteval calibrate`` keeps a run's cards, in its run folder.
-CALIBRATION_FILE = "calibration.json"
+CALIBRATION_FILE = CALIBRATION
 _JUDGED = {Status.PASSED: True, Status.FAILED: False}
 
 

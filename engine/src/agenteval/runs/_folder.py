@@ -44,6 +44,8 @@ RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 #: what each finished eval set adds to the summary, a line per set as it finishes
 SET_SUMMARIES = "set_summaries.jsonl"
+#: The judge calibration cards of the run (``agenteval calibrate``; ``agenteval.calibration``).
+CALIBRATION = "calibration.json"
 _LOCK = ".lock"
 
 
