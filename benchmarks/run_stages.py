@@ -61,7 +61,7 @@ STAGES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("  results from scores", "agenteval._run._scoring", "_to_result", ()),
     ("the record", "agenteval._run._unit", "case_record", ("agenteval._run._evalrun",)),
     ("writing the record", "agenteval.runs._folder", "RunWriter.append", ()),
-    ("  encoding it", "agenteval.runs._records", "CaseRecord.dump", ()),
+    ("  encoding it", "agenteval.runs._records", "record_line|CaseRecord.dump", ("agenteval.runs._folder",)),
     ("finishing a case", "agenteval._run._evalrun", "EvalRun._finish_case", ()),
     ("  report spool", "agenteval._reporting._spool", "CaseSpool.add", ()),
     ("  summary", "agenteval._verdicts", "SummaryBuilder.add", ()),
@@ -89,14 +89,19 @@ COMPARED = ("results.jsonl", "scores.jsonl", "index.jsonl", "summary.json", "set
 
 
 def _wrap(spent: dict[str, float], label: str, module: str, path: str, holders: tuple[str, ...]) -> None:
-    """Count the thread CPU spent inside ``module.path`` under ``label`` (absent: skipped)."""
-    try:
-        owner: Any = importlib.import_module(module)
-        *parents, name = path.split(".")
-        for parent in parents:
-            owner = getattr(owner, parent)
-        original = getattr(owner, name)
-    except (ImportError, AttributeError):
+    """Count the thread CPU spent inside ``module.path`` under ``label`` (absent: skipped;
+    ``a|b``: the first of the paths the engine has)."""
+    for each in path.split("|"):
+        try:
+            owner: Any = importlib.import_module(module)
+            *parents, name = each.split(".")
+            for parent in parents:
+                owner = getattr(owner, parent)
+            original = getattr(owner, name)
+        except (ImportError, AttributeError):
+            continue
+        break
+    else:
         return
     spent[label] = 0.0
     if inspect.iscoroutinefunction(original):

@@ -296,3 +296,42 @@ def test_an_eval_set_lets_its_case_units_go_once_every_case_is_in_and_takes_no_c
         builder.add(_passed_case("late"), entry)
     builder.add_copies(_passed_case("late"), entry, [])  # no copy: nothing to add
     assert builder.build() == summary  # nothing of either counted
+
+
+@given(st.lists(st.sampled_from(list(Status)), max_size=5))
+def test_a_case_takes_its_worst_gating_status_or_informational(statuses):
+    from agenteval._results import worst_status
+    from agenteval._verdicts import case_status
+
+    results = [
+        CriterionResult(
+            criterion=f"c{i}",
+            threshold=None,
+            score=None,
+            status=s,
+            plugin=PluginInfo(distribution="d", version="1", entry_point="m:C"),
+        )
+        for i, s in enumerate(statuses)
+    ]
+    gating = [s for s in statuses if s is not Status.INFORMATIONAL]
+    expected = Status.INFORMATIONAL if statuses and not gating else worst_status(gating)
+    assert case_status(results) is expected
+
+
+def test_equal_plugins_that_are_distinct_objects_count_as_one_criterion():
+    from agenteval._results import CaseResult
+    from agenteval._verdicts import SummaryBuilder
+
+    builder = SummaryBuilder()
+    for case_id in ("a", "b"):
+        plugin = PluginInfo(distribution="d", version="1", entry_point="m:C")  # a new object each case
+        result = CriterionResult(criterion="x", threshold=0.5, score=1.0, status=Status.PASSED, plugin=plugin)
+        builder.add(CaseResult(eval_id=case_id, status=Status.PASSED, criteria=[result]))
+    other = PluginInfo(distribution="d", version="2", entry_point="m:C")
+    result = CriterionResult(criterion="x", threshold=0.5, score=0.0, status=Status.FAILED, plugin=other)
+    builder.add(CaseResult(eval_id="c", status=Status.FAILED, criteria=[result]))
+    criteria = builder.build().criteria
+    assert [(c.plugin.version, c.counts[Status.PASSED], c.counts[Status.FAILED]) for c in criteria] == [
+        ("1", 2, 0),
+        ("2", 0, 1),
+    ]

@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Optional, Union, overload
 
+from ._results import _SEVERITY as _WORST_FIRST
 from ._results import (
     AgentRunRecord,
     BudgetInfo,
@@ -96,9 +97,14 @@ def not_evaluated(criterion: CriterionEntry, reason: str, code: str) -> Criterio
 
 def case_status(results: Sequence[CriterionResult]) -> Status:
     """The worst status among a case's gating criteria; INFORMATIONAL when all inform."""
-    if results and all(r.status is Status.INFORMATIONAL for r in results):
-        return Status.INFORMATIONAL
-    return worst_status([r.status for r in results if r.status is not Status.INFORMATIONAL])
+    gating = [r.status for r in results if r.status is not Status.INFORMATIONAL]
+    if not gating:
+        return Status.INFORMATIONAL if results else Status.NOT_EVALUATED
+    return gating[0] if len(gating) == 1 else min(gating, key=_SEVERITY.__getitem__)
+
+
+#: each status's rank in ``worst_status``'s order (worst first)
+_SEVERITY = {status: rank for rank, status in enumerate(_WORST_FIRST)}
 
 
 def _pooled_scores(runs: Sequence[CriterionResult]) -> list[float]:
@@ -482,6 +488,9 @@ def budget_gated(result: CriterionResult) -> CriterionResult:
 
 
 _STATUSES = tuple(Status)
+_NOT_EVALUATED = Status.NOT_EVALUATED
+#: plugins a summary keeps with their names: a run shares one object per criterion
+_PLUGINS_KEPT = 64
 
 
 def _count(statuses: Iterable[Status]) -> dict[Status, int]:
@@ -551,6 +560,8 @@ class SummaryBuilder:
         self.run_id = run_id
         self.set_verdict = set_verdict
         self._parts: dict[Optional[int], _Part] = {}
+        #: plugins met (by identity, kept alive here) with their names (``str``), a few
+        self._plugins: dict[int, tuple[PluginInfo, str]] = {}
 
     def add(self, case: CaseResult, eval_set: Optional[EvalSetEntry] = None) -> None:
         """Count ``case``; with its ``eval_set`` (and a confidence), also keep what the
@@ -576,40 +587,48 @@ class SummaryBuilder:
             part.statistics = None
         part.cases[case.status] += times
         criteria, not_evaluated, invocations = part.criteria, part.not_evaluated, part.invocations
+        results, plugins = part.results, self._plugins
         for result in case.criteria:
-            part.results[result.status] += times
-            key = (result.criterion, result.threshold, str(result.plugin))
+            status = result.status
+            results[status] += times
+            plugin = result.plugin
+            named = plugins.get(id(plugin))
+            key = (result.criterion, result.threshold, named[1] if named is not None else self._named(plugin))
             group = criteria.get(key)
             if group is None:
-                group = criteria[key] = _group(result.plugin)
-            group["counts"][result.status] += times
-            group["judge"].add(result.judge, times)
-            if result.verdict is not None and result.verdict.basis == JUDGE_BUDGET_BASIS:
+                group = criteria[key] = _group(plugin)
+            group["counts"][status] += times
+            if result.judge is not None:
+                group["judge"].add(result.judge, times)
+            verdict = result.verdict
+            if verdict is not None and verdict.basis == JUDGE_BUDGET_BASIS:
                 part.unjudged += times
             if result.score is not None:
-                group["scores"].extend([result.score] * times)
-            if result.status is Status.NOT_EVALUATED:
+                if times == 1:
+                    group["scores"].append(result.score)
+                else:
+                    group["scores"].extend([result.score] * times)
+            if status is _NOT_EVALUATED:
                 code = result.reason_code or "not_evaluated"
                 not_evaluated[code] = not_evaluated.get(code, 0) + times
-            for run in result.runs or [result]:
-                for item in run.per_invocation:
-                    if item.status is Status.NOT_EVALUATED:
-                        code = item.reason_code or "not_evaluated"
-                        invocations[code] = invocations.get(code, 0) + times
-                    if "calls_used" in item.details:
-                        for _ in range(times):
-                            _add_votes(group, item.details)
+            _count_invocations(result, group, invocations, times)
         if eval_set is not None and self.confidence is not None and not part.released:
-            units = part.units
-            for result in case.criteria:
-                _, *unit = _set_unit(case.eval_id, result)
-                units.setdefault(result.criterion, []).extend((i, *unit) for i in case_ids)
+            _keep_units(part, case, case_ids)
             if part.added == len(eval_set.case_ids):
                 # every case in: the set's statistics now, and its units let go (a few
                 # numbers per case: tens of megabytes at 100k cases)
                 self._statistics(part)
                 part.units = {}
                 part.released = True
+
+    def _named(self, plugin: PluginInfo) -> str:
+        """``str(plugin)``, kept with the plugin (by identity: kept alive, its id is never
+        another's) for the next result that shares it."""
+        if len(self._plugins) >= _PLUGINS_KEPT:  # one object per result (records read back)
+            self._plugins.clear()
+        name = str(plugin)
+        self._plugins[id(plugin)] = (plugin, name)
+        return name
 
     def set_complete(self, index: int) -> bool:
         """Whether every case of eval set ``index`` has been added (once each)."""
@@ -759,6 +778,33 @@ class SummaryBuilder:
                 index=entry.index, eval_set_id=entry.eval_set_id, criteria=summaries
             )
         return part.statistics
+
+
+def _count_invocations(result: CriterionResult, group: dict, invocations: dict[str, int], times: int) -> None:
+    """Count ``result``'s invocations left NOT_EVALUATED (by reason code) and keep its
+    judges' votes, ``times`` over."""
+    for run in result.runs or (result,):
+        for item in run.per_invocation:
+            if item.status is _NOT_EVALUATED:
+                code = item.reason_code or "not_evaluated"
+                invocations[code] = invocations.get(code, 0) + times
+            if "calls_used" in item.details:
+                for _ in range(times):
+                    _add_votes(group, item.details)
+
+
+def _keep_units(part: _Part, case: CaseResult, case_ids: Sequence[str]) -> None:
+    """Keep what each of ``case_ids`` (copies of ``case``) adds to its set's statistics."""
+    units = part.units
+    for result in case.criteria:
+        found = units.get(result.criterion)
+        if found is None:
+            found = units[result.criterion] = []
+        if len(case_ids) == 1:
+            found.append(_set_unit(case_ids[0], result))
+            continue
+        _, *unit = _set_unit(case.eval_id, result)
+        found.extend((i, *unit) for i in case_ids)
 
 
 def _group(plugin: PluginInfo) -> dict:

@@ -225,3 +225,42 @@ def test_a_case_not_recorded_is_pending_while_its_writer_lives_and_interrupted_a
     assert dead.manifest.state is RunState.RUNNING and not dead.in_progress
     [(_, b)] = [(e, c) for e, c in dead.case_results() if c.eval_id == "b"]
     assert b.criteria[0].reason_code == "interrupted" and b.status is Status.NOT_EVALUATED
+
+
+def _lines_as_before(written: CaseRecord, scrub=lambda text: text) -> bytes:
+    """The line the writer wrote before it encoded records straight to bytes."""
+    from agenteval._jsonsafe import dump_model
+
+    return scrub(dump_model(written, by_alias=True) + "\n").encode("utf-8", "surrogatepass")
+
+
+def test_a_record_line_is_the_bytes_its_dump_gives(tmp_path):
+    from agenteval.runs._records import record_line
+
+    m = manifest()
+    writer = RunWriter.create(tmp_path, m)
+    kept = record(m.run_id, "a")
+    # a lone surrogate in the agent's reply: the fast encoder refuses it, the fallback shows it
+    odd = kept.model_copy(update={"reason": "bad \ud800 text"})
+    for each in (kept, odd):
+        assert record_line(each) == _lines_as_before(each)
+        assert each.dump().encode("utf-8", "surrogatepass") == _lines_as_before(each)
+        writer.append(each)
+    writer.close()
+    data = (writer.folder / "results.jsonl").read_bytes()
+    assert data == _lines_as_before(kept) + _lines_as_before(odd)
+    assert b"\\ud800" in data
+
+
+def test_credentials_are_scrubbed_from_every_line_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCH_API_KEY", "sk-secret-value-1234")
+    m = manifest()
+    writer = RunWriter.create(tmp_path, m)
+    leaked = record(m.run_id, "a").model_copy(
+        update={"reason": "used sk-secret-value-1234", "case_id": "sk-secret-value-1234"}
+    )
+    writer.append(leaked)
+    writer.close()
+    for name in ("results.jsonl", "index.jsonl", "scores.jsonl"):
+        text = (writer.folder / name).read_text(encoding="utf-8")
+        assert "sk-secret-value-1234" not in text and "[redacted]" in text

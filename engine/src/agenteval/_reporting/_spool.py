@@ -46,6 +46,14 @@ def case_text(case: CaseResult) -> str:
     return case.model_dump_json(indent=2).replace("\n", CASE_INDENT)
 
 
+_CASE_INDENT = CASE_INDENT.encode()
+
+
+def _case_bytes(case: CaseResult) -> bytes:
+    """``case_text(case)`` as UTF-8, encoded straight to bytes."""
+    return type(case).__pydantic_serializer__.to_json(case, indent=2).replace(b"\n", _CASE_INDENT)
+
+
 class CaseSpool:
     """Rendered report cases by ``(eval set index, case id)``, on disk until the report."""
 
@@ -70,11 +78,13 @@ class CaseSpool:
         if not self.usable:
             return
         try:
-            data = self._scrub(case_text(case)).encode("utf-8")
+            data = _case_bytes(case)
         except (ValueError, RecursionError):  # PydanticSerializationError is a ValueError
             self.discard()
             return
-        self._keep(set_index, case_id, data)
+        text = data.decode("utf-8")
+        kept = self._scrub(text)
+        self._keep(set_index, case_id, data if kept is text else kept.encode("utf-8"))
 
     def _keep(self, set_index: int, case_id: str, data: bytes) -> None:
         if self._file is None:

@@ -61,7 +61,7 @@ from ._plan import Plan, PlannedSet
 from ._progress import Progress, SilentProgress
 from ._recorded import RecordedTurns
 from ._scoring import Preparation, score_run
-from ._unit import Missing, case_record
+from ._unit import Missing, case_record, one_run_case
 
 __all__ = ["DEFAULT_CONCURRENCY", "EvalRun", "SIGNAL_EXIT_CODES"]
 
@@ -462,6 +462,8 @@ class EvalRun:
         """A case's result from its runs' records: the rule a re-read run folder applies
         (under ``--num-runs auto``, a finished case has the runs it needed; an unfinished one
         lacks the rest of its current look)."""
+        if self.plan.num_runs == 1 and not self.plan.auto_runs and 1 in runs:  # its one run, as recorded
+            return one_run_case(planned.entry, case_id, runs[1], self.case_confidence)
         records = [runs.get(run_index) for run_index in range(1, self.plan.num_runs + 1)]
         if self.plan.auto_runs:
             records = records[: len(runs)] if finished else records[: self._needed(planned, case_id, records)]

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .._agents import AgentFailure, SimulatedConversation
-from .._results import AgentRunRecord, CriterionResult, ErrorInfo
-from .._verdicts import case_status
-from ..models import EvalCase
-from ..runs import RECORD_SCHEMA, CaseRecord
+from .._results import AgentRunRecord, CaseResult, CriterionResult, ErrorInfo
+from .._verdicts import case_criteria, case_status, sum_activity
+from ..models import EvalCase, Invocation
+from ..runs import RECORD_SCHEMA, CaseRecord, EvalSetEntry
 from ._built import built
 from ._plan import PlannedSet
 
-__all__ = ["Missing", "case_record"]
+__all__ = ["Missing", "case_record", "one_run_case"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,31 @@ class Missing:
 
     run_index: int
     available: int
+
+
+def _run_record(run_index: int, turns: list[Any], simulation: Any, output: Any) -> AgentRunRecord:
+    """``AgentRunRecord(run=..., invocations=turns, simulation=..., output=...)``, made
+    without validating again what was validated when it was made (turns, a plain ``dict``
+    and ``str``), and with the turns' missing inputs taken as its validator takes them."""
+    if (
+        type(output) is not str
+        or (simulation is not None and type(simulation) is not dict)
+        or not all(type(turn) is Invocation for turn in turns)
+    ):
+        return AgentRunRecord(run=run_index, invocations=turns, simulation=simulation, output=output)
+    record = built(
+        AgentRunRecord,
+        {
+            "run": run_index,
+            "invocations": turns,
+            "simulation": dict(simulation) if simulation is not None else None,
+            "output": output,
+        },
+    )
+    found = {i: list(turn.missing_inputs()) for i, turn in enumerate(turns) if turn.missing_inputs()}
+    if found:
+        object.__setattr__(record, "missing_inputs", found)  # as its validator does
+    return record
 
 
 def case_record(
@@ -55,12 +80,7 @@ def case_record(
         actual = None
     else:
         simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
-        actual = AgentRunRecord(
-            run=run_index,
-            invocations=list(outcome),
-            simulation=simulation,
-            output=getattr(outcome, "output", ""),
-        )
+        actual = _run_record(run_index, list(outcome), simulation, getattr(outcome, "output", ""))
     # Every part was validated when it was made: constructing skips validating it again.
     return built(
         CaseRecord,
@@ -82,5 +102,26 @@ def case_record(
             "expected": list(case.conversation) if case.conversation is not None else None,
             "actual": actual,
             "origin": origin,
+        },
+    )
+
+
+def one_run_case(
+    entry: EvalSetEntry, case_id: str, record: CaseRecord, confidence: Optional[float]
+) -> CaseResult:
+    """``case_from_records(entry, case_id, [record], confidence)``, the result of a case of
+    one run, made without what only several runs need (their seeds, whether their outputs
+    are the same) and without validating again what the record holds."""
+    results = case_criteria(entry.criteria, [list(record.criteria)], confidence=confidence, seed_parts=())
+    actual = record.actual
+    judges = [result.judge for result in results if result.judge is not None]
+    return built(
+        CaseResult,
+        {
+            "eval_id": case_id,
+            "status": case_status(results),
+            "criteria": results,
+            "agent_runs": [actual] if actual is not None and record.origin == "agent" else [],
+            "judge": sum_activity(judges) if judges else None,
         },
     )

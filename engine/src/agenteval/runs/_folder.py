@@ -13,8 +13,9 @@ import datetime
 import errno
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Optional
+from typing import IO, Any, Optional
 
 import pydantic_core
 
@@ -25,7 +26,7 @@ from .._verdicts import verdict_hints
 from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
 from ._index import INDEX, INDEX_VERSION, criterion_arrays, index_entry, read_index
-from ._records import CaseRecord, Manifest, SummaryDocument
+from ._records import CaseRecord, Manifest, SummaryDocument, record_line
 from ._scores import ScoresFile
 
 __all__ = [
@@ -178,7 +179,7 @@ class RunWriter:
     def append(self, record: CaseRecord) -> None:
         """Append one record and flush it, then its index line: a killed process loses only
         the cases in flight (a record whose index line was lost is still read)."""
-        line = self._scrub(record.dump()).encode("utf-8", "surrogatepass")
+        line = _scrubbed(record_line(record), self._scrub)
         try:
             offset = self._results.tell()  # append mode: the end of the file
             self._results.write(line)
@@ -186,21 +187,22 @@ class RunWriter:
         except OSError as exc:
             raise _recording_failed(self.folder, exc) from exc
         self.records_written += 1
+        length = len(line)
         # the criteria's arrays are the same in the index line and the scores line: made once
         criteria = criterion_arrays(record)
         if self.manifest.num_runs != 1:
             key = (record.eval_set_index, record.case_id)
-            self._places.setdefault(key, {})[record.run_index] = (offset, len(line))
+            self._places.setdefault(key, {})[record.run_index] = (offset, length)
         if self._index is not None:
-            entry = _json(index_entry(record, offset, len(line), criteria))
+            entry = _json_bytes(index_entry(record, offset, length, criteria))
             try:
-                self._index.write(self._scrub(entry).encode("utf-8") + b"\n")
+                self._index.write(_scrubbed(entry, self._scrub) + b"\n")
                 self._index.flush()
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
         if self._scores is not None:
             try:
-                self._scores.append(record, offset, len(line), self._scrub, criteria)
+                self._scores.append(record, offset, length, self._scrub, criteria)
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
 
@@ -321,10 +323,24 @@ def _lock(folder: Path) -> Optional[IO[str]]:
 
 
 def _json(value: dict) -> str:
+    return _json_bytes(value).decode("utf-8")
+
+
+def _json_bytes(value: Any) -> bytes:
+    """``value`` (plain data) as compact JSON, UTF-8 (``writable`` first when pydantic's
+    encoder refuses it)."""
     try:
-        return pydantic_core.to_json(value).decode("utf-8")
+        return pydantic_core.to_json(value)
     except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
-        return pydantic_core.to_json(writable(value)).decode("utf-8")
+        return pydantic_core.to_json(writable(value))
+
+
+def _scrubbed(data: bytes, scrub: Callable[[str], str]) -> bytes:
+    """``data`` (UTF-8 text, lone surrogates passed through) with ``scrub`` applied: the same
+    bytes when it hides nothing."""
+    text = data.decode("utf-8", "surrogatepass")
+    kept = scrub(text)
+    return data if kept is text else kept.encode("utf-8", "surrogatepass")
 
 
 def _revalidate_index(folder: Path) -> None:

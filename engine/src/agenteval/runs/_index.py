@@ -57,9 +57,12 @@ def _rubrics(result: Any) -> list[list[Any]]:
     """``[rubric_id, score, verdict]`` for every rubric verdict the result records, over its
     runs and invocations."""
     found: list[list[Any]] = []
-    for each in result.runs or [result]:
+    for each in result.runs or (result,):
         for item in each.per_invocation:
-            for entry in item.details.get("rubrics", []) or []:
+            entries = item.details.get("rubrics")
+            if not entries:
+                continue
+            for entry in entries:
                 if isinstance(entry, dict) and "rubric_id" in entry:
                     found.append([str(entry["rubric_id"]), entry.get("score"), entry.get("verdict")])
     return found

@@ -221,7 +221,17 @@ class CaseRecord(_Doc):
         return (self.eval_set_index, self.case_id, self.run_index)
 
     def dump(self) -> str:
-        return dump_model(self, by_alias=True) + "\n"
+        return record_line(self).decode("utf-8", "surrogatepass")
+
+
+def record_line(record: CaseRecord) -> bytes:
+    """``record``'s ``results.jsonl`` line (``CaseRecord.dump``) as UTF-8, encoded by
+    pydantic's fast encoder straight to bytes (``dump_model``'s fallback when it refuses a
+    value: the bytes are the same either way as ``dump()`` encoded)."""
+    try:
+        return type(record).__pydantic_serializer__.to_json(record, by_alias=True) + b"\n"
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+        return (dump_model(record, by_alias=True) + "\n").encode("utf-8", "surrogatepass")
 
 
 class SummaryDocument(_Doc):

@@ -96,10 +96,12 @@ class ScoresFile:
         flush it (``criteria``: the record's ``criterion_arrays``, when made already)."""
         line_data = score_line(record, offset, length, criteria)
         try:
-            text = pydantic_core.to_json(line_data).decode("utf-8")
+            data = pydantic_core.to_json(line_data)
         except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
-            text = pydantic_core.to_json(writable(line_data)).decode("utf-8")
-        line = scrub(text).encode("utf-8", "surrogatepass") + b"\n"
+            data = pydantic_core.to_json(writable(line_data))
+        text = data.decode("utf-8")
+        kept = scrub(text)
+        line = (data if kept is text else kept.encode("utf-8", "surrogatepass")) + b"\n"
         self._handle.write(line)
         self._handle.flush()
         self._digest.update(line)

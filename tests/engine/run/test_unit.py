@@ -1,0 +1,104 @@
+"""One unit's record and a one-run case's result: what the run makes of them at less cost is
+what the validated models and the readers' rule (``case_from_records``) make."""
+
+from __future__ import annotations
+
+import pytest
+from agenteval import CriterionResult, PluginInfo, Status
+from agenteval._results import AgentRunRecord, JudgeActivity, MissingInput, VerdictInfo
+from agenteval._run._unit import _run_record, one_run_case
+from agenteval.models import Content, Invocation
+from agenteval.runs import CaseRecord, CriterionEntry, EvalSetEntry
+from agenteval.runs._reader import case_from_records
+
+
+def _turn(text: str = "hi") -> Invocation:
+    return Invocation(
+        invocation_id="t",
+        user_content=Content.from_text(text),
+        final_response=Content.from_text("ok", "model"),
+    )
+
+
+def _same(made, validated) -> None:
+    assert made == validated
+    assert made.model_fields_set == validated.model_fields_set
+    assert made.model_dump_json(by_alias=True) == validated.model_dump_json(by_alias=True)
+
+
+@pytest.mark.parametrize("simulation", [None, {"status": "done", "turns": [1, 2]}])
+def test_a_run_record_is_the_validated_one(simulation):
+    turns = [_turn(), _turn("again")]
+    made = _run_record(2, turns, simulation, "printed")
+    _same(made, AgentRunRecord(run=2, invocations=turns, simulation=simulation, output="printed"))
+    if simulation is not None:
+        assert made.simulation is not simulation  # a copy, as validation makes
+
+
+def test_a_run_record_keeps_its_turns_missing_inputs():
+    turns = [_turn(), _turn("lossy")]
+    turns[1].mark_missing((MissingInput("final_response", "content_elided", "span s", "record content"),))
+    made = _run_record(1, turns, None, "")
+    _same(made, AgentRunRecord(run=1, invocations=turns, simulation=None, output=""))
+    assert list(made.missing_inputs) == [1]
+
+
+def test_a_run_record_of_other_values_is_validated():
+    made = _run_record(1, [_turn().model_dump()], None, "")  # a turn as plain data
+    assert isinstance(made.invocations[0], Invocation)
+
+
+def _entry(names=("a", "b")) -> EvalSetEntry:
+    return EvalSetEntry(
+        index=0,
+        eval_set_id="s",
+        case_ids=["c"],
+        criteria=[
+            CriterionEntry(name=n, distribution="d", version="1", entry_point="m:C", threshold=0.5)
+            for n in names
+        ],
+    )
+
+
+def _record(results, origin="recorded", actual=None) -> CaseRecord:
+    return CaseRecord(
+        run_id="r",
+        eval_set_index=0,
+        eval_set_id="s",
+        case_id="c",
+        status=Status.PASSED,
+        criteria=results,
+        origin=origin,
+        actual=actual,
+    )
+
+
+def _result(name, score, status, **more) -> CriterionResult:
+    plugin = PluginInfo(distribution="d", version="1", entry_point="m:C")
+    return CriterionResult(criterion=name, threshold=0.5, score=score, status=status, plugin=plugin, **more)
+
+
+CASES = {
+    "passed and failed": [_result("a", 1.0, Status.PASSED), _result("b", 0.0, Status.FAILED)],
+    "with verdicts": [
+        _result(
+            "a", 1.0, Status.PASSED, verdict=VerdictInfo(verdict="PASS", basis="single-run", reason="one run")
+        ),
+        _result("b", None, Status.ERRORED, reason="boom"),
+    ],
+    "judged": [
+        _result("a", 1.0, Status.PASSED, judge=JudgeActivity(calls=2, input_tokens=5, output_tokens=1)),
+        _result("b", None, Status.INFORMATIONAL, judge=JudgeActivity(calls=1)),
+    ],
+    "informational": [_result("a", 0.3, Status.INFORMATIONAL), _result("b", 0.3, Status.INFORMATIONAL)],
+}
+
+
+@pytest.mark.parametrize("confidence", [0.95, None])
+@pytest.mark.parametrize("origin", ["recorded", "agent"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_one_run_case_is_the_readers_result(name, origin, confidence):
+    actual = AgentRunRecord(run=1, invocations=[_turn()])
+    kept = _record(CASES[name], origin=origin, actual=actual)
+    made = one_run_case(_entry(), "c", kept, confidence)
+    _same(made, case_from_records(_entry(), "c", [kept], confidence, run_id="r"))
