@@ -225,9 +225,9 @@ class CaseRecord(_Doc):
 
 
 def record_line(record: CaseRecord) -> bytes:
-    """``record``'s ``results.jsonl`` line (``CaseRecord.dump``) as UTF-8, encoded by
-    pydantic's fast encoder straight to bytes (``dump_model``'s fallback when it refuses a
-    value: the bytes are the same either way as ``dump()`` encoded)."""
+    """``record``'s ``results.jsonl`` line as UTF-8: pydantic's fast encoder writes the bytes
+    at once (no text made and encoded again); when it refuses a value, ``dump_model``'s
+    fallback. ``dump()`` is this line decoded."""
     try:
         return type(record).__pydantic_serializer__.to_json(record, by_alias=True) + b"\n"
     except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
