@@ -1,12 +1,12 @@
-"""One unit's record and a one-run case's result: what the run makes of them at less cost is
-what the validated models and the readers' rule (``case_from_records``) make."""
+"""A one-run case's result: what the run makes of its record at less cost is what the readers'
+rule (``case_from_records``) makes."""
 
 from __future__ import annotations
 
 import pytest
 from agenteval import CriterionResult, PluginInfo, Status
-from agenteval._results import AgentRunRecord, JudgeActivity, MissingInput, VerdictInfo
-from agenteval._run._unit import _run_record, one_run_case
+from agenteval._results import AgentRunRecord, JudgeActivity, VerdictInfo
+from agenteval._run._unit import one_run_case
 from agenteval.models import Content, Invocation
 from agenteval.runs import CaseRecord, CriterionEntry, EvalSetEntry
 from agenteval.runs._reader import case_from_records
@@ -24,28 +24,6 @@ def _same(made, validated) -> None:
     assert made == validated
     assert made.model_fields_set == validated.model_fields_set
     assert made.model_dump_json(by_alias=True) == validated.model_dump_json(by_alias=True)
-
-
-@pytest.mark.parametrize("simulation", [None, {"status": "done", "turns": [1, 2]}])
-def test_a_run_record_is_the_validated_one(simulation):
-    turns = [_turn(), _turn("again")]
-    made = _run_record(2, turns, simulation, "printed")
-    _same(made, AgentRunRecord(run=2, invocations=turns, simulation=simulation, output="printed"))
-    if simulation is not None:
-        assert made.simulation is not simulation  # a copy, as validation makes
-
-
-def test_a_run_record_keeps_its_turns_missing_inputs():
-    turns = [_turn(), _turn("lossy")]
-    turns[1].mark_missing((MissingInput("final_response", "content_elided", "span s", "record content"),))
-    made = _run_record(1, turns, None, "")
-    _same(made, AgentRunRecord(run=1, invocations=turns, simulation=None, output=""))
-    assert list(made.missing_inputs) == [1]
-
-
-def test_a_run_record_of_other_values_is_validated():
-    made = _run_record(1, [_turn().model_dump()], None, "")  # a turn as plain data
-    assert isinstance(made.invocations[0], Invocation)
 
 
 def _entry(names=("a", "b")) -> EvalSetEntry:

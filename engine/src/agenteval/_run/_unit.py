@@ -10,7 +10,7 @@ from typing import Any, Optional
 from .._agents import AgentFailure, SimulatedConversation
 from .._results import AgentRunRecord, CaseResult, CriterionResult, ErrorInfo
 from .._verdicts import case_criteria, case_status, sum_activity
-from ..models import EvalCase, Invocation
+from ..models import EvalCase
 from ..runs import RECORD_SCHEMA, CaseRecord, EvalSetEntry
 from ._built import built
 from ._plan import PlannedSet
@@ -24,31 +24,6 @@ class Missing:
 
     run_index: int
     available: int
-
-
-def _run_record(run_index: int, turns: list[Any], simulation: Any, output: Any) -> AgentRunRecord:
-    """``AgentRunRecord(run=..., invocations=turns, simulation=..., output=...)``, made
-    without validating again what was validated when it was made (turns, a plain ``dict``
-    and ``str``), and with the turns' missing inputs taken as its validator takes them."""
-    if (
-        type(output) is not str
-        or (simulation is not None and type(simulation) is not dict)
-        or not all(type(turn) is Invocation for turn in turns)
-    ):
-        return AgentRunRecord(run=run_index, invocations=turns, simulation=simulation, output=output)
-    record = built(
-        AgentRunRecord,
-        {
-            "run": run_index,
-            "invocations": turns,
-            "simulation": dict(simulation) if simulation is not None else None,
-            "output": output,
-        },
-    )
-    found = {i: list(turn.missing_inputs()) for i, turn in enumerate(turns) if turn.missing_inputs()}
-    if found:
-        object.__setattr__(record, "missing_inputs", found)  # as its validator does
-    return record
 
 
 def case_record(
@@ -80,7 +55,12 @@ def case_record(
         actual = None
     else:
         simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
-        actual = _run_record(run_index, list(outcome), simulation, getattr(outcome, "output", ""))
+        actual = AgentRunRecord(
+            run=run_index,
+            invocations=list(outcome),
+            simulation=simulation,
+            output=getattr(outcome, "output", ""),
+        )
     # Every part was validated when it was made: constructing skips validating it again.
     return built(
         CaseRecord,
