@@ -491,6 +491,46 @@ class RecordedRun:
                 planned.append((key, row, line))
         return planned
 
+    def _brief_criteria(self) -> Optional[tuple[list[tuple[int, str]], list[list[Any]]]]:
+        """Every planned case's key and criterion arrays as its written brief line holds them
+        (``_planned_brief_lines``: the same rules), in plan order, each line's key and
+        criteria cut out of it by position and parsed together in one call (nothing else of
+        a line parsed: a third of its bytes); ``None`` when not so read (then the lines'
+        way): one run per case, a planned case with no line, a line not as ``brief_line``
+        writes it."""
+        if self.manifest.num_runs == 1:
+            return None
+        try:
+            data = self._briefs_data()
+        except OSError:
+            return None
+        if not data.endswith(b"\n"):
+            return None
+        pieces: list[bytes] = []
+        add = pieces.extend
+        # ``],"status":``, ``,"criteria":`` and ``,"preview":`` are never inside a JSON string
+        # (a quote there is escaped): the first of each after the one before is the line's own
+        for line in data[:-1].split(b"\n"):
+            if not line.startswith(BRIEF_START):
+                return None
+            key = line.find(b'],"status":')
+            start = line.find(b',"criteria":', key)
+            end = line.find(b',"preview":', start)
+            if key < 0 or start < 0 or end < 0:
+                return None
+            add((b",[", line[7 : key + 1], b",", line[start + 12 : end], b"]"))
+        pieces[0] = b"[["
+        try:
+            lines = pydantic_core.from_json(b"".join(pieces) + b"]")
+            written = {(found[0][0], found[0][1]): found[1] for found in lines}  # the last line counts
+        except (ValueError, TypeError, IndexError, KeyError):
+            return None
+        plan, _ = self._plan()
+        if len(written) < len(plan) or not written.keys() >= plan.keys():
+            return None
+        keys = list(plan)
+        return keys, list(map(written.__getitem__, keys))
+
     def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
         """Each planned (eval set index, case id)'s row, and the eval sets by index."""
         plan: dict[tuple[int, str], int] = {}
