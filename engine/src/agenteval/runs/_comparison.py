@@ -78,7 +78,7 @@ class _Columns(NamedTuple):
 class _RunSide(Side):
     """A side read from a run folder by column (``_Columns``): its ``scores`` and
     ``statuses`` by case are made from the run when first asked for (``compare_sides``
-    reads the columns)."""
+    reads the columns until then; after, what a caller may have changed in them)."""
 
     def __init__(
         self,
@@ -89,12 +89,12 @@ class _RunSide(Side):
         by_case: Callable[[Side], None],
     ) -> None:
         super().__init__(label, source, criteria=criteria)
-        self.columns = columns
+        self.columns: Optional[_Columns] = columns
         self._by_case: Optional[Callable[[Side], None]] = by_case
 
     def _made(self) -> None:
         if self._by_case is not None:
-            make, self._by_case = self._by_case, None
+            make, self._by_case, self.columns = self._by_case, None, None
             with gc_paused():
                 make(self)
 
@@ -532,9 +532,10 @@ def _pairs(a: Side, b: Side) -> tuple[list, list, list]:
     """``_pair`` of the sides' recorded cases; two sides read by column with the same keys in
     the same, strictly increasing order (two runs of the same plan, recorded in its order)
     pair as they are, with no dict made."""
-    if isinstance(a, _RunSide) and isinstance(b, _RunSide):
-        keys = a.columns.keys
-        same = keys is b.columns.keys or keys == b.columns.keys
+    first, second = _columns_of(a), _columns_of(b)
+    if first is not None and second is not None:
+        keys = first.keys
+        same = keys is second.keys or keys == second.keys
         if same and all(map(operator.lt, keys, islice(keys, 1, None))):
             return list(keys), [], []
     return _pair(_keyed(a), _keyed(b))
@@ -543,10 +544,15 @@ def _pairs(a: Side, b: Side) -> tuple[list, list, list]:
 def _keyed(side: Side) -> Mapping[tuple[str, str], Any]:
     """``side``'s recorded cases by key: its ``scores`` (a side read by column: each key's
     last place in its columns, no dict made by case)."""
-    if isinstance(side, _RunSide):
-        keys = side.columns.keys
-        return dict(zip(keys, range(len(keys)), strict=True))
-    return side.scores
+    columns = _columns_of(side)
+    if columns is None:
+        return side.scores
+    return dict(zip(columns.keys, range(len(columns.keys)), strict=True))
+
+
+def _columns_of(side: Side) -> Optional[_Columns]:
+    """``side``'s columns when it is read by column and its dicts by case were never made."""
+    return side.columns if isinstance(side, _RunSide) else None
 
 
 class _Paired:
@@ -555,7 +561,7 @@ class _Paired:
     likewise), in ``paired`` order."""
 
     def __init__(self, side: Side, paired: list[tuple[str, str]]) -> None:
-        self.columns = side.columns if isinstance(side, _RunSide) else None
+        self.columns = _columns_of(side)
         self.size = len(paired)
         self.places: Optional[list[int]] = None
         if self.columns is not None:
