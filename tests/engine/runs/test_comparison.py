@@ -61,11 +61,17 @@ def test_a_side_whose_dicts_were_asked_for_compares_by_them(tmp_path):
 
 def test_brief_criteria_are_the_written_lines_criteria_and_none_for_an_odd_line(tmp_path, monkeypatch):
     run = _run("complete", 3, tmp_path / "a")
-    keys, criteria = RecordedRun.open(run.folder)._brief_criteria()
+    sets, cases, criteria = RecordedRun.open(run.folder)._brief_criteria()
     planned = RecordedRun.open(run.folder)._planned_brief_lines()
-    assert keys == [key for key, _, _ in planned] and criteria == [line["criteria"] for _, _, line in planned]
+    assert list(zip(sets, cases, strict=True)) == [key for key, _, _ in planned]
+    assert criteria == [line["criteria"] for _, _, line in planned]
     data = RecordedRun.open(run.folder)._briefs_data()
-    for odd in (data.replace(b',"preview":', b',"p":', 1), b"[]\n" + data, data[:-1]):
+    lines = data.splitlines(keepends=True)
+    shuffled = b"".join(reversed(lines))  # read as well: by key
+    assert RecordedRun.open(run.folder)._brief_criteria() == (sets, cases, criteria)
+    monkeypatch.setattr(RecordedRun, "_briefs_data", lambda self: shuffled)
+    assert RecordedRun.open(run.folder)._brief_criteria() == (sets, cases, criteria)
+    for odd in (data.replace(b',"preview":', b',"p":', 1), b"[]\n" + data, data[:-1], b"".join(lines[1:])):
         monkeypatch.setattr(RecordedRun, "_briefs_data", lambda self, odd=odd: odd)
         assert RecordedRun.open(run.folder)._brief_criteria() is None
         side = _from_run(RecordedRun.open(run.folder), "A")

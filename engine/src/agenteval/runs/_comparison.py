@@ -177,10 +177,10 @@ def _columns(run: RecordedRun) -> Optional[_Columns]:
             keys = list(zip(map(ids.__getitem__, sets), cases, strict=True))
             return _criteria_columns(keys, list(map(_CRITERIA, rows)), single=True)
         briefed = run._brief_criteria()
-        if not briefed:
+        if not briefed or not briefed[2]:
             return None
-        keys = [(ids[eval_set], case_id) for eval_set, case_id in briefed[0]]
-        return _criteria_columns(keys, briefed[1], single=False)
+        keys = list(zip(map(ids.__getitem__, briefed[0]), briefed[1], strict=True))
+        return _criteria_columns(keys, briefed[2], single=False)
     except (TypeError, KeyError, IndexError, ValueError):
         return None
 
@@ -615,6 +615,17 @@ def _in_order(found: dict[tuple[str, str], Any], paired: list[tuple[str, str]]) 
     return [found.get(key) or {} for key in paired]
 
 
+def _both_scored(
+    means_a: list[Optional[float]], means_b: list[Optional[float]]
+) -> Optional[tuple[list[float], list[float]]]:
+    """The paired cases' mean scores on each side, of the cases scored on both (``None``: no
+    such case); the lists as they are when every case is."""
+    if means_a and None not in means_a and None not in means_b:
+        return cast(list[float], means_a), cast(list[float], means_b)
+    both = [(x, y) for x, y in zip(means_a, means_b, strict=True) if x is not None and y is not None]
+    return ([x for x, _ in both], [y for _, y in both]) if both else None
+
+
 def compare_sides(
     a: Side,
     b: Side,
@@ -677,12 +688,11 @@ def _compare_sides(
         if lo is None or hi is None:
             skipped[name] = "its score range is unbounded"
             continue
-        pairs = zip(side_a.means(name), side_b.means(name), strict=True)
-        both = [(x, y) for x, y in pairs if x is not None and y is not None]
-        if not both:
+        both = _both_scored(side_a.means(name), side_b.means(name))
+        if both is None:
             skipped[name] = "no paired case has a score on both sides"
             continue
-        scores[name] = ([x for x, _ in both], [y for _, y in both])
+        scores[name] = both
         directions[name] = bool(config.get("higher_is_better", True))
         bounds[name] = (float(lo), float(hi))
     comparison = None
