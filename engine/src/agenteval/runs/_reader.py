@@ -505,16 +505,19 @@ class RecordedRun:
             data = self._briefs_data()
         except OSError:
             return None
-        if not data.endswith(b"\n"):
+        lines = data.count(b"\n")
+        # every line ends in a newline and starts as ``brief_line`` writes it (``{"key":[`` is
+        # never inside a JSON string either): looked at in C loops, not line by line
+        if not data.endswith(b"\n") or not data.startswith(BRIEF_START):
+            return None
+        if data.count(b"\n" + BRIEF_START) != lines - 1:
             return None
         pieces: list[bytes] = []
         add = pieces.extend
         # ``],"status":``, ``,"criteria":`` and ``,"preview":`` are never inside a JSON string
         # (a quote there is escaped): the first of each after the one before is the line's own
         for line in data[:-1].split(b"\n"):
-            if not line.startswith(BRIEF_START):
-                return None
-            key = line.find(b'],"status":')
+            key = line.find(b'],"status":', 8)
             start = line.find(b',"criteria":', key)
             end = line.find(b',"preview":', start)
             if key < 0 or start < 0 or end < 0:
