@@ -15,20 +15,23 @@ Benjamini–Hochberg flags when both sides have repeated runs.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice, repeat
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional, cast
 
 from .._gc import gc_paused
 from .._results import Status
 from ..errors import ConfigError, DataError
 from ._briefs import _STATUS
 from ._reader import RecordedRun, find_run
-from ._records import CriterionEntry
+from ._records import CriterionEntry, EvalSetEntry
 
 __all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "load_sides", "render_markdown"]
 
@@ -60,29 +63,164 @@ def _config_of(entry: CriterionEntry) -> dict[str, Any]:
     }
 
 
+class _Columns(NamedTuple):
+    """A run's recorded cases column by column, what ``compare_sides`` reads of a side: each
+    case's (eval_set_id, case_id) in the run's order (a key written twice: its last place
+    counts), and per criterion each case's status and runs' scores in that order."""
+
+    keys: list[tuple[str, str]]
+    statuses: dict[str, list[Status]]
+    #: each case's runs' scores; with ``single`` (one run per case) its run's score itself
+    scores: dict[str, list[Any]]
+    single: bool
+
+
+class _RunSide(Side):
+    """A side read from a run folder by column (``_Columns``): its ``scores`` and
+    ``statuses`` by case are made from the run when first asked for (``compare_sides``
+    reads the columns until then; after, what a caller may have changed in them)."""
+
+    def __init__(
+        self,
+        label: str,
+        source: str,
+        criteria: dict[str, dict[str, Any]],
+        columns: _Columns,
+        by_case: Callable[[Side], None],
+    ) -> None:
+        super().__init__(label, source, criteria=criteria)
+        self.columns: Optional[_Columns] = columns
+        self._by_case: Optional[Callable[[Side], None]] = by_case
+
+    def _made(self) -> None:
+        if self._by_case is not None:
+            make, self._by_case, self.columns = self._by_case, None, None
+            with gc_paused():
+                make(self)
+
+    @property
+    def scores(self) -> dict[tuple[str, str], dict[str, list[Optional[float]]]]:
+        self._made()
+        return self.__dict__["_scores"]
+
+    @scores.setter
+    def scores(self, value: dict[tuple[str, str], dict[str, list[Optional[float]]]]) -> None:
+        self.__dict__["_scores"] = value
+
+    @property
+    def statuses(self) -> dict[tuple[str, str], dict[str, Status]]:
+        self._made()
+        return self.__dict__["_statuses"]
+
+    @statuses.setter
+    def statuses(self, value: dict[tuple[str, str], dict[str, Status]]) -> None:
+        self.__dict__["_statuses"] = value
+
+
 def _from_run(run: RecordedRun, label: str) -> Side:
     """A side from a recorded run's case briefs (``RecordedRun.case_briefs``: a run of one
     run per case from its index, several runs combined from their records): each case's
-    status under each criterion and, for the cases recorded, every run's score."""
-    side = Side(label=label, source=f"run {run.run_id}")
+    status under each criterion and, for the cases recorded, every run's score. A finished
+    run of several runs per case, or one of one run per case read from its ``scores.jsonl``,
+    is read by column (``_columns``) when its lines allow."""
+    criteria: dict[str, dict[str, Any]] = {}
     for entry in run.manifest.eval_sets:
         for criterion in entry.criteria:
-            side.criteria.setdefault(criterion.name, _config_of(criterion))
-    statuses, scores = side.statuses, side.scores
+            criteria.setdefault(criterion.name, _config_of(criterion))
+    source = f"run {run.run_id}"
+    with gc_paused():  # 100k cases' columns: long-lived, no cycles
+        columns = _columns(run)
+    if columns is not None:
+        return _RunSide(label, source, criteria, columns, lambda side: _by_case(run, side))
+    side = Side(label=label, source=source, criteria=criteria)
     with gc_paused():  # 100k cases' dicts: long-lived, no cycles
-        rows = run._listed_scores() if run.manifest.num_runs == 1 else None
-        if rows is not None:
-            _from_scores(run, rows, side)
-            return side
-        if run.manifest.num_runs != 1 and _from_briefs(run, side):
-            return side
-        for brief in run.case_briefs(previews=False):
-            key = (brief.entry.eval_set_id, brief.case_id)
-            criteria = brief.criteria
-            statuses[key] = {c.name: c.status for c in criteria}
-            if brief.recorded:
-                scores[key] = {c.name: list(c.run_scores) for c in criteria}
+        _by_case(run, side)
     return side
+
+
+def _by_case(run: RecordedRun, side: Side) -> None:
+    """``side``'s statuses and scores by case, from ``run`` (``_from_run``)."""
+    statuses, scores = side.statuses, side.scores
+    rows = run._listed_scores() if run.manifest.num_runs == 1 else None
+    if rows is not None:
+        _from_scores(run, rows, side)
+        return
+    if run.manifest.num_runs != 1 and _from_briefs(run, side):
+        return
+    for brief in run.case_briefs(previews=False):
+        key = (brief.entry.eval_set_id, brief.case_id)
+        criteria = brief.criteria
+        statuses[key] = {c.name: c.status for c in criteria}
+        if brief.recorded:
+            scores[key] = {c.name: list(c.run_scores) for c in criteria}
+
+
+_SET, _CASE, _RUN, _CRITERIA = (operator.itemgetter(n) for n in (0, 1, 2, 6))
+_NAME, _STATUS_OF, _SCORE, _RUNS = (operator.itemgetter(n) for n in (0, 1, 2, 6))
+
+
+def _columns(run: RecordedRun) -> Optional[_Columns]:
+    """The run's recorded cases by column (``_Columns``), as ``_by_case`` gives them, read
+    in C loops: a run of one run per case from its ``scores.jsonl`` lines when every line is
+    a planned case's first run, a finished run of several runs per case from its written
+    briefs (``RecordedRun._brief_criteria``); both when every case lists the same criteria
+    in the same order. ``None`` otherwise (then by case)."""
+    ids = {entry.index: entry.eval_set_id for entry in run.manifest.eval_sets}
+    try:
+        if run.manifest.num_runs == 1:
+            rows = run._listed_scores()
+            if not rows:
+                return None
+            sets, cases = list(map(_SET, rows)), list(map(_CASE, rows))
+            if set(map(_RUN, rows)) != {1} or not _planned(run.manifest.eval_sets, sets, cases):
+                return None  # a later run, or a case the plan does not have: by case
+            keys = list(zip(map(ids.__getitem__, sets), cases, strict=True))
+            return _criteria_columns(keys, list(map(_CRITERIA, rows)), single=True)
+        briefed = run._brief_criteria()
+        if not briefed or not briefed[2]:
+            return None
+        keys = list(zip(map(ids.__getitem__, briefed[0]), briefed[1], strict=True))
+        return _criteria_columns(keys, briefed[2], single=False)
+    except (TypeError, KeyError, IndexError, ValueError):
+        return None
+
+
+def _planned(entries: list[EvalSetEntry], sets: list[int], cases: list[str]) -> bool:
+    """Whether every (``sets[i]``, ``cases[i]``) is a planned case: compared in one C pass
+    with the plan's first cases when they are those in that order (a run records its cases in
+    plan order, nearly always), else each looked up."""
+    planned_sets = [index for entry in entries for index in repeat(entry.index, len(entry.case_ids))]
+    planned_cases = [case_id for entry in entries for case_id in entry.case_ids]
+    count = len(cases)
+    if cases == planned_cases[:count] and sets == planned_sets[:count]:
+        return True
+    plan = set(zip(planned_sets, planned_cases, strict=True))
+    return all(map(plan.__contains__, zip(sets, cases, strict=True)))
+
+
+def _criteria_columns(keys: list[tuple[str, str]], criteria: list[Any], single: bool) -> Optional[_Columns]:
+    """``_Columns`` of ``keys`` and each one's criterion arrays (``[criterion, status, score,
+    ...]``, the runs' scores seventh unless ``single``: one run, its score), when every case
+    lists the same criteria in the same order; else ``None``."""
+    if set(map(type, criteria)) != {list}:
+        return None
+    names = [item[0] for item in criteria[0]]
+    if len(set(names)) != len(names) or set(map(len, criteria)) != {len(names)}:
+        return None
+    statuses: dict[str, list[Status]] = {}
+    scores: dict[str, list[Any]] = {}
+    for place, name in enumerate(names):
+        column = list(map(operator.itemgetter(place), criteria))
+        if set(map(type, column)) != {list} or set(map(_NAME, column)) != {name}:
+            return None
+        statuses[name] = list(map(_STATUS.__getitem__, map(_STATUS_OF, column)))
+        if single:
+            scores[name] = list(map(_SCORE, column))
+        else:
+            scores[name] = list(map(_RUNS, column))
+            if set(map(type, scores[name])) != {list}:
+                return None
+    return _Columns(keys, statuses, scores, single)
 
 
 def _from_scores(run: RecordedRun, rows: list[Any], side: Side) -> None:
@@ -189,6 +327,10 @@ def load_sides(baseline: str, candidate: str, runs_dir: Path) -> tuple[Side, Sid
     reference, or the same folder) is read once and its data shared by the two sides."""
     a = load_side(baseline, runs_dir, "A")
     if baseline == candidate or _same_path(baseline, candidate):
+        if isinstance(a, _RunSide):
+            b = copy.copy(a)
+            b.label = "B"
+            return a, b
         return a, dataclasses.replace(a, label="B")
     return a, load_side(candidate, runs_dir, "B")
 
@@ -346,12 +488,19 @@ def _mean(values: Sequence[Optional[float]]) -> Optional[float]:
     return math.fsum(present) / len(present)
 
 
-def _means(per_case: list[dict[str, list[Optional[float]]]], name: str) -> list[Optional[float]]:
-    """Each case's mean score under ``name`` (``_mean``; ``None`` when it has none), in order:
-    the one-run case, nearly every one, without a call."""
+def _means(column: list[Optional[list[Optional[float]]]]) -> list[Optional[float]]:
+    """Each case's mean score (``_mean``; ``None`` when it has none) of a column of its runs'
+    scores: the one-run case, nearly every one, without a call; every case of several runs,
+    each scored (a finished run of several runs per case), column by column in C loops."""
+    try:
+        given = cast(list[list[float]], column)  # (else ``TypeError``)
+        lengths = list(map(len, given))
+        if 0 not in lengths and 1 not in lengths and not any(map(operator.contains, given, repeat(None))):
+            return list(map(operator.truediv, map(math.fsum, given), lengths))
+    except TypeError:  # a case with no score under it, or a score not a number: one by one
+        pass
     found: list[Optional[float]] = []
-    for runs in per_case:
-        values = runs.get(name)
+    for values in column:
         if values is None:
             found.append(None)
         elif len(values) == 1:
@@ -366,7 +515,7 @@ def _scored(values: Optional[list[Optional[float]]]) -> list[float]:
     return [v for v in values if v is not None] if values else []
 
 
-def _pair(a: dict[tuple[str, str], Any], b: dict[tuple[str, str], Any]) -> tuple[list, list, list]:
+def _pair(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], Any]) -> tuple[list, list, list]:
     """The keys of both, of ``a`` only and of ``b`` only, each sorted. Taken in each side's
     own order, nearly always sorted already (a run records its cases in plan order, more or
     less), sorting is about one pass, where a set's order costs a full sort."""
@@ -379,6 +528,84 @@ def _pair(a: dict[tuple[str, str], Any], b: dict[tuple[str, str], Any]) -> tuple
     )
 
 
+def _pairs(a: Side, b: Side) -> tuple[list, list, list]:
+    """``_pair`` of the sides' recorded cases; two sides read by column with the same keys in
+    the same, strictly increasing order (two runs of the same plan, recorded in its order)
+    pair as they are, with no dict made."""
+    first, second = _columns_of(a), _columns_of(b)
+    if first is not None and second is not None:
+        keys = first.keys
+        same = keys is second.keys or keys == second.keys
+        if same and all(map(operator.lt, keys, islice(keys, 1, None))):
+            return list(keys), [], []
+    return _pair(_keyed(a), _keyed(b))
+
+
+def _keyed(side: Side) -> Mapping[tuple[str, str], Any]:
+    """``side``'s recorded cases by key: its ``scores`` (a side read by column: each key's
+    last place in its columns, no dict made by case)."""
+    columns = _columns_of(side)
+    if columns is None:
+        return side.scores
+    return dict(zip(columns.keys, range(len(columns.keys)), strict=True))
+
+
+def _columns_of(side: Side) -> Optional[_Columns]:
+    """``side``'s columns when it is read by column and its dicts by case were never made."""
+    return side.columns if isinstance(side, _RunSide) else None
+
+
+class _Paired:
+    """One side's data on the ``paired`` keys, criterion by criterion: each paired case's
+    status (``None`` when it has none under that criterion) and its runs' scores (``None``
+    likewise), in ``paired`` order."""
+
+    def __init__(self, side: Side, paired: list[tuple[str, str]]) -> None:
+        self.columns = _columns_of(side)
+        self.size = len(paired)
+        self.places: Optional[list[int]] = None
+        if self.columns is not None:
+            keys = self.columns.keys
+            # the paired keys' places in the columns: none to look up when they are the same keys
+            # in the same order (a run's cases recorded in plan order, nearly always)
+            if keys != paired:
+                where = dict(zip(keys, range(len(keys)), strict=True))  # a key's last place counts
+                self.places = list(map(where.__getitem__, paired))
+        else:
+            self.statuses, self.scores = _in_order(side.statuses, paired), _in_order(side.scores, paired)
+
+    def _taken(self, column: Optional[list[Any]]) -> list[Any]:
+        if column is None:
+            return [None] * self.size
+        return column if self.places is None else list(map(column.__getitem__, self.places))
+
+    def status(self, name: str) -> list[Optional[Status]]:
+        if self.columns is not None:
+            return self._taken(self.columns.statuses.get(name))
+        return [s.get(name) for s in self.statuses]
+
+    def _runs(self, name: str) -> list[Any]:
+        if self.columns is not None:
+            return self._taken(self.columns.scores.get(name))
+        return [s.get(name) for s in self.scores]
+
+    def means(self, name: str) -> list[Optional[float]]:
+        """Each paired case's mean score under ``name`` (``_mean``; ``None`` when it has none)."""
+        column = self._runs(name)
+        if self.columns is None or not self.columns.single:
+            return _means(column)
+        if set(map(type, column)) == {float}:  # one run a case: its score, a float already
+            return column
+        return [None if value is None else float(value) for value in column]
+
+    def runs(self, name: str, places: Sequence[int]) -> list[Optional[list[Optional[float]]]]:
+        """The runs' scores of the paired cases at ``places``."""
+        found = list(map(self._runs(name).__getitem__, places))
+        if self.columns is not None and self.columns.single:
+            return [None if name not in self.columns.scores else [value] for value in found]
+        return found
+
+
 def _in_order(found: dict[tuple[str, str], Any], paired: list[tuple[str, str]]) -> list[Any]:
     """``found``'s values of the ``paired`` keys, in their order (``{}`` for a key it lacks):
     its values as they are when it holds exactly those keys in that order (nearly always: a
@@ -386,6 +613,17 @@ def _in_order(found: dict[tuple[str, str], Any], paired: list[tuple[str, str]]) 
     if len(found) == len(paired) and list(found) == paired:
         return list(found.values())
     return [found.get(key) or {} for key in paired]
+
+
+def _both_scored(
+    means_a: list[Optional[float]], means_b: list[Optional[float]]
+) -> Optional[tuple[list[float], list[float]]]:
+    """The paired cases' mean scores on each side, of the cases scored on both (``None``: no
+    such case); the lists as they are when every case is."""
+    if means_a and None not in means_a and None not in means_b:
+        return cast(list[float], means_a), cast(list[float], means_b)
+    both = [(x, y) for x, y in zip(means_a, means_b, strict=True) if x is not None and y is not None]
+    return ([x for x, _ in both], [y for _, y in both]) if both else None
 
 
 def compare_sides(
@@ -413,7 +651,7 @@ def _compare_sides(
 ) -> CompareReport:
     from .._stats import compare_case_runs, compare_runs, derive_seed, smallest_case_p
 
-    paired, only_a, only_b = _pair(a.scores, b.scores)
+    paired, only_a, only_b = _pairs(a, b)
     if not paired:
         raise ConfigError(
             f"no case of {a.source} pairs with one of {b.source} on (eval_set_id, eval_id); "
@@ -437,8 +675,7 @@ def _compare_sides(
         )
     skipped: dict[str, str] = {}
     # column by column: each side's per-case data in ``paired`` order, looked up once
-    scores_a, scores_b = _in_order(a.scores, paired), _in_order(b.scores, paired)
-    statuses_a, statuses_b = _in_order(a.statuses, paired), _in_order(b.statuses, paired)
+    side_a, side_b = _Paired(a, paired), _Paired(b, paired)
     scores: dict[str, tuple[list[float], list[float]]] = {}
     directions: dict[str, bool] = {}
     bounds: dict[str, tuple[float, float]] = {}
@@ -451,12 +688,11 @@ def _compare_sides(
         if lo is None or hi is None:
             skipped[name] = "its score range is unbounded"
             continue
-        pairs = zip(_means(scores_a, name), _means(scores_b, name), strict=True)
-        both = [(x, y) for x, y in pairs if x is not None and y is not None]
-        if not both:
+        both = _both_scored(side_a.means(name), side_b.means(name))
+        if both is None:
             skipped[name] = "no paired case has a score on both sides"
             continue
-        scores[name] = ([x for x, _ in both], [y for _, y in both])
+        scores[name] = both
         directions[name] = bool(config.get("higher_is_better", True))
         bounds[name] = (float(lo), float(hi))
     comparison = None
@@ -473,18 +709,22 @@ def _compare_sides(
     for name in shared:
         if name in skipped:
             continue
-        column_a = [s.get(name) for s in statuses_a]
-        column_b = [s.get(name) for s in statuses_b]
+        column_a, column_b = side_a.status(name), side_b.status(name)
         # the paired cases with a status under ``name`` on both sides, by their place in ``paired``
-        places = [
-            i
-            for i, (x, y) in enumerate(zip(column_a, column_b, strict=True))
-            if x is not None and y is not None
-        ]
-        if all(column_a[i] is column_b[i] for i in places):
+        places: Sequence[int]
+        if None in column_a or None in column_b:
+            places = [
+                i
+                for i, (x, y) in enumerate(zip(column_a, column_b, strict=True))
+                if x is not None and y is not None
+            ]
+            flipped = not all(column_a[i] is column_b[i] for i in places)
+        else:  # every one (in C loops)
+            places = range(len(column_a))
+            flipped = not all(map(operator.is_, column_a, column_b))
+        if not flipped:
             continue  # no verdict flipped: the per-case tests would only serve flips
-        raw_a = [scores_a[i].get(name) for i in places]
-        raw_b = [scores_b[i].get(name) for i in places]
+        raw_a, raw_b = side_a.runs(name, places), side_b.runs(name, places)
         # how many runs of each case have a score (the runs themselves only for the cases tested)
         scored_a = [0 if v is None else len(v) - v.count(None) for v in raw_a]
         scored_b = [0 if v is None else len(v) - v.count(None) for v in raw_b]

@@ -60,6 +60,7 @@ __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_r
 _LINE_READS = 1000
 #: a ``scores.jsonl`` line's key and its record's place
 _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 #: a planned case's written brief line: ``((eval set index, case id), row, line)``
 _Planned = tuple[tuple[int, str], int, dict]
 
@@ -490,6 +491,51 @@ class RecordedRun:
                     return None
                 planned.append((key, row, line))
         return planned
+
+    def _brief_criteria(self) -> Optional[tuple[list[int], list[str], list[list[Any]]]]:
+        """Every planned case's eval set index, case id and criterion arrays as its written
+        brief line holds them (``_planned_brief_lines``: the same rules), in plan order, each
+        line's key and criteria cut out of it by position and parsed together in one call
+        (nothing else of a line parsed: a third of its bytes); ``None`` when not so read (then
+        the lines' way): one run per case, a planned case with no line, a line not as
+        ``brief_line`` writes it."""
+        if self.manifest.num_runs == 1:
+            return None
+        try:
+            data = self._briefs_data()
+        except OSError:
+            return None
+        lines = data.count(b"\n")
+        # every line ends in a newline and starts as ``brief_line`` writes it (``{"key":[`` is
+        # never inside a JSON string either): looked at in C loops, not line by line
+        if not data.endswith(b"\n") or not data.startswith(BRIEF_START):
+            return None
+        if data.count(b"\n" + BRIEF_START) != lines - 1:
+            return None
+        pieces: list[bytes] = []
+        add = pieces.extend
+        # ``],"status":``, ``,"criteria":`` and ``,"preview":`` are never inside a JSON string
+        # (a quote there is escaped): the first of each after the one before is the line's own
+        for line in data[:-1].split(b"\n"):
+            key = line.find(b'],"status":', 8)
+            start = line.find(b',"criteria":', key)
+            end = line.find(b',"preview":', start)
+            if key < 0 or start < 0 or end < 0:
+                return None
+            add((b",[", line[7 : key + 1], b",", line[start + 12 : end], b"]"))
+        pieces[0] = b"[["
+        entries = self.manifest.eval_sets
+        sets = [index for entry in entries for index in itertools.repeat(entry.index, len(entry.case_ids))]
+        cases = [case_id for entry in entries for case_id in entry.case_ids]
+        try:
+            lines = pydantic_core.from_json(b"".join(pieces) + b"]")
+            keys = list(map(_FIRST, lines))
+            if list(map(_FIRST, keys)) == sets and list(map(_SECOND, keys)) == cases:
+                return sets, cases, list(map(_SECOND, lines))  # one line a case, in plan order
+            written = {(found[0][0], found[0][1]): found[1] for found in lines}  # the last line counts
+            return sets, cases, list(map(written.__getitem__, zip(sets, cases, strict=True)))
+        except (ValueError, TypeError, IndexError, KeyError):  # (``KeyError``: a case with no line)
+            return None
 
     def _plan(self) -> tuple[dict[tuple[int, str], int], dict[int, EvalSetEntry]]:
         """Each planned (eval set index, case id)'s row, and the eval sets by index."""
