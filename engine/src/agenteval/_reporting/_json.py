@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional, Union
 from .._jsonsafe import dump_model
 from .._results import EvalSetResult, RunResult, RunSummary
 from ..runs import RecordedRun
-from ._cases import case_views
+from ._cases import case_results
 from ._spool import CASE_INDENT, CaseSpool
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def json_chunks(
     yield head + '\n  "eval_sets": ['
     sets = manifest.eval_sets
     cached = spool if spool is not None and spool.covers(manifest) else None
-    views = case_views(source) if cached is None else None
+    results = case_results(source) if cached is None else None
     if cached is not None:
         cached.prepare_reading()
     for position, entry in enumerate(sets):
@@ -68,8 +68,8 @@ def json_chunks(
             if cached is not None:
                 case = cached.text(entry.index, case_id)
             else:
-                assert views is not None
-                case = dump_model(next(views).case, indent=2).replace("\n", CASE_INDENT)
+                assert results is not None
+                case = dump_model(next(results), indent=2).replace("\n", CASE_INDENT)
             yield ("," if number else "") + CASE_INDENT + case
         yield ("\n      ]" if entry.case_ids else "]") + after
     yield ("\n  ]" if sets else "]") + ",\n" + tail + "\n"
