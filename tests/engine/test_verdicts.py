@@ -5,6 +5,7 @@ spent judge budget leaves unjudged (INCONCLUSIVE ``judge_budget``)."""
 from __future__ import annotations
 
 import math
+import statistics
 
 from agenteval._auto_runs import case_decided
 from agenteval._results import (
@@ -21,6 +22,7 @@ from agenteval._verdicts import (
     SummaryBuilder,
     budget_gated,
     case_criteria,
+    combine_runs,
     judge_cost,
     sum_activity,
 )
@@ -335,3 +337,17 @@ def test_equal_plugins_that_are_distinct_objects_count_as_one_criterion():
         ("1", 2, 0),
         ("2", 0, 1),
     ]
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=6), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_the_runs_spread_has_the_exact_population_stdev(scores, equal):
+    """Runs with equal scores skip ``pstdev``'s arithmetic in fractions: 0.0, what it gives
+    them; any other spread is ``pstdev``'s own."""
+    if equal:
+        scores = [scores[0]] * len(scores)
+    combined = combine_runs(_entry(), [_result(score) for score in scores])
+    stdev = combined.details["spread"]["stdev"]
+    expected = statistics.pstdev(scores) if len(scores) > 1 else 0.0
+    assert stdev == expected and type(stdev) is float
+    assert math.copysign(1.0, stdev) == math.copysign(1.0, expected)

@@ -236,10 +236,12 @@ def combine_runs(criterion: CriterionEntry, runs: Sequence[CriterionResult]) -> 
     present = [s for s in run_scores if s is not None]
     details: dict = {"run_scores": run_scores}
     if present:
+        low, high = min(present), max(present)
         details["spread"] = {
-            "min": min(present),
-            "max": max(present),
-            "stdev": statistics.pstdev(present) if len(present) > 1 else 0.0,
+            "min": low,
+            "max": high,
+            # equal scores: 0.0, what ``pstdev``'s exact arithmetic (in fractions) gives them
+            "stdev": statistics.pstdev(present) if low != high else 0.0,
         }
     common = {
         **base_fields(criterion),
