@@ -163,7 +163,7 @@ def test_the_counting_equals_rouge_score_itself_to_the_last_bit(response, refere
 def test_each_distinct_word_is_stemmed_once_however_many_scorings_use_it():
     """Stemming is the costly part of ROUGE-1 here: a word seen before comes from the cache
     (the speed itself is measured by benchmarks/, not asserted)."""
-    from agenteval_builtin._tokenizer import _WORD_TOKENS
+    from agenteval_builtin._tokenizer import _BYTE_WORD_TOKENS, _WORD_TOKENS
 
     rnd = random.Random(7)
     vocabulary = [
@@ -175,6 +175,7 @@ def test_each_distinct_word_is_stemmed_once_however_many_scorings_use_it():
         (" ".join(rnd.choices(vocabulary, k=30)), " ".join(rnd.choices(vocabulary, k=30))) for _ in range(500)
     ]
     _WORD_TOKENS.clear()
+    _BYTE_WORD_TOKENS.clear()
     _WORD_TOKENS.misses = 0
     result = run(M, [inv(text=a) for a, _ in pairs], [inv(text=b) for _, b in pairs])
     assert result.value is not None and 0 < result.value < 1
@@ -209,3 +210,11 @@ def test_one_count_gives_the_overlap_and_the_missing_tokens_of_the_counter_arith
     *_, overlap, missing = _rouge1(wanted, got, Counter(wanted), Counter(got))
     assert overlap == sum((Counter(wanted) & Counter(got)).values())
     assert list(missing.items()) == list((Counter(wanted) - Counter(got)).items())
+
+
+@FAST
+@given(script_text)
+def test_a_response_equal_to_its_reference_scores_as_the_counting_scores_it(text):
+    from agenteval_builtin.response_match import _compared, _score_invocation
+
+    assert _score_invocation(text, text) == _compared(text, text)

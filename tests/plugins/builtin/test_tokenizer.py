@@ -55,6 +55,7 @@ def test_tokens(text, tokens):
 
 def test_stemming_is_memoised_per_word():
     _tokenizer._WORD_TOKENS.clear()
+    _tokenizer._BYTE_WORD_TOKENS.clear()
     _tokenizer._WORD_TOKENS.misses = 0
     tokenize.cache_clear()
     tokenize("running runners running")
@@ -86,6 +87,17 @@ def test_ascii_fast_path_equals_the_general_scan(text):
     slow_words = _tokenizer._words(text.lower())
     slow = [t for w in slow_words for t in _tokenizer._WORD_TOKENS[w]]
     assert list(tokenize(text)) == slow
+
+
+@FAST
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_ascii_words_are_what_a_z0_9_finds_in_the_lower_cased_text(text):
+    import re
+
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    assert list(tokenize(text)) == [t for w in words for t in _tokenizer._WORD_TOKENS[w]]
+    split = text.encode("ascii").translate(_tokenizer._ASCII_WORDS).split()
+    assert [w.decode("ascii") for w in split] == words
 
 
 def _runs_cleanly(code: str) -> None:

@@ -70,12 +70,32 @@ def _same(value: Any) -> Any:
     return value
 
 
+@functools.cache
+def _template(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]:
+    """Every field of ``cls`` in declaration order with its immutable default (``None`` in
+    place of the others), and the fields whose default is made afresh for each model."""
+    template: dict[str, Any] = {}
+    made = []
+    for name, make in _fields(cls):
+        if isinstance(make, functools.partial) and make.func is _same:
+            template[name] = make.args[0]
+        else:
+            template[name] = None
+            made.append((name, make))
+    return template, tuple(made)
+
+
 def built(cls: type[M], values: dict[str, Any]) -> M:
     """``cls`` with ``values`` (by field name) and every other field at its default, as
     ``cls.model_construct(**values)`` makes it."""
-    data: dict[str, Any] = {}
-    for name, default in _fields(cls):
-        data[name] = values[name] if name in values else default()
+    template, made = _template(cls)
+    data = template.copy()  # the fields in declaration order, whatever the order of values
+    data.update(values)
+    for name, make in made:
+        if name not in values:
+            data[name] = make()
+    if len(data) != len(template):  # a name that is no field: left out, as model_construct does
+        data = {name: data[name] for name in template}
     model = cls.__new__(cls)
     _set(model, "__dict__", data)
     _set(model, "__pydantic_fields_set__", set(values))

@@ -21,7 +21,8 @@ Steps, applied to a whole text:
 Speed: stemming dominates ROUGE's cost, so each distinct ASCII word is tokenised once (a
 table that learns each word on first sight, so a text's words are looked up in C), and the
 tokens and token counts of the last 4,096 texts are kept. Pure-ASCII texts skip the
-character scan; other texts are scanned by ``str.translate`` with a table that learns
+character scan (their bytes are folded to words by one ``bytes.translate`` and split, their
+words looked up by their bytes); other texts are scanned by ``str.translate`` with a table that learns
 each character's rewrite on first sight.
 """
 
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
-import re
 import sys
 import threading
 import unicodedata
@@ -42,7 +42,12 @@ from typing import Any
 
 __all__ = ["UnicodeAwareTokenizer", "load_stemming", "token_counts", "tokenize"]
 
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
+#: An ASCII text's bytes with upper case folded and every byte but ``[a-z0-9]`` a space:
+#: its words are then its ``split()`` (what ``[a-z0-9]+`` finds in it lower-cased).
+_ASCII_WORDS = bytes(
+    code + 32 if 65 <= code <= 90 else code if 97 <= code <= 122 or 48 <= code <= 57 else 32
+    for code in range(256)
+)
 
 
 @lru_cache(maxsize=1)
@@ -151,9 +156,20 @@ class _AsciiWordTokens(dict):
         return value
 
 
+class _AsciiByteWordTokens(dict):
+    """``_WORD_TOKENS`` by the word's bytes (an ASCII text's words are split as bytes)."""
+
+    def __missing__(self, word: bytes) -> tuple[str, ...]:
+        value = _WORD_TOKENS[word.decode("ascii")]
+        if len(self) < _WORD_LIMIT:
+            self[word] = value
+        return value
+
+
 _WORD_LIMIT = 1 << 16
 
 _WORD_TOKENS = _AsciiWordTokens()
+_BYTE_WORD_TOKENS = _AsciiByteWordTokens()
 
 
 def _words(text: str) -> list[str]:
@@ -171,7 +187,8 @@ def tokenize(text: str) -> tuple[str, ...]:
     """The tokens ROUGE compares for ``text`` (see the module docstring)."""
     if text.isascii():
         # NFKC leaves ASCII unchanged, and an ASCII word character is [a-z0-9].
-        return tuple(chain.from_iterable(map(_WORD_TOKENS.__getitem__, _ASCII_WORD.findall(text.lower()))))
+        words = text.encode("ascii").translate(_ASCII_WORDS).split()
+        return tuple(chain.from_iterable(map(_BYTE_WORD_TOKENS.__getitem__, words)))
     tokens: list[str] = []
     for word in _words(unicodedata.normalize("NFKC", text).lower()):
         if word.isascii():

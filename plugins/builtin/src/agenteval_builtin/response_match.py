@@ -83,6 +83,21 @@ class ResponseMatchScore(Evaluator):
 
 
 def _score_invocation(response: str, reference: str) -> InvocationScore:
+    if response == reference:  # one text: every token matches (what _compared finds, counted once)
+        count = len(tokenize(response))
+        if count:
+            return InvocationScore(
+                score=1.0,
+                reason=(
+                    f"ROUGE-1 F 1.000: precision 1.000 ({count} of {count} response tokens), "
+                    f"recall 1.000 ({count} of {count} expected tokens)"
+                ),
+                details={"precision": 1.0, "recall": 1.0, "response_tokens": count, "expected_tokens": count},
+            )
+    return _compared(response, reference)
+
+
+def _compared(response: str, reference: str) -> InvocationScore:
     # As ADK: target = the expected text, prediction = the response.
     response_tokens = tokenize(response)
     reference_tokens = tokenize(reference)
