@@ -125,6 +125,42 @@ def test_a_field_in_both_spellings_inside_a_case_gives_none():
     assert check_elements(data, source="x", what="x", member="eval_cases", model=EvalSet) is None
 
 
+@pytest.mark.parametrize("window", [7, 64, 1 << 20])
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        '{"role": "user", "role": "model"}',  # a key twice, deep in a turn
+        '{"role": "user", "parts": [{"text": "a", "function_call": {"name": "t", "name": "u"}}]}',
+    ],
+)
+def test_a_key_twice_deep_in_a_later_case_gives_none_whatever_the_window(damaged, window):
+    """Objects are checked in bulk once each case is decoded; a case the window cut short is
+    decoded again, and only its last decoding counts."""
+    case = '{"eval_id": "c%d", "conversation": [{"user_content": %s}]}'
+    clean = [case % (i, '{"role": "user", "parts": [{"text": "x"}]}') for i in range(3)]
+    good = ('{"eval_set_id": "s", "eval_cases": [' + ", ".join(clean) + "]}").encode()
+    assert check_elements(good, source="x", what="x", member="eval_cases", model=EvalSet, window=window)
+    cases = [*clean[:2], case % (2, damaged), clean[2]]
+    data = ('{"eval_set_id": "s", "eval_cases": [' + ", ".join(cases) + "]}").encode()
+    assert (
+        check_elements(data, source="x", what="x", member="eval_cases", model=EvalSet, window=window) is None
+    )
+
+
+@pytest.mark.parametrize("window", [7, 1 << 20])
+def test_a_field_in_both_spellings_deep_in_a_later_case_gives_none_and_free_form_keys_pass(window):
+    turn = {"invocation_id": "i", "user_content": {"parts": [{"text": "x"}]}}
+    cases = [{"eval_id": f"c{i}", "conversation": [dict(turn)]} for i in range(3)]
+    cases[1]["conversation"][0]["state"] = {"invocation_id": 1, "invocationId": 2}  # free-form
+    data = json.dumps({"eval_set_id": "s", "eval_cases": cases}).encode()
+    assert check_elements(data, source="x", what="x", member="eval_cases", model=EvalSet, window=window)
+    cases[2]["conversation"][0]["invocationId"] = "j"
+    data = json.dumps({"eval_set_id": "s", "eval_cases": cases}).encode()
+    assert (
+        check_elements(data, source="x", what="x", member="eval_cases", model=EvalSet, window=window) is None
+    )
+
+
 def test_a_damaged_file_still_names_the_line_and_column(tmp_path: Path):
     """The element checker gives up; the whole read gives the error with every detail."""
     cases = [{"eval_id": f"c{i}", "conversation": []} for i in range(50)]

@@ -40,12 +40,9 @@ class CaseSpans:
 
     def __init__(self, data: bytes, spans: Sequence[tuple[int, int]], start: int = 0) -> None:
         """``spans`` of ``data``, which begins ``start`` bytes into the file (after a BOM)."""
-        self._bounds = array("q")
-        digests = bytearray()
-        for begin, end in spans:
-            self._bounds.extend((start + begin, start + end))
-            digests += _digest(data[begin:end])
-        self._digests = bytes(digests)
+        self._bounds = array("q", [start + bound for span in spans for bound in span])
+        view, blake2b = memoryview(data), hashlib.blake2b
+        self._digests = b"".join([blake2b(view[b:e], digest_size=_DIGEST_SIZE).digest() for b, e in spans])
         #: the bytes read last (``_WINDOW`` from a case's span): their path, offset, bytes
         self._window: Optional[tuple[Path, int, bytes]] = None
 

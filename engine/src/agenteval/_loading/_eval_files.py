@@ -309,11 +309,15 @@ def _after_validation(eval_set: EvalSet, where: str, warnings: list[str]) -> Non
 
 
 def _check_case(case: EvalCase, index: int, where: str, warnings: list[str]) -> None:
-    """``_after_validation``'s checks of one case (``eval_cases[index]``)."""
-    _check_spelt_twice(case, f"eval_cases[{index}]", where)
-    if case.session_input is not None:
-        _check_spelt_twice(case.session_input, f"eval_cases[{index}].session_input", where)
-    for key in case.model_extra or {}:
+    """``_after_validation``'s checks of one case (``eval_cases[index]``); a case with no
+    unknown keys (almost every one) costs two attribute reads."""
+    extra = case.__pydantic_extra__
+    if extra:
+        _check_spelt_twice(case, f"eval_cases[{index}]", where)
+    session = case.session_input
+    if session is not None and session.__pydantic_extra__:
+        _check_spelt_twice(session, f"eval_cases[{index}].session_input", where)
+    for key in extra or ():
         if key != AGENT_ERROR_KEY:
             warnings.append(f"{where}: eval_cases[{index}].{key}: unknown case key kept but not used")
 
