@@ -45,6 +45,8 @@ __all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "shared_read"]
 PARALLEL_FROM_BYTES = 32 << 20
 #: The share of the file's bytes the helper reads (the reader also runs its loop over them).
 HELPER_SHARE = 0.45
+#: The lines of a batch of the helper's spans (pickled as read, unpickled one at a time).
+_BATCH_LINES = 200
 #: As ``_select.PENDING_SPANS``.
 PENDING_SPANS = 5_000
 _SESSION_KEYS = ("gen_ai.conversation.id", "gcp.vertex.agent.session_id")
@@ -76,7 +78,7 @@ class _Handoff:
     (a list), and the error that stops the read, in file order; each line's place in the file;
     the turns of the traces it read whole."""
 
-    entries: list[Any] = field(default_factory=list)
+    entries: list[bytes] = field(default_factory=list)  # pickled, a batch of lines each
     lines: dict[int, tuple[int, int]] = field(default_factory=dict)
     turns: dict[str, _Read] = field(default_factory=dict)
 
@@ -156,8 +158,15 @@ class Shared:
             yield from jsonl_part(self.path, records, make, first=first, offset=self.start, until=None)
             return
         self.handoff = handoff
+        batches = handoff.entries
+        while batches:
+            yield from self._batch(pickle.loads(batches.pop(0)), records, kept)
+
+    def _batch(
+        self, entries: list[Any], records: list[dict[str, Any]], kept: dict[str, Any]
+    ) -> Iterator[tuple[int, Any]]:
         where = self.where
-        for entry in handoff.entries:
+        for entry in entries:
             if type(entry) is Handed:
                 if entry.flat if (entry.events or entry.trace_id in kept) else entry.peeked:
                     yield entry.line, entry
@@ -286,7 +295,7 @@ def _helper(path: Path, start: int, ids: Optional[set[str]], texts: set[str], co
         if records:
             rows.append(("records", records))
         helper.read({t for t in helper.whole if t not in helper.broken})
-    helper.handoff.entries = [Handed(*row) if type(row) is list else row for row in rows]
+    helper.send(len(rows))
     return helper.handoff
 
 
@@ -303,7 +312,8 @@ class _Helper:
         self.looked = _LastLook(texts)
         self.wanted_by = _wanted
         self.handoff = _Handoff()
-        #: Each span's ``Handed`` fields (``flat`` set when flattened), log records, the error.
+        #: Each span's ``Handed`` fields (``flat`` set when flattened), log records, the error:
+        #: those not sent yet (``send``).
         self.rows: list[Any] = []
         self.counts: dict[str, int] = defaultdict(int)
         self.wanted: set[str] = set()
@@ -315,6 +325,22 @@ class _Helper:
         self.rooted: set[str] = set()
         self.line = 0
         self.index = 0
+        self.lines = 0
+
+    def unsent(self) -> int:
+        """How many of ``rows`` can be sent: those before the first one still pending (whose
+        ``flat`` may change)."""
+        waiting = {id(entry[0]) for entries in self.pending.values() for entry in entries}
+        if not waiting:
+            return len(self.rows)
+        return next(n for n, row in enumerate(self.rows) if id(row) in waiting)
+
+    def send(self, count: int) -> None:
+        """The first ``count`` rows pickled into the handoff, as ``Handed`` spans."""
+        if count:
+            batch = [Handed(*row) if type(row) is list else row for row in self.rows[:count]]
+            self.handoff.entries.append(pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
+            del self.rows[:count]
 
     def numbered(self, start: int) -> Iterator[tuple[int, bytes, int]]:
         """``_numbered_lines`` from byte ``start``, each line's place kept."""
@@ -336,6 +362,9 @@ class _Helper:
             self.read({t for t in self.touched & self.rooted if t in self.whole and t not in self.broken})
             self.touched.clear()
             self.line, self.index = number, 0
+            self.lines += 1
+            if self.lines % _BATCH_LINES == 0:
+                self.send(self.unsent())
         head = _head(item, at, self.where)
         trace = head[0]
         if trace in self.handoff.turns:
@@ -345,33 +374,40 @@ class _Helper:
         if head[2] is None:
             self.rooted.add(trace)
         events = bool(item.get("events"))
-        row = len(self.rows)
-        self.rows.append(
-            [trace, head[1], head[2], _NO_SESSION, False, number, self.index, events, False, False]
-        )
+        row: list[Any] = [
+            trace,
+            head[1],
+            head[2],
+            _NO_SESSION,
+            False,
+            number,
+            self.index,
+            events,
+            False,
+            False,
+        ]
+        self.rows.append(row)
         self.index += 1
         span = (
             self.flatten(row, item, at, head) if events or trace in self.wanted or self.ids is None else None
         )
         seen: Optional[dict[str, Any]] = None
         if span is not None and (events or not self.looked.texts):  # (a flattened span reads as its look)
-            self.rows[row][8] = True
+            row[8] = True
             seen = span.attributes
         elif not events:
             try:
                 seen = attributes_of(item.get("attributes"), f"{at}.attributes", self.where, only=PEEK_KEYS)
-                self.rows[row][8] = True
+                row[8] = True
             except DataError:
                 pass
         if seen is not None:
             if _SESSION_KEYS[0] in seen or _SESSION_KEYS[1] in seen:
-                self.rows[row][3] = {k: seen[k] for k in _SESSION_KEYS if k in seen}
-            self.rows[row][4] = self.ids is None or self.wanted_by(
-                trace, head[1], seen, self.ids, self.looked, set()
-            )
+                row[3] = {k: seen[k] for k in _SESSION_KEYS if k in seen}
+            row[4] = self.ids is None or self.wanted_by(trace, head[1], seen, self.ids, self.looked, set())
         self.keep(trace, row, item, at, head, span)
 
-    def keep(self, trace: str, row: int, item: Any, at: str, head: Any, span: Optional[Span]) -> None:
+    def keep(self, trace: str, row: list[Any], item: Any, at: str, head: Any, span: Optional[Span]) -> None:
         """The span kept with its trace's (wanted), or pending until its trace is."""
         if trace in self.wanted:
             if span is None:
@@ -379,7 +415,7 @@ class _Helper:
             elif trace not in self.broken:
                 self.whole[trace].append(span)
             return
-        if not self.rows[row][4]:
+        if not row[4]:
             self.pending[trace].append((row, item, at, head))
             self.pending_count += 1
             if self.pending_count > PENDING_SPANS:  # (as ``_select``: read by the reader, if needed)
@@ -404,12 +440,12 @@ class _Helper:
         if trace not in self.broken:
             self.whole[trace] = spans
 
-    def flatten(self, row: int, item: Any, at: str, head: Any) -> Optional[Span]:
+    def flatten(self, row: list[Any], item: Any, at: str, head: Any) -> Optional[Span]:
         try:
             span = _flattened(item, at, self.where, head)
         except DataError:
             return None
-        self.rows[row][9] = True
+        row[9] = True
         return span
 
     def breaks(self, trace: str) -> None:
