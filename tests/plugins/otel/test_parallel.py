@@ -37,6 +37,7 @@ def two_processes(monkeypatch):
 
     monkeypatch.setattr(_select, "shared_read", counted)
     monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)  # (pytest-xdist's threads)
+    monkeypatch.setattr(_parallel, "IDLE_CPU", False)
     used.clear()
 
     def turn(on: bool) -> None:
@@ -171,6 +172,7 @@ def test_an_error_in_the_first_half_stops_the_helper(many, two_processes):
 def test_small_files_are_read_by_one_process(many, monkeypatch):
     path, _ = many
     monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_parallel, "_load", lambda: 0.0)
     assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None  # under 32 MB
     monkeypatch.setattr(_parallel, "PARALLEL_FROM_BYTES", 0)
     assert _parallel.shared_read(path, None, set(), content=True, beside=True) is None  # logs beside
@@ -222,3 +224,16 @@ def test_traces_a_line_each_are_read_as_turns_by_the_helper(many, two_processes,
         one, two = _both(two_processes, path, **options)
         assert one == two and not isinstance(one, str)
         assert len(taken) >= 15, options  # (of those after the middle)
+
+
+def test_a_busy_machine_reads_in_one_process(many, monkeypatch):
+    path, _ = many
+    monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_parallel, "PARALLEL_FROM_BYTES", 0)
+    monkeypatch.setattr(_parallel.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(_parallel, "_load", lambda: 1.5)  # more than one of the two CPUs busy
+    assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None
+    monkeypatch.setattr(_parallel, "_load", lambda: 0.8)
+    shared = _parallel.shared_read(path, None, set(), content=True, beside=False)
+    assert shared is not None
+    shared.close()

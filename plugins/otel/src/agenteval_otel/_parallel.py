@@ -15,8 +15,8 @@ are the one-process read's. When the helper fails (killed, out of memory), the r
 second half itself.
 
 Used for JSONL files of at least ``PARALLEL_FROM_BYTES`` (below that, forking and handing the
-results over cost more than they save), when ``fork`` exists, two CPUs are there to use and no
-other thread runs (a fork copies no thread, and a lock one held stays held in the copy).
+results over cost more than they save), when ``fork`` exists, a second CPU is idle (``IDLE_CPU``)
+and no other thread runs (a fork copies no thread, and a lock one held stays held in the copy).
 """
 
 from __future__ import annotations
@@ -43,8 +43,12 @@ __all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "shared_read"]
 #: The smallest JSONL file read by two processes (``benchmarks/otel_import.py`` measured the
 #: crossover: below about 1,000 traces of 50 spans, one process is as fast).
 PARALLEL_FROM_BYTES = 32 << 20
+#: Whether a helper is started only when a CPU is idle (the 1-minute load average at most the
+#: CPU count less one): on a busy machine a second process adds its CPU (about a tenth more in
+#: all) without a core to run on, and the read takes longer.
+IDLE_CPU = True
 #: The share of the file's bytes the helper reads (the reader also runs its loop over them).
-HELPER_SHARE = 0.45
+HELPER_SHARE = 0.48
 #: The lines of a batch of the helper's spans (pickled as read, unpickled one at a time).
 _BATCH_LINES = 200
 #: As ``_select.PENDING_SPANS``.
@@ -126,9 +130,18 @@ def _worth_it(path: Path) -> bool:
         hasattr(os, "fork")
         and sys.platform != "darwin"  # (macOS: system libraries are not fork-safe)
         and cpus >= 2
+        and (not IDLE_CPU or _load() <= cpus - 1)
         and threading.active_count() == 1
         and is_jsonl(path)
     )
+
+
+def _load() -> float:
+    """The 1-minute load average (0 where the system does not tell)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
 
 
 class Shared:
