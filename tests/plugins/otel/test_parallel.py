@@ -159,6 +159,26 @@ def test_a_failing_helper_leaves_the_read_to_this_process(many, two_processes, m
     assert one == two and not isinstance(one, str)
 
 
+def test_a_helper_that_dies_while_handing_over_leaves_the_read_to_this_process(
+    many, two_processes, monkeypatch
+):
+    path, _ = many
+    dump = _parallel.pickle.dump
+
+    def dies(value: Any, out: Any, protocol: int) -> None:  # a part written, then killed
+        import io
+
+        whole = io.BytesIO()
+        dump(value, whole, protocol)
+        out.write(whole.getvalue()[: len(whole.getvalue()) // 2])
+        out.flush()
+        os._exit(0)
+
+    monkeypatch.setattr(_parallel.pickle, "dump", dies)
+    one, two = _both(two_processes, path)
+    assert one == two and not isinstance(one, str)
+
+
 def test_an_error_in_the_first_half_stops_the_helper(many, two_processes):
     path, _ = many
     text = path.read_text(encoding="utf-8")

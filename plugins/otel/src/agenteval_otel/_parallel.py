@@ -106,12 +106,10 @@ def shared_read(
         status = 1
         try:
             os.close(reading)
-            try:
-                data = pickle.dumps(_helper(path, start, ids, texts, content), pickle.HIGHEST_PROTOCOL)
-            except BaseException:  # noqa: BLE001  # the reader reads this half itself, meeting it there
-                data = b""
             with os.fdopen(writing, "wb") as out:
-                out.write(data)
+                # written as it is pickled (no copy of it held); on any failure, nothing or a part
+                # of it: the reader reads this half itself, meeting the failure there if it is one
+                pickle.dump(_helper(path, start, ids, texts, content), out, pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
@@ -235,21 +233,18 @@ class Shared:
 
     def _collect(self) -> Optional[_Handoff]:
         """The helper's handoff (``None``: it failed), once it has finished."""
-        chunks = []
+        handoff: Optional[_Handoff] = None
         try:
             with os.fdopen(self.reading, "rb") as handle:
                 self.reading = -1
-                while chunk := handle.read(1 << 24):
-                    chunks.append(chunk)
+                try:  # unpickled as it is read (no copy of its bytes held)
+                    handoff = pickle.load(handle)
+                except Exception:  # noqa: BLE001  # nothing, or a part: the helper failed
+                    handoff = None
         finally:
             _, status = os.waitpid(self.pid, 0)
             self.pid = 0
-        data = b"".join(chunks)
-        del chunks
-        if status != 0 or not data:
-            return None
-        handoff: _Handoff = pickle.loads(data)
-        return handoff
+        return handoff if status == 0 and type(handoff) is _Handoff else None
 
     def close(self) -> None:
         """Let the helper go (the read stopped before its half)."""
