@@ -40,8 +40,8 @@ from ._turns import Finding, Turn, trace_turns
 
 __all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "shared_read"]
 
-#: The smallest JSONL file read by two processes (``benchmarks/otel_import.py`` measured the
-#: crossover: below about 1,000 traces of 50 spans, one process is as fast).
+#: The smallest JSONL file read by two processes (``benchmarks/otel_import.py --helper-from``:
+#: below it, about 850 traces of 50 spans, the time saved is small against the CPU added).
 PARALLEL_FROM_BYTES = 32 << 20
 #: Whether a helper is started only when a CPU is idle (the 1-minute load average at most the
 #: CPU count less one): on a busy machine a second process adds its CPU (about a tenth more in
