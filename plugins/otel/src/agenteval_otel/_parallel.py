@@ -43,9 +43,9 @@ __all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "shared_read"]
 #: The smallest JSONL file read by two processes (``benchmarks/otel_import.py --helper-from``:
 #: below it, about 850 traces of 50 spans, the time saved is small against the CPU added).
 PARALLEL_FROM_BYTES = 32 << 20
-#: Whether a helper is started only when a CPU is idle (the 1-minute load average at most the
-#: CPU count less one): on a busy machine a second process adds its CPU (about a tenth more in
-#: all) without a core to run on, and the read takes longer.
+#: Whether a helper is started only when a CPU is idle: the 1-minute load average (the reader's
+#: own process counted in it) below the CPU count less a half. On a busy machine a second process
+#: adds its CPU (10-20% more in all) without a core to run on, and the read takes longer.
 IDLE_CPU = True
 #: The share of the file's bytes the helper reads (the reader also runs its loop over them).
 HELPER_SHARE = 0.48
@@ -128,7 +128,7 @@ def _worth_it(path: Path) -> bool:
         hasattr(os, "fork")
         and sys.platform != "darwin"  # (macOS: system libraries are not fork-safe)
         and cpus >= 2
-        and (not IDLE_CPU or _load() <= cpus - 1)
+        and (not IDLE_CPU or _load() < cpus - 0.5)
         and threading.active_count() == 1
         and is_jsonl(path)
     )
