@@ -19,14 +19,19 @@ arguments as JSON text), then measures, each in a fresh process (so that its pea
   run together, each case's turns built when its run starts;
 * ``(imports only)``, once: the peak memory of a process that imports all this and reads nothing.
 
-It prints wall and CPU seconds (the CPU time is the steadier figure on a shared machine),
-spans read per wall second, and the process's peak resident memory.
+It prints wall and CPU seconds (the CPU time, the process's and its helper process's, is the
+steadier figure on a shared machine; with a helper on another core the wall time is below it),
+spans read per wall second, the process's peak resident memory, its helper's (0: none), and
+``2-core s``: the CPU seconds on the critical path, what the wall time is when the helper has a
+core of its own (the process's CPU up to the handover or the helper's, whichever is longer, and
+the process's after it; without a helper, its CPU seconds).
 
     python benchmarks/otel_import.py                     # 1k and 10k traces
     python benchmarks/otel_import.py --sizes 1000,10000,100000
     python benchmarks/otel_import.py --sizes 30000 --modes "actual 1%,lint-trace"
     python benchmarks/otel_import.py --sizes 1000,10000 --modes run
     python benchmarks/otel_import.py --baseline SRC      # side by side with another checkout
+    python benchmarks/otel_import.py --sizes 300,1000 --modes actual --helper-from 0  # always a helper
 
 ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, e.g. ``git archive main``
 unpacked, its ``engine/src`` and ``plugins/*/src``) measures each mode under that code too,
@@ -192,7 +197,9 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
     from agenteval.models import EvalCase, Invocation
     from agenteval_otel import OtelReader
 
-    wall, cpu = time.perf_counter(), time.process_time()
+    marks = _handover_marks()
+    own = time.process_time()
+    wall, cpu = time.perf_counter(), _cpu()
     if mode == BASELINE:
         pass
     elif mode.startswith("actual") or mode == "document":
@@ -201,7 +208,8 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
         user = Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": "q"}]}})
         count = max(1, size // 100) if mode == "actual 1%" else size
         cases = [EvalCase(eval_id=f"c{i * (size // count)}", conversation=[user]) for i in range(count)]
-        wall, cpu = time.perf_counter(), time.process_time()
+        own = time.process_time()
+        wall, cpu = time.perf_counter(), _cpu()
         eval_set = OtelReader().read_actual(path, cases)
         assert len(eval_set.eval_cases) == count
         # what a run does with them: each case's turns built (listed) once, when its run starts
@@ -210,7 +218,8 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
             assert len(list(case.conversation or ())[0].intermediate_data.invocation_events) == 2 * PAIRS
     elif mode == "run":
         args = ["run", str(_eval_set(path, size)), "--actual", str(path), "--no-record"]
-        wall, cpu = time.perf_counter(), time.process_time()
+        own = time.process_time()
+        wall, cpu = time.perf_counter(), _cpu()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             with contextlib.suppress(SystemExit):
                 main(args, standalone_mode=False)
@@ -220,11 +229,51 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
         )
         with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
             main(args, standalone_mode=False)
+    seconds, end, cpu = time.perf_counter() - wall, time.process_time(), _cpu() - cpu
+    critical = cpu
+    if len(marks) == 2:  # the read's critical path: this process's CPU up to the handover, or the
+        # helper's, whichever is longer, then this process's after it
+        helper = cpu - (end - own)
+        critical = max(marks[0] - own, helper) + (end - marks[1])
     return {
-        "seconds": time.perf_counter() - wall,
-        "cpu": time.process_time() - cpu,
+        "seconds": seconds,
+        "cpu": cpu,
+        "critical": critical,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "helper_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     }
+
+
+def _handover_marks() -> list[float]:
+    """This process's CPU seconds (``time.process_time``) when a helper process's handover
+    starts and when it ends, noted by ``agenteval_otel._parallel``'s ``Shared._collect``: empty
+    when no helper ran (or the code has none)."""
+    marks: list[float] = []
+    try:
+        from agenteval_otel import _parallel
+    except ImportError:
+        return marks
+    shared = getattr(_parallel, "Shared", None)
+    collect = getattr(shared, "_collect", None)
+    if shared is None or collect is None:
+        return marks
+
+    def noted(self: object) -> object:
+        marks[:] = [time.process_time()]
+        try:
+            return collect(self)
+        finally:
+            marks.append(time.process_time())
+
+    shared._collect = noted
+    return marks
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the (waited) processes it started: a large JSONL file
+    is read with a helper process (``agenteval_otel._parallel``)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def main(argv: list[str]) -> None:
@@ -232,18 +281,41 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated numbers of traces")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated measurements to make")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout, measured side by side")
+    parser.add_argument(
+        "--helper-from",
+        type=int,
+        help="the size in bytes from which a JSONL file is read with a helper process, for this "
+        "code's runs (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), whatever the "
+        "machine's load (by default, only when a CPU is idle)",
+    )
     parser.add_argument("--measure", nargs=3, metavar=("MODE", "FILE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
         mode, file, size = args.measure
+        if args.helper_from is not None:
+            from agenteval_otel import _parallel
+
+            _parallel.PARALLEL_FROM_BYTES = args.helper_from
+            _parallel.IDLE_CPU = False  # (measured on a busy machine too)
         print(json.dumps(_measure(mode, Path(file), int(size))))
         return
-    columns = ("traces", "spans", "file MB", "read", "seconds", "CPU s", "spans/s", "peak MB")
+    columns = (
+        "traces",
+        "spans",
+        "file MB",
+        "read",
+        "seconds",
+        "CPU s",
+        "spans/s",
+        "peak MB",
+        "helper MB",
+        "2-core s",
+    )
     if args.baseline:
         columns += ("base s", "base CPU", "base MB", "CPU/base")
     print(
         f"{columns[0]:>8} {columns[1]:>9} {columns[2]:>8}  {columns[3]:<15}"
-        + "".join(f"{c:>9}" for c in columns[4:])
+        + "".join(f"{c:>10}" if c == "helper MB" else f"{c:>9}" for c in columns[4:])
     )
     sizes = [int(s) for s in args.sizes.split(",")]
     for size in sizes:
@@ -258,12 +330,13 @@ def main(argv: list[str]) -> None:
             if "document" in modes:
                 _write_document(path)
             for mode in (BASELINE, *modes) if size == sizes[0] else modes:
-                got = _run(mode, path, size, None)
+                got = _run(mode, path, size, None, args.helper_from)
                 spans = size * SPANS
                 rate = f"{spans / got['seconds']:>9.0f}" if mode != BASELINE else f"{'-':>9}"
                 line = (
                     f"{size:>8} {spans:>9} {megabytes:>8.1f}  {mode:<15}"
                     f"{got['seconds']:>9.2f}{got['cpu']:>9.2f}{rate}{got['peak_mb']:>9.0f}"
+                    f"{got['helper_mb']:>10.0f}{got['critical']:>9.2f}"
                 )
                 if args.baseline:
                     base = _run(mode, path, size, args.baseline)
@@ -272,13 +345,16 @@ def main(argv: list[str]) -> None:
                 print(line, flush=True)
 
 
-def _run(mode: str, path: Path, size: int, baseline: Optional[str]) -> dict[str, float]:
+def _run(
+    mode: str, path: Path, size: int, baseline: Optional[str], helper_from: Optional[int] = None
+) -> dict[str, float]:
     """One measurement in a fresh process (this code's, or with ``baseline`` first on its path)."""
     env = dict(os.environ)
     if baseline:
         env["PYTHONPATH"] = baseline
+    helper = [] if helper_from is None else ["--helper-from", str(helper_from)]
     done = subprocess.run(
-        [sys.executable, __file__, "--measure", mode, str(path), str(size)],
+        [sys.executable, __file__, *helper, "--measure", mode, str(path), str(size)],
         check=True,
         capture_output=True,
         text=True,

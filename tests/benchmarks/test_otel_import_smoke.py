@@ -20,10 +20,26 @@ def test_otel_import_prints_a_row_per_mode() -> None:
     )
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines()[1:]]
-    read = [" ".join(row[3:-4]) for row in rows]
+    read = [" ".join(row[3:-6]) for row in rows]
     assert read == ["(imports only)", *modes]
     assert all(row[:2] == ["20", "1000"] for row in rows)  # 50 spans a trace
-    assert all(float(row[-1]) > 0 for row in rows)  # peak MB
+    assert all(float(row[-3]) > 0 for row in rows)  # peak MB
+    assert all(row[-2] == "0" for row in rows)  # helper MB: a small file is read by one process
+    assert all(row[-1] == row[-5] for row in rows)  # 2-core s: one process's CPU seconds
+
+
+def test_otel_import_can_read_with_a_helper_process_at_any_size() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "20", "--modes", "actual,lint-trace", "--helper-from", "0"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[2:]]
+    assert [row[3] for row in rows] == ["actual", "lint-trace"]
+    assert all(float(row[-2]) > 0 for row in rows)  # the helper's peak MB
+    assert all(0 < float(row[-1]) for row in rows)  # 2-core s
 
 
 def test_otel_import_measures_a_baseline_side_by_side() -> None:
@@ -38,5 +54,5 @@ def test_otel_import_measures_a_baseline_side_by_side() -> None:
     assert done.returncode == 0, done.stderr
     header, *rows = (line.split() for line in done.stdout.splitlines())
     assert header[-1] == "CPU/base"
-    assert [" ".join(row[3:-8]) for row in rows] == ["(imports only)", "lint-trace"]
+    assert [" ".join(row[3:-10]) for row in rows] == ["(imports only)", "lint-trace"]
     assert all(float(row[-2]) > 0 for row in rows)  # the baseline's peak MB

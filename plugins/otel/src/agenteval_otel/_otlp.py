@@ -36,7 +36,9 @@ __all__ = [
     "PEEK_KEYS",
     "RawSpan",
     "Span",
+    "is_jsonl",
     "iter_spans",
+    "jsonl_part",
     "logs_beside",
     "read_spans",
     "read_traces",
@@ -338,15 +340,48 @@ def _is_jsonl(handle: BinaryIO, where: str) -> bool:
     return False
 
 
-def _numbered_lines(handle: BinaryIO, wanted: Optional[Container[int]]) -> Iterator[tuple[int, bytes, int]]:
+def _numbered_lines(
+    handle: BinaryIO,
+    wanted: Optional[Container[int]],
+    *,
+    first: int = 1,
+    offset: int = 0,
+    until: Optional[int] = None,
+) -> Iterator[tuple[int, bytes, int]]:
     """Each line of a binary file, numbered from 1, with the file offset of its first byte (a
-    UTF-8 byte-order mark dropped); with ``wanted``, only those lines."""
-    offset = 0
-    for number, raw in enumerate(handle, start=1):
+    UTF-8 byte-order mark dropped); with ``wanted``, only those lines. From the middle of the
+    file: ``handle`` at the start of line ``first``, at byte ``offset``; with ``until``, the
+    lines that start before that byte."""
+    for number, raw in enumerate(handle, start=first):
+        if until is not None and offset >= until:
+            return
         if wanted is None or number in wanted:
             start = 3 if number == 1 and raw.startswith(codecs.BOM_UTF8) else 0
             yield number, raw[start:] if start else raw, offset + start
         offset += len(raw)
+
+
+def jsonl_part(
+    path: Path, records: list[dict[str, Any]], make: _Make, *, first: int, offset: int, until: Optional[int]
+) -> Iterator[tuple[int, Any]]:
+    """``iter_spans`` of the lines of a JSONL file from line ``first`` (at byte ``offset``) to
+    the line that starts at byte ``until`` (``None``: to the end), each span made by ``make``."""
+    where = str(path)
+    with path.open("rb", buffering=_BUFFER) as handle:
+        handle.seek(offset)
+        yield from _jsonl(
+            _numbered_lines(handle, None, first=first, offset=offset, until=until), where, records, make
+        )
+
+
+def is_jsonl(path: Path) -> bool:
+    """Whether ``path`` holds JSON lines (``_is_jsonl``); ``False`` when it cannot be read as
+    text either (the read says why)."""
+    try:
+        with path.open("rb", buffering=_BUFFER) as handle:
+            return _is_jsonl(handle, str(path))
+    except (OSError, DataError):
+        return False
 
 
 def _decoded(raw: bytes, offset: int, where: str) -> str:

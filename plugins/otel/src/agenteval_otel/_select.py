@@ -23,8 +23,9 @@ every trace the same way.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -32,6 +33,7 @@ from agenteval.errors import DataError
 
 from ._logs import merge_logs
 from ._otlp import RawSpan, iter_spans, logs_beside
+from ._parallel import Handed, Shared, shared_read
 from ._span import Span, content_from_events, parsed, value_of
 from ._turns import Finding, Turn, in_order, trace_turns, turns_of_traces
 
@@ -67,39 +69,51 @@ def read_turns(
     dropped: set[str] = set()
     lines: dict[str, set[int]] = defaultdict(set)
     looked = _LastLook(texts)
-    # a JSONL file's traces read as turns at the end of a line (``_EarlyTurns``); not when the
-    # logs beside the file may add content to any span
-    early = _EarlyTurns(kept, enabled=beside is None, content=content)
-    last: tuple[Optional[str], int] = (None, 0)  # the trace and line of the span read before
-    for number, found in iter_spans(path, records, whole=kept):
-        trace = found.trace_id
-        attributes = found.peek if type(found) is RawSpan else found.attributes
-        groups.add(trace, attributes)
-        if number and (trace, number) != last:  # a line's spans are mostly one trace's
-            early.line(number)
-            lines[trace].add(number)
-        last = (trace, number)
-        if early.reopens(trace):
-            continue
-        if trace not in kept and (
-            ids is None or _wanted(trace, found.span_id, attributes, ids, looked, text_spans)
-        ):
-            groups.want(trace)
-            kept[trace] = [_built(s, where) for s in pending.pop(trace, [])]
-            pending_count -= len(kept[trace])
-            early.add(kept[trace])
-        if trace in kept:
-            span = _built(found, where)
-            kept[trace].append(span)
-            early.add([span])
-        else:
-            pending[trace].append(found)
-            pending_count += 1
-            if pending_count > PENDING_SPANS and number:  # a JSONL line can be read again
-                dropped.update(pending)
-                pending.clear()
-                pending_count = 0
-    early.line(0)
+    # a large JSONL file's second half read by a second process (``_parallel``)
+    shared = shared_read(path, ids, texts, content=content, beside=beside is not None)
+    try:
+        spans, built, read = _source(path, records, kept, shared)
+        # a JSONL file's traces read as turns at the end of a line (``_EarlyTurns``); not when the
+        # logs beside the file may add content to any span
+        early = _EarlyTurns(kept, enabled=beside is None, content=content, read=read)
+        last: tuple[Optional[str], int] = (None, 0)  # the trace and line of the span read before
+        for number, found in spans:
+            trace = found.trace_id
+            attributes = found.peek if type(found) is RawSpan else found.attributes
+            groups.add(trace, attributes)
+            if number and (trace, number) != last:  # a line's spans are mostly one trace's
+                early.line(number)
+                lines[trace].add(number)
+            last = (trace, number)
+            if early.reopens(trace):
+                continue
+            if trace not in kept and (
+                ids is None
+                or (
+                    found.wanted
+                    if type(found) is Handed
+                    else _wanted(trace, found.span_id, attributes, ids, looked, text_spans)
+                )
+            ):
+                groups.want(trace)
+                kept[trace] = [built(s) for s in pending.pop(trace, [])]
+                pending_count -= len(kept[trace])
+                early.add(kept[trace])
+            if trace in kept:
+                span = built(found)
+                kept[trace].append(span)
+                early.add([span])
+            else:
+                pending[trace].append(found)
+                pending_count += 1
+                if pending_count > PENDING_SPANS and number:  # a JSONL line can be read again
+                    dropped.update(pending)
+                    pending.clear()
+                    pending_count = 0
+        early.line(0)
+    finally:
+        if shared is not None:
+            shared.close()
     if beside_error is not None:
         raise beside_error
     if records or beside_spans:  # logs among the spans, or spans among the logs: read everything
@@ -112,13 +126,13 @@ def read_turns(
     for trace in [t for t in kept if t in wanted and t not in again]:
         traces[trace] = kept.pop(trace)
     for trace in [t for t in pending if t in wanted and t not in again]:
-        traces[trace] = [_built(s, where) for s in pending.pop(trace)]
+        traces[trace] = [built(s) for s in pending.pop(trace)]
     del kept, pending
     if again:
         _read_again(path, again, lines, traces)
     if beside_records:
         merge_logs([span for found in traces.values() for span in found], beside_records, where)
-    turns, empty = turns_of_traces(traces, content=content)
+    turns, empty = turns_of_traces(traces, content=content, read=early.read)
     for trace, (found_turns, finding) in early.built.items():
         if trace in again:  # some of its spans were dropped before it was wanted: read again
             continue
@@ -127,6 +141,16 @@ def read_turns(
             empty.append((trace, finding))
     empty.sort(key=lambda pair: pair[0])
     return in_order(turns), empty
+
+
+def _source(
+    path: Path, records: list[dict[str, Any]], kept: dict[str, list[Span]], shared: Optional[Shared]
+) -> tuple[Iterator[tuple[int, Any]], Callable[[Any], Any], Callable[..., Any]]:
+    """The file's spans (``iter_spans``), what makes a kept span whole (``_built``) and what reads
+    a trace's turns (``trace_turns``): this process's, or shared with a helper (``_parallel``)."""
+    if shared is None:
+        return iter_spans(path, records, whole=kept), functools.partial(_built, where=str(path)), trace_turns
+    return shared.spans(records, kept), shared.built, shared.turns
 
 
 def _read_again(
@@ -160,7 +184,14 @@ class _EarlyTurns:
     ``reopened`` (its turns dropped, its lines read again at the end); a trace whose turns
     cannot be read yet waits, so that errors come in the order of reading the whole file first."""
 
-    def __init__(self, kept: dict[str, list[Span]], *, enabled: bool, content: bool) -> None:
+    def __init__(
+        self,
+        kept: dict[str, list[Span]],
+        *,
+        enabled: bool,
+        content: bool,
+        read: Callable[..., tuple[list[Turn], Optional[Finding]]] = trace_turns,
+    ) -> None:
         self.kept = kept
         self.enabled = enabled
         self.content = content
@@ -170,6 +201,8 @@ class _EarlyTurns:
         self.rooted: set[str] = set()
         self.number = 0
         self.held = 0  # spans kept since the last read, of traces not read yet
+        #: What reads a trace's turns (``trace_turns``; ``_parallel.Shared.turns``).
+        self.read = read
 
     def add(self, spans: list[Span]) -> None:
         """Spans of a trace are kept (of the line read now)."""
@@ -198,7 +231,7 @@ class _EarlyTurns:
             return
         for trace in self.touched & self.rooted if self.enabled else ():
             try:
-                self.built[trace] = trace_turns(trace, self.kept[trace], content=self.content)
+                self.built[trace] = self.read(trace, self.kept[trace], content=self.content)
             except DataError:
                 continue
             del self.kept[trace]

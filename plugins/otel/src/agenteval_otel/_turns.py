@@ -33,7 +33,7 @@ the trace lacks (lint findings).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -239,15 +239,17 @@ def turns_of(spans: Iterable[Span]) -> tuple[list[Turn], list[tuple[str, Finding
 
 
 def turns_of_traces(
-    by_trace: dict[str, list[Span]], *, content: bool = True
+    by_trace: dict[str, list[Span]], *, content: bool = True, read: Optional[Callable[..., Any]] = None
 ) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     """``turns_of`` the spans of each trace, taken out of ``by_trace`` as each trace is read:
     the spans of a read trace are freed before the next is read, so a file's spans and its
-    turns are not held at once. ``content``: as ``trace_turns``."""
+    turns are not held at once. ``content``: as ``trace_turns``; ``read``: what reads a trace
+    (``trace_turns``'s signature; ``_parallel.Shared.turns``)."""
+    read = read or trace_turns
     turns: list[Turn] = []
     empty: list[tuple[str, Finding]] = []
     for trace_id in sorted(by_trace):
-        found, finding = trace_turns(trace_id, by_trace.pop(trace_id), content=content)
+        found, finding = read(trace_id, by_trace.pop(trace_id), content=content)
         turns.extend(found)
         if finding is not None:
             empty.append((trace_id, finding))
