@@ -396,9 +396,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             if args.same:
                 continue
             print(f"\n{size} cases")
-            print(f"{'reader':<16}" + "".join(f"{kind:>{width}}" for kind in args.kinds))
+            print(f"{'reader':<16}" + "".join(f" {kind:>{width}}" for kind in args.kinds))
             for reader in readers:
-                print(f"{reader:<16}" + "".join(f"{figures[kind][reader]:>{width}}" for kind in args.kinds))
+                print(f"{reader:<16}" + "".join(f" {figures[kind][reader]:>{width}}" for kind in args.kinds))
             print(flush=True)
     return 1 if failed else 0
 
