@@ -51,7 +51,9 @@ _CASE_INDENT = CASE_INDENT.encode()
 
 def _case_bytes(case: CaseResult) -> bytes:
     """``case_text(case)`` as UTF-8, encoded straight to bytes."""
-    return type(case).__pydantic_serializer__.to_json(case, indent=2).replace(b"\n", _CASE_INDENT)
+    # by_alias=False as model_dump_json passes it (pydantic-core's own default was True until 2.11)
+    data = type(case).__pydantic_serializer__.to_json(case, indent=2, by_alias=False)
+    return data.replace(b"\n", _CASE_INDENT)
 
 
 class CaseSpool:
