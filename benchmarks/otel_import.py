@@ -32,6 +32,12 @@ the process's after it; without a helper, its CPU seconds).
     python benchmarks/otel_import.py --sizes 1000,10000 --modes run
     python benchmarks/otel_import.py --baseline SRC      # side by side with another checkout
     python benchmarks/otel_import.py --sizes 300,1000 --modes actual --helper-from 0  # always a helper
+    python benchmarks/otel_import.py --modes actual,lint-trace,import-trace --baseline SRC --write
+
+``--write`` records the figures in ``otel_import_figures.json`` (beside this script; or the
+path given) with the machine's load; docs/traces.md quotes them as ``doc_lines`` words them,
+and ``tests/docs/test_traces_figures.py`` keeps the two equal (rerun with ``--write`` and
+update the doc).
 
 ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, e.g. ``git archive main``
 unpacked, its ``engine/src`` and ``plugins/*/src``) measures each mode under that code too,
@@ -61,6 +67,8 @@ SPANS = 2 + 2 * PAIRS
 MODES = ("actual", "actual 1%", "import-trace", "lint-trace", "document")
 #: The peak memory of a process that imports everything and reads nothing, for reference.
 BASELINE = "(imports only)"
+#: Where ``--write`` records the figures docs/traces.md quotes.
+JSON_PATH = Path(__file__).resolve().parent / "otel_import_figures.json"
 
 
 def _attrs(values: dict) -> list[dict]:
@@ -288,6 +296,13 @@ def main(argv: list[str]) -> None:
         "code's runs (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), whatever the "
         "machine's load (by default, only when a CPU is idle)",
     )
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(JSON_PATH),
+        metavar="PATH",
+        help=f"record the figures (default {JSON_PATH.name}, beside this script) for docs/traces.md",
+    )
     parser.add_argument("--measure", nargs=3, metavar=("MODE", "FILE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
@@ -318,6 +333,8 @@ def main(argv: list[str]) -> None:
         + "".join(f"{c:>10}" if c == "helper MB" else f"{c:>9}" for c in columns[4:])
     )
     sizes = [int(s) for s in args.sizes.split(",")]
+    recorded: list[dict] = []
+    load = os.getloadavg()[0]
     for size in sizes:
         rng = random.Random(7)
         with tempfile.TemporaryDirectory() as folder:
@@ -338,11 +355,60 @@ def main(argv: list[str]) -> None:
                     f"{got['seconds']:>9.2f}{got['cpu']:>9.2f}{rate}{got['peak_mb']:>9.0f}"
                     f"{got['helper_mb']:>10.0f}{got['critical']:>9.2f}"
                 )
+                row = {"traces": size, "mode": mode, "file_mb": round(megabytes, 1), **got}
                 if args.baseline:
                     base = _run(mode, path, size, args.baseline)
                     share = f"{got['cpu'] / base['cpu']:>9.2f}" if base["cpu"] >= 0.01 else f"{'-':>9}"
                     line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}{share}"
+                    row["baseline"] = base
                 print(line, flush=True)
+                if mode != BASELINE:
+                    recorded.append(row)
+    if args.write:
+        figures = {
+            "load": [round(load, 2), round(os.getloadavg()[0], 2)],
+            "cpus": os.cpu_count(),
+            "rows": recorded,
+        }
+        Path(args.write).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"\nwrote {args.write}; docs/traces.md quotes:")
+        for text in doc_lines(figures).values():
+            print(text)
+
+
+_NAMES = {
+    "actual": "`--actual`",
+    "actual 1%": "`--actual` of 1% of the cases",
+    "document": "one OTLP/JSON document",
+}
+
+
+def doc_lines(figures: dict) -> dict[str, str]:
+    """The sentences docs/traces.md quotes from recorded figures (``--write``), by traces read:
+    each mode's wall and CPU seconds and peak memory (and the helper's), and the baseline's
+    beside them when it was measured."""
+    low, high = sorted(figures["load"])
+    lines = {"machine": f"Measured at a load of {low:.1f}-{high:.1f} on {figures['cpus']} CPUs."}
+    by_size: dict[int, list[dict]] = {}
+    for row in figures["rows"]:
+        by_size.setdefault(row["traces"], []).append(row)
+    for size, rows in by_size.items():
+        parts = []
+        for row in rows:
+            name = _NAMES.get(row["mode"], f"`{row['mode']}`")
+            text = f"{name}: {row['seconds']:.2f} s wall, {row['cpu']:.2f} CPU s"
+            text += f", {row['peak_mb']:.0f} MB peak"
+            if row["helper_mb"]:
+                text += f" and {row['helper_mb']:.0f} MB in the helper"
+            base = row.get("baseline")
+            if base is not None:
+                text += f" (baseline: {base['seconds']:.2f} s, {base['cpu']:.2f} CPU s"
+                text += f", {base['peak_mb']:.0f} MB)"
+            parts.append(text)
+        lines[str(size)] = (
+            f"{size:,} traces ({rows[0]['file_mb']:.1f} MB of JSONL): " + "; ".join(parts) + "."
+        )
+    return lines
 
 
 def _run(

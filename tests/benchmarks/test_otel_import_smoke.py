@@ -3,6 +3,8 @@ timing assertions."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -56,3 +58,24 @@ def test_otel_import_measures_a_baseline_side_by_side() -> None:
     assert header[-1] == "CPU/base"
     assert [" ".join(row[3:-10]) for row in rows] == ["(imports only)", "lint-trace"]
     assert all(float(row[-2]) > 0 for row in rows)  # the baseline's peak MB
+
+
+def test_otel_import_records_its_figures_for_the_doc(tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sizes", "20", "--modes", "actual,lint-trace", "--write", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert [(row["traces"], row["mode"]) for row in figures["rows"]] == [(20, "actual"), (20, "lint-trace")]
+    spec = importlib.util.spec_from_file_location("otel_import", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    lines = module.doc_lines(figures)
+    assert lines["20"].startswith("20 traces (0.7 MB of JSONL): `--actual`: ")
+    assert "; `lint-trace`: " in lines["20"]
+    for line in lines.values():  # what the script printed for the doc
+        assert line in done.stdout
