@@ -3,11 +3,12 @@ timing assertions."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.fixtures.doc_figures import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "otel_import.py"
 
@@ -71,10 +72,7 @@ def test_otel_import_records_its_figures_for_the_doc(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert [(row["traces"], row["mode"]) for row in figures["rows"]] == [(20, "actual"), (20, "lint-trace")]
-    spec = importlib.util.spec_from_file_location("otel_import", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    lines = module.doc_lines(figures)
+    lines = load_script(SCRIPT).doc_lines(figures)
     assert lines["20"].startswith("20 traces (0.7 MB of JSONL): `--actual`: ")
     assert "; `lint-trace`: " in lines["20"]
     for line in lines.values():  # what the script printed for the doc

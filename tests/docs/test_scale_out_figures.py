@@ -4,10 +4,10 @@ cannot drift from the measurement (rerun the script with ``--write`` and update 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import re
 from pathlib import Path
+
+from tests.fixtures.doc_figures import load_script, unquoted
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "scale_out.py"
@@ -15,22 +15,13 @@ DOC = REPO / "docs" / "scale-out.md"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("scale_out", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+    return load_script(SCRIPT)
 
 
 def test_the_doc_quotes_the_recorded_figures_as_the_script_prints_them():
     script = _script()
     figures = json.loads(script.JSON_PATH.read_text(encoding="utf-8"))
-    doc = _flat(DOC.read_text(encoding="utf-8"))
-    lines = script.doc_lines(figures)
-    missing = {name: line for name, line in lines.items() if _flat(line) not in doc}
+    missing = unquoted(DOC, script.doc_lines(figures))
     assert not missing, f"docs/scale-out.md does not quote (rerun {SCRIPT.name} --write): {missing}"
 
 

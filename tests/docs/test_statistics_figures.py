@@ -5,12 +5,12 @@ hold the exact ones as computed now."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.doc_figures import load_script, unquoted
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "statistics_figures.py"
@@ -19,14 +19,7 @@ SIMULATED = ("set_errors",)
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("statistics_figures", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+    return load_script(SCRIPT)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +39,7 @@ def test_the_json_holds_every_figure_and_the_exact_ones_as_computed_now(figures)
 
 def test_the_doc_quotes_every_figure_as_the_script_prints_it(figures):
     script, recorded, exact = figures
-    doc = _flat(DOC.read_text(encoding="utf-8"))
-    lines = script.doc_lines({**recorded, **exact})
-    missing = {name: line for name, line in lines.items() if _flat(line) not in doc}
+    missing = unquoted(DOC, script.doc_lines({**recorded, **exact}))
     assert not missing, f"docs/statistics.md does not quote: {missing}"
 
 
