@@ -19,6 +19,7 @@ measurement with no threshold). The JSON form of ``RunResult`` is the documented
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -69,11 +70,15 @@ class Status(str, enum.Enum):
 _SEVERITY = [Status.FAILED, Status.ERRORED, Status.NOT_EVALUATED, Status.PASSED, Status.INFORMATIONAL]
 
 
-def worst_status(statuses: list[Status]) -> Status:
+#: Each status's rank in ``_SEVERITY`` (0: the most severe).
+_RANK = {status: rank for rank, status in enumerate(_SEVERITY)}
+
+
+def worst_status(statuses: Sequence[Status]) -> Status:
     """The most severe status; ``NOT_EVALUATED`` for an empty list."""
     if not statuses:
         return Status.NOT_EVALUATED
-    return min(statuses, key=_SEVERITY.index)
+    return statuses[0] if len(statuses) == 1 else min(statuses, key=_RANK.__getitem__)
 
 
 class _Record(BaseModel):

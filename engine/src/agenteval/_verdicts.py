@@ -13,7 +13,6 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Optional, Union, overload
 
-from ._results import _SEVERITY as _WORST_FIRST
 from ._results import (
     AgentRunRecord,
     BudgetInfo,
@@ -98,13 +97,9 @@ def not_evaluated(criterion: CriterionEntry, reason: str, code: str) -> Criterio
 def case_status(results: Sequence[CriterionResult]) -> Status:
     """The worst status among a case's gating criteria; INFORMATIONAL when all inform."""
     gating = [r.status for r in results if r.status is not Status.INFORMATIONAL]
-    if not gating:
-        return Status.INFORMATIONAL if results else Status.NOT_EVALUATED
-    return gating[0] if len(gating) == 1 else min(gating, key=_SEVERITY.__getitem__)
-
-
-#: each status's rank in ``worst_status``'s order (worst first)
-_SEVERITY = {status: rank for rank, status in enumerate(_WORST_FIRST)}
+    if not gating and results:
+        return Status.INFORMATIONAL
+    return worst_status(gating)
 
 
 def _pooled_scores(runs: Sequence[CriterionResult]) -> list[float]:
