@@ -8,6 +8,7 @@ from agenteval._secrets import (
     endpoint_override_warnings,
     register_secret,
     scrub_secrets,
+    scrubbed_bytes,
     secret_values,
 )
 from hypothesis import given
@@ -218,3 +219,13 @@ def test_a_command_line_keeps_its_shape_and_loses_its_credentials():
     joined = " ".join(out)
     for secret in ("hunter2pass", "sk-abcdef123456", "sk-flagvalue99", "tok-inline-777", "abcdef123456789"):
         assert secret not in joined
+
+
+def test_scrubbed_bytes_are_the_same_object_when_nothing_is_hidden():
+    scrub = Scrubber(ENV)
+    clean = '{"text":"nothing here","odd":"\ud800"}'.encode("utf-8", "surrogatepass")
+    assert scrubbed_bytes(clean, scrub) is clean
+    leaked = '{"text":"key sk-abcdef123456","odd":"\ud800"}'.encode("utf-8", "surrogatepass")
+    assert scrubbed_bytes(leaked, scrub) == f'{{"text":"key {REDACTED}","odd":"\ud800"}}'.encode(
+        "utf-8", "surrogatepass"
+    )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, TypeVar
 
@@ -38,6 +38,7 @@ __all__ = [
     "register_secret",
     "register_secrets_in",
     "scrub_secrets",
+    "scrubbed_bytes",
     "secret_values",
 ]
 
@@ -109,6 +110,14 @@ def scrub_secrets(text: str, environ: Optional[Mapping[str, str]] = None) -> str
         return text
     pattern = _pattern(secret_values(environ))
     return pattern.sub(REDACTED, text) if pattern is not None else text
+
+
+def scrubbed_bytes(data: bytes, scrub: Callable[[str], str]) -> bytes:
+    """``data`` (UTF-8 text, lone surrogates passed through) with ``scrub`` (e.g. a
+    ``Scrubber``) applied: ``data`` itself when it hides nothing (no encoding again)."""
+    text = data.decode("utf-8", "surrogatepass")
+    kept = scrub(text)
+    return data if kept is text else kept.encode("utf-8", "surrogatepass")
 
 
 #: Up to this many credential values, a ``Scrubber`` looks for each with ``in`` before it

@@ -24,6 +24,7 @@ from typing import IO, NamedTuple, Optional, Union
 import pydantic_core
 
 from .._results import CaseResult
+from .._secrets import scrubbed_bytes
 from ..runs import Manifest
 
 __all__ = ["CASE_INDENT", "CaseSpool", "case_text"]
@@ -84,9 +85,7 @@ class CaseSpool:
         except (ValueError, RecursionError):  # PydanticSerializationError is a ValueError
             self.discard()
             return
-        text = data.decode("utf-8")
-        kept = self._scrub(text)
-        self._keep(set_index, case_id, data if kept is text else kept.encode("utf-8"))
+        self._keep(set_index, case_id, scrubbed_bytes(data, self._scrub))
 
     def _keep(self, set_index: int, case_id: str, data: bytes) -> None:
         if self._file is None:

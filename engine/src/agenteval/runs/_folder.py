@@ -13,7 +13,6 @@ import datetime
 import errno
 import os
 import secrets
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Optional
 
@@ -21,7 +20,7 @@ import pydantic_core
 
 from .._jsonsafe import writable
 from .._results import CaseResult
-from .._secrets import Scrubber
+from .._secrets import Scrubber, scrubbed_bytes
 from .._verdicts import verdict_hints
 from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
@@ -179,7 +178,7 @@ class RunWriter:
     def append(self, record: CaseRecord) -> None:
         """Append one record and flush it, then its index line: a killed process loses only
         the cases in flight (a record whose index line was lost is still read)."""
-        line = _scrubbed(record_line(record), self._scrub)
+        line = scrubbed_bytes(record_line(record), self._scrub)
         try:
             offset = self._results.tell()  # append mode: the end of the file
             self._results.write(line)
@@ -196,7 +195,7 @@ class RunWriter:
         if self._index is not None:
             entry = _json_bytes(index_entry(record, offset, length, criteria))
             try:
-                self._index.write(_scrubbed(entry, self._scrub) + b"\n")
+                self._index.write(scrubbed_bytes(entry, self._scrub) + b"\n")
                 self._index.flush()
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
@@ -333,14 +332,6 @@ def _json_bytes(value: Any) -> bytes:
         return pydantic_core.to_json(value)
     except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
         return pydantic_core.to_json(writable(value))
-
-
-def _scrubbed(data: bytes, scrub: Callable[[str], str]) -> bytes:
-    """``data`` (UTF-8 text, lone surrogates passed through) with ``scrub`` applied: the same
-    bytes when it hides nothing."""
-    text = data.decode("utf-8", "surrogatepass")
-    kept = scrub(text)
-    return data if kept is text else kept.encode("utf-8", "surrogatepass")
 
 
 def _revalidate_index(folder: Path) -> None:

@@ -29,6 +29,7 @@ import pydantic_core
 
 from .._gc import gc_paused
 from .._jsonsafe import writable
+from .._secrets import scrubbed_bytes
 from ._index import criterion_arrays
 from ._records import CaseRecord, SummaryDocument
 
@@ -99,9 +100,7 @@ class ScoresFile:
             data = pydantic_core.to_json(line_data)
         except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
             data = pydantic_core.to_json(writable(line_data))
-        text = data.decode("utf-8")
-        kept = scrub(text)
-        line = (data if kept is text else kept.encode("utf-8", "surrogatepass")) + b"\n"
+        line = scrubbed_bytes(data, scrub) + b"\n"
         self._handle.write(line)
         self._handle.flush()
         self._digest.update(line)
