@@ -13,7 +13,7 @@ import hashlib
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from ..models import EvalCase
 
@@ -24,7 +24,7 @@ _DIGEST_SIZE = 16
 _WINDOW = 64 * 1024
 
 
-def _digest(data: bytes) -> bytes:
+def _digest(data: Union[bytes, memoryview]) -> bytes:
     return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).digest()
 
 
@@ -41,8 +41,8 @@ class CaseSpans:
     def __init__(self, data: bytes, spans: Sequence[tuple[int, int]], start: int = 0) -> None:
         """``spans`` of ``data``, which begins ``start`` bytes into the file (after a BOM)."""
         self._bounds = array("q", [start + bound for span in spans for bound in span])
-        view, blake2b = memoryview(data), hashlib.blake2b
-        self._digests = b"".join([blake2b(view[b:e], digest_size=_DIGEST_SIZE).digest() for b, e in spans])
+        view = memoryview(data)  # (a case's bytes digested without a copy)
+        self._digests = b"".join([_digest(view[b:e]) for b, e in spans])
         #: the bytes read last (``_WINDOW`` from a case's span): their path, offset, bytes
         self._window: Optional[tuple[Path, int, bytes]] = None
 
@@ -63,8 +63,11 @@ class CaseSpans:
         window after them (up to the last case's end); the window is let go once its last
         byte is taken. ``None`` when the file cannot be read."""
         window = self._window
-        held = window is not None and window[0] == path
-        if window is not None and held and window[1] <= begin <= end <= window[1] + len(window[2]):
+        if (
+            window is not None
+            and window[0] == path
+            and window[1] <= begin <= end <= window[1] + len(window[2])
+        ):
             offset = window[1]
             data = window[2][begin - offset : end - offset]
         else:
