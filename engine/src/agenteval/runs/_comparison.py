@@ -31,7 +31,7 @@ from .._results import Status
 from ..errors import ConfigError, DataError
 from ._briefs import _STATUS
 from ._reader import RecordedRun, find_run
-from ._records import CriterionEntry, EvalSetEntry
+from ._records import CriterionEntry
 
 __all__ = ["CaseFlip", "CompareReport", "Side", "compare_sides", "load_side", "load_sides", "render_markdown"]
 
@@ -91,6 +91,16 @@ class _RunSide(Side):
         super().__init__(label, source, criteria=criteria)
         self.columns: Optional[_Columns] = columns
         self._by_case: Optional[Callable[[Side], None]] = by_case
+        self._places: Optional[dict[tuple[str, str], int]] = None
+
+    def places(self) -> dict[tuple[str, str], int]:
+        """Each recorded key's place in ``columns`` (a key written twice: its last place),
+        made once (pairing and reading the paired cases both look keys up)."""
+        if self._places is None:
+            assert self.columns is not None
+            keys = self.columns.keys
+            self._places = dict(zip(keys, range(len(keys)), strict=True))
+        return self._places
 
     def _made(self) -> None:
         if self._by_case is not None:
@@ -172,7 +182,7 @@ def _columns(run: RecordedRun) -> Optional[_Columns]:
             if not rows:
                 return None
             sets, cases = list(map(_SET, rows)), list(map(_CASE, rows))
-            if set(map(_RUN, rows)) != {1} or not _planned(run.manifest.eval_sets, sets, cases):
+            if set(map(_RUN, rows)) != {1} or not _planned(run, sets, cases):
                 return None  # a later run, or a case the plan does not have: by case
             keys = list(zip(map(ids.__getitem__, sets), cases, strict=True))
             return _criteria_columns(keys, list(map(_CRITERIA, rows)), single=True)
@@ -185,12 +195,11 @@ def _columns(run: RecordedRun) -> Optional[_Columns]:
         return None
 
 
-def _planned(entries: list[EvalSetEntry], sets: list[int], cases: list[str]) -> bool:
-    """Whether every (``sets[i]``, ``cases[i]``) is a planned case: compared in one C pass
-    with the plan's first cases when they are those in that order (a run records its cases in
-    plan order, nearly always), else each looked up."""
-    planned_sets = [index for entry in entries for index in repeat(entry.index, len(entry.case_ids))]
-    planned_cases = [case_id for entry in entries for case_id in entry.case_ids]
+def _planned(run: RecordedRun, sets: list[int], cases: list[str]) -> bool:
+    """Whether every (``sets[i]``, ``cases[i]``) is one of ``run``'s planned cases: compared in
+    one C pass with the plan's first cases when they are those in that order (a run records its
+    cases in plan order, nearly always), else each looked up."""
+    planned_sets, planned_cases = run._planned_columns()
     count = len(cases)
     if cases == planned_cases[:count] and sets == planned_sets[:count]:
         return True
@@ -544,10 +553,9 @@ def _pairs(a: Side, b: Side) -> tuple[list, list, list]:
 def _keyed(side: Side) -> Mapping[tuple[str, str], Any]:
     """``side``'s recorded cases by key: its ``scores`` (a side read by column: each key's
     last place in its columns, no dict made by case)."""
-    columns = _columns_of(side)
-    if columns is None:
-        return side.scores
-    return dict(zip(columns.keys, range(len(columns.keys)), strict=True))
+    if isinstance(side, _RunSide) and side.columns is not None:
+        return side.places()
+    return side.scores
 
 
 def _columns_of(side: Side) -> Optional[_Columns]:
@@ -564,13 +572,11 @@ class _Paired:
         self.columns = _columns_of(side)
         self.size = len(paired)
         self.places: Optional[list[int]] = None
-        if self.columns is not None:
-            keys = self.columns.keys
+        if isinstance(side, _RunSide) and self.columns is not None:
             # the paired keys' places in the columns: none to look up when they are the same keys
             # in the same order (a run's cases recorded in plan order, nearly always)
-            if keys != paired:
-                where = dict(zip(keys, range(len(keys)), strict=True))  # a key's last place counts
-                self.places = list(map(where.__getitem__, paired))
+            if self.columns.keys != paired:
+                self.places = list(map(side.places().__getitem__, paired))
         else:
             self.statuses, self.scores = _in_order(side.statuses, paired), _in_order(side.scores, paired)
 

@@ -492,6 +492,12 @@ class RecordedRun:
                 planned.append((key, row, line))
         return planned
 
+    def _planned_columns(self) -> tuple[list[int], list[str]]:
+        """Every planned case's eval set index and case id, in plan order, as two columns."""
+        entries = self.manifest.eval_sets
+        sets = [index for entry in entries for index in itertools.repeat(entry.index, len(entry.case_ids))]
+        return sets, [case_id for entry in entries for case_id in entry.case_ids]
+
     def _brief_criteria(self) -> Optional[tuple[list[int], list[str], list[list[Any]]]]:
         """Every planned case's eval set index, case id and criterion arrays as its written
         brief line holds them (``_planned_brief_lines``: the same rules), in plan order, each
@@ -524,9 +530,7 @@ class RecordedRun:
                 return None
             add((b",[", line[7 : key + 1], b",", line[start + 12 : end], b"]"))
         pieces[0] = b"[["
-        entries = self.manifest.eval_sets
-        sets = [index for entry in entries for index in itertools.repeat(entry.index, len(entry.case_ids))]
-        cases = [case_id for entry in entries for case_id in entry.case_ids]
+        sets, cases = self._planned_columns()
         try:
             lines = pydantic_core.from_json(b"".join(pieces) + b"]")
             keys = list(map(_FIRST, lines))
