@@ -76,6 +76,12 @@ class Handed(NamedTuple):
     flat: bool
 
 
+#: Where the helper's row of a span (a list, made a ``Handed`` when sent) keeps what it learns late.
+_ATTRIBUTES, _WANTED, _PEEKED, _FLAT = (
+    Handed._fields.index(n) for n in ("attributes", "wanted", "peeked", "flat")
+)
+
+
 @dataclass
 class _Handoff:
     """What the helper read: the spans (``Handed``), the log records read before a span
@@ -196,7 +202,7 @@ class Shared:
         if kind is RawSpan:
             return found.span(self.where)  # type: ignore[union-attr]
         if kind is Handed and not found.flat:  # type: ignore[union-attr]
-            return _span(*self._item(found), self.where)  # type: ignore[arg-type]
+            return self._span(found)  # type: ignore[arg-type]
         return found  # type: ignore[return-value]
 
     def turns(self, trace: str, spans: list[Any], *, content: bool) -> tuple[list[Turn], Optional[Finding]]:
@@ -401,18 +407,20 @@ class _Helper:
         )
         seen: Optional[dict[str, Any]] = None
         if span is not None and (events or not self.looked.texts):  # (a flattened span reads as its look)
-            row[8] = True
+            row[_PEEKED] = True
             seen = span.attributes
         elif not events:
             try:
                 seen = attributes_of(item.get("attributes"), f"{at}.attributes", self.where, only=PEEK_KEYS)
-                row[8] = True
+                row[_PEEKED] = True
             except DataError:
                 pass
         if seen is not None:
             if _SESSION_KEYS[0] in seen or _SESSION_KEYS[1] in seen:
-                row[3] = {k: seen[k] for k in _SESSION_KEYS if k in seen}
-            row[4] = self.ids is None or self.wanted_by(trace, head[1], seen, self.ids, self.looked, set())
+                row[_ATTRIBUTES] = {k: seen[k] for k in _SESSION_KEYS if k in seen}
+            row[_WANTED] = self.ids is None or self.wanted_by(
+                trace, head[1], seen, self.ids, self.looked, set()
+            )
         self.keep(trace, row, item, at, head, span)
 
     def keep(self, trace: str, row: list[Any], item: Any, at: str, head: Any, span: Optional[Span]) -> None:
@@ -423,7 +431,7 @@ class _Helper:
             elif trace not in self.broken:
                 self.whole[trace].append(span)
             return
-        if not row[4]:
+        if not row[_WANTED]:
             self.pending[trace].append((row, item, at, head))
             self.pending_count += 1
             if self.pending_count > PENDING_SPANS:  # (as ``_select``: read by the reader, if needed)
@@ -453,7 +461,7 @@ class _Helper:
             span = _flattened(item, at, self.where, head)
         except DataError:
             return None
-        row[9] = True
+        row[_FLAT] = True
         return span
 
     def breaks(self, trace: str) -> None:
