@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,33 @@ def test_damaged_or_missing_manifests_are_clear_errors(tmp_path):
     (tmp_path / "manifest.json").write_text("{", encoding="utf-8")
     with pytest.raises(ConfigError, match="damaged"):
         RecordedRun.open(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"confidence": 1e308}, "confidence: Input should be less than 1"),
+        ({"confidence": 0.0}, "confidence: Input should be greater than 0"),
+        ({"set_confidence": 1.0}, "set_confidence: Input should be less than 1"),
+        ({"num_runs": 0}, "num_runs: Input should be greater than or equal to 1"),
+        ({"threshold": None}, "criterion 'exact' gates (not informational) but has no threshold"),
+        ({"min_score": 2.0}, "criterion 'exact': min_score 2.0 is above max_score 1.0"),
+    ],
+)
+def test_a_manifest_no_run_could_have_written_is_damaged_and_says_where(tmp_path, change, said):
+    """Settings and criteria a run never writes (a hand edit) would fail deep in a reader's
+    statistics: the folder is refused when opened, naming the field."""
+    writer = RunWriter.create(tmp_path, manifest())
+    writer.close()
+    path = writer.folder / "manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    criterion_keys = {"threshold", "min_score"}
+    target = data["eval_sets"][0]["criteria"][0] if criterion_keys & set(change) else data
+    target.update(change)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ConfigError, match="damaged") as raised:
+        RecordedRun.open(writer.folder)
+    assert said in str(raised.value)
 
 
 def test_finding_runs_by_id_prefix_and_latest(tmp_path):

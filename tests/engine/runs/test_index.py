@@ -21,7 +21,8 @@ from agenteval.runs import (
     new_run_id,
     utc_now,
 )
-from agenteval.runs._index import INDEX, PREVIEW_REPLY, index_entry
+from agenteval.runs._index import INDEX, PREVIEW_REPLY, criteria_well_formed, index_entry
+from agenteval.runs._scores import rows_well_formed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -406,9 +407,21 @@ def test_without_positional_reads_the_index_is_read_the_same(tmp_path, monkeypat
         {"criteria": [["exact", "PASSED", 1.0, None, None, [["r1"]]]]},
         {"preview": None},
         {"preview": {"user": 5, "reply": ""}},
+        {"key": [0, ["case-0"], 1]},
+        {"key": [0, "case-0", 1.0]},
+        {"at": [0, "9"]},
+        {"reason_code": 5},
+        {"rubric_texts": {"r1": ["text"]}},
+        {"criteria": [["exact", "PASSED", 1.0, None, None]]},
+        {"criteria": [["exact", "PASSED", 1.0, [], None, []]]},
+        {"criteria": [["exact", "PASSED", 1.0, None, {"verdict": "PASS"}, []]]},
+        {"criteria": [["exact", "PASSED", 1.0, None, None, [[1, 1.0, "yes"]]]]},
     ],
 )
-def test_an_index_line_of_the_wrong_shape_is_replaced_by_its_record(tmp_path, damage):
+@pytest.mark.parametrize("placed_first", [False, True])
+def test_an_index_line_of_the_wrong_shape_is_replaced_by_its_record(tmp_path, damage, placed_first):
+    """Whichever way the index is read: in the pass that places the records, or after
+    another reader placed them (``placed_first``: the lines then read by position)."""
     writer = RunWriter.create(tmp_path, _manifest())
     for case in CASES[:2]:
         writer.append(_record(writer.run_id, case))
@@ -418,5 +431,87 @@ def test_an_index_line_of_the_wrong_shape_is_replaced_by_its_record(tmp_path, da
     lines[0].update(damage)
     path.write_bytes(b"".join(pydantic_core.to_json(line) + b"\n" for line in lines))
     run = RecordedRun.open(writer.folder)
+    if placed_first:
+        run._index()
     assert _by_key(run.index_entries()) == _truth(writer.folder)
-    assert run._unindexed == {(0, "case-0", 1)}
+    if not placed_first:
+        assert run._unindexed == {(0, "case-0", 1)}
+
+
+_STATUS_VALUES = [status.value for status in Status]
+
+
+def _plainly_well_formed(criteria) -> bool:
+    """``criteria_well_formed``'s rule item by item (the reference its column checks keep to)."""
+    if type(criteria) is not list:
+        return False
+    for item in criteria:
+        if type(item) is not list or len(item) != 6:
+            return False
+        name, status, score, code, verdict, rubrics = item
+        if type(name) is not str or type(status) is not str or status not in _STATUS_VALUES:
+            return False
+        if score is not None and type(score) not in (int, float):
+            return False
+        if not all(v is None or type(v) is str for v in (code, verdict)) or type(rubrics) is not list:
+            return False
+        if not all(type(r) is list and len(r) == 3 and type(r[0]) is str for r in rubrics):
+            return False
+    return True
+
+
+_odd = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3))
+_anything = st.recursive(_odd, lambda inner: st.lists(inner, max_size=4), max_leaves=12)
+_rubric = st.one_of(st.tuples(st.text(max_size=3), _odd, _odd).map(list), _anything)
+_criterion = st.one_of(
+    st.tuples(
+        st.one_of(st.text(max_size=4), _odd),
+        st.one_of(st.sampled_from(_STATUS_VALUES), _anything),
+        st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), _odd),
+        st.one_of(st.none(), st.text(max_size=3), _odd),
+        st.one_of(st.none(), st.sampled_from(["PASS", "FAIL"]), _anything),
+        st.one_of(st.lists(_rubric, max_size=3), _anything),
+    ).map(list),
+    st.lists(_odd, min_size=5, max_size=7),
+    _anything,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.lists(_criterion, max_size=4), _anything))
+def test_criteria_checked_by_column_keep_to_the_rule_item_by_item(criteria):
+    assert criteria_well_formed(criteria) is _plainly_well_formed(criteria)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.one_of(st.integers(0, 3), _odd),
+                st.one_of(st.text(max_size=3), _odd),
+                st.one_of(st.integers(1, 3), _odd),
+                st.integers(0, 9),
+                st.integers(1, 9),
+                st.one_of(st.sampled_from(_STATUS_VALUES), _anything),
+                st.one_of(st.lists(_criterion, max_size=3), _anything),
+            ).map(list),
+            _anything,
+        ),
+        max_size=5,
+    )
+)
+def test_scores_rows_checked_by_column_keep_to_the_rule_row_by_row(rows):
+    def plainly(row) -> bool:
+        return (
+            type(row) is list
+            and len(row) == 7
+            and type(row[0]) is int
+            and type(row[1]) is str
+            and type(row[2]) is int
+            and type(row[5]) is str
+            and row[5] in _STATUS_VALUES
+            and _plainly_well_formed(row[6])
+        )
+
+    assert rows_well_formed(rows, _STATUS_VALUES) is all(map(plainly, rows))

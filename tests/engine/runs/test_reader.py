@@ -421,3 +421,26 @@ def test_a_stale_or_damaged_saved_eval_set_is_read_from_its_records(tmp_path, mo
     assert len(read) == 24  # all three sets read from their records
     path.write_bytes(json.dumps(doctored).encode() + b"\n")
     assert RecordedRun.open(run.folder).result_summary().cases[Status.PASSED] >= 1000
+
+
+@pytest.mark.parametrize("num_runs", [1, 3])
+def test_a_record_whose_criteria_are_not_its_sets_reads_as_a_damaged_line(tmp_path, num_runs):
+    """A hand edit that keeps the record valid JSON but gives it another criterion list: the
+    record is skipped as a damaged line is (its run never recorded), not fed to the verdicts."""
+    run = _recorded(_plan(num_runs, cases=4), tmp_path / "runs")
+    path = run.folder / "results.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["criteria"].append(first["criteria"][0])  # the same criterion twice
+    lines[0] = json.dumps(first).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    (run.folder / "summary.json").unlink()
+    again = RecordedRun.open(run.folder)
+    results = {case.eval_id: case for _, case in again.case_results()}
+    (criterion,) = results[first["case_id"]].criteria
+    if num_runs == 1:
+        assert (criterion.status, criterion.reason_code) == (Status.NOT_EVALUATED, "interrupted")
+    else:  # two runs of three stand
+        edited = criterion.runs[first["run_index"] - 1]
+        assert len(criterion.runs) == 3 and edited.reason_code == "interrupted"
+    assert len(results) == 4

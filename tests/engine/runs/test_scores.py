@@ -136,6 +136,33 @@ def test_a_killed_runs_scores_without_every_records_line_are_not_read(tmp_path):
     assert RecordedRun.open(run.folder)._listed_scores() is None
 
 
+@pytest.mark.parametrize(
+    ("place", "value"),
+    [
+        (1, ["case-0"]),  # a case id that is not a string
+        (0, "0"),
+        (2, 1.0),
+        (6, [["exact", "PASSED", 1.0, None, None]]),  # a criterion array cut short
+        (6, [["exact", "PASSED", "1.0", None, None, []]]),
+        (6, [["exact", "PASSED", 1.0, None, {"verdict": "PASS"}, []]]),
+        (6, [["exact", "PASSED", 1.0, None, None, [["r1", 1.0]]]]),
+    ],
+)
+def test_a_killed_runs_scores_line_of_the_wrong_shape_sends_the_listing_the_index_way(tmp_path, place, value):
+    run = _recorded(_plan(1, cases=8), tmp_path / "runs")
+    expected = _listed(run.folder)
+    _killed(run)
+    path = run.folder / SCORES
+    lines = path.read_bytes().splitlines(keepends=True)
+    doctored = json.loads(lines[2])
+    doctored[place] = value
+    path.write_bytes(b"".join(lines[:2]) + json.dumps(doctored).encode() + b"\n" + b"".join(lines[3:]))
+    os.utime(path, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))  # as if written after
+    again = RecordedRun.open(run.folder)
+    assert again._listed_scores() is None
+    assert _blank(again.case_briefs(previews=False)) == expected
+
+
 def test_a_run_still_going_is_read_from_its_index(tmp_path):
     run = _recorded(_plan(1, cases=6), tmp_path / "runs")
     (run.folder / "summary.json").unlink()  # as before the run's end

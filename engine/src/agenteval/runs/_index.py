@@ -17,7 +17,9 @@ from ``results.jsonl`` itself (``RecordedRun`` does this).
 
 from __future__ import annotations
 
+import itertools
 import mmap
+import operator
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,9 +36,11 @@ __all__ = [
     "INDEX_VERSION",
     "PREVIEW_REPLY",
     "PREVIEW_USER",
+    "criteria_well_formed",
     "index_entry",
     "read_index",
     "read_lines_at",
+    "well_formed",
 ]
 
 INDEX = "index.jsonl"
@@ -145,38 +149,71 @@ def _where(line: bytes) -> tuple[tuple[int, str, int], int, int, str]:
 _STATUSES = frozenset(status.value for status in Status)
 
 
-def _well_formed(entry: Any) -> bool:
+def well_formed(entry: Any) -> bool:
     """The shape ``index_entry`` writes: a known status, criteria as
-    ``[name, status, score, reason_code, verdict, rubrics]`` arrays, a preview of strings.
-    (A plain loop: it runs once per line when a run is opened.)"""
-    if entry.get("status") not in _STATUSES:
+    ``[name, status, score, reason_code, verdict, rubrics]`` arrays (``criteria_well_formed``),
+    a preview of strings, rubric texts of strings. (A plain loop: it runs once per line when
+    a run is opened.)"""
+    if entry.get("status") not in _STATUSES or type(entry.get("reason_code")) not in _TEXT_OR_NONE:
         return False
     preview = entry.get("preview")
     if type(preview) is not dict or type(preview.get("user", "")) is not str:
         return False
     if type(preview.get("reply", "")) is not str:
         return False
-    criteria = entry.get("criteria")
+    texts = entry.get("rubric_texts", {})
+    if type(texts) is not dict or not all(type(text) is str for text in texts.values()):
+        return False
+    return criteria_well_formed(entry.get("criteria"))
+
+
+def criteria_well_formed(criteria: Any) -> bool:
+    """Whether ``criteria`` are ``criterion_arrays`` as written: a list of
+    ``[name, status, score, reason_code, verdict, rubrics]``, each rubric an array of three
+    whose first item is its id (an index line's, or every ``scores.jsonl`` line's at once: a
+    reader takes lines only so). Checked column by column, in C loops."""
     if type(criteria) is not list:
         return False
-    for item in criteria:
-        if type(item) is not list or len(item) != 6 or type(item[0]) is not str or item[1] not in _STATUSES:
+    if not criteria:
+        return True
+    try:
+        if set(map(type, criteria)) != _LIST or set(map(len, criteria)) != _SIX:
             return False
-        score, rubrics = item[2], item[5]
-        if score is not None and type(score) is not float and type(score) is not int:
+        names, statuses, scores, codes, verdicts, rubrics = (map(_ITEMS[i], criteria) for i in range(6))
+        if set(map(type, names)) != _TEXT or not _STATUSES.issuperset(statuses):
             return False
-        if type(rubrics) is not list:
+        texts = _TEXT_OR_NONE.issuperset
+        if not _NUMBER_OR_NONE.issuperset(map(type, scores)) or not texts(map(type, codes)):
             return False
-        for rubric in rubrics:
-            if type(rubric) is not list or len(rubric) != 3:
-                return False
-    return True
+        each = list(rubrics)
+        if not texts(map(type, verdicts)) or set(map(type, each)) != _LIST:
+            return False
+        each = list(itertools.chain.from_iterable(each))
+        if not each:
+            return True
+        if set(map(type, each)) != _LIST or set(map(len, each)) != _THREE:
+            return False
+        return set(map(type, map(_ITEMS[0], each))) == _TEXT
+    except TypeError:  # a status that is no string (a list, say) cannot be looked up
+        return False
+
+
+_ITEMS = tuple(map(operator.itemgetter, range(7)))
+_LIST, _TEXT, _SIX, _THREE = frozenset({list}), frozenset({str}), frozenset({6}), frozenset({3})
+_NUMBER_OR_NONE = frozenset({int, float, type(None)})
+_TEXT_OR_NONE = frozenset({str, type(None)})
 
 
 def _key_of(entry: Any) -> tuple[tuple[int, str, int], int, int, str]:
+    """An index line's key, offset, length and status (``TypeError``: not of their types)."""
     eval_set, case_id, run_index = entry["key"]
     offset, length = entry["at"]
-    return (int(eval_set), str(case_id), int(run_index)), int(offset), int(length), str(entry["status"])
+    status = entry["status"]
+    if type(case_id) is not str or type(status) is not str:
+        raise TypeError("an index line's case id and status are strings")
+    if not all(type(number) is int for number in (eval_set, run_index, offset, length)):
+        raise TypeError("an index line's eval set index, run index and place are integers")
+    return (eval_set, case_id, run_index), offset, length, status
 
 
 def read_index(
@@ -256,7 +293,7 @@ def _checked(index_path: Path, data: Any, size: int, parse: bool, verify: bool) 
                 if parse:
                     entry = pydantic_core.from_json(line)
                     key, offset, length, status = _key_of(entry)
-                    if not _well_formed(entry):
+                    if not well_formed(entry):
                         continue  # its record is read instead
                 else:
                     key, offset, length, status = _where(line)

@@ -48,9 +48,9 @@ from ._briefs import (
     criteria_marks,
 )
 from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
-from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at
+from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at, well_formed
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
-from ._scores import SCORES, Row, _tiled, json_lines, sealed_scores
+from ._scores import SCORES, Row, _tiled, json_lines, rows_well_formed, sealed_scores
 
 __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_run"]
 
@@ -140,8 +140,9 @@ class RecordedRun:
             )
         try:
             manifest = Manifest.model_validate_json(path.read_bytes())
+            _check_criteria(manifest)
         except (OSError, ValidationError, ValueError) as exc:
-            first = str(exc).splitlines()[0]
+            first = _first_problem(exc)
             raise ConfigError(
                 f"the run folder's {MANIFEST} is damaged ({first}); this run cannot be read or resumed. "
                 "Start a new run, or remove this one with: agenteval runs rm " + folder.name,
@@ -279,8 +280,7 @@ class RecordedRun:
                 before = [offset - 1 for offset in map(_OFFSET, rows) if offset]
                 if bytes(map(mapped.__getitem__, before)).count(10) != len(before):
                     return None
-            statuses = _STATUS
-            if not all(len(row) == 7 and row[5] in statuses and type(row[6]) is list for row in rows):
+            if not rows_well_formed(rows, _STATUS):
                 return None
         except (OSError, ValueError, TypeError, IndexError, KeyError):
             return None
@@ -328,7 +328,7 @@ class RecordedRun:
                 key = lines[position]
                 try:
                     entry = pydantic_core.from_json(line)
-                    if tuple(entry["key"]) == key:
+                    if tuple(entry["key"]) == key and well_formed(entry):
                         yield entry
                         continue
                 except (ValueError, KeyError, TypeError):
@@ -1044,6 +1044,28 @@ def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[An
     return {key: (line.get("at"), line.get("hints")) for key, line in briefs.items()}
 
 
+def _check_criteria(manifest: Manifest) -> None:
+    """``ValueError`` for a criterion no run applies so (a hand edit): every criterion a run
+    resolves (``agenteval._resolve``) gates with a threshold or is informational, and its
+    score range is not upside down."""
+    for entry in manifest.eval_sets:
+        for criterion in entry.criteria:
+            name, low, high = criterion.name, criterion.min_score, criterion.max_score
+            if not criterion.informational and criterion.threshold is None:
+                raise ValueError(f"criterion {name!r} gates (not informational) but has no threshold")
+            if low is not None and high is not None and low > high:
+                raise ValueError(f"criterion {name!r}: min_score {low} is above max_score {high}")
+
+
+def _first_problem(exc: Exception) -> str:
+    """One line saying what is wrong: a validation error's first field and message."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        return f"{where}: {error['msg']}" if where else error["msg"]
+    return str(exc).splitlines()[0]
+
+
 def case_from_records(
     entry: EvalSetEntry,
     case_id: str,
@@ -1059,7 +1081,10 @@ def case_from_records(
     records' own). The run and every reader of its folder go through here. A run never
     recorded is NOT_EVALUATED ``interrupted``, or ``pending`` while the run is still going
     (``pending``: ``RecordedRun.in_progress``). ``hints``: the verdict hints the run wrote
-    for these records (``agenteval._verdicts.verdict_hints``), not searched for again."""
+    for these records (``agenteval._verdicts.verdict_hints``), not searched for again. A
+    record whose criteria are not the set's (a hand edit) is a damaged line: never recorded."""
+    names = [c.name for c in entry.criteria]
+    records = [r if r is None or [c.criterion for c in r.criteria] == names else None for r in records]
     per_run: list[list[CriterionResult]] = []
     why, code = (
         ("not scored yet: the run is still going", "pending")

@@ -138,7 +138,7 @@ class Manifest(_Doc):
     #: the ``--agent`` target and the adapter that ran it, else ``None``.
     agent: Optional[dict[str, Any]] = None
     #: Runs per case: every case's (``fixed``), or the most a case may get (``auto``).
-    num_runs: int = 1
+    num_runs: int = Field(default=1, ge=1)
     #: ``fixed`` (every case gets ``num_runs``) or ``auto`` (``--num-runs auto``: a case
     #: gets runs up to each of ``looks`` in turn while its verdict is undecided, so it may
     #: have fewer than ``num_runs``; runs it never needed are not missing).
@@ -149,10 +149,10 @@ class Manifest(_Doc):
     run_budget: Optional[int] = None
     #: The level of the per-case tri-state verdicts' intervals (``None``: no statistics);
     #: ``auto``: each look's level, 1 - (1 - set_confidence) / len(looks).
-    confidence: Optional[float] = 0.95
+    confidence: Optional[float] = Field(default=0.95, gt=0, lt=1)
     #: ``auto``: the level asked for, which the eval sets' statistics use (``None``:
     #: ``confidence``).
-    set_confidence: Optional[float] = None
+    set_confidence: Optional[float] = Field(default=None, gt=0, lt=1)
     #: The eval sets' verdict rule (``statistics.set_verdict``; ``agenteval._stats.set_verdict``).
     set_verdict: str = "holm"
     #: Judge model -> ``{"input_per_mtok", "output_per_mtok"}`` (``statistics.judge_prices``):

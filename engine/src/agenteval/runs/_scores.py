@@ -20,6 +20,7 @@ and readers go the index's way, as before.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -30,10 +31,10 @@ import pydantic_core
 from .._gc import gc_paused
 from .._jsonsafe import writable
 from .._secrets import scrubbed_bytes
-from ._index import criterion_arrays
+from ._index import criteria_well_formed, criterion_arrays
 from ._records import CaseRecord, SummaryDocument
 
-__all__ = ["SCORES", "ScoresFile", "json_lines", "score_line", "sealed_scores"]
+__all__ = ["SCORES", "ScoresFile", "json_lines", "rows_well_formed", "score_line", "sealed_scores"]
 
 SCORES = "scores.jsonl"
 
@@ -55,6 +56,26 @@ def score_line(
         record.status.value,
         criteria if criteria is not None else criterion_arrays(record),
     ]
+
+
+def rows_well_formed(rows: list[Any], statuses: Iterable[str]) -> bool:
+    """Whether every one of ``rows`` is a line as ``score_line`` writes it: the key's types,
+    a status of ``statuses`` and criteria as written (``criteria_well_formed``). Checked
+    column by column over the whole file, in C loops."""
+    if not rows:
+        return True
+    try:
+        if set(map(type, rows)) != {list} or set(map(len, rows)) != {7}:
+            return False
+        sets, cases, runs, status = (map(operator.itemgetter(i), rows) for i in (0, 1, 2, 5))
+        if set(map(type, sets)) != {int} or set(map(type, cases)) != {str} or set(map(type, runs)) != {int}:
+            return False
+        criteria = list(map(operator.itemgetter(6), rows))
+        if not set(statuses).issuperset(status) or set(map(type, criteria)) != {list}:
+            return False
+    except TypeError:  # a status that is no string (a list, say) cannot be looked up
+        return False
+    return criteria_well_formed(list(itertools.chain.from_iterable(criteria)))
 
 
 class ScoresFile:
