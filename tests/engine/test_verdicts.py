@@ -134,6 +134,25 @@ def test_several_runs_keep_what_the_judged_runs_settle_whatever_the_unjudged_one
     assert open_.verdict.hint is None  # no number of runs is promised to settle it
 
 
+def test_a_one_point_score_range_over_runs_has_no_interval_as_an_unbounded_one_has_none():
+    """``min_score == max_score`` is a legal range (the contract refuses only min > max):
+    its runs' verdict has no interval to draw, as an unbounded range's has none."""
+    point = CriterionEntry(
+        name="judged",
+        distribution="d",
+        version="1",
+        entry_point="e",
+        threshold=1.0,
+        min_score=1.0,
+        max_score=1.0,
+    )
+    unbounded = point.model_copy(update={"max_score": None})
+    runs = [[_result(1.0)] for _ in range(3)]
+    (one_point,) = case_criteria([point], runs, confidence=0.95, seed_parts=("r", 0, "c"))
+    (no_bound,) = case_criteria([unbounded], runs, confidence=0.95, seed_parts=("r", 0, "c"))
+    assert one_point.verdict is None and one_point == no_bound
+
+
 def test_an_older_engines_budget_code_reads_as_judge_budget():
     result = _result(None, "judge_budget_exhausted")
     turn = InvocationResult(

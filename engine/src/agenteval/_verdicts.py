@@ -316,15 +316,16 @@ def over_runs(
     scores (``agenteval._stats.case_verdict``; a run with no score widens it by Manski
     bounds); runs with ``identical_outputs`` and identical scores are one observation
     (basis ``identical-runs``). ``None`` for an informational criterion or an unbounded
-    score range. ``hints``: the hints (``verdict_hints``) the run gave these very runs'
-    verdicts, by criterion: an INCONCLUSIVE verdict takes its hint from there instead of
-    searching for how many runs would settle it (the costly part of a verdict)."""
+    or one-point score range (``min_score == max_score``: no interval to draw).
+    ``hints``: the hints (``verdict_hints``) the run gave these very runs' verdicts, by
+    criterion: an INCONCLUSIVE verdict takes its hint from there instead of searching for
+    how many runs would settle it (the costly part of a verdict)."""
     if criterion.informational or combined.status is Status.INFORMATIONAL:
         return None
     if combined.status is Status.ERRORED:
         return VerdictInfo(verdict="NOT_EVALUATED", basis="runs", reason=combined.reason or "a run errored")
     low, high = criterion.min_score, criterion.max_score
-    if low is None or high is None or criterion.threshold is None:
+    if low is None or high is None or high <= low or criterion.threshold is None:
         return None
     from ._stats import case_verdict
 
