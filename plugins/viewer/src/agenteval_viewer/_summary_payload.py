@@ -31,16 +31,21 @@ def _duration(started: Optional[str], finished: Optional[str]) -> Optional[float
 
 
 def _histogram(scores: list[float], low: Optional[float], high: Optional[float]) -> Optional[dict]:
+    """``HISTOGRAM_BINS`` equal bins over the criterion's range (else the scores' own),
+    each score counted once (one outside the range in the nearest end bin). An empty or
+    upside-down range is widened above ``lo`` by at least 1, or by ``|lo|`` where adding 1
+    would change nothing (a range far from 0)."""
     if not scores:
         return None
     lo = low if low is not None else min(scores)
     hi = high if high is not None else max(scores)
-    if hi <= lo:
-        hi = lo + 1.0
+    if not hi > lo:
+        hi = lo + max(1.0, abs(lo))
     counts = [0] * HISTOGRAM_BINS
     width = (hi - lo) / HISTOGRAM_BINS
     for value in scores:
-        index = int((value - lo) / width)
+        place = (value - lo) / width  # not finite only for a range past the largest float
+        index = int(place) if math.isfinite(place) else HISTOGRAM_BINS - 1 if place > 0 else 0
         counts[min(max(index, 0), HISTOGRAM_BINS - 1)] += 1
     return {"low": lo, "high": hi, "counts": counts}
 
