@@ -188,6 +188,9 @@ def test_damaged_or_missing_manifests_are_clear_errors(tmp_path):
         ({"num_runs": 0}, "num_runs: Input should be greater than or equal to 1"),
         ({"threshold": None}, "criterion 'exact' gates (not informational) but has no threshold"),
         ({"min_score": 2.0}, "criterion 'exact': min_score 2.0 is above max_score 1.0"),
+        ({"shard": {"index": 1, "count": 2, "plan_case_ids": [["a"]]}}, "shard: not an index and count"),
+        ({"shard": {"index": 3, "count": 2, "plan_fingerprint": "f", "plan_case_ids": []}}, "shard: not"),
+        ({"shard": {"index": 1, "count": 2, "plan_fingerprint": "f", "plan_case_ids": [[1]]}}, "shard: not"),
     ],
 )
 def test_a_manifest_no_run_could_have_written_is_damaged_and_says_where(tmp_path, change, said):

@@ -140,7 +140,7 @@ class RecordedRun:
             )
         try:
             manifest = Manifest.model_validate_json(path.read_bytes())
-            _check_criteria(manifest)
+            _check_manifest(manifest)
         except (OSError, ValidationError, ValueError) as exc:
             first = _first_problem(exc)
             raise ConfigError(
@@ -1044,10 +1044,11 @@ def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[An
     return {key: (line.get("at"), line.get("hints")) for key, line in briefs.items()}
 
 
-def _check_criteria(manifest: Manifest) -> None:
-    """``ValueError`` for a criterion no run applies so (a hand edit): every criterion a run
-    resolves (``agenteval._resolve``) gates with a threshold or is informational, and its
-    score range is not upside down."""
+def _check_manifest(manifest: Manifest) -> None:
+    """``ValueError`` for what no run writes (a hand edit) and a reader would trip on: a
+    criterion that gates without a threshold, or whose score range is upside down (every
+    criterion a run resolves has neither: ``agenteval._resolve``), or a shard record
+    (``--shard I/N``) not as ``ShardInfo.record`` writes it."""
     for entry in manifest.eval_sets:
         for criterion in entry.criteria:
             name, low, high = criterion.name, criterion.min_score, criterion.max_score
@@ -1055,6 +1056,21 @@ def _check_criteria(manifest: Manifest) -> None:
                 raise ValueError(f"criterion {name!r} gates (not informational) but has no threshold")
             if low is not None and high is not None and low > high:
                 raise ValueError(f"criterion {name!r}: min_score {low} is above max_score {high}")
+    shard = manifest.shard
+    if shard is not None and not _shard_well_formed(shard):
+        raise ValueError("shard: not an index and count, the plan's fingerprint and its case ids")
+
+
+def _shard_well_formed(shard: dict[str, Any]) -> bool:
+    index, count, ids = shard.get("index"), shard.get("count"), shard.get("plan_case_ids")
+    if type(index) is not int or type(count) is not int or not 1 <= index <= count:
+        return False
+    if (
+        type(shard.get("plan_fingerprint")) is not str
+        or type(shard.get("fail_on_inconclusive", False)) is not bool
+    ):
+        return False
+    return type(ids) is list and all(type(each) is list and all(type(i) is str for i in each) for each in ids)
 
 
 def _first_problem(exc: Exception) -> str:
