@@ -73,6 +73,20 @@ def test_turns_history_tool_calls_and_auth(fake_openai, monkeypatch):
         ({"status": 500}, "answered HTTP 500"),
         ({"raw_body": "not json"}, "sent no chat completion"),
         ({"raw_body": _completion("x", [{"function": {"name": "f", "arguments": "{oops"}}])}, "not JSON"),
+        ({"raw_body": '{"choices": [{"message": "just text"}]}'}, "sent no chat completion"),
+        ({"raw_body": '{"choices": [{"message": {"content": 5}}]}'}, "neither text nor a list of text parts"),
+        (
+            {"raw_body": '{"choices": [{"message": {"content": ["a"]}}]}'},
+            "neither text nor a list of text parts",
+        ),
+        (
+            {"raw_body": _completion("x", [{"function": {"name": "f", "arguments": "[1, 2]"}}])},
+            r"tool_calls\[0\] \(f\) has arguments that are not a JSON object: \[1, 2\]",
+        ),
+        (
+            {"raw_body": '{"choices": [{"message": {"tool_calls": "f"}}]}'},
+            "malformed message: tool_calls is not a list",
+        ),
     ],
 )
 def test_failures_raise_with_the_reason(fake_openai, reply, message):
@@ -81,6 +95,24 @@ def test_failures_raise_with_the_reason(fake_openai, reply, message):
     fake_openai.script(Reply(**reply))
     with pytest.raises((RuntimeError, ValueError), match=message):
         _talk(HttpAgent(f"{fake_openai.base_url}/v1"), "hi")
+
+
+def test_an_answer_in_text_parts_with_loose_ids_and_model_is_read(fake_openai):
+    """Some OpenAI-compatible servers answer ``content`` as text parts, or give a tool call
+    an id that is no string or a ``model`` that is no name: the text is joined, the id and
+    the model left out."""
+    from agenteval_tests_fixtures_fake_llm_servers import Reply
+
+    message = {
+        "content": [{"type": "text", "text": "Sun"}, {"type": "image_url"}, {"type": "text", "text": "ny."}],
+        "tool_calls": [{"id": 7, "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+    }
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    body = json.dumps({"choices": [{"message": message}], "model": ["m"], "usage": usage})
+    fake_openai.script(Reply(raw_body=body))
+    (turn,) = _talk(HttpAgent(f"{fake_openai.base_url}/v1"), "Weather?")
+    assert turn.final_text() == "Sunny."
+    assert [(c.name, c.args, c.id) for c in turn.tool_calls()] == [("get_weather", {"city": "Paris"}, None)]
 
 
 def test_the_agent_key_never_echoes_in_a_failure(fake_openai, monkeypatch):

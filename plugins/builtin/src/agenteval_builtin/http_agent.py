@@ -5,9 +5,9 @@ turn to ``POST {base}/chat/completions`` with the conversation so far (user mess
 the agent's earlier answers, as ``user`` and ``assistant`` text messages; for a case that
 starts with history, ``EvalCase.history()``, its turns come first, written the same way: the
 recorded final responses as ``assistant`` messages, their tool calls left out as the agent's
-own are) and records the answer: its ``content`` is the final response
-and its ``tool_calls`` (name and JSON arguments) the turn's tool calls, in the legacy
-``tool_uses`` form. When the answer has OpenAI's ``usage`` object, the turn is recorded in
+own are) and records the answer: its ``content`` is the final response (text, or the text of
+a list of text parts) and its ``tool_calls`` (name and JSON object arguments) the turn's tool
+calls, in the legacy ``tool_uses`` form. When the answer has OpenAI's ``usage`` object, the turn is recorded in
 ADK's event form instead, with one model-call event carrying that usage (as Gemini
 ``usage_metadata``) and the answer's ``model``: ``token_usage_v1`` reports the endpoint's
 tokens and ``inference_call_count_v1`` counts the one completion the endpoint answered
@@ -56,7 +56,25 @@ def _tool_call(call: Any, index: int) -> dict[str, Any]:
     except json.JSONDecodeError:
         msg = f"tool_calls[{index}] ({function['name']}) has arguments that are not JSON: {_clip(raw)}"
         raise ValueError(msg) from None
-    return {"id": call.get("id"), "name": function["name"], "args": args}
+    if not isinstance(args, dict):
+        msg = (
+            f"tool_calls[{index}] ({function['name']}) has arguments that are not a JSON object: {_clip(raw)}"
+        )
+        raise ValueError(msg)
+    call_id = call.get("id")
+    return {"id": call_id if isinstance(call_id, str) else None, "name": function["name"], "args": args}
+
+
+def _content(message: dict[str, Any]) -> str:
+    """The answer's text: ``content`` as a string (``null``: none), or the text of a list of
+    content parts (``{"type": "text", "text": ...}``, as some OpenAI-compatible servers send)."""
+    content = message.get("content")
+    if content is None or isinstance(content, str):
+        return content or ""
+    parts = content if isinstance(content, list) else None
+    if parts is not None and all(isinstance(p, dict) and isinstance(p.get("text", ""), str) for p in parts):
+        return "".join(p.get("text", "") for p in parts if p.get("type", "text") == "text")
+    raise ValueError(f"content is neither text nor a list of text parts: {_clip(json.dumps(content))}")
 
 
 def _messages(history: list[Invocation]) -> list[dict[str, Any]]:
@@ -86,12 +104,22 @@ class _Session(AgentSession):
         try:
             completion = answer.json()
             message = completion["choices"][0]["message"]
+            if not isinstance(message, dict):
+                raise TypeError("a message is an object")
         except (ValueError, KeyError, IndexError, TypeError):
             raise ValueError(
                 scrub_secrets(f"{self._agent.endpoint} sent no chat completion: {_clip(answer.text)}")
             ) from None
-        content = message.get("content") or ""
-        calls = [_tool_call(call, i) for i, call in enumerate(message.get("tool_calls") or [])]
+        try:
+            content = _content(message)
+            tool_calls = message.get("tool_calls") or []
+            if not isinstance(tool_calls, list):
+                raise ValueError(f"tool_calls is not a list: {_clip(json.dumps(tool_calls))}")
+            calls = [_tool_call(call, i) for i, call in enumerate(tool_calls)]
+        except ValueError as exc:
+            raise ValueError(
+                scrub_secrets(f"{self._agent.endpoint} sent a malformed message: {exc}")
+            ) from None
         self._messages.append({"role": "assistant", "content": content})
         return Invocation.model_validate(
             {
@@ -106,8 +134,9 @@ class _Session(AgentSession):
         usage = completion.get("usage")
         if usage is None:
             return {"tool_uses": calls}
+        model = completion.get("model")
         try:
-            model_call = model_call_event(_AUTHOR, usage, completion.get("model"))
+            model_call = model_call_event(_AUTHOR, usage, model if isinstance(model, str) else None)
         except ValueError as exc:
             raise ValueError(f"{self._agent.endpoint} sent a malformed usage: {exc}") from None
         events = [
