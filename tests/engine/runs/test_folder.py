@@ -189,6 +189,7 @@ def test_damaged_or_missing_manifests_are_clear_errors(tmp_path):
         ({"threshold": None}, "criterion 'exact' gates (not informational) but has no threshold"),
         ({"min_score": 2.0}, "criterion 'exact': min_score 2.0 is above max_score 1.0"),
         ({"shard": {"index": 1, "count": 2, "plan_case_ids": [["a"]]}}, "shard: not an index and count"),
+        ({"case_ids": ["a", "b", "a"]}, "eval set 's' lists case(s) twice: 'a'"),
         ({"shard": {"index": 3, "count": 2, "plan_fingerprint": "f", "plan_case_ids": []}}, "shard: not"),
         ({"shard": {"index": 1, "count": 2, "plan_fingerprint": "f", "plan_case_ids": [[1]]}}, "shard: not"),
     ],
@@ -200,8 +201,11 @@ def test_a_manifest_no_run_could_have_written_is_damaged_and_says_where(tmp_path
     writer.close()
     path = writer.folder / "manifest.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    criterion_keys = {"threshold", "min_score"}
-    target = data["eval_sets"][0]["criteria"][0] if criterion_keys & set(change) else data
+    target = data
+    if {"threshold", "min_score"} & set(change):
+        target = data["eval_sets"][0]["criteria"][0]
+    elif "case_ids" in change:
+        target = data["eval_sets"][0]
     target.update(change)
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ConfigError, match="damaged") as raised:

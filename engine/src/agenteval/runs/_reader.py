@@ -4,6 +4,7 @@ combined over its runs, in the run's own order."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import glob
 import itertools
@@ -1047,9 +1048,17 @@ def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[An
 def _check_manifest(manifest: Manifest) -> None:
     """``ValueError`` for what no run writes (a hand edit) and a reader would trip on: a
     criterion that gates without a threshold, or whose score range is upside down (every
-    criterion a run resolves has neither: ``agenteval._resolve``), or a shard record
-    (``--shard I/N``) not as ``ShardInfo.record`` writes it."""
+    criterion a run resolves has neither: ``agenteval._resolve``), an eval set listed twice
+    or a case listed twice in its set, or a shard record (``--shard I/N``) not as
+    ``ShardInfo.record`` writes it."""
+    indexes = [entry.index for entry in manifest.eval_sets]
+    if len(set(indexes)) != len(indexes):
+        raise ValueError(f"eval_sets: an index is given twice ({indexes})")
     for entry in manifest.eval_sets:
+        if len(set(entry.case_ids)) != len(entry.case_ids):
+            twice = sorted(c for c, n in collections.Counter(entry.case_ids).items() if n > 1)
+            named = ", ".join(map(repr, twice[:3]))
+            raise ValueError(f"eval set {entry.eval_set_id!r} lists case(s) twice: {named}")
         for criterion in entry.criteria:
             name, low, high = criterion.name, criterion.min_score, criterion.max_score
             if not criterion.informational and criterion.threshold is None:

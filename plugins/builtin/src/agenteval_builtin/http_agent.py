@@ -1,21 +1,21 @@
 """The ``http`` agent adapter: an agent served behind an OpenAI-compatible chat API.
 
 ``agenteval run EVALSET --agent http://127.0.0.1:8000/v1?model=my-agent`` sends each user
-turn to ``POST {base}/chat/completions`` with the conversation so far (user messages and
-the agent's earlier answers, as ``user`` and ``assistant`` text messages; for a case that
-starts with history, ``EvalCase.history()``, its turns come first, written the same way: the
+turn to ``POST {base}/chat/completions`` with the conversation so far (user messages and the
+agent's earlier answers, as ``user`` and ``assistant`` text messages; for a case that starts
+with history, ``EvalCase.history()``, its turns come first, written the same way: the
 recorded final responses as ``assistant`` messages, their tool calls left out as the agent's
 own are) and records the answer: its ``content`` is the final response (text, or the text of
-a list of text parts) and its ``tool_calls`` (name and JSON object arguments) the turn's tool
-calls, in the legacy ``tool_uses`` form. When the answer has OpenAI's ``usage`` object, the turn is recorded in
-ADK's event form instead, with one model-call event carrying that usage (as Gemini
-``usage_metadata``) and the answer's ``model``: ``token_usage_v1`` reports the endpoint's
-tokens and ``inference_call_count_v1`` counts the one completion the endpoint answered
-(calls the agent makes behind the endpoint are not visible). Without ``usage`` both are
-NOT_EVALUATED for the turn. ``model`` defaults to ``agent``. A bearer token is taken from
-``AGENTEVAL_AGENT_API_KEY`` when set; it is scrubbed from every error message, even when
-the server echoes it. A non-2xx answer or a malformed body raises, which
-makes that case ERRORED with the reason; the run goes on.
+a list of text parts) and its ``tool_calls`` (name and JSON object arguments) the turn's
+tool calls, in the legacy ``tool_uses`` form. When the answer has OpenAI's ``usage`` object,
+the turn is recorded in ADK's event form instead, with one model-call event carrying that
+usage (as Gemini ``usage_metadata``) and the answer's ``model``: ``token_usage_v1`` reports
+the endpoint's tokens and ``inference_call_count_v1`` counts the one completion the endpoint
+answered (calls the agent makes behind the endpoint are not visible). Without ``usage`` both
+are NOT_EVALUATED for the turn. ``model`` defaults to ``agent``. A bearer token is taken
+from ``AGENTEVAL_AGENT_API_KEY`` when set; it is scrubbed from every error message, even
+when the server echoes it. A non-2xx answer or a malformed body raises, which makes that
+case ERRORED with the reason; the run goes on.
 """
 
 from __future__ import annotations
