@@ -294,6 +294,51 @@ def test_the_receiver_takes_gzip_bodies():
         receiver.close()
 
 
+@pytest.mark.parametrize(
+    ("body", "status", "said"),
+    [
+        (None, 413, "too large once decompressed"),  # a gzip bomb: 65 MB of zeros in about 64 KB
+        (b"\x1f\x8b\x08\x00garbage", 400, "does not decompress"),
+        ("cut", 400, "cut short"),
+    ],
+)
+def test_the_receiver_decompresses_no_further_than_its_limit_and_refuses_bad_gzip(body, status, said):
+    import gzip
+
+    from agenteval_otel import _receiver
+
+    if body is None:
+        body = gzip.compress(b"\0" * (_receiver._MAX_BODY + 1024 * 1024), compresslevel=1)
+        assert len(body) < _receiver._MAX_BODY // 100
+    elif body == "cut":
+        body = gzip.compress(b'{"resourceSpans": []}')[:-12]
+    receiver = OtlpReceiver(0)
+    try:
+        request = urllib.request.Request(
+            f"{receiver.endpoint}/v1/traces",
+            data=body,
+            headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=30)
+        answer = info.value.read().decode()
+        info.value.close()
+        assert info.value.code == status and said in answer and receiver.refused
+    finally:
+        receiver.close()
+
+
+def test_two_gzip_members_are_one_body():
+    """As ``gzip.decompress`` reads them (some exporters flush a stream in members)."""
+    import gzip
+
+    from agenteval_otel._receiver import _gunzip
+
+    text = b'{"resourceSpans": []}'
+    assert _gunzip(gzip.compress(text[:9]) + gzip.compress(text[9:]), 1000) == text
+
+
 def test_process_isolation_with_an_agent_scored_from_its_spans_stops_the_run_with_exit_2(
     runner, fake_agent, otlp_port
 ):

@@ -6,14 +6,16 @@ accepts ``POST /v1/traces`` with an ``ExportTraceServiceRequest`` as JSON
 ``opentelemetry-proto``), gzip-compressed or not, as the OTLP/HTTP exporters of every
 language send it. It keeps the spans by trace id; ``spans(trace_id)`` takes them out. A
 body it cannot read is answered ``400`` with the reason (the exporter logs it) and noted in
-``refused``; nothing else is kept, nothing leaves the machine.
+``refused``; a body larger than ``_MAX_BODY``, sent or once decompressed, ``413`` (a gzip
+body is decompressed no further than that). Nothing else is kept, nothing leaves the
+machine.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import threading
+import zlib
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -26,8 +28,32 @@ __all__ = ["TRACES_PATH", "OtlpReceiver"]
 
 #: Where OTLP/HTTP exporters send spans (``OTEL_EXPORTER_OTLP_ENDPOINT`` + this path).
 TRACES_PATH = "/v1/traces"
-#: The largest export request read (bytes); a larger one is refused with 413.
+#: The largest export request read (bytes), as sent and once decompressed; a larger one is
+#: refused with 413.
 _MAX_BODY = 64 * 1024 * 1024
+
+
+class _TooLarge(Exception):
+    """A body past ``_MAX_BODY`` once decompressed."""
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    """``body``'s gzip members decompressed, no further than ``limit`` bytes (``_TooLarge``
+    past it: a small body may decompress to gigabytes); ``DataError`` when it is not gzip."""
+    out = bytearray()
+    rest = body
+    try:
+        while rest:
+            member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += member.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit or member.unconsumed_tail:
+                raise _TooLarge
+            if not member.eof:
+                raise DataError("a gzip body that does not decompress (it is cut short)")
+            rest = member.unused_data
+    except zlib.error as exc:
+        raise DataError(f"a gzip body that does not decompress ({exc})") from None
+    return bytes(out)
 
 
 def _protobuf_request(body: bytes) -> dict[str, Any]:
@@ -82,10 +108,7 @@ class OtlpReceiver:
 
     def _accept(self, body: bytes, content_type: str, encoding: str) -> None:
         if encoding == "gzip":
-            try:
-                body = gzip.decompress(body)
-            except (OSError, EOFError) as exc:
-                raise DataError(f"a gzip body that does not decompress ({exc})") from None
+            body = _gunzip(body, _MAX_BODY)
         if content_type == "application/x-protobuf":
             document = _protobuf_request(body)
         else:
@@ -125,6 +148,10 @@ class OtlpReceiver:
                 except DataError as exc:
                     receiver.refused.append(str(exc))
                     self._answer(400, str(exc))
+                    return
+                except _TooLarge:
+                    receiver.refused.append("an export request too large once decompressed")
+                    self._answer(413, "export request too large once decompressed")
                     return
                 if content_type == "application/x-protobuf":  # an empty ExportTraceServiceResponse
                     self._answer(200, "", content_type=content_type)
