@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 from .._plugins import known_plugins
@@ -31,7 +32,7 @@ def resolve_agent(
             return klass(target)
     kinds = ", ".join(adapters.names()) or "none installed"
     msg = (
-        f"--agent {target!r}: no agent adapter recognises it. A Python agent is "
+        f"--agent {target!r}: no agent adapter recognises it{_unparsed(target)}. A Python agent is "
         "'package.module:function', 'path/to/file.py:function' or a folder whose agent.py "
         f"defines respond(); name the adapter with --agent-type (installed: {kinds})"
     )
@@ -43,3 +44,17 @@ def resolve_agent(
     if broken:
         msg += ". Adapters that could not be loaded: " + "; ".join(broken)
     raise ConfigError(msg)
+
+
+def _unparsed(target: str) -> str:
+    """Why an agent folder was not recognised, when its ``agent.py`` does not parse: the
+    adapters read it without importing it, and a syntax error hides what it defines.
+    Compiled only, never run."""
+    source = Path(target) / "agent.py"
+    try:
+        compile(source.read_bytes(), str(source), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f" (its agent.py does not parse: {exc.msg}, line {exc.lineno}; fix that and run again)"
+    except (ValueError, OSError):  # no such file, or not a folder
+        return ""
+    return ""
