@@ -457,7 +457,10 @@ def test_a_run_leaves_no_frozen_objects_behind_and_keeps_a_host_freeze():
     try:
         frozen = gc.get_freeze_count()
         run({"fixed": {"threshold": 0.5}})
-        assert gc.get_freeze_count() == frozen
+        # none of the run's own objects frozen, the host's not thawed (that would give 0); a
+        # host's frozen object the run lets go (a cache entry replaced, after a long test
+        # session) leaves the count, so it may end a little below
+        assert frozen * 0.99 <= gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 
