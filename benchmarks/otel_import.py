@@ -42,9 +42,9 @@ update the doc).
 
 ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, e.g. ``git archive main``
 unpacked, its ``engine/src`` and ``plugins/*/src``) measures each mode under that code too,
-right after this code's run of it, and adds its seconds, CPU seconds and peak memory, and
-this code's CPU time as a share of the baseline's: on a busy machine only side-by-side
-figures compare.
+right after this code's run of it, and adds its seconds, CPU seconds, peak memory and
+``2-core s``, and this code's CPU time as a share of the baseline's: on a busy machine
+only side-by-side figures compare (``--helper-from`` applies to both).
 """
 
 from __future__ import annotations
@@ -319,8 +319,8 @@ def main(argv: list[str]) -> None:
         "--helper-from",
         type=int,
         help="the size in bytes from which a JSONL file is read with a helper process, for this "
-        "code's runs (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), whatever the "
-        "machine's load (by default, only when a CPU is idle)",
+        "code's runs and the baseline's (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), "
+        "and any helper started, whatever the machine's load (by default, only when a CPU is idle)",
     )
     parser.add_argument(
         "--write",
@@ -353,7 +353,7 @@ def main(argv: list[str]) -> None:
         "2-core s",
     )
     if args.baseline:
-        columns += ("base s", "base CPU", "base MB", "CPU/base")
+        columns += ("base s", "base CPU", "base MB", "base 2c", "CPU/base")
     print(
         f"{columns[0]:>8} {columns[1]:>9} {columns[2]:>8}  {columns[3]:<15}"
         + "".join(f"{c:>10}" if c == "helper MB" else f"{c:>9}" for c in columns[4:])
@@ -383,9 +383,10 @@ def main(argv: list[str]) -> None:
                 )
                 row = {"traces": size, "mode": mode, "file_mb": round(megabytes, 1), **got}
                 if args.baseline:
-                    base = _run(mode, path, size, args.baseline)
+                    base = _run(mode, path, size, args.baseline, args.helper_from)
                     share = f"{got['cpu'] / base['cpu']:>9.2f}" if base["cpu"] >= 0.01 else f"{'-':>9}"
-                    line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}{share}"
+                    line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}"
+                    line += f"{base['critical']:>9.2f}{share}"
                     row["baseline"] = base
                 print(line, flush=True)
                 if mode != BASELINE:
