@@ -399,7 +399,7 @@ def _jsonl(
 ) -> Iterator[tuple[int, Any]]:
     for number, raw, offset in lines:
         try:  # the line's bytes, not a text copy; what pydantic-core refuses is read again below
-            item = from_json(raw, cache_strings="keys")
+            item = from_json(raw)
         except ValueError:
             line = _decoded(raw, offset, where)
             if not line.strip():
