@@ -23,8 +23,9 @@ It prints wall and CPU seconds (the CPU time, the process's and its helper proce
 steadier figure on a shared machine; with a helper on another core the wall time is below it),
 spans read per wall second, the process's peak resident memory, its helper's (0: none), and
 ``2-core s``: the CPU seconds on the critical path, what the wall time is when the helper has a
-core of its own (the process's CPU up to the handover or the helper's, whichever is longer, and
-the process's after it; without a helper, its CPU seconds).
+core of its own (for each helper, the read's and ``import-trace``'s writer's, the process's CPU
+from the helper's start to its handover or the helper's, whichever is longer; and the process's
+CPU outside them; without a helper, its CPU seconds). The helpers' peak memory is the larger.
 
     python benchmarks/otel_import.py                     # 1k and 10k traces
     python benchmarks/otel_import.py --sizes 1000,10000,100000
@@ -41,9 +42,9 @@ update the doc).
 
 ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, e.g. ``git archive main``
 unpacked, its ``engine/src`` and ``plugins/*/src``) measures each mode under that code too,
-right after this code's run of it, and adds its seconds, CPU seconds and peak memory, and
-this code's CPU time as a share of the baseline's: on a busy machine only side-by-side
-figures compare.
+right after this code's run of it, and adds its seconds, CPU seconds, peak memory and
+``2-core s``, and this code's CPU time as a share of the baseline's: on a busy machine
+only side-by-side figures compare (``--helper-from`` applies to both).
 """
 
 from __future__ import annotations
@@ -238,11 +239,11 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
             main(args, standalone_mode=False)
     seconds, end, cpu = time.perf_counter() - wall, time.process_time(), _cpu() - cpu
-    critical = cpu
-    if len(marks) == 2:  # the read's critical path: this process's CPU up to the handover, or the
-        # helper's, whichever is longer, then this process's after it
-        helper = cpu - (end - own)
-        critical = max(marks[0] - own, helper) + (end - marks[1])
+    critical = end - own  # the critical path: this process's CPU, with each helper's span of it
+    for start, handover, after, helper in marks:  # (up to the handover's end) replaced by the
+        # longer of its CPU up to the handover and the helper's (the read's starts with the read)
+        start = own if start != start else start
+        critical += max(handover - start, helper) - (after - start)
     return {
         "seconds": seconds,
         "cpu": cpu,
@@ -252,28 +253,53 @@ def _measure(mode: str, path: Path, size: int) -> dict[str, float]:
     }
 
 
-def _handover_marks() -> list[float]:
-    """This process's CPU seconds (``time.process_time``) when a helper process's handover
-    starts and when it ends, noted by ``agenteval_otel._parallel``'s ``Shared._collect``: empty
-    when no helper ran (or the code has none)."""
-    marks: list[float] = []
+def _handover_marks() -> list[list[float]]:
+    """For each helper process that ran (the read's, ``agenteval_otel._parallel``; the eval set
+    writer's, ``agenteval_otel._split_write``): this process's CPU seconds
+    (``time.process_time``) when it started (the read's: ``None``, the measure's start), when
+    its handover started and ended, and the helper's CPU seconds; noted by wrapping the
+    functions that wait for it. Empty when no helper ran (or the code has none)."""
+    marks: list[list[float]] = []
     try:
         from agenteval_otel import _parallel
     except ImportError:
         return marks
+
+    def children() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    def waited(owner: object, name: str, started: Optional[list[float]]) -> None:
+        wait = getattr(owner, name, None)
+        if wait is None:
+            return
+
+        def noted(*args: object) -> object:
+            before, at = children(), time.process_time()
+            try:
+                return wait(*args)
+            finally:
+                start = started.pop() if started else float("nan")
+                marks.append([start, at, time.process_time(), children() - before])
+
+        setattr(owner, name, noted)
+
     shared = getattr(_parallel, "Shared", None)
-    collect = getattr(shared, "_collect", None)
-    if shared is None or collect is None:
+    if shared is not None:
+        waited(shared, "_collect", None)
+    try:
+        from agenteval_otel import _split_write
+    except ImportError:
         return marks
+    starts: list[float] = []
+    split = _split_write._shared
 
-    def noted(self: object) -> object:
-        marks[:] = [time.process_time()]
-        try:
-            return collect(self)
-        finally:
-            marks.append(time.process_time())
+    def started(*args: object) -> object:
+        starts.append(time.process_time())
+        return split(*args)
 
-    shared._collect = noted
+    _split_write._shared = started
+    waited(_split_write, "_collect", starts)
     return marks
 
 
@@ -293,8 +319,8 @@ def main(argv: list[str]) -> None:
         "--helper-from",
         type=int,
         help="the size in bytes from which a JSONL file is read with a helper process, for this "
-        "code's runs (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), whatever the "
-        "machine's load (by default, only when a CPU is idle)",
+        "code's runs and the baseline's (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), "
+        "and any helper started, whatever the machine's load (by default, only when a CPU is idle)",
     )
     parser.add_argument(
         "--write",
@@ -327,7 +353,7 @@ def main(argv: list[str]) -> None:
         "2-core s",
     )
     if args.baseline:
-        columns += ("base s", "base CPU", "base MB", "CPU/base")
+        columns += ("base s", "base CPU", "base MB", "base 2c", "CPU/base")
     print(
         f"{columns[0]:>8} {columns[1]:>9} {columns[2]:>8}  {columns[3]:<15}"
         + "".join(f"{c:>10}" if c == "helper MB" else f"{c:>9}" for c in columns[4:])
@@ -357,9 +383,10 @@ def main(argv: list[str]) -> None:
                 )
                 row = {"traces": size, "mode": mode, "file_mb": round(megabytes, 1), **got}
                 if args.baseline:
-                    base = _run(mode, path, size, args.baseline)
+                    base = _run(mode, path, size, args.baseline, args.helper_from)
                     share = f"{got['cpu'] / base['cpu']:>9.2f}" if base["cpu"] >= 0.01 else f"{'-':>9}"
-                    line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}{share}"
+                    line += f"{base['seconds']:>9.2f}{base['cpu']:>9.2f}{base['peak_mb']:>9.0f}"
+                    line += f"{base['critical']:>9.2f}{share}"
                     row["baseline"] = base
                 print(line, flush=True)
                 if mode != BASELINE:

@@ -121,4 +121,7 @@ def test_the_cases_are_built_one_at_a_time_as_they_are_written(tmp_path):
     frame, found = imported_cases(ADK_TRACE, "set", as_expected=False)
     assert frame.eval_cases == [] and not isinstance(found, list)
     whole = eval_set_from_trace(ADK_TRACE, "set", as_expected=False)
-    assert [next(found)] == whole.eval_cases[:1]  # built when reached, equal to the whole set's
+    assert [next(iter(found))] == whole.eval_cases[:1]  # built when reached, equal to the whole set's
+    # built again each time it is read, by index too (a helper process writes by index)
+    assert found[0] == whole.eval_cases[0] and found[0] is not found[0]
+    assert found[-1:] == whole.eval_cases[-1:] and len(found) == len(whole.eval_cases)

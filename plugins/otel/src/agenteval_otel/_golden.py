@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union, overload
 
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
@@ -45,9 +45,9 @@ def eval_set_from_trace(
 
 def imported_cases(
     path: Path, eval_set_id: str, *, as_expected: bool, cases: Optional[Sequence[EvalCase]] = None
-) -> tuple[EvalSet, Iterator[EvalCase]]:
+) -> tuple[EvalSet, Sequence[EvalCase]]:
     """``eval_set_from_trace`` as the eval set without its cases, and its cases, each built
-    when the iterator reaches it (the file is read, and refused, before this returns)."""
+    when it is read (``_Cases``; the file is read, and refused, before this returns)."""
     if cases is not None:
         reader = OtelReader()
         matched = reader.read_actual(path, cases)
@@ -59,11 +59,37 @@ def imported_cases(
     frame = EvalSet(
         eval_set_id=eval_set_id, name=f"{kind} invocations imported from the trace {path.name}", eval_cases=[]
     )
-    found = (
-        EvalCase(eval_id=case_id, conversation=[_expected(t) if as_expected else t for t in turns])
-        for case_id, turns in sessions
-    )
-    return frame, found
+    return frame, _Cases(sessions, as_expected=as_expected)
+
+
+class _Cases(Sequence[EvalCase]):
+    """The imported cases, each built when it is indexed (and not kept): what a writer reads a
+    case at a time, or shares with a helper process by index (``_split_write``)."""
+
+    def __init__(self, sessions: Sequence[tuple[str, Sequence[Invocation]]], *, as_expected: bool) -> None:
+        self._sessions = sessions
+        self._as_expected = as_expected
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    @overload
+    def __getitem__(self, index: int) -> EvalCase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[EvalCase]: ...
+
+    def __getitem__(self, index: Union[int, slice]) -> Union[EvalCase, list[EvalCase]]:
+        if isinstance(index, slice):
+            return [self._case(*session) for session in self._sessions[index]]
+        return self._case(*self._sessions[index])
+
+    def __iter__(self) -> Iterator[EvalCase]:
+        return (self._case(*session) for session in self._sessions)
+
+    def _case(self, case_id: str, turns: Sequence[Invocation]) -> EvalCase:
+        expected = self._as_expected
+        return EvalCase(eval_id=case_id, conversation=[_expected(t) if expected else t for t in turns])
 
 
 def _refuse(path: Path, problems: Sequence[str]) -> None:

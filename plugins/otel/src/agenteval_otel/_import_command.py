@@ -80,20 +80,15 @@ _NO_CASES = b'"eval_cases": []'
 def write_eval_set(eval_set: EvalSet, output: Path, cases: Optional[Iterable[EvalCase]] = None) -> list[str]:
     """``eval_set.model_dump_json(indent=2, exclude_none=True)`` and a newline, written a case
     at a time (byte for byte the same): the JSON of a 10k-case set is never held whole. With
-    ``cases``, those are its cases (each let go once written), not ``eval_set``'s. The ids of
-    the cases written."""
+    ``cases``, those are its cases (each let go once written; a sequence of many is shared with
+    a helper process, ``_split_write``), not ``eval_set``'s. The ids of the cases written."""
+    from ._split_write import write_cases
+
     frame = eval_set.model_copy(update={"eval_cases": []}).model_dump_json(indent=2, exclude_none=True)
     head, tail = frame.encode("utf-8").split(_NO_CASES, 1)
-    written = []
     with output.open("wb") as handle:
         handle.write(head + _NO_CASES[:-1])
-        for case in eval_set.eval_cases if cases is None else cases:
-            # model_dump_json, not the serializer's to_json: before pydantic 2.11 to_json wrote
-            # aliases by default (camelCase here), model_dump_json never does unless asked
-            text = case.model_dump_json(indent=2, exclude_none=True).encode("utf-8")
-            handle.write(b",\n    " if written else b"\n    ")
-            handle.write(text.replace(b"\n", b"\n    "))
-            written.append(case.eval_id)
+        written = write_cases(handle, eval_set.eval_cases if cases is None else cases, output)
         handle.write((b"\n  ]" if written else b"]") + tail + b"\n")
     return written
 

@@ -38,7 +38,7 @@ from ._otlp import PEEK_KEYS, RawSpan, _flattened, _head, _raw_span, _span, is_j
 from ._span import Span, attributes_of
 from ._turns import Finding, Turn, trace_turns
 
-__all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "shared_read"]
+__all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "can_fork", "shared_read"]
 
 #: The smallest JSONL file read by two processes (``benchmarks/otel_import.py --helper-from``:
 #: below it, about 850 traces of 50 spans, the time saved is small against the CPU added).
@@ -129,6 +129,12 @@ def _worth_it(path: Path) -> bool:
             return False
     except OSError:
         return False
+    return can_fork() and is_jsonl(path)
+
+
+def can_fork() -> bool:
+    """Whether a forked helper may run beside this process: ``fork`` exists (and is safe: not
+    macOS, no other thread), two CPUs or more, one of them idle (``IDLE_CPU``)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return (
         hasattr(os, "fork")
@@ -136,7 +142,6 @@ def _worth_it(path: Path) -> bool:
         and cpus >= 2
         and (not IDLE_CPU or _load() < cpus - 0.5)
         and threading.active_count() == 1
-        and is_jsonl(path)
     )
 
 
