@@ -22,6 +22,13 @@ case): a few kilobytes, so a file larger than the budget is read whole once, by 
 however many cases it has. A case read again must be the bytes planning checked (a digest
 of each), or the run stops with an error saying the file changed.
 
+A run past the budget validates most cases twice: planning checks them all, the run reads
+them again. With two cores, the second process planning uses to check JSON ahead also
+validates the part of a file planning will not keep (``validate_part``: the same checks and
+the planning callbacks' notes, ``CaseNotes``), while this process validates the rest; it
+hands back only the notes, and a part it could not validate (or any failure of its own) is
+validated here, so every error and warning is the one the file gives alone.
+
 Files without spans (ADK's legacy list formats) are read whole again when the run needs a
 case that was not kept (checked by sha256). The plan tells ``EvalFiles`` which eval sets
 use each file (``schedule``) and the run tells it which set it has reached (``reached``): a
@@ -47,9 +54,10 @@ from pydantic import BaseModel
 
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
-from .._loading._eval_files import Checked, check_eval_file, read_eval_cases
+from .._loading._eval_files import Checked, Part, check_eval_file, read_eval_cases, validate_part
 from ..errors import DataError
 from ..models import EvalCase
+from ._case_notes import CaseNotes
 
 __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 
@@ -73,6 +81,16 @@ _MEASURE_EVERY = 256
 #: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
 _AHEAD_FILE_BYTES = 32 * 1024 * 1024
+#: How many files the second process checks ahead of the one being read (more would queue
+#: the parts it validates behind them).
+_CHECKS_AHEAD = 2
+#: The fewest cases worth a part validated by the second process.
+_LEAST_PART = 64
+#: The share of a file's cases not kept the second process validates at first: half, or
+#: less while it also checks the next files' JSON; it grows when that process was done first
+#: and shrinks when this one waits.
+_FIRST_SHARE = 0.5
+_FIRST_SHARE_CHECKING = 0.4
 
 
 def _free_memory() -> Optional[int]:
@@ -175,17 +193,49 @@ class _Pricer:
         self._seen: set[int] = set()
         self._measured: list[EvalCase] = []  # held, so that no id in ``_seen`` is reused
         self._total = 0
+        self._count = 0
 
     def cost(self, index: int, case: EvalCase) -> int:
+        size = self.size(index, case)
+        if size is not None:
+            self.add(size)
+        return self.each
+
+    def size(self, index: int, case: EvalCase) -> Optional[int]:
+        """Case ``index``'s measured memory, when it is one of those measured."""
         if index < _SAMPLED_CASES or index % _MEASURE_EVERY == 0:
             self._measured.append(case)
-            self._total += _size_of(case, self._seen)
-        return self.each
+            return _size_of(case, self._seen)
+        return None
+
+    def add(self, size: int) -> None:
+        """One more case measured (here or by ``_Noting`` in another process)."""
+        self._total += size
+        self._count += 1
 
     @property
     def each(self) -> int:
         """The mean so far (0 before any case)."""
-        return self._total // len(self._measured) if self._measured else 0
+        return self._total // self._count if self._count else 0
+
+
+class _Noting:
+    """What the second process notes of each case of a part it validates: the planning
+    callback's note (``CaseNotes.note``) and, for the cases priced, their measured memory."""
+
+    def __init__(self, path: Path, note: Callable[[Path, int, EvalCase], Any]) -> None:
+        self.path = path
+        self.note = note
+        self.pricer: Optional[_Pricer] = None
+
+    def __call__(self, index: int, case: EvalCase) -> tuple[Any, Optional[int]]:
+        if self.pricer is None:
+            self.pricer = _Pricer()
+        return self.note(self.path, index, case), self.pricer.size(index, case)
+
+
+def _no_note(path: Path, index: int, case: EvalCase) -> None:
+    return None
 
 
 @dataclass
@@ -248,6 +298,14 @@ class EvalFiles:
         self._position = 0
         #: the JSON checks done ahead by another process (``checking_ahead``), by file
         self._ahead: dict[Path, Future[Optional[Checked]]] = {}
+        #: the files still to check ahead, in planning order
+        self._to_check: list[Path] = []
+        #: the second process, while planning reads (``checking_ahead``)
+        self._pool: Optional[ProcessPoolExecutor] = None
+        #: the share of a file's cases not kept that the second process validates
+        self._share = _FIRST_SHARE
+        #: how many cases the second process validated for planning
+        self.cases_ahead = 0
         #: the size of each file planning will read and has not read yet (``will_read``)
         self._unread: dict[Path, int] = {}
         #: the measured cost of every case of the files planning read, and their size
@@ -269,17 +327,19 @@ class EvalFiles:
     @contextmanager
     def checking_ahead(self, paths: Iterable[Path]) -> Iterator[None]:
         """Within the block, a second process checks the JSON of ``paths`` (the files
-        planning reads, in its order) while this one validates the file before: the check
-        is about a third of reading a file, and it gives only spans or nothing, cheap to
-        hand back. Only with two cores or more, for files of at most ``_AHEAD_FILE_BYTES``
-        each and ``_AHEAD_BYTES`` in all; a file the other process could not check is
-        checked here, so every error is the same."""
+        planning reads, in its order) a file or two ahead of the one this process validates:
+        the check is about a third of reading a file, and it gives only spans or nothing,
+        cheap to hand back. In a run whose cases cost more than the budget, it also validates
+        the part of each file planning will not keep (``read``). Only with two cores or more;
+        checks for files of at most ``_AHEAD_FILE_BYTES`` each and ``_AHEAD_BYTES`` in all.
+        Whatever the other process could not do is done here, so every error is the same."""
         sizes = {path: _file_size(path) for path in map(Path, paths)}
         files = [path for path, size in sizes.items() if 0 < size <= _AHEAD_FILE_BYTES]
+        checks = len(files) >= 2 and sum(sizes[path] for path in files) >= _AHEAD_BYTES
+        parts = sum(sizes.values()) * _COST_PER_BYTE > self.budget
         if (
             (os.cpu_count() or 1) < 2
-            or len(files) < 2
-            or sum(sizes[path] for path in files) < _AHEAD_BYTES
+            or not (checks or parts)
             or "fork" not in multiprocessing.get_all_start_methods()
             or not _single_threaded()
         ):
@@ -287,11 +347,26 @@ class EvalFiles:
             return
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         try:
-            self._ahead = {path: pool.submit(check_eval_file, str(path)) for path in files}
+            pool.submit(os.getpid)  # forked now, while this process holds little
+            self._pool, self._to_check = pool, files if checks else []
+            self._share = _FIRST_SHARE_CHECKING if checks else _FIRST_SHARE
+            self._check_next()
             yield
         finally:
-            self._ahead = {}
+            self._pool, self._ahead, self._to_check = None, {}, []
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def _check_next(self) -> None:
+        """Keep ``_CHECKS_AHEAD`` files being checked by the other process."""
+        waiting = sum(1 for future in self._ahead.values() if not future.done())
+        while self._pool is not None and self._to_check and waiting < _CHECKS_AHEAD:
+            path = self._to_check.pop(0)
+            try:
+                self._ahead[path] = self._pool.submit(check_eval_file, str(path))
+            except Exception:  # noqa: BLE001  (the other process is gone: files are checked here)
+                self._to_check = []
+                return
+            waiting += 1
 
     def _checked(self, path: Path) -> Optional[Checked]:
         future = self._ahead.pop(path, None)
@@ -336,7 +411,9 @@ class EvalFiles:
         handing each case to ``each_case(index, case)`` in file order. Returns the file's
         header (``read_eval_cases``: its ``eval_cases`` is empty). The cases are kept while
         the budget allows, so that the run reads nothing again; of the others, where they
-        are in the file."""
+        are in the file. With ``each_case`` a ``CaseNotes`` (or none), the cases planning
+        will not keep may be validated by the other process (``checking_ahead``), which
+        hands ``each_case.add`` its notes instead."""
         path = Path(path)
         limit = self._limit()
         self._unread.pop(path, None)
@@ -353,6 +430,8 @@ class EvalFiles:
         ids: list[str] = []
         pricer = _Pricer()
         spent = 0
+        checked = self._checked(path)
+        self._check_next()
 
         def take(index: int, case: EvalCase) -> None:
             nonlocal spent
@@ -364,7 +443,16 @@ class EvalFiles:
                 kept[case.eval_id] = case
                 spent += cost
 
-        header = read_eval_cases(path, take, self._checked(path))
+        def noted(index: int, eval_id: str, note: tuple[Any, Optional[int]]) -> None:
+            if isinstance(each_case, CaseNotes):
+                each_case.add(index, note[0])
+            ids.append(eval_id)
+            if note[1] is not None:
+                pricer.add(note[1])
+
+        splits = self._pool is not None and (each_case is None or isinstance(each_case, CaseNotes))
+        split = self._splitter(path, each_case, limit - self._cost - reading, reading) if splits else None
+        header = read_eval_cases(path, take, checked, split, noted)
         self._sha256[path] = header.sha256
         self._priced += pricer.each * len(ids)
         self._priced_bytes += reading
@@ -374,6 +462,48 @@ class EvalFiles:
         if header.case_spans is not None:
             self._spans[path] = (header.case_spans, positions)
         return header
+
+    def _splitter(
+        self, path: Path, each_case: Optional[Callable[[int, EvalCase], None]], room: int, reading: int
+    ) -> Callable[[CaseSpans], Optional[tuple[int, Callable[[], Optional[Part]]]]]:
+        """How ``read`` gives the other process the part of ``path`` it will not keep: past
+        the cases ``room`` bytes of memory would keep (counted generously) and this process's
+        share, from the end."""
+        note = type(each_case).note if isinstance(each_case, CaseNotes) else _no_note
+
+        def split(spans: CaseSpans) -> Optional[tuple[int, Callable[[], Optional[Part]]]]:
+            count = len(spans)
+            per_byte = self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
+            per_case = max(1.0, reading * per_byte / max(1, count))
+            kept = 0 if room <= 0 else int(2 * room / per_case) + _SAMPLED_CASES
+            start = max(kept, count - int(count * self._share))
+            if self._pool is None or count - start < _LEAST_PART:
+                return None
+            offset, bounds, digests = spans.part(start)
+            try:
+                future = self._pool.submit(
+                    validate_part, str(path), offset, bounds, digests, start, _Noting(path, note)
+                )
+            except Exception:  # noqa: BLE001  (the other process is gone: validated here)
+                return None
+            return start, lambda: self._part(future, count - start)
+
+        return split
+
+    def _part(self, future: Future[Optional[Part]], count: int) -> Optional[Part]:
+        """What the other process found of a part (``None``: it is validated here). The
+        share it takes grows when it was done first, and shrinks when this one waits."""
+        if future.cancel():  # not started (still checking the next files): done here
+            self._share = max(0.1, self._share - 0.05)
+            return None
+        self._share = min(0.7, self._share + 0.05) if future.done() else max(0.1, self._share - 0.05)
+        try:
+            part = future.result()
+        except Exception:  # noqa: BLE001  (the other process failed: the part is validated here)
+            return None
+        if part is not None:
+            self.cases_ahead += count
+        return part
 
     def sha256(self, path: Path) -> Optional[str]:
         """The sha256 of ``path`` as planning read it."""
