@@ -331,15 +331,22 @@ class EvalFiles:
         the check is about a third of reading a file, and it gives only spans or nothing,
         cheap to hand back. In a run whose cases cost more than the budget, it also validates
         the part of each file planning will not keep (``read``). Only with two cores or more;
-        checks for files of at most ``_AHEAD_FILE_BYTES`` each and ``_AHEAD_BYTES`` in all.
+        checks for files of at most ``_AHEAD_FILE_BYTES`` each and ``_AHEAD_BYTES`` in all
+        (the text of a file being checked takes as much memory again in the other process,
+        beside the cases kept here), or, in a run past the budget (which keeps a small share
+        of it), for every file but the first (which this process reads at once).
         Whatever the other process could not do is done here, so every error is the same."""
         sizes = {path: _file_size(path) for path in map(Path, paths)}
         files = [path for path, size in sizes.items() if 0 < size <= _AHEAD_FILE_BYTES]
-        checks = len(files) >= 2 and sum(sizes[path] for path in files) >= _AHEAD_BYTES
         parts = sum(sizes.values()) * _COST_PER_BYTE > self.budget
+        if parts:  # a run past the budget keeps little: larger files too, but the first
+            small = set(files)
+            files = [path for n, (path, size) in enumerate(sizes.items()) if size and (n or path in small)]
+        elif len(files) < 2 or sum(sizes[path] for path in files) < _AHEAD_BYTES:
+            files = []
         if (
             (os.cpu_count() or 1) < 2
-            or not (checks or parts)
+            or not (files or parts)
             or "fork" not in multiprocessing.get_all_start_methods()
             or not _single_threaded()
         ):
@@ -348,8 +355,8 @@ class EvalFiles:
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         try:
             pool.submit(os.getpid)  # forked now, while this process holds little
-            self._pool, self._to_check = pool, files if checks else []
-            self._share = _FIRST_SHARE_CHECKING if checks else _FIRST_SHARE
+            self._pool, self._to_check = pool, files
+            self._share = _FIRST_SHARE_CHECKING if files else _FIRST_SHARE
             self._check_next()
             yield
         finally:
