@@ -50,12 +50,12 @@ class CaseSpans:
     def __len__(self) -> int:
         return len(self._bounds) // 2
 
-    def part(self, start: int) -> tuple[int, list[int], bytes]:
-        """Where cases ``start`` on are, for ``validate_part``: the file offset of the first,
-        each one's begin and end from there (by turns), and their digests."""
+    def part(self, start: int, end: int) -> tuple[int, list[int], bytes]:
+        """Where cases ``start`` to ``end`` are, for ``validate_part``: the file offset of the
+        first, each one's begin and end from there (by turns), and their digests."""
         offset = self._bounds[2 * start]
-        bounds = [bound - offset for bound in self._bounds[2 * start :]]
-        return offset, bounds, self._digests[_DIGEST_SIZE * start :]
+        bounds = [bound - offset for bound in self._bounds[2 * start : 2 * end]]
+        return offset, bounds, self._digests[_DIGEST_SIZE * start : _DIGEST_SIZE * end]
 
     def case(self, path: Path, index: int) -> Optional[EvalCase]:
         """Case ``index`` (0-based) read from ``path``; ``None`` when its bytes are not

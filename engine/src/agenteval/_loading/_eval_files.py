@@ -126,12 +126,13 @@ def check_eval_file(path: str) -> Optional[Checked]:
     return (read.sha256, spans) if spans else None
 
 
-#: The cases of a file another process validated (``validate_part``): the warnings their
-#: checks gave, their ids, and what ``note`` gave of each, all in file order.
+#: Cases of a file another process validated (``validate_part``): the warnings their checks
+#: gave, their ids, and what ``note`` gave of each, all in file order.
 Part = tuple[list[str], list[str], list[Any]]
-#: Given the file's spans, where another process starts validating its cases (``None``: it
-#: does not) and how to get what it found (``None``: it could not; the cases are validated here).
-Split = Callable[[CaseSpans], Optional[tuple[int, Callable[[], Optional[Part]]]]]
+#: Given the file's spans, the parts another process validates: where each begins (in file
+#: order, the last running to the end), and how to get what it found at once (``None``: not
+#: found yet, or it could not; those cases are validated here).
+Split = Callable[[CaseSpans], list[tuple[int, Callable[[], Optional[Part]]]]]
 
 
 def read_eval_cases(
@@ -152,10 +153,11 @@ def read_eval_cases(
     other formats are read whole and their cases handed out the same way. ``checked``: the
     file's JSON was checked already (``check_eval_file``), used when the bytes are the same.
 
-    ``split``: another process may validate the cases from some index on (``validate_part``);
-    each of those is then handed to ``each_note(index, eval_id, note)`` instead, with its
-    checks' warnings in their place. When it could not, or its ids repeat one before, the
-    cases are validated here, so every problem and warning is the one the file gives alone.
+    ``split``: another process may validate parts of the file (``validate_part``); the cases
+    of a part it has validated when this process reaches it are handed to
+    ``each_note(index, eval_id, note)`` instead, with its checks' warnings in their place.
+    Any other part (not done yet, could not be done, or with an id repeating one before) is
+    validated here, so every problem and warning is the one the file gives alone.
     """
     where = str(path)
     read = read_file(path, what="an eval set")
@@ -169,27 +171,33 @@ def read_eval_cases(
         header = _header(read.data, spans, where)
         if header is not None:
             found = CaseSpans(read.data, spans, read.start)
-            start, fetch = len(spans), None
-            if split is not None and each_note is not None:
-                start, fetch = split(found) or (start, None)
+            parts = split(found) if split is not None and each_note is not None else []
+            first = parts[0][0] if parts else len(spans)
             seen: set[str] = set()
             with gc_paused():
-                for case in _cases(read.data, spans[:start], where, header.warnings, seen):
+                for case in _cases(read.data, spans[:first], where, header.warnings, seen):
                     each_case(handed, case)
                     handed += 1
-                part = fetch() if fetch is not None and handed == start else None
-                if (
-                    part is not None
-                    and each_note is not None
-                    and len(part[1]) == len(part[2]) == len(spans) - start
-                    and seen.isdisjoint(part[1])
-                ):
-                    header.warnings.extend(part[0])
-                    for index, (eval_id, note) in enumerate(zip(part[1], part[2], strict=True), start=start):
-                        each_note(index, eval_id, note)
-                    handed = len(spans)
-                elif handed == start:
-                    for case in _cases(read.data, spans, where, header.warnings, seen, start):
+                for number, (start, taken) in enumerate(parts):
+                    end = parts[number + 1][0] if number + 1 < len(parts) else len(spans)
+                    if handed != start:
+                        break
+                    part = taken()
+                    if (
+                        part is not None
+                        and each_note is not None
+                        and len(part[1]) == len(part[2]) == end - start
+                        and seen.isdisjoint(part[1])
+                    ):
+                        header.warnings.extend(part[0])
+                        for index, (eval_id, note) in enumerate(
+                            zip(part[1], part[2], strict=True), start=start
+                        ):
+                            each_note(index, eval_id, note)
+                        seen.update(part[1])
+                        handed = end
+                        continue
+                    for case in _cases(read.data, spans[:end], where, header.warnings, seen, start):
                         each_case(handed, case)
                         handed += 1
             if handed == len(spans):

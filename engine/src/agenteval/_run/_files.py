@@ -38,6 +38,7 @@ the future goes first.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import sys
@@ -84,13 +85,12 @@ _AHEAD_FILE_BYTES = 32 * 1024 * 1024
 #: How many files the second process checks ahead of the one being read (more would queue
 #: the parts it validates behind them).
 _CHECKS_AHEAD = 2
-#: The fewest cases worth a part validated by the second process.
+#: The parts of a file the second process validates: about ``_PARTS`` of its cases not
+#: kept, each of ``_LEAST_PART`` to ``_MOST_PART`` cases (this process may do again at most
+#: the one the other is on when they meet).
+_PARTS = 8
 _LEAST_PART = 64
-#: The share of a file's cases not kept the second process validates at first: half, or
-#: less while it also checks the next files' JSON; it grows when that process was done first
-#: and shrinks when this one waits.
-_FIRST_SHARE = 0.5
-_FIRST_SHARE_CHECKING = 0.4
+_MOST_PART = 2000
 
 
 def _free_memory() -> Optional[int]:
@@ -238,6 +238,26 @@ def _no_note(path: Path, index: int, case: EvalCase) -> None:
     return None
 
 
+#: Parts this process has done itself (by ``slot``, modulo its size), shared with the second
+#: process (made before it forks), which then skips them. A hint only: a part skipped by
+#: mistake is validated here. (Cancelling their futures instead would make the executor's
+#: thread fail loudly if the second process died.)
+_SKIPPED: Optional[Any] = None
+_SLOTS = 4096
+
+
+def _skip(slot: int, skipped: bool) -> None:
+    if _SKIPPED is not None:
+        _SKIPPED[slot % _SLOTS] = skipped
+
+
+def _validate_part_ahead(slot: int, *args: Any) -> Optional[Part]:
+    """``validate_part`` in the second process, unless this one took the part already."""
+    if _SKIPPED is not None and _SKIPPED[slot % _SLOTS]:
+        return None
+    return validate_part(*args)
+
+
 @dataclass
 class _Cases:
     """One file's cases as planning read them: every id with its position, and the cases
@@ -302,10 +322,10 @@ class EvalFiles:
         self._to_check: list[Path] = []
         #: the second process, while planning reads (``checking_ahead``)
         self._pool: Optional[ProcessPoolExecutor] = None
-        #: the share of a file's cases not kept that the second process validates
-        self._share = _FIRST_SHARE
         #: how many cases the second process validated for planning
         self.cases_ahead = 0
+        #: the next part's slot in ``_SKIPPED``
+        self._slot = 0
         #: the size of each file planning will read and has not read yet (``will_read``)
         self._unread: dict[Path, int] = {}
         #: the measured cost of every case of the files planning read, and their size
@@ -352,11 +372,13 @@ class EvalFiles:
         ):
             yield
             return
+        global _SKIPPED
+        if _SKIPPED is None:
+            _SKIPPED = multiprocessing.get_context("fork").RawArray("b", _SLOTS)
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         try:
             pool.submit(os.getpid)  # forked now, while this process holds little
             self._pool, self._to_check = pool, files
-            self._share = _FIRST_SHARE_CHECKING if files else _FIRST_SHARE
             self._check_next()
             yield
         finally:
@@ -472,38 +494,53 @@ class EvalFiles:
 
     def _splitter(
         self, path: Path, each_case: Optional[Callable[[int, EvalCase], None]], room: int, reading: int
-    ) -> Callable[[CaseSpans], Optional[tuple[int, Callable[[], Optional[Part]]]]]:
-        """How ``read`` gives the other process the part of ``path`` it will not keep: past
-        the cases ``room`` bytes of memory would keep (counted generously) and this process's
-        share, from the end."""
+    ) -> Callable[[CaseSpans], list[tuple[int, Callable[[], Optional[Part]]]]]:
+        """How ``read`` gives the other process the cases of ``path`` it will not keep (past
+        those ``room`` bytes of memory would keep, counted generously): in parts, the last
+        first, while this process goes from the first; each takes a part the other has done
+        when it gets there, and does the others itself, so that it never waits."""
         note = type(each_case).note if isinstance(each_case, CaseNotes) else _no_note
 
-        def split(spans: CaseSpans) -> Optional[tuple[int, Callable[[], Optional[Part]]]]:
+        def split(spans: CaseSpans) -> list[tuple[int, Callable[[], Optional[Part]]]]:
             count = len(spans)
             per_byte = self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
             per_case = max(1.0, reading * per_byte / max(1, count))
-            kept = 0 if room <= 0 else int(2 * room / per_case) + _SAMPLED_CASES
-            start = max(kept, count - int(count * self._share))
-            if self._pool is None or count - start < _LEAST_PART:
-                return None
-            offset, bounds, digests = spans.part(start)
-            try:
-                future = self._pool.submit(
-                    validate_part, str(path), offset, bounds, digests, start, _Noting(path, note)
-                )
-            except Exception:  # noqa: BLE001  (the other process is gone: validated here)
-                return None
-            return start, lambda: self._part(future, count - start)
+            first = 0 if room <= 0 else min(count, int(2 * room / per_case) + _SAMPLED_CASES)
+            each = max(_LEAST_PART, min(_MOST_PART, (count - first) // _PARTS))
+            starts = list(range(first, count, each))
+            if len(starts) > 1 and count - starts[-1] < each // 2:
+                starts.pop()  # a short last part joins the one before
+            if self._pool is None or count - first < 2 * _LEAST_PART:
+                return []
+            parts: list[tuple[int, Callable[[], Optional[Part]]]] = []
+            for number in reversed(range(len(starts))):
+                start, end = starts[number], starts[number + 1] if number + 1 < len(starts) else count
+                offset, bounds, digests = spans.part(start, end)
+                slot, self._slot = self._slot, self._slot + 1
+                _skip(slot, False)
+                try:
+                    future = self._pool.submit(
+                        _validate_part_ahead,
+                        slot,
+                        str(path),
+                        offset,
+                        bounds,
+                        digests,
+                        start,
+                        _Noting(path, note),
+                    )
+                except Exception:  # noqa: BLE001  (the other process is gone: validated here)
+                    break
+                parts.append((start, functools.partial(self._part, future, slot, end - start)))
+            return parts[::-1]
 
         return split
 
-    def _part(self, future: Future[Optional[Part]], count: int) -> Optional[Part]:
-        """What the other process found of a part (``None``: it is validated here). The
-        share it takes grows when it was done first, and shrinks when this one waits."""
-        if future.cancel():  # not started (still checking the next files): done here
-            self._share = max(0.1, self._share - 0.05)
+    def _part(self, future: Future[Optional[Part]], slot: int, count: int) -> Optional[Part]:
+        """What the other process found of a part, if it is done (``None``: validated here)."""
+        if not future.done():
+            _skip(slot, True)
             return None
-        self._share = min(0.7, self._share + 0.05) if future.done() else max(0.1, self._share - 0.05)
         try:
             part = future.result()
         except Exception:  # noqa: BLE001  (the other process failed: the part is validated here)
