@@ -24,10 +24,11 @@ of each), or the run stops with an error saying the file changed.
 
 A run past the budget validates most cases twice: planning checks them all, the run reads
 them again. With two cores, the second process planning uses to check JSON ahead also
-validates the part of a file planning will not keep (``validate_part``: the same checks and
-the planning callbacks' notes, ``CaseNotes``), while this process validates the rest; it
-hands back only the notes, and a part it could not validate (or any failure of its own) is
-validated here, so every error and warning is the one the file gives alone.
+validates the cases of a file planning will not keep, in parts from the last
+(``validate_part``: the same checks, each case's bytes checked against its digest, and the
+planning callbacks' notes, ``CaseNotes``), while this process goes from the first: it takes
+the notes of a part done when it gets there and validates any other itself (never waiting),
+so every error and warning is the one the file gives alone.
 
 Files without spans (ADK's legacy list formats) are read whole again when the run needs a
 case that was not kept (checked by sha256). The plan tells ``EvalFiles`` which eval sets
