@@ -515,3 +515,14 @@ def test_the_other_process_starts_only_for_a_run_past_the_budget_or_files_worth_
     monkeypatch.setattr(_files, "_single_threaded", lambda: True)
     monkeypatch.setattr(_files.os, "cpu_count", lambda: 1)
     assert not started(0)
+
+
+def test_a_part_this_process_took_itself_is_skipped_by_the_other(monkeypatch):
+    monkeypatch.setattr(_files, "_SKIPPED", bytearray(_files._SLOTS))
+    calls: list[tuple] = []
+    monkeypatch.setattr(_files, "validate_part", lambda *args: calls.append(args) or "validated")
+    assert _files._validate_part_ahead(5, "path") == "validated"
+    _files._skip(5 + _files._SLOTS, True)  # slots wrap around
+    assert _files._validate_part_ahead(5, "path") is None and calls == [("path",)]
+    _files._skip(5, False)
+    assert _files._validate_part_ahead(5, "path") == "validated"
