@@ -417,6 +417,8 @@ def _parts_ahead(monkeypatch, on: bool = True) -> None:
     monkeypatch.setattr(_files, "_budget_from_environment", lambda: 0)
     monkeypatch.setattr(_files, "_single_threaded", lambda: on)
     monkeypatch.setattr(_files, "_LEAST_PART", 1)
+    monkeypatch.setattr(_files, "_LEAST_SPLIT", 2)
+    monkeypatch.setattr(_files, "_WAIT_FOR_PARTS", True)  # every part from the other process
 
 
 def _planned_and_run(folder: Path, want: list[Path], got: list[Path]):
