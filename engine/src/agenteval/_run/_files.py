@@ -24,7 +24,7 @@ of each), or the run stops with an error saying the file changed.
 
 A run past the budget validates most cases twice: planning checks them all, the run reads
 them again. With two cores, the second process planning uses to check JSON ahead also
-validates the cases of a file planning will not keep, in parts from the last
+validates the cases planning will not keep of a large file, in parts from the last
 (``validate_part``: the same checks, each case's bytes checked against its digest, and the
 planning callbacks' notes, ``CaseNotes``), while this process goes from the first: it takes
 the notes of a part done when it gets there and validates any other itself (never waiting),
