@@ -83,8 +83,8 @@ _MEASURE_EVERY = 256
 #: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
 _AHEAD_FILE_BYTES = 32 * 1024 * 1024
-#: How many files the second process checks ahead of the one being read (more would queue
-#: the parts it validates behind them).
+#: How many files the second process checks ahead of the one being read in a run past the
+#: budget (more would queue the parts it validates behind them; in another run, all at once).
 _CHECKS_AHEAD = 2
 #: The parts of a file the second process validates: about ``_PARTS`` of its cases not
 #: kept, each of ``_LEAST_PART`` to ``_MOST_PART`` cases (this process may do again at most
@@ -325,8 +325,9 @@ class EvalFiles:
         self._position = 0
         #: the JSON checks done ahead by another process (``checking_ahead``), by file
         self._ahead: dict[Path, Future[Optional[Checked]]] = {}
-        #: the files still to check ahead, in planning order
+        #: the files still to check ahead, in planning order, and how many at once
         self._to_check: list[Path] = []
+        self._window = _CHECKS_AHEAD
         #: the second process, while planning reads (``checking_ahead``)
         self._pool: Optional[ProcessPoolExecutor] = None
         #: how many cases the second process validated for planning
@@ -386,6 +387,7 @@ class EvalFiles:
         try:
             pool.submit(os.getpid)  # forked now, while this process holds little
             self._pool, self._to_check = pool, files
+            self._window = _CHECKS_AHEAD if parts else len(files)
             self._check_next()
             yield
         finally:
@@ -393,9 +395,9 @@ class EvalFiles:
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _check_next(self) -> None:
-        """Keep ``_CHECKS_AHEAD`` files being checked by the other process."""
+        """Keep ``_window`` files being checked by the other process."""
         waiting = sum(1 for future in self._ahead.values() if not future.done())
-        while self._pool is not None and self._to_check and waiting < _CHECKS_AHEAD:
+        while self._pool is not None and self._to_check and waiting < self._window:
             path = self._to_check.pop(0)
             try:
                 self._ahead[path] = self._pool.submit(check_eval_file, str(path))
