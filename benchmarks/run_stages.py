@@ -6,7 +6,8 @@ script runs ``agenteval run expected/ --actual ... --format json`` on ``scale.py
 a fresh process that counts the CPU of the calling thread (``time.thread_time``) inside a
 few of the engine's own functions, and prints, per stage, the CPU seconds:
 
-- loading and planning (``assemble``: reading and validating every eval file),
+- loading and planning (``assemble``: reading and validating every eval file; also in wall
+  seconds, which count this process waiting for the second one),
 - scoring (``score_run``: the criteria, and the results built from their scores),
 - the record (``case_record``) and writing it (``RunWriter.append``; of which encoding it,
   ``CaseRecord.dump``),
@@ -15,7 +16,8 @@ few of the engine's own functions, and prints, per stage, the CPU seconds:
 - the run's result (``EvalRun._result``) and the report (``finish_run``: rendering it,
   writing it, the exit),
 - the rest of the process (imports, the loop that starts and drives each unit) as what is
-  left of its CPU, and the second process planning uses to check JSON ahead (``children``);
+  left of its CPU, and the second process planning uses to check JSON ahead and, in a run
+  past the eval-file budget, validate the cases it will not keep (``children``);
 - the cases read again alone from their files (``CaseSpans.case``: a run whose cases cost
   more than the eval-file budget keeps a share of them and validates the others again when
   it reaches them), part of loading and of the units' loop.
@@ -71,6 +73,10 @@ STAGES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("the report and the exit", "agenteval.cli._finish", "finish_run", ("agenteval.cli._run",)),
     ("cases read again alone", "agenteval._loading._case_spans", "CaseSpans.case", ()),
 ]
+#: The stages also timed in wall seconds (planning waits for the second process), and the
+#: suffix of that row.
+WALLED = ("loading and planning",)
+WALL = ", wall s"
 #: The stages that do not run inside one another (their sum is taken from the process CPU).
 TOP = (
     "loading and planning",
@@ -115,14 +121,19 @@ def _wrap(spent: dict[str, float], label: str, module: str, path: str, holders: 
                 spent[label] += time.thread_time() - started
 
     else:
+        walled = label in WALLED
+        if walled:
+            spent[label + WALL] = 0.0
 
         @functools.wraps(original)
         def counted(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
-            started = time.thread_time()
+            started, wall = time.thread_time(), time.perf_counter()
             try:
                 return original(*args, **kwargs)
             finally:
                 spent[label] += time.thread_time() - started
+                if walled:
+                    spent[label + WALL] += time.perf_counter() - wall
 
     setattr(owner, name, counted)
     for holder in holders:
@@ -237,11 +248,15 @@ def _cell(value: Optional[float], other: Optional[float], baseline: bool) -> str
 
 def _rows(found: dict) -> dict[str, Optional[float]]:
     stages = found["stages"]
-    rows: dict[str, Optional[float]] = {label: stages.get(label) for label, *_ in STAGES}
+    rows: dict[str, Optional[float]] = {}
+    for label, *_ in STAGES:
+        rows[label] = stages.get(label)
+        if label in WALLED:
+            rows["  " + label + WALL] = stages.get(label + WALL)
     top = sum(stages.get(label, 0.0) for label in TOP)
     rows["the rest (imports, the units' loop)"] = found["process"] - top
     rows["process (user + sys)"] = found["process"]
-    rows["second process (JSON check ahead)"] = found["children"]
+    rows["second process (checks and parts ahead)"] = found["children"]
     return rows
 
 

@@ -34,6 +34,13 @@ peak memory into the child's ``ru_maxrss``, so a parent that had held 100k cases
     python benchmarks/scale.py                          # 1k, 10k, 30k, 100k; both layouts
     python benchmarks/scale.py --sizes 30000 --layouts one --timeout 180
     python benchmarks/scale.py --sizes 1000 10000 --adk-python .venv/bin/python
+
+With ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, as ``readers.py`` takes
+them) each run is followed by the same run of that checkout on the same data, shown on the
+next line (``baseline``), and the 100k / 10k ratio is given for both.
+
+    python benchmarks/scale.py --sizes 10000 100000 \\
+        --baseline "$(ls -d /tmp/base/engine/src /tmp/base/plugins/*/src | paste -sd:)"
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -114,9 +122,11 @@ def _prepare(folder: Path, cases: int, per_file: Optional[int]) -> tuple[dict[st
     return manifest, json_floor(manifest)
 
 
-def run_agenteval(folder: Path, manifest: dict[str, Any], timeout: Optional[float] = None) -> dict[str, Any]:
+def run_agenteval(
+    folder: Path, manifest: dict[str, Any], timeout: Optional[float] = None, pythonpath: Optional[str] = None
+) -> dict[str, Any]:
     """One whole ``agenteval run`` process: wall seconds, peak RSS (MB), exit code (``None``
-    when it was stopped after ``timeout`` seconds)."""
+    when it was stopped after ``timeout`` seconds); ``pythonpath``: another checkout's."""
     command = [
         sys.executable,
         "-m",
@@ -132,8 +142,14 @@ def run_agenteval(folder: Path, manifest: dict[str, Any], timeout: Optional[floa
         "--runs-dir",
         str(folder / "runs"),
     ]
+    if (folder / "runs").exists():
+        shutil.rmtree(folder / "runs")
+    env = None
+    if pythonpath is not None:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPATH"] = pythonpath
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     timer = threading.Timer(timeout, process.kill) if timeout else None
     if timer is not None:
         timer.start()
@@ -187,6 +203,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS))
     parser.add_argument("--timeout", type=float, default=900, help="seconds before a run is stopped")
     parser.add_argument("--adk-python", help="an interpreter with google-adk 2.13 (compares at 10k)")
+    parser.add_argument("--baseline", help="PYTHONPATH of another checkout, run after each run")
     args = parser.parse_args(argv)
     print(
         f"{'cases':>8} {'wall s':>8} {'x prev':>7} {'peak RSS MB':>12} {'record MB':>10} "
@@ -199,30 +216,37 @@ def main(argv: Optional[list[str]] = None) -> int:
             for layout in args.layouts:
                 folder = Path(tmp) / f"{size}-{layout}"
                 manifest, floor = prepared(folder, size, per_file=LAYOUTS[layout])
-                measured = run_agenteval(folder, manifest, args.timeout)
-                files = len(manifest["pairs"])
-                described = f"{layout} ({files} file{'s' if files > 1 else ''} of expected and of actual)"
-                if measured["exit"] is None:
+                mine: Optional[dict[str, Any]] = None
+                for tree in ("this", "baseline") if args.baseline else ("this",):
+                    pythonpath = args.baseline if tree == "baseline" else None
+                    key = layout if tree == "this" else f"{layout} (baseline)"
+                    measured = run_agenteval(folder, manifest, args.timeout, pythonpath)
+                    files = len(manifest["pairs"])
+                    described = f"{layout} ({files} file{'s' if files > 1 else ''} of expected and of actual)"
+                    if tree == "baseline":
+                        described += ", baseline"
+                    if measured["exit"] is None:
+                        print(
+                            f"{size:>8} {'>' + format(args.timeout, '.0f'):>8} {'-':>7} "
+                            f"{measured['rss_mb']:>12.0f} {'-':>10} {floor:>8.2f} {'-':>8} "
+                            f"{measured['cpu']:>7.1f}  "
+                            f"{described}: stopped, not finished in {args.timeout:.0f} s",
+                            flush=True,
+                        )
+                        previous.pop(key, None)
+                        continue
+                    walls[(key, size)] = measured["wall"]
+                    ratio = f"{measured['wall'] / previous[key]:.1f}" if key in previous else "-"
                     print(
-                        f"{size:>8} {'>' + format(args.timeout, '.0f'):>8} {'-':>7} "
-                        f"{measured['rss_mb']:>12.0f} {'-':>10} {floor:>8.2f} {'-':>8} "
+                        f"{size:>8} {measured['wall']:>8.2f} {ratio:>7} {measured['rss_mb']:>12.0f} "
+                        f"{measured['record_mb']:>10.1f} {floor:>8.2f} {measured['wall'] / floor:>8.1f} "
                         f"{measured['cpu']:>7.1f}  "
-                        f"{described}: stopped, not finished in {args.timeout:.0f} s",
+                        f"{described}",
                         flush=True,
                     )
-                    previous.pop(layout, None)
-                    continue
-                walls[(layout, size)] = measured["wall"]
-                ratio = f"{measured['wall'] / previous[layout]:.1f}" if layout in previous else "-"
-                print(
-                    f"{size:>8} {measured['wall']:>8.2f} {ratio:>7} {measured['rss_mb']:>12.0f} "
-                    f"{measured['record_mb']:>10.1f} {floor:>8.2f} {measured['wall'] / floor:>8.1f} "
-                    f"{measured['cpu']:>7.1f}  "
-                    f"{described}",
-                    flush=True,
-                )
-                previous[layout] = measured["wall"]
-                if args.adk_python and size == 10000 and layout == "files":
+                    previous[key] = measured["wall"]
+                    mine = measured if tree == "this" else mine
+                if mine is not None and args.adk_python and size == 10000 and layout == "files":
                     adk = run_adk(args.adk_python, folder)
                     if adk is not None:
                         print(
@@ -230,15 +254,16 @@ def main(argv: Optional[list[str]] = None) -> int:
                             f"{adk['work']:.2f} s of loading and scoring "
                             f"(process {adk['wall']:.2f} s, {adk['cpu']:.1f} CPU s, peak RSS "
                             f"{adk['rss_mb']:.0f} MB); agenteval's whole process is "
-                            f"{adk['work'] / measured['wall']:.1f}x faster than that, "
-                            f"{adk['wall'] / measured['wall']:.1f}x than ADK's whole process "
-                            f"({adk['cpu'] / measured['cpu']:.1f}x in CPU s)",
+                            f"{adk['work'] / mine['wall']:.1f}x faster than that, "
+                            f"{adk['wall'] / mine['wall']:.1f}x than ADK's whole process "
+                            f"({adk['cpu'] / mine['cpu']:.1f}x in CPU s)",
                             flush=True,
                         )
     for layout in args.layouts:
-        if (layout, 10000) in walls and (layout, 100000) in walls:
-            ratio = walls[(layout, 100000)] / walls[(layout, 10000)]
-            print(f"100k / 10k wall time, {layout}: {ratio:.1f}x (linear: 10x)")
+        for key in (layout, f"{layout} (baseline)"):
+            if (key, 10000) in walls and (key, 100000) in walls:
+                ratio = walls[(key, 100000)] / walls[(key, 10000)]
+                print(f"100k / 10k wall time, {key}: {ratio:.2f}x (linear: 10x)")
     return 0
 
 

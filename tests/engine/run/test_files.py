@@ -5,6 +5,7 @@ as one that keeps everything, and ``keep_results=False`` returns only the summar
 from __future__ import annotations
 
 import json
+import os
 import threading
 import tracemalloc
 from pathlib import Path
@@ -249,9 +250,9 @@ def _where_checked(monkeypatch) -> list[str]:
     checked: list[str] = []
     real = _files.read_eval_cases
 
-    def counted(path, each_case, ahead=None):
+    def counted(path, each_case, ahead=None, *more):
         checked.append("ahead" if ahead is not None else "here")
-        return real(path, each_case, ahead)
+        return real(path, each_case, ahead, *more)
 
     monkeypatch.setattr(_files, "read_eval_cases", counted)
     return checked
@@ -398,3 +399,132 @@ def test_a_run_that_fits_the_budget_keeps_every_case_and_reads_nothing_again(tmp
     monkeypatch.setattr(_files, "_budget_from_environment", lambda: total // 2)
     plan = plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
     assert plan.files is not None and plan.files._cost <= 1.2 * _files.kept_limit(total // 2, total)
+
+
+# -- parts validated by the other process (a run past the budget) ----------------------------
+
+
+def _die(*args, **kwargs):
+    os._exit(3)  # the other process is killed mid-part
+
+
+def _no_part(*args, **kwargs):
+    return None
+
+
+def _parts_ahead(monkeypatch, on: bool = True) -> None:
+    """Every case past the budget, and the other process on (or not) for any part."""
+    monkeypatch.setattr(_files, "_budget_from_environment", lambda: 0)
+    monkeypatch.setattr(_files, "_single_threaded", lambda: on)
+    monkeypatch.setattr(_files, "_LEAST_PART", 1)
+    monkeypatch.setattr(_files, "_LEAST_SPLIT", 2)
+    monkeypatch.setattr(_files, "_WAIT_FOR_PARTS", True)  # every part from the other process
+
+
+def _planned_and_run(folder: Path, want: list[Path], got: list[Path]):
+    plan = plan_paths([str(folder)], got, registry=Registry(), judge=JudgeService())
+    result = run_sync(EvalRun(plan).execute())
+    planned = [(s.eval_set_id, s.case_ids, s.sha256) for s in plan.sets]
+    return plan, (planned, plan.warnings, plan.actual_files, _scores(result), result.summary)
+
+
+def _warned_sets(tmp_path: Path) -> tuple[list[Path], list[Path]]:
+    """Four sets of 40 cases; late cases of the second have unknown keys and turns sharing an id."""
+    want, got = _sets(tmp_path, count=4, per_set=40)
+    data = json.loads(want[1].read_text())
+    for case in data["eval_cases"][30:33]:
+        case["unknown_key"] = 1
+        case["conversation"][0]["invocation_id"] = "turn"
+        case["conversation"].append(dict(case["conversation"][0]))
+    want[1].write_text(json.dumps(data))
+    return want, got
+
+
+def test_parts_validated_by_the_other_process_plan_and_score_as_those_validated_here(tmp_path, monkeypatch):
+    want, got = _warned_sets(tmp_path)
+    _parts_ahead(monkeypatch, on=False)
+    plan, here = _planned_and_run(tmp_path / "expected", want, got)
+    assert plan.files is not None and plan.files.cases_ahead == 0
+    _parts_ahead(monkeypatch)
+    plan, ahead = _planned_and_run(tmp_path / "expected", want, got)
+    assert plan.files is not None and plan.files.cases_ahead > 0
+    assert ahead == here
+    assert (
+        sum("unknown case key" in w for w in here[1]) == 3 and sum("invocation_id" in w for w in here[1]) == 3
+    )
+
+
+@pytest.mark.parametrize("helper", [_die, _no_part])
+def test_a_part_the_other_process_fails_on_is_validated_here(tmp_path, monkeypatch, helper):
+    want, got = _warned_sets(tmp_path)
+    _parts_ahead(monkeypatch, on=False)
+    _, here = _planned_and_run(tmp_path / "expected", want, got)
+    _parts_ahead(monkeypatch)
+    monkeypatch.setattr(_files, "validate_part", helper)
+    plan, ahead = _planned_and_run(tmp_path / "expected", want, got)
+    assert plan.files is not None and plan.files.cases_ahead == 0
+    assert ahead == here
+
+
+_SCENARIO = '"eval_id":"s2c36","conversation_scenario":{"starting_prompt":"hi","conversation_plan":"p"},"x":'
+
+
+def _damages(want: list[Path], got: list[Path]) -> list[tuple[Path, str, str]]:
+    """Damage deep in a file (past its first part), as (file, text replaced, by)."""
+    return [
+        (want[2], '"eval_id":"s2c37"', '"eval_id":37'),  # an invalid case far past the budget
+        (want[2], '"eval_id":"s2c37"', '"eval_id":"s2c3"'),  # an id repeated across the parts
+        (want[3], '"eval_id":"s3c39",', '"eval_id":"s3c39",,'),  # bad JSON in the last case
+        (got[1], '"eval_id":"s1c38"', '"eval_id":"s1c38","evalId":"x"'),  # a key spelt twice
+        (got[2], '"eval_id":"s2c36","conversation":', _SCENARIO),  # a scenario, not actual turns
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_damage_in_a_part_gives_the_error_it_gives_validated_here(tmp_path, monkeypatch, index):
+    want, got = _sets(tmp_path, count=4, per_set=40)
+    path, old, new = _damages(want, got)[index]
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+    def planned() -> str:
+        with pytest.raises(DataError) as failed:
+            plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
+        return str(failed.value)
+
+    _parts_ahead(monkeypatch, on=False)
+    here = planned()
+    _parts_ahead(monkeypatch)
+    assert planned() == here
+
+
+def test_the_other_process_starts_only_for_a_run_past_the_budget_or_files_worth_checking(
+    tmp_path, monkeypatch
+):
+    want, got = _sets(tmp_path)
+    paths = [*got, *want]
+    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+
+    def started(budget: int) -> bool:
+        files = EvalFiles(budget=budget)
+        with files.checking_ahead(paths):
+            return files._pool is not None
+
+    assert not started(10**9) and started(0)
+    monkeypatch.setattr(_files, "_single_threaded", lambda: False)
+    assert not started(0)
+    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+    monkeypatch.setattr(_files.os, "cpu_count", lambda: 1)
+    assert not started(0)
+
+
+def test_a_part_this_process_took_itself_is_skipped_by_the_other(monkeypatch):
+    monkeypatch.setattr(_files, "_SKIPPED", bytearray(_files._SLOTS))
+    calls: list[tuple] = []
+    monkeypatch.setattr(_files, "validate_part", lambda *args: calls.append(args) or "validated")
+    assert _files._validate_part_ahead(5, "path") == "validated"
+    _files._skip(5 + _files._SLOTS, True)  # slots wrap around
+    assert _files._validate_part_ahead(5, "path") is None and calls == [("path",)]
+    _files._skip(5, False)
+    assert _files._validate_part_ahead(5, "path") == "validated"

@@ -17,14 +17,15 @@ from typing import Optional, Union
 
 from ..models import EvalCase
 
-__all__ = ["CaseSpans"]
+__all__ = ["CaseSpans", "digest_of"]
 
 _DIGEST_SIZE = 16
 #: Bytes read ahead from a case's span (the cases after it, read next in file order).
 _WINDOW = 64 * 1024
 
 
-def _digest(data: Union[bytes, memoryview]) -> bytes:
+def digest_of(data: Union[bytes, memoryview]) -> bytes:
+    """The digest ``CaseSpans`` keeps of a case's bytes."""
     return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).digest()
 
 
@@ -42,19 +43,27 @@ class CaseSpans:
         """``spans`` of ``data``, which begins ``start`` bytes into the file (after a BOM)."""
         self._bounds = array("q", [start + bound for span in spans for bound in span])
         view = memoryview(data)  # (a case's bytes digested without a copy)
-        self._digests = b"".join([_digest(view[b:e]) for b, e in spans])
+        self._digests = b"".join([digest_of(view[b:e]) for b, e in spans])
         #: the bytes read last (``_WINDOW`` from a case's span): their path, offset, bytes
         self._window: Optional[tuple[Path, int, bytes]] = None
 
     def __len__(self) -> int:
         return len(self._bounds) // 2
 
+    def part(self, start: int, end: int) -> tuple[int, list[int], bytes]:
+        """Where cases ``start`` to ``end`` are, for ``validate_part``: the file offset of the
+        first, each one's begin and end from there (by turns), and their digests."""
+        offset = self._bounds[2 * start]
+        bounds = [bound - offset for bound in self._bounds[2 * start : 2 * end]]
+        return offset, bounds, self._digests[_DIGEST_SIZE * start : _DIGEST_SIZE * end]
+
     def case(self, path: Path, index: int) -> Optional[EvalCase]:
         """Case ``index`` (0-based) read from ``path``; ``None`` when its bytes are not
         the ones loaded (the file changed since)."""
         begin, end = self._bounds[2 * index], self._bounds[2 * index + 1]
         data = self._read(path, begin, end)
-        if data is None or _digest(data) != self._digests[_DIGEST_SIZE * index : _DIGEST_SIZE * (index + 1)]:
+        expected = self._digests[_DIGEST_SIZE * index : _DIGEST_SIZE * (index + 1)]
+        if data is None or digest_of(data) != expected:
             return None
         return EvalCase.model_validate_json(data)
 

@@ -25,7 +25,7 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import DataError
 from ..models import EvalCase, EvalSet, SessionInput
-from ._case_spans import CaseSpans
+from ._case_spans import CaseSpans, digest_of
 from ._json import FileBytes, gc_paused, parse_json, read_file
 from ._json_elements import check_elements
 from ._paths import describe_validation_error, json_path, json_type
@@ -34,11 +34,13 @@ __all__ = [
     "AGENT_ERROR_KEY",
     "Checked",
     "LoadedEvalSet",
+    "Part",
     "check_eval_file",
     "eval_set_from_data",
     "load_eval_set",
     "read_eval_cases",
     "read_eval_file",
+    "validate_part",
 ]
 
 _FLAT_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference"}
@@ -124,8 +126,21 @@ def check_eval_file(path: str) -> Optional[Checked]:
     return (read.sha256, spans) if spans else None
 
 
+#: Cases of a file another process validated (``validate_part``): the warnings their checks
+#: gave, their ids, and what ``note`` gave of each, all in file order.
+Part = tuple[list[str], list[str], list[Any]]
+#: Given the file's spans, the parts another process validates: where each begins (in file
+#: order, the last running to the end), and how to get what it found at once (``None``: not
+#: found yet, or it could not; those cases are validated here).
+Split = Callable[[CaseSpans], list[tuple[int, Callable[[], Optional[Part]]]]]
+
+
 def read_eval_cases(
-    path: Path, each_case: Callable[[int, EvalCase], None], checked: Optional[Checked] = None
+    path: Path,
+    each_case: Callable[[int, EvalCase], None],
+    checked: Optional[Checked] = None,
+    split: Optional[Split] = None,
+    each_note: Optional[Callable[[int, str, Any], None]] = None,
 ) -> LoadedEvalSet:
     """``read_eval_file`` handing each case, in file order, to ``each_case(index, case)``
     instead of keeping them: the eval set returned is the file's header (its ``eval_cases``
@@ -137,6 +152,12 @@ def read_eval_cases(
     whole by ``read_eval_file``, so that its error is the one that gives every detail;
     other formats are read whole and their cases handed out the same way. ``checked``: the
     file's JSON was checked already (``check_eval_file``), used when the bytes are the same.
+
+    ``split``: another process may validate parts of the file (``validate_part``); the cases
+    of a part it has validated when this process reaches it are handed to
+    ``each_note(index, eval_id, note)`` instead, with its checks' warnings in their place.
+    Any other part (not done yet, could not be done, or with an id repeating one before) is
+    validated here, so every problem and warning is the one the file gives alone.
     """
     where = str(path)
     read = read_file(path, what="an eval set")
@@ -149,12 +170,38 @@ def read_eval_cases(
     if spans:
         header = _header(read.data, spans, where)
         if header is not None:
+            found = CaseSpans(read.data, spans, read.start)
+            parts = split(found) if split is not None and each_note is not None else []
+            first = parts[0][0] if parts else len(spans)
+            seen: set[str] = set()
             with gc_paused():
-                for case in _cases(read.data, spans, where, header.warnings):
+                for case in _cases(read.data, spans[:first], where, header.warnings, seen):
                     each_case(handed, case)
                     handed += 1
+                for number, (start, taken) in enumerate(parts):
+                    end = parts[number + 1][0] if number + 1 < len(parts) else len(spans)
+                    if handed != start:
+                        break
+                    part = taken()
+                    if (
+                        part is not None
+                        and each_note is not None
+                        and len(part[1]) == len(part[2]) == end - start
+                        and seen.isdisjoint(part[1])
+                    ):
+                        header.warnings.extend(part[0])
+                        for index, (eval_id, note) in enumerate(
+                            zip(part[1], part[2], strict=True), start=start
+                        ):
+                            each_note(index, eval_id, note)
+                        seen.update(part[1])
+                        handed = end
+                        continue
+                    for case in _cases(read.data, spans[:end], where, header.warnings, seen, start):
+                        each_case(handed, case)
+                        handed += 1
             if handed == len(spans):
-                header.sha256, header.case_spans = read.sha256, CaseSpans(read.data, spans, read.start)
+                header.sha256, header.case_spans = read.sha256, found
                 header.source = path
                 return header
     whole = read_eval_file(path)  # a file with a problem: its error, with every detail
@@ -162,6 +209,46 @@ def read_eval_cases(
         each_case(index, case)
     whole.eval_set = whole.eval_set.model_copy(update={"eval_cases": []})
     return whole
+
+
+def validate_part(
+    path: str,
+    offset: int,
+    bounds: list[int],
+    digests: bytes,
+    start: int,
+    note: Callable[[int, EvalCase], Any],
+) -> Optional[Part]:
+    """``read_eval_cases``'s validation of cases ``start`` on, for another process: the bytes
+    from ``offset`` in the file, each case's span in them (``bounds``: begin and end by
+    turns) and digest (``CaseSpans``), so that what is validated is the bytes the caller
+    read. ``None`` when anything differs or any case has a problem (the caller then
+    validates them itself and reports it), or when ``note`` raises."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read(bounds[-1] if bounds else 0)
+        warnings: list[str] = []
+        ids: list[str] = []
+        notes: list[Any] = []
+        seen: set[str] = set()
+        size = len(digests) // max(1, len(bounds) // 2)
+        with gc_paused():
+            for number in range(len(bounds) // 2):
+                index = start + number
+                raw = data[bounds[2 * number] : bounds[2 * number + 1]]
+                if digest_of(raw) != digests[size * number : size * (number + 1)]:
+                    return None
+                case = EvalCase.model_validate_json(raw)
+                _check_case(case, index, path, warnings)
+                if case.eval_id in seen:
+                    return None
+                seen.add(case.eval_id)
+                ids.append(case.eval_id)
+                notes.append(note(index, case))
+    except Exception:  # noqa: BLE001  (any problem is for read_eval_cases to find and report)
+        return None
+    return warnings, ids, notes
 
 
 def _checked_spans(data: bytes, where: str) -> list[tuple[int, int]]:
@@ -190,10 +277,12 @@ def _header(raw: bytes, spans: list[tuple[int, int]], where: str) -> Optional[Lo
     return LoadedEvalSet(eval_set=header, source=None, format="evalset", warnings=warnings)
 
 
-def _cases(raw: bytes, spans: list[tuple[int, int]], where: str, warnings: list[str]) -> Iterator[EvalCase]:
-    """Each case validated and checked alone; stops at the first that needs the whole path."""
-    seen: set[str] = set()
-    for index, (begin, end) in enumerate(spans):
+def _cases(
+    raw: bytes, spans: list[tuple[int, int]], where: str, warnings: list[str], seen: set[str], start: int = 0
+) -> Iterator[EvalCase]:
+    """Each case from ``start`` on validated and checked alone (``seen``: the ids before);
+    stops at the first that needs the whole path."""
+    for index, (begin, end) in enumerate(spans[start:], start=start):
         try:
             case = EvalCase.model_validate_json(raw[begin:end])
             _check_case(case, index, where, warnings)

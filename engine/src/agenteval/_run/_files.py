@@ -22,6 +22,14 @@ case): a few kilobytes, so a file larger than the budget is read whole once, by 
 however many cases it has. A case read again must be the bytes planning checked (a digest
 of each), or the run stops with an error saying the file changed.
 
+A run past the budget validates most cases twice: planning checks them all, the run reads
+them again. With two cores, the second process planning uses to check JSON ahead also
+validates the cases planning will not keep of a large file, in parts from the last
+(``validate_part``: the same checks, each case's bytes checked against its digest, and the
+planning callbacks' notes, ``CaseNotes``), while this process goes from the first: it takes
+the notes of a part done when it gets there and validates any other itself (never waiting),
+so every error and warning is the one the file gives alone.
+
 Files without spans (ADK's legacy list formats) are read whole again when the run needs a
 case that was not kept (checked by sha256). The plan tells ``EvalFiles`` which eval sets
 use each file (``schedule``) and the run tells it which set it has reached (``reached``): a
@@ -31,6 +39,7 @@ the future goes first.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import sys
@@ -47,9 +56,10 @@ from pydantic import BaseModel
 
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
-from .._loading._eval_files import Checked, check_eval_file, read_eval_cases
+from .._loading._eval_files import Checked, Part, check_eval_file, read_eval_cases, validate_part
 from ..errors import DataError
 from ..models import EvalCase
+from ._case_notes import CaseNotes
 
 __all__ = ["DEFAULT_BUDGET_MB", "EvalFiles"]
 
@@ -73,6 +83,21 @@ _MEASURE_EVERY = 256
 #: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
 _AHEAD_FILE_BYTES = 32 * 1024 * 1024
+#: How many files the second process checks ahead of the one being read in a run past the
+#: budget (more would queue the parts it validates behind them; in another run, all at once).
+_CHECKS_AHEAD = 2
+#: The parts of a file the second process validates: about ``_PARTS`` of its cases not
+#: kept, each of ``_LEAST_PART`` to ``_MOST_PART`` cases (this process may do again at most
+#: the one the other is on when they meet).
+_PARTS = 8
+_LEAST_PART = 64
+_MOST_PART = 2000
+#: The fewest cases not kept for a file to be split: the parts of a smaller one come back
+#: too late to help (measured at 100,000 cases in files of 1,000: this process validated as
+#: much as alone, the other twice its checks; in one file, half).
+_LEAST_SPLIT = 8000
+#: Wait for each part instead (tests: which parts come back must not depend on timing).
+_WAIT_FOR_PARTS = False
 
 
 def _free_memory() -> Optional[int]:
@@ -175,17 +200,69 @@ class _Pricer:
         self._seen: set[int] = set()
         self._measured: list[EvalCase] = []  # held, so that no id in ``_seen`` is reused
         self._total = 0
+        self._count = 0
 
     def cost(self, index: int, case: EvalCase) -> int:
+        size = self.size(index, case)
+        if size is not None:
+            self.add(size)
+        return self.each
+
+    def size(self, index: int, case: EvalCase) -> Optional[int]:
+        """Case ``index``'s measured memory, when it is one of those measured."""
         if index < _SAMPLED_CASES or index % _MEASURE_EVERY == 0:
             self._measured.append(case)
-            self._total += _size_of(case, self._seen)
-        return self.each
+            return _size_of(case, self._seen)
+        return None
+
+    def add(self, size: int) -> None:
+        """One more case measured (here or by ``_Noting`` in another process)."""
+        self._total += size
+        self._count += 1
 
     @property
     def each(self) -> int:
         """The mean so far (0 before any case)."""
-        return self._total // len(self._measured) if self._measured else 0
+        return self._total // self._count if self._count else 0
+
+
+class _Noting:
+    """What the second process notes of each case of a part it validates: the planning
+    callback's note (``CaseNotes.note``) and, for the cases priced, their measured memory."""
+
+    def __init__(self, path: Path, note: Callable[[Path, int, EvalCase], Any]) -> None:
+        self.path = path
+        self.note = note
+        self.pricer: Optional[_Pricer] = None
+
+    def __call__(self, index: int, case: EvalCase) -> tuple[Any, Optional[int]]:
+        if self.pricer is None:
+            self.pricer = _Pricer()
+        return self.note(self.path, index, case), self.pricer.size(index, case)
+
+
+def _no_note(path: Path, index: int, case: EvalCase) -> None:
+    return None
+
+
+#: Parts this process has done itself (by ``slot``, modulo its size), shared with the second
+#: process (made before it forks), which then skips them. A hint only: a part skipped by
+#: mistake is validated here. (Cancelling their futures instead would make the executor's
+#: thread fail loudly if the second process died.)
+_SKIPPED: Optional[Any] = None
+_SLOTS = 4096
+
+
+def _skip(slot: int, skipped: bool) -> None:
+    if _SKIPPED is not None:
+        _SKIPPED[slot % _SLOTS] = skipped
+
+
+def _validate_part_ahead(slot: int, *args: Any) -> Optional[Part]:
+    """``validate_part`` in the second process, unless this one took the part already."""
+    if _SKIPPED is not None and _SKIPPED[slot % _SLOTS]:
+        return None
+    return validate_part(*args)
 
 
 @dataclass
@@ -248,6 +325,15 @@ class EvalFiles:
         self._position = 0
         #: the JSON checks done ahead by another process (``checking_ahead``), by file
         self._ahead: dict[Path, Future[Optional[Checked]]] = {}
+        #: the files still to check ahead, in planning order, and how many at once
+        self._to_check: list[Path] = []
+        self._window = _CHECKS_AHEAD
+        #: the second process, while planning reads (``checking_ahead``)
+        self._pool: Optional[ProcessPoolExecutor] = None
+        #: how many cases the second process validated for planning
+        self.cases_ahead = 0
+        #: the next part's slot in ``_SKIPPED``
+        self._slot = 0
         #: the size of each file planning will read and has not read yet (``will_read``)
         self._unread: dict[Path, int] = {}
         #: the measured cost of every case of the files planning read, and their size
@@ -269,29 +355,56 @@ class EvalFiles:
     @contextmanager
     def checking_ahead(self, paths: Iterable[Path]) -> Iterator[None]:
         """Within the block, a second process checks the JSON of ``paths`` (the files
-        planning reads, in its order) while this one validates the file before: the check
-        is about a third of reading a file, and it gives only spans or nothing, cheap to
-        hand back. Only with two cores or more, for files of at most ``_AHEAD_FILE_BYTES``
-        each and ``_AHEAD_BYTES`` in all; a file the other process could not check is
-        checked here, so every error is the same."""
+        planning reads, in its order) a file or two ahead of the one this process validates:
+        the check is about a third of reading a file, and it gives only spans or nothing,
+        cheap to hand back. In a run whose cases cost more than the budget, it also validates
+        the part of each file planning will not keep (``read``). Only with two cores or more;
+        checks for files of at most ``_AHEAD_FILE_BYTES`` each and ``_AHEAD_BYTES`` in all
+        (the text of a file being checked takes as much memory again in the other process,
+        beside the cases kept here), or, in a run past the budget (which keeps a small share
+        of it), for every file but the first (which this process reads at once).
+        Whatever the other process could not do is done here, so every error is the same."""
         sizes = {path: _file_size(path) for path in map(Path, paths)}
         files = [path for path, size in sizes.items() if 0 < size <= _AHEAD_FILE_BYTES]
+        parts = sum(sizes.values()) * _COST_PER_BYTE > self.budget
+        if parts:  # a run past the budget keeps little: larger files too, but the first
+            small = set(files)
+            files = [path for n, (path, size) in enumerate(sizes.items()) if size and (n or path in small)]
+        elif len(files) < 2 or sum(sizes[path] for path in files) < _AHEAD_BYTES:
+            files = []
         if (
             (os.cpu_count() or 1) < 2
-            or len(files) < 2
-            or sum(sizes[path] for path in files) < _AHEAD_BYTES
+            or not (files or parts)
             or "fork" not in multiprocessing.get_all_start_methods()
             or not _single_threaded()
         ):
             yield
             return
+        global _SKIPPED
+        if _SKIPPED is None:
+            _SKIPPED = multiprocessing.get_context("fork").RawArray("b", _SLOTS)
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         try:
-            self._ahead = {path: pool.submit(check_eval_file, str(path)) for path in files}
+            pool.submit(os.getpid)  # forked now, while this process holds little
+            self._pool, self._to_check = pool, files
+            self._window = _CHECKS_AHEAD if parts else len(files)
+            self._check_next()
             yield
         finally:
-            self._ahead = {}
+            self._pool, self._ahead, self._to_check = None, {}, []
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def _check_next(self) -> None:
+        """Keep ``_window`` files being checked by the other process."""
+        waiting = sum(1 for future in self._ahead.values() if not future.done())
+        while self._pool is not None and self._to_check and waiting < self._window:
+            path = self._to_check.pop(0)
+            try:
+                self._ahead[path] = self._pool.submit(check_eval_file, str(path))
+            except Exception:  # noqa: BLE001  (the other process is gone: files are checked here)
+                self._to_check = []
+                return
+            waiting += 1
 
     def _checked(self, path: Path) -> Optional[Checked]:
         future = self._ahead.pop(path, None)
@@ -336,7 +449,9 @@ class EvalFiles:
         handing each case to ``each_case(index, case)`` in file order. Returns the file's
         header (``read_eval_cases``: its ``eval_cases`` is empty). The cases are kept while
         the budget allows, so that the run reads nothing again; of the others, where they
-        are in the file."""
+        are in the file. With ``each_case`` a ``CaseNotes`` (or none), the cases planning
+        will not keep may be validated by the other process (``checking_ahead``), which
+        hands ``each_case.add`` its notes instead."""
         path = Path(path)
         limit = self._limit()
         self._unread.pop(path, None)
@@ -353,6 +468,8 @@ class EvalFiles:
         ids: list[str] = []
         pricer = _Pricer()
         spent = 0
+        checked = self._checked(path)
+        self._check_next()
 
         def take(index: int, case: EvalCase) -> None:
             nonlocal spent
@@ -364,7 +481,16 @@ class EvalFiles:
                 kept[case.eval_id] = case
                 spent += cost
 
-        header = read_eval_cases(path, take, self._checked(path))
+        def noted(index: int, eval_id: str, note: tuple[Any, Optional[int]]) -> None:
+            if isinstance(each_case, CaseNotes):
+                each_case.add(index, note[0])
+            ids.append(eval_id)
+            if note[1] is not None:
+                pricer.add(note[1])
+
+        splits = self._pool is not None and (each_case is None or isinstance(each_case, CaseNotes))
+        split = self._splitter(path, each_case, limit - self._cost - reading, reading) if splits else None
+        header = read_eval_cases(path, take, checked, split, noted)
         self._sha256[path] = header.sha256
         self._priced += pricer.each * len(ids)
         self._priced_bytes += reading
@@ -374,6 +500,63 @@ class EvalFiles:
         if header.case_spans is not None:
             self._spans[path] = (header.case_spans, positions)
         return header
+
+    def _splitter(
+        self, path: Path, each_case: Optional[Callable[[int, EvalCase], None]], room: int, reading: int
+    ) -> Callable[[CaseSpans], list[tuple[int, Callable[[], Optional[Part]]]]]:
+        """How ``read`` gives the other process the cases of ``path`` it will not keep (past
+        those ``room`` bytes of memory would keep, counted generously): in parts, the last
+        first, while this process goes from the first; each takes a part the other has done
+        when it gets there, and does the others itself, so that it never waits."""
+        note = type(each_case).note if isinstance(each_case, CaseNotes) else _no_note
+
+        def split(spans: CaseSpans) -> list[tuple[int, Callable[[], Optional[Part]]]]:
+            count = len(spans)
+            per_byte = self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
+            per_case = max(1.0, reading * per_byte / max(1, count))
+            first = 0 if room <= 0 else min(count, int(2 * room / per_case) + _SAMPLED_CASES)
+            each = max(_LEAST_PART, min(_MOST_PART, (count - first) // _PARTS))
+            starts = list(range(first, count, each))
+            if len(starts) > 1 and count - starts[-1] < each // 2:
+                starts.pop()  # a short last part joins the one before
+            if self._pool is None or count - first < _LEAST_SPLIT:
+                return []
+            parts: list[tuple[int, Callable[[], Optional[Part]]]] = []
+            for number in reversed(range(len(starts))):
+                start, end = starts[number], starts[number + 1] if number + 1 < len(starts) else count
+                offset, bounds, digests = spans.part(start, end)
+                slot, self._slot = self._slot, self._slot + 1
+                _skip(slot, False)
+                try:
+                    future = self._pool.submit(
+                        _validate_part_ahead,
+                        slot,
+                        str(path),
+                        offset,
+                        bounds,
+                        digests,
+                        start,
+                        _Noting(path, note),
+                    )
+                except Exception:  # noqa: BLE001  (the other process is gone: validated here)
+                    break
+                parts.append((start, functools.partial(self._part, future, slot, end - start)))
+            return parts[::-1]
+
+        return split
+
+    def _part(self, future: Future[Optional[Part]], slot: int, count: int) -> Optional[Part]:
+        """What the other process found of a part, if it is done (``None``: validated here)."""
+        if not future.done() and not _WAIT_FOR_PARTS:
+            _skip(slot, True)
+            return None
+        try:
+            part = future.result()
+        except Exception:  # noqa: BLE001  (the other process failed: the part is validated here)
+            return None
+        if part is not None:
+            self.cases_ahead += count
+        return part
 
     def sha256(self, path: Path) -> Optional[str]:
         """The sha256 of ``path`` as planning read it."""

@@ -35,6 +35,7 @@ from .._resolve import ResolvedCriterion, resolve_criteria
 from ..errors import AgentEvalError, ConfigError, DataError
 from ..models import EvalCase, EvalSet
 from ..runs import CriterionEntry
+from ._case_notes import CaseNotes
 from ._files import EvalFiles
 from ._plan import Plan, PlannedSet
 from ._problems import InputProblems
@@ -114,20 +115,23 @@ def criterion_entry(resolved: ResolvedCriterion) -> CriterionEntry:
     )
 
 
-class _TargetCases:
+class _TargetCases(CaseNotes):
     """What planning notes of each case of an eval file as it is read: its id, and the
     warning when two of its turns share an ``invocation_id``."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        super().__init__(path)
         self.ids: list[str] = []
         self.warnings: list[str] = []
 
-    def __call__(self, index: int, case: EvalCase) -> None:
-        self.ids.append(case.eval_id)
-        warning = duplicate_invocation_ids(self.path, index, case)
-        if warning is not None:
-            self.warnings.append(warning)
+    @staticmethod
+    def note(path: Path, index: int, case: EvalCase) -> tuple[str, Optional[str]]:
+        return case.eval_id, duplicate_invocation_ids(path, index, case)
+
+    def add(self, index: int, note: tuple[str, Optional[str]]) -> None:
+        self.ids.append(note[0])
+        if note[1] is not None:
+            self.warnings.append(note[1])
 
 
 def _select(ids: Sequence[str], case_ids: Optional[Sequence[str]], where: str) -> tuple[str, ...]:

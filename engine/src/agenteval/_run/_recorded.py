@@ -21,6 +21,7 @@ from .._loading._formats import FormatReader, choose_format, read_in_format
 from ..errors import DataError
 from ..models import EvalCase, EvalSet, Invocation
 from ..runs import InputFile, RecordedRun
+from ._case_notes import CaseNotes
 from ._files import EvalFiles
 from ._problems import InputProblems
 
@@ -66,19 +67,11 @@ class RecordedActuals:
 
     def add_file(self, path: Path) -> None:
         path = Path(path)
-        ids: list[str] = []
-        problems: list[DataError] = []
-
-        def note(index: int, case: EvalCase) -> None:
-            ids.append(case.eval_id)
-            try:
-                outcome_of(case, str(path))  # a scenario is an error now, not mid-run
-            except DataError as exc:
-                problems.append(exc)
-
-        loaded = self.eval_files.read(path, note)
-        if problems:  # after the file's own problems, which reading it raised first
-            raise problems[0]
+        noted = _ActualCases(path)
+        loaded = self.eval_files.read(path, noted)
+        if noted.problems:  # after the file's own problems, which reading it raised first
+            raise noted.problems[0]
+        ids = noted.ids
         self.files.append(InputFile(path=str(loaded.source), sha256=loaded.sha256))
         self._described.append(str(loaded.source))
         self.warnings.extend(loaded.warnings)
@@ -146,6 +139,31 @@ class RecordedActuals:
                 self.add_in_format(path, reader, cases)
         problems.raise_any()
         return self.warnings[before:]
+
+
+class _ActualCases(CaseNotes):
+    """What planning notes of each case of an ``--actual`` file: its id, and whether it holds
+    actual turns (a scenario is an error now, not mid-run)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.ids: list[str] = []
+        self.problems: list[DataError] = []
+
+    @staticmethod
+    def note(path: Path, index: int, case: EvalCase) -> str:
+        outcome_of(case, str(path))  # a problem: the case is read where __call__ keeps it
+        return case.eval_id
+
+    def add(self, index: int, note: str) -> None:
+        self.ids.append(note)
+
+    def __call__(self, index: int, case: EvalCase) -> None:
+        self.ids.append(case.eval_id)
+        try:
+            outcome_of(case, str(self.path))
+        except DataError as exc:
+            self.problems.append(exc)
 
 
 class RecordedTurns(Mapping[tuple[int, str], Sequence[Outcome]]):
