@@ -650,6 +650,8 @@ class RecordedRun:
                 if tail is BRIEF_TAIL and "marks" not in found:
                     return None
                 written[(found["key"][0], found["key"][1])] = found
+            if not _briefs_well_formed(written.values(), criteria=tail is not BRIEF_TAIL):
+                raise ValueError("a brief line not as brief_line writes it (a hand edit)")
         except (OSError, ValueError, TypeError, KeyError):
             return None if tail is not None else {}
         return written
@@ -1043,6 +1045,27 @@ def _marks(line: dict) -> tuple[int, bool]:
 def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[Any, Any]]:
     """Each case's records' places and hints (``_brief_ref``) from its brief line."""
     return {key: (line.get("at"), line.get("hints")) for key, line in briefs.items()}
+
+
+def _briefs_well_formed(lines: Iterable[dict], *, criteria: bool = True) -> bool:
+    """Whether brief lines have the status and (unless cut off: not ``criteria``) the
+    criteria ``brief_line`` writes, each ``[name, status, score, reason_code, verdict,
+    rubrics, run scores]``: the summary seals the file by its size only, so a byte changed by
+    hand is found here (``TypeError`` for a status that cannot be looked up)."""
+    statuses = _STATUS
+    for found in lines:
+        if found.get("status") not in statuses:
+            return False
+        if not criteria:
+            continue
+        if type(found.get("criteria")) is not list:
+            return False
+        for c in found["criteria"]:
+            if type(c) is not list or len(c) != 7 or type(c[0]) is not str or c[1] not in statuses:
+                return False
+            if type(c[6]) is not list:
+                return False
+    return True
 
 
 def _check_manifest(manifest: Manifest) -> None:
