@@ -38,7 +38,7 @@ from ._otlp import PEEK_KEYS, RawSpan, _flattened, _head, _raw_span, _span, is_j
 from ._span import Span, attributes_of
 from ._turns import Finding, Turn, trace_turns
 
-__all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "can_fork", "shared_read"]
+__all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "can_fork", "forked", "shared_read"]
 
 #: The smallest JSONL file read by two processes (``benchmarks/otel_import.py --helper-from``:
 #: below it, about 850 traces of 50 spans, the time saved is small against the CPU added).
@@ -106,6 +106,16 @@ def shared_read(
         start = handle.tell()
     if start >= size:
         return None
+    # pickled as it is written (no copy of it held); on any failure, nothing or a part of it:
+    # the reader reads this half itself, meeting the failure there if it is one
+    pid, reading = forked(lambda: _helper(path, start, ids, texts, content))
+    return Shared(path, start, pid, reading)
+
+
+def forked(work: Callable[[], Any]) -> tuple[int, int]:
+    """``work()`` run in a forked helper, its result pickled into a pipe: ``(pid, the pipe's
+    reading end)``. The helper never returns; it exits 0 once the whole result is written, 1
+    on any failure (the reader then finds nothing, or a part)."""
     reading, writing = os.pipe()
     pid = os.fork()
     if pid == 0:  # the helper: never returns
@@ -113,14 +123,12 @@ def shared_read(
         try:
             os.close(reading)
             with os.fdopen(writing, "wb") as out:
-                # written as it is pickled (no copy of it held); on any failure, nothing or a part
-                # of it: the reader reads this half itself, meeting the failure there if it is one
-                pickle.dump(_helper(path, start, ids, texts, content), out, pickle.HIGHEST_PROTOCOL)
+                pickle.dump(work(), out, pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             os._exit(status)
     os.close(writing)
-    return Shared(path, start, pid, reading)
+    return pid, reading
 
 
 def _worth_it(path: Path) -> bool:

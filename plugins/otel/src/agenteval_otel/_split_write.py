@@ -69,20 +69,13 @@ def _shared(handle: IO[bytes], cases: Sequence[EvalCase], output: Path) -> list[
     rest = range(middle, len(cases))
     handle.flush()  # (a fork copies the buffer: the helper never writes it)
     with tempfile.TemporaryFile(dir=output.parent, prefix=f".{output.name}.") as part:
-        reading, writing = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the helper: never returns
-            status = 1
-            try:
-                os.close(reading)
-                ids = _write(part, (cases[i] for i in rest), first=False)
-                part.flush()
-                with os.fdopen(writing, "wb") as out:
-                    pickle.dump(ids, out, pickle.HIGHEST_PROTOCOL)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(writing)
+
+        def helper() -> list[str]:
+            ids = _write(part, (cases[i] for i in rest), first=False)
+            part.flush()
+            return ids
+
+        pid, reading = _parallel.forked(helper)
         try:
             written = _write(handle, (cases[i] for i in range(middle)), first=True)
             ids = _collect(reading, pid)
