@@ -331,11 +331,12 @@ def test_at_concurrency_one_a_dead_endpoint_is_given_up_after_three_timeouts():
 # -- a judge server that never answers, over HTTP (loopback fake): calls counted, not seconds --
 def _hung_server_calls(server, first: int, late: int = 0) -> list:
     """``first`` questions at once, then ``late`` more while they are out, to a judge
-    server that never answers (default concurrency and retries, 0.5 s timeouts)."""
+    server that never answers (default concurrency and retries, 1.5 s timeouts: on a loaded
+    machine 0.5 s let the first calls time out before the server had read them)."""
     from agenteval_tests_fixtures_fake_llm_servers import Reply
 
     judges = JudgeService(on_warning=lambda message: None)
-    options = JudgeOptions(judge_model="openai:judge", timeout_seconds=0.5)
+    options = JudgeOptions(judge_model="openai:judge", timeout_seconds=1.5)
 
     async def run():
         try:
