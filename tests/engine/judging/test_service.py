@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 from agenteval import JudgeCache, JudgeOptions, JudgeRequest, JudgeResponse, JudgeService, JudgeUsage
@@ -361,13 +362,48 @@ def _hung_server_calls(server, first: int, late: int = 0) -> list:
     return asyncio.run(run())
 
 
+#: Set in the fresh interpreter ``_alone`` starts: the hung-server tests run there, not in a
+#: worker that ran other tests first (in the whole suite under ``bash .ci/run`` the second one
+#: twice recorded 3 of 12 requests, and passed every time alone: some state another test leaves
+#: in the process, not yet found).
+_ALONE = "AGENTEVAL_TEST_ALONE"
+
+
+def _alone(name: str) -> None:
+    """Test ``name`` of this module run by itself in a fresh interpreter (it must pass)."""
+    import subprocess
+    import sys
+
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        f"{__file__}::{name}",
+    ]
+    done = subprocess.run(
+        command, env={**os.environ, _ALONE: "1"}, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+
+
 def test_a_hung_judge_server_gets_one_call_per_question_when_fewer_are_out_than_the_concurrency(openai_env):
+    if not os.environ.get(_ALONE):
+        return _alone(
+            "test_a_hung_judge_server_gets_one_call_per_question_when_fewer_are_out_than_the_concurrency"
+        )
     outcomes = _hung_server_calls(openai_env, first=9)  # 9 questions, --judge-concurrency 16
     assert {getattr(o, "code", o) for o in outcomes} == {"judge_timeout"}
     assert len(openai_env.requests) == 9  # one timeout for all: no retry starts a second wave
 
 
 def test_a_timed_out_call_is_not_retried_while_other_calls_to_the_server_are_still_out(openai_env):
+    if not os.environ.get(_ALONE):
+        return _alone("test_a_timed_out_call_is_not_retried_while_other_calls_to_the_server_are_still_out")
     outcomes = _hung_server_calls(openai_env, first=9, late=3)
     assert {getattr(o, "code", o) for o in outcomes} == {"judge_timeout"}
     assert len(openai_env.requests) == 12  # the first nine wait for the late three, then all give up
