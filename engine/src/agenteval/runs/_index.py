@@ -167,17 +167,20 @@ def well_formed(entry: Any) -> bool:
     return criteria_well_formed(entry.get("criteria"))
 
 
-def criteria_well_formed(criteria: Any) -> bool:
+def criteria_well_formed(criteria: Any, *, run_scores: bool = False) -> bool:
     """Whether ``criteria`` are ``criterion_arrays`` as written: a list of
     ``[name, status, score, reason_code, verdict, rubrics]``, each rubric an array of three
     whose first item is its id (an index line's, or every ``scores.jsonl`` line's at once: a
-    reader takes lines only so). Checked column by column, in C loops."""
+    reader takes lines only so); with ``run_scores``, each with a seventh item, the list of
+    its runs' scores (``briefs.jsonl``'s arrays). Checked column by column, in C loops."""
     if type(criteria) is not list:
         return False
     if not criteria:
         return True
     try:
-        if set(map(type, criteria)) != _LIST or set(map(len, criteria)) != _SIX:
+        if set(map(type, criteria)) != _LIST or set(map(len, criteria)) != (_SEVEN if run_scores else _SIX):
+            return False
+        if run_scores and set(map(type, map(_ITEMS[6], criteria))) != _LIST:
             return False
         names, statuses, scores, codes, verdicts, rubrics = (map(_ITEMS[i], criteria) for i in range(6))
         if set(map(type, names)) != _TEXT or not _STATUSES.issuperset(statuses):
@@ -199,7 +202,8 @@ def criteria_well_formed(criteria: Any) -> bool:
 
 
 _ITEMS = tuple(map(operator.itemgetter, range(7)))
-_LIST, _TEXT, _SIX, _THREE = frozenset({list}), frozenset({str}), frozenset({6}), frozenset({3})
+_LIST, _TEXT, _THREE = frozenset({list}), frozenset({str}), frozenset({3})
+_SIX, _SEVEN = frozenset({6}), frozenset({7})
 _NUMBER_OR_NONE = frozenset({int, float, type(None)})
 _TEXT_OR_NONE = frozenset({str, type(None)})
 

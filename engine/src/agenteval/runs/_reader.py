@@ -49,7 +49,15 @@ from ._briefs import (
     criteria_marks,
 )
 from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
-from ._index import INDEX, INDEX_VERSION, index_entry, read_index, read_lines_at, well_formed
+from ._index import (
+    INDEX,
+    INDEX_VERSION,
+    criteria_well_formed,
+    index_entry,
+    read_index,
+    read_lines_at,
+    well_formed,
+)
 from ._records import CaseRecord, EvalSetEntry, Manifest, RunState, SummaryDocument, summary_digest
 from ._scores import SCORES, Row, _tiled, json_lines, rows_well_formed, sealed_scores
 
@@ -1049,23 +1057,19 @@ def _refs(briefs: dict[tuple[int, str], dict]) -> dict[tuple[int, str], tuple[An
 
 def _briefs_well_formed(lines: Iterable[dict], *, criteria: bool = True) -> bool:
     """Whether brief lines have the status and (unless cut off: not ``criteria``) the
-    criteria ``brief_line`` writes, each ``[name, status, score, reason_code, verdict,
-    rubrics, run scores]``: the summary seals the file by its size only, so a byte changed by
+    criteria ``brief_line`` writes (``criteria_well_formed`` with the runs' scores, over
+    every line's at once): the summary seals the file by its size only, so a byte changed by
     hand is found here (``TypeError`` for a status that cannot be looked up)."""
+    lines = list(lines)
     statuses = _STATUS
-    for found in lines:
-        if found.get("status") not in statuses:
-            return False
-        if not criteria:
-            continue
-        if type(found.get("criteria")) is not list:
-            return False
-        for c in found["criteria"]:
-            if type(c) is not list or len(c) != 7 or type(c[0]) is not str or c[1] not in statuses:
-                return False
-            if type(c[6]) is not list:
-                return False
-    return True
+    if not all(found.get("status") in statuses for found in lines):
+        return False
+    if not criteria:
+        return True
+    arrays: list[Any] = [found.get("criteria") for found in lines]
+    if not all(type(each) is list for each in arrays):
+        return False
+    return criteria_well_formed(list(itertools.chain.from_iterable(arrays)), run_scores=True)
 
 
 def _check_manifest(manifest: Manifest) -> None:
