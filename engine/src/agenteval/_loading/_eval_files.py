@@ -197,7 +197,7 @@ def read_eval_cases(
                         seen.update(part[1])
                         handed = end
                         continue
-                    for case in _cases(read.data, spans[:end], where, header.warnings, seen, start):
+                    for case in _cases(read.data, spans[start:end], where, header.warnings, seen, start):
                         each_case(handed, case)
                         handed += 1
             if handed == len(spans):
@@ -228,27 +228,21 @@ def validate_part(
         with open(path, "rb") as handle:
             handle.seek(offset)
             data = handle.read(bounds[-1] if bounds else 0)
+        spans = list(zip(bounds[::2], bounds[1::2], strict=True))
+        size = len(digests) // max(1, len(spans))
+        for number, (begin, end) in enumerate(spans):
+            if digest_of(data[begin:end]) != digests[size * number : size * (number + 1)]:
+                return None
         warnings: list[str] = []
         ids: list[str] = []
         notes: list[Any] = []
-        seen: set[str] = set()
-        size = len(digests) // max(1, len(bounds) // 2)
         with gc_paused():
-            for number in range(len(bounds) // 2):
-                index = start + number
-                raw = data[bounds[2 * number] : bounds[2 * number + 1]]
-                if digest_of(raw) != digests[size * number : size * (number + 1)]:
-                    return None
-                case = EvalCase.model_validate_json(raw)
-                _check_case(case, index, path, warnings)
-                if case.eval_id in seen:
-                    return None
-                seen.add(case.eval_id)
+            for index, case in enumerate(_cases(data, spans, path, warnings, set(), start), start=start):
                 ids.append(case.eval_id)
                 notes.append(note(index, case))
     except Exception:  # noqa: BLE001  (any problem is for read_eval_cases to find and report)
         return None
-    return warnings, ids, notes
+    return (warnings, ids, notes) if len(ids) == len(spans) else None
 
 
 def _checked_spans(data: bytes, where: str) -> list[tuple[int, int]]:
@@ -278,11 +272,12 @@ def _header(raw: bytes, spans: list[tuple[int, int]], where: str) -> Optional[Lo
 
 
 def _cases(
-    raw: bytes, spans: list[tuple[int, int]], where: str, warnings: list[str], seen: set[str], start: int = 0
+    raw: bytes, spans: list[tuple[int, int]], where: str, warnings: list[str], seen: set[str], first: int = 0
 ) -> Iterator[EvalCase]:
-    """Each case from ``start`` on validated and checked alone (``seen``: the ids before);
-    stops at the first that needs the whole path."""
-    for index, (begin, end) in enumerate(spans[start:], start=start):
+    """The case at each of ``spans`` of ``raw`` (the file's cases from number ``first`` on)
+    validated and checked alone (``seen``: the ids before); stops at the first that needs
+    the whole path."""
+    for index, (begin, end) in enumerate(spans, start=first):
         try:
             case = EvalCase.model_validate_json(raw[begin:end])
             _check_case(case, index, where, warnings)
