@@ -52,7 +52,9 @@ def _damaged(data: dict) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("index", range(5))
-def test_a_damaged_file_gives_the_same_error_as_read_whole(tmp_path, index):
+def test_a_damaged_file_gives_the_same_error_read_whole_streamed_or_in_parts_validated_elsewhere(
+    tmp_path, index
+):
     name, text = _damaged(_eval_set())[index]
     path = tmp_path / "s.evalset.json"
     path.write_text(text, encoding="utf-8")
@@ -61,6 +63,9 @@ def test_a_damaged_file_gives_the_same_error_as_read_whole(tmp_path, index):
     with pytest.raises(DataError) as streamed:
         _handed(path)
     assert str(streamed.value) == str(whole.value), name
+    with pytest.raises(DataError) as split:  # the damage in a part another process validates
+        _read_split(path, [2, 4])
+    assert str(split.value) == str(streamed.value), name
 
 
 def test_a_legacy_list_is_read_whole_and_its_cases_handed_out(tmp_path):
@@ -129,18 +134,6 @@ def test_a_part_validated_elsewhere_hands_its_notes_and_warnings_in_file_order(t
     got, header, _ = _read_split(path, [1, 3, 5], undone={3})  # a part not done yet: done here
     assert got == [("case", 0, "c0"), *notes[1:3], ("case", 3, "c3"), ("case", 4, "c4"), *notes[5:]]
     assert header.warnings == header_alone.warnings
-
-
-@pytest.mark.parametrize("index", range(5))
-def test_damage_in_the_part_validated_elsewhere_gives_the_error_of_the_file_alone(tmp_path, index):
-    name, text = _damaged(_eval_set())[index]
-    path = tmp_path / "s.evalset.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(DataError) as alone:
-        _handed(path)
-    with pytest.raises(DataError) as split:
-        _read_split(path, [2, 4])
-    assert str(split.value) == str(alone.value), name
 
 
 @pytest.mark.parametrize(("at", "repeated"), [(4, "c1"), (5, "c3")])
