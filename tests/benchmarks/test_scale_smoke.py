@@ -79,3 +79,19 @@ def test_scale_times_adks_whole_process_in_wall_and_cpu(tmp_path: Path) -> None:
     assert 0 < adk["work"] < adk["wall"]
     assert adk["cpu"] > 0 and adk["rss_mb"] > 0
     assert adk["version"].startswith("google-adk")
+
+
+def test_scale_runs_a_baseline_checkout_beside_each_run() -> None:
+    """``--baseline SRC`` as the docstring shows it (this very checkout's sources as SRC):
+    each run has its baseline row right after it."""
+    root = BENCHMARKS.parent
+    baseline = ":".join(str(p) for p in [root / "engine" / "src", *sorted(root.glob("plugins/*/src"))])
+    printed = _printed("scale.py", "--sizes", "40", "80", "--layouts", "one", "--baseline", baseline)
+    rows = [line.split() for line in printed.splitlines()[1:] if line.split() and line.split()[0].isdigit()]
+    assert [(row[0], row[8], row[-1]) for row in rows] == [
+        ("40", "one", "actual)"),
+        ("40", "one", "baseline"),
+        ("80", "one", "actual)"),
+        ("80", "one", "baseline"),
+    ], printed
+    assert all(float(row[1]) > 0 and float(row[7]) > 0 for row in rows)
