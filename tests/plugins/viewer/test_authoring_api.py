@@ -92,6 +92,37 @@ def test_paths_out_of_the_eval_set_folders_are_refused(env: Any, path: str) -> N
     assert status == 400
 
 
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ({"sha256": {"a": 1}}, "sha256: give the file's sha256"),
+        ({"sha256": ["x"]}, "sha256: give the file's sha256"),
+        (
+            {"sha256": None, "new_set": {"eval_set_id": "a"}, "path": "a" * 300 + "/a.evalset.json"},
+            "255 bytes",
+        ),
+    ],
+)
+def test_a_malformed_save_is_a_400_that_says_why(env: Any, body: dict[str, Any], why: str) -> None:
+    """Found by fuzzing the API: each was an internal error (500) before."""
+    sent = {"root": 0, "path": "travel.evalset.json", "edits": [], "preview": True, **body}
+    status, answer = call(env, "POST", "/api/author/evalset/save", sent)
+    assert status == 400 and why in answer["error"]
+
+
+def test_a_malformed_promote_is_refused_with_a_reason(env: Any) -> None:
+    """Found by fuzzing the API: a turn that is not an object, and a run id no file system
+    takes, were internal errors (500)."""
+    case = json.loads((env.evals / "travel.evalset.json").read_text())["eval_cases"][0]
+    run = helpers.travel_run(env.evals.parent / "runs")
+    bad_turns = {**case, "conversation": [["not", "a", "turn"]]}
+    status, body = call(env, "POST", "/api/author/promote", {"run_id": run.run_id, "case": bad_turns})
+    assert status == 400 and "each turn of the case's conversation is an object" in body["error"]
+    status, body = call(env, "POST", "/api/author/promote", {"run_id": "r" * 300, "case": case})
+    assert status == 404 and body["error"].startswith("no run 'rrrr")
+    assert "File name too long" in body["error"]
+
+
 def test_a_symlink_out_of_the_folder_is_refused(env: Any) -> None:
     (env.evals / "link.evalset.json").symlink_to(env.evals.parent / "outside.evalset.json")
     status, body = call(env, "GET", "/api/author/evalset?root=0&path=link.evalset.json")

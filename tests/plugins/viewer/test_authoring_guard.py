@@ -65,6 +65,8 @@ def test_paths_inside_the_folder_resolve(tree: Path) -> None:
         ("a\x00.json", "control"),
         ("", "relative to its folder"),
         ("missing.evalset.json", "there is no eval set"),
+        ("a" * 300 + ".evalset.json", "at most 255 bytes"),
+        ("sub/" + "é" * 130 + ".json", "at most 255 bytes"),  # 260 bytes in 134 characters
     ],
 )
 def test_paths_that_leave_the_folder_or_are_malformed_are_refused(
@@ -72,6 +74,15 @@ def test_paths_that_leave_the_folder_or_are_malformed_are_refused(
 ) -> None:
     with pytest.raises(PathRefused, match=why):
         WriteGuard([tree]).resolve(0, relative)
+
+
+def test_a_path_too_long_for_the_file_system_is_refused_not_raised(tree: Path) -> None:
+    """Each name fits, the whole does not (``ENAMETOOLONG`` from the file system itself)."""
+    relative = "/".join(["d" * 200] * 30) + "/x.evalset.json"
+    guard = WriteGuard([tree])
+    with pytest.raises(PathRefused, match="cannot be read: File name too long"):
+        guard.resolve(0, relative)
+    assert guard.resolve(0, relative, must_exist=False).name == "x.evalset.json"
 
 
 def test_a_symbolic_link_out_of_the_folder_is_refused(tree: Path) -> None:

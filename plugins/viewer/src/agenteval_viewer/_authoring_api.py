@@ -136,6 +136,10 @@ class Authoring:
         edits = data.get("edits") or []
         if not isinstance(edits, list):
             raise _BadRequest("edits: give a list of {op, ...}")
+        if not isinstance(data.get("sha256"), (str, type(None))):
+            raise _BadRequest(
+                "sha256: give the file's sha256 as its load gave it (a string), or none for a new set"
+            )
         outcome = self.files.save(
             data.get("root"),
             data.get("path"),
@@ -206,6 +210,8 @@ class Authoring:
             run = find_run(self.runs_dir, run_id)
         except AgentEvalError as exc:
             raise ChatError(str(exc), status=404) from None
+        except OSError as exc:  # an id no file system takes (too long a name)
+            raise ChatError(f"no run {run_id[:80]!r}: {exc.strerror}", status=404) from None
         wanted_set = data.get("eval_set_id")
         record = next(
             (
@@ -225,6 +231,8 @@ class Authoring:
             }
             for i in record.actual.invocations
         ]
+        if not all(isinstance(turn, dict) for turn in case["conversation"]):
+            raise _BadRequest("promote: each turn of the case's conversation is an object")
         turns = [dict(t) for t in case["conversation"]]
         turn = data.get("turn")
         chosen = range(len(turns)) if turn is None else [turn]

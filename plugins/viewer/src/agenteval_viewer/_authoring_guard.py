@@ -31,6 +31,9 @@ __all__ = ["TOKEN_HEADER", "GuardRefused", "PathRefused", "SessionToken", "Write
 
 #: The request header that carries the session's token.
 TOKEN_HEADER = "X-Agenteval-Token"
+#: The longest file or folder name most file systems take, in bytes (a longer one is refused
+#: here, not left to fail as ``ENAMETOOLONG`` when the file is looked at).
+_NAME_MAX = 255
 
 
 class GuardRefused(Exception):
@@ -131,6 +134,11 @@ class WriteGuard(SessionToken):
                 )
             if "\\" in part or any(ord(c) < 32 or ord(c) == 127 for c in part):
                 raise PathRefused(f"{relative[:200]!r}: backslashes and control characters are not allowed")
+            if len(part.encode("utf-8", "surrogatepass")) > _NAME_MAX:
+                raise PathRefused(
+                    f"{relative[:200]!r}: a file or folder name is at most {_NAME_MAX} bytes; "
+                    "use a shorter one"
+                )
         try:
             target = root.folder.joinpath(*parts).resolve(strict=False)
         except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, too long a name
@@ -140,7 +148,11 @@ class WriteGuard(SessionToken):
                 f"{relative[:200]!r} leads outside the eval-set folder {root.label!r} (through a "
                 "symbolic link); only files inside the folders given to --allow-write can be written"
             )
-        if must_exist and not target.is_file():
+        try:
+            missing = must_exist and not target.is_file()
+        except OSError as exc:  # too long a path, a folder not searchable
+            raise PathRefused(f"{relative[:200]!r} cannot be read: {exc.strerror}") from None
+        if missing:
             raise PathRefused(f"there is no eval set {relative[:200]!r} in {root.label!r}")
         return target
 
