@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import threading
+import time
 import warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from agenteval import JudgeRequest
-from agenteval_llm_judges.providers._common import LoopClient
+from agenteval_llm_judges.providers._common import KEPT_CONNECTIONS, LoopClient, capped_async_client
 from agenteval_llm_judges.providers.gemini import GeminiJudge
 from agenteval_llm_judges.providers.openai_compat import OpenAICompatibleJudge
 
@@ -84,3 +87,62 @@ def test_a_judge_used_in_two_loops_without_aclose_leaves_nothing_open(
     assert len(server.requests) == 2
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
     assert not [r for r in caplog.records if "Unclosed" in r.getMessage()]
+
+
+class _CountingServer(ThreadingHTTPServer):
+    """Answers every GET after 0.2 s on kept-alive connections, and counts the connections."""
+
+    daemon_threads = True
+    request_queue_size = 256
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _SlowOk)
+        self.connections = 0
+
+    def process_request(self, request, client_address):  # type: ignore[no-untyped-def]
+        self.connections += 1
+        super().process_request(request, client_address)
+
+
+class _SlowOk(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def log_message(self, format, *args):  # type: ignore[no-untyped-def]
+        pass
+
+    def do_GET(self) -> None:
+        time.sleep(0.2)
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+
+def test_the_judges_http_client_keeps_more_connections_than_the_default_concurrency():
+    """Two waves of 40 calls at once open 40 connections, not 40 and then 20 more: the pool
+    keeps ``KEPT_CONNECTIONS`` (httpx ignored the limits given beside a transport, and kept 20),
+    and sets no cap on connections (the judge service bounds the calls in flight)."""
+    server = _CountingServer()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    async def waves() -> list[int]:
+        client = capped_async_client()
+        seen = []
+        try:
+            for _ in range(2):
+                answers = await asyncio.gather(*(client.get(url) for _ in range(40)))
+                assert {answer.status_code for answer in answers} == {200}
+                seen.append(server.connections)
+        finally:
+            await client.aclose()
+        return seen
+
+    try:
+        assert KEPT_CONNECTIONS >= 40
+        assert asyncio.run(waves()) == [40, 40]
+    finally:
+        server.shutdown()
+        server.server_close()

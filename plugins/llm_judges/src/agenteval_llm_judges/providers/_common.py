@@ -197,13 +197,23 @@ def _capped_transport_class() -> type:
     return CappedTransport
 
 
+#: Connections kept open between calls, per client (httpx's default keeps 20: above a judge
+#: concurrency of 20, every call beyond them would open a connection and close it after).
+KEPT_CONNECTIONS = 64
+
+
 def capped_async_client(**kwargs: Any) -> Any:
     """An ``httpx.AsyncClient`` that enforces the judge call's response-size cap
     (``agenteval.plugins.response_size_cap``) while reading; no client-side timeout (the
-    judge service bounds each call in wall time and closes what it cancels)."""
+    judge service bounds each call in wall time and closes what it cancels), and no cap on
+    connections (the service's per-endpoint limit bounds the calls in flight; a pool cap
+    below it would make calls wait for a connection inside their time). ``KEPT_CONNECTIONS``
+    are kept alive. The pool is the transport's: httpx ignores a client's ``limits`` when
+    it is given a transport."""
     import httpx
 
-    transport = _capped_transport_class()(httpx.AsyncHTTPTransport())
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=KEPT_CONNECTIONS)
+    transport = _capped_transport_class()(httpx.AsyncHTTPTransport(limits=limits))
     kwargs.setdefault("timeout", httpx.Timeout(None))
     kwargs.setdefault("follow_redirects", True)
     return httpx.AsyncClient(transport=transport, **kwargs)

@@ -42,13 +42,6 @@ from ._common import (
 __all__ = ["OpenAICompatibleJudge"]
 
 
-def _pool_limits() -> Any:
-    """Connections for the judge service's concurrency (httpx is imported on first call)."""
-    import httpx
-
-    return httpx.Limits(max_connections=256, max_keepalive_connections=64)
-
-
 _OPENAI_URL = "https://api.openai.com/v1"
 _NO_KEY = "not-needed"
 # ADK's judge_model_config is a Gemini GenerateContentConfig; its common generation keys
@@ -185,7 +178,7 @@ class OpenAICompatibleJudge(JudgeModel):
                 base_url=base_url,
                 api_key=api_key or _NO_KEY,
                 max_retries=0,
-                http_client=capped_async_client(limits=_pool_limits()),
+                http_client=capped_async_client(),
             )
         except Exception as exc:
             raise JudgeCallError(
