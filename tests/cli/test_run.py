@@ -6,6 +6,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 from agenteval.cli import main
 
 EVALSET = "examples/travel/travel.evalset.json"
@@ -118,6 +119,27 @@ def test_missing_actual_says_so(runner, example):
     assert result.exit_code == 2
     assert "--agent TARGET runs it" in result.output
     assert "--actual FILE gives recorded invocations" in result.output
+
+
+@pytest.mark.parametrize("blank", ["", " "])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    runner, example, tmp_path, monkeypatch, blank
+):
+    """``agenteval run "$EVALS"`` with the variable unset: ``Path("")`` is ``.``, which would
+    score every eval file under the current folder (here, one that exists there)."""
+    monkeypatch.chdir(example)
+    actual = str(example / "travel.actual.json")
+    result = runner.invoke(main, ["run", blank, "--actual", actual, "--runs-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{blank!r} names no file: give an eval file or folder (is a shell variable unset?)" in result.output
+    )
+    result = runner.invoke(main, ["run", f"{blank}:weather_paris", "--actual", actual])
+    assert result.exit_code == 2 and "names no file" in result.output
+    result = runner.invoke(main, ["run", str(example / "travel.evalset.json"), "--actual", blank])
+    assert result.exit_code == 2
+    assert f"--actual {blank!r} names no file: give a file or a run folder" in result.output
+    assert not any(tmp_path.iterdir())  # nothing recorded
 
 
 def test_unknown_criterion_exit_2_lists_installed(runner, example):

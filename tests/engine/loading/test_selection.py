@@ -87,6 +87,16 @@ def test_missing_file(tmp_path):
     assert str(info.value) == f"{tmp_path / 'nope.test.json'}: no such file or folder"
 
 
+@pytest.mark.parametrize("argument", ["", "  ", ":a,b"])
+def test_an_empty_path_names_no_file_not_the_current_folder(tree, monkeypatch, argument):
+    monkeypatch.chdir(tree)  # a folder of eval files, which Path("") would name
+    with pytest.raises(DataError) as info:
+        expand_targets([argument])
+    assert str(info.value) == (
+        f"PATH argument: {argument!r} names no file: give an eval file or folder (is a shell variable unset?)"
+    )
+
+
 def test_missing_file_with_selection_names_the_file(tmp_path):
     with pytest.raises(DataError) as info:
         expand_targets([f"{tmp_path / 'nope.test.json'}:a,b"])

@@ -198,3 +198,14 @@ def test_re_scoring_the_run_folder_of_a_trace_that_lacks_content_is_not_evaluate
     [folder] = [p for p in runs.iterdir() if p.is_dir()]
     scores = _reasons(runner, f"{EVALSET}:weather_paris", "--actual", str(folder))
     assert scores["tool_trajectory_avg_score"][:2] == ("NOT_EVALUATED", "tool_arguments_elided")
+
+
+@pytest.mark.parametrize("command", [["lint-trace", ""], ["import-trace", "", "-o", "x.evalset.json"]])
+def test_an_empty_trace_path_is_exit_2_not_a_traceback(runner, tmp_path, monkeypatch, command):
+    """Found by fuzzing the commands: ``Path("")`` is ``.``, which has no name to put a logs
+    file's beside (``ValueError``)."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, command)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Is a directory" in result.output and not (tmp_path / "x.evalset.json").exists()

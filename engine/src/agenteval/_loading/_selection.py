@@ -118,6 +118,11 @@ def expand_targets(arguments: list[str]) -> list[EvalTarget]:
     merged: dict[Path, Optional[list[str]]] = {}
     for argument in arguments:
         path_text, ids = _split(argument)
+        if not path_text.strip():  # Path("") is the current folder: never what an empty argument meant
+            raise DataError(
+                f"{argument!r} names no file: give an eval file or folder (is a shell variable unset?)",
+                source="PATH argument",
+            )
         _check_length(path_text)
         path = Path(path_text)
         if not _exists(path_text, strict=True):

@@ -90,7 +90,7 @@ class _NumRuns(click.ParamType):
     "--actual",
     "actual",
     multiple=True,
-    type=click.Path(path_type=Path),
+    type=click.Path(),  # text: an empty one is refused below (as a Path it would be ".")
     help=(
         "The agent's actual invocations: an eval set file whose cases carry the same eval_ids, "
         "a run folder recorded earlier, or a file in an installed data format (e.g. OpenTelemetry "
@@ -377,7 +377,7 @@ class _NumRuns(click.ParamType):
 @reports_errors
 def run(
     paths: tuple[str, ...],
-    actual: tuple[Path, ...],
+    actual: tuple[Union[str, Path], ...],
     format_in: Optional[str],
     criteria: Optional[str],
     config: Optional[Path],
@@ -448,6 +448,12 @@ def run(
                 "--agent-command runs the agent in its own process already; drop --agent-isolation process"
             )
         agent_target, agent_type = agent_command, agent_type or AGENT_COMMAND_TYPE
+    blank = next((text for text in actual if not str(text).strip()), None)
+    if blank is not None:
+        raise click.UsageError(
+            f"--actual {str(blank)!r} names no file: give a file or a run folder (is a shell variable unset?)"
+        )
+    actual = tuple(Path(text) for text in actual)
     if not actual and not agent_target:
         actual = _recorded_responses(paths)
     if bool(actual) == bool(agent_target):

@@ -116,7 +116,10 @@ def read_traces(path: Path) -> dict[str, list[Span]]:
 
 def logs_beside(path: Path) -> Optional[Path]:
     """The OTLP logs file read with the spans file ``path``: ``NAME.logs.EXT`` beside
-    ``NAME.EXT`` (``trace.json`` → ``trace.logs.json``), when it exists."""
+    ``NAME.EXT`` (``trace.json`` → ``trace.logs.json``), when it exists (``None`` for a
+    path with no name: ``''``, ``.``)."""
+    if not path.name:
+        return None
     suffix = path.suffix
     stem = path.name[: -len(suffix)] if suffix else path.name
     candidate = path.with_name(f"{stem}.logs{suffix}")
