@@ -42,9 +42,10 @@ def _histogram(scores: list[float], low: Optional[float], high: Optional[float])
     if not hi > lo:
         hi = lo + max(1.0, abs(lo))
     counts = [0] * HISTOGRAM_BINS
-    width = (hi - lo) / HISTOGRAM_BINS
+    span = hi - lo
     for value in scores:
-        place = (value - lo) / width  # not finite only for a range past the largest float
+        # scaled before the division: (0.3 - 0) / 0.1 is 2.9999999999999996, a bin too low
+        place = (value - lo) * HISTOGRAM_BINS / span  # not finite only past the largest float
         index = int(place) if math.isfinite(place) else HISTOGRAM_BINS - 1 if place > 0 else 0
         counts[min(max(index, 0), HISTOGRAM_BINS - 1)] += 1
     return {"low": lo, "high": hi, "counts": counts}
