@@ -17,6 +17,7 @@ import agenteval_viewer_visibility as visibility
 import pytest
 from agenteval_viewer._authoring_api import Authoring
 from agenteval_viewer._authoring_guard import WriteGuard
+from playwright.sync_api import expect
 
 from tests.plugins.viewer.test_trace_cases import ADK_TRACE, elided, imported
 
@@ -119,14 +120,24 @@ def test_open_a_trace_pick_a_session_save_it_as_a_new_eval_set(
 def test_an_edited_case_goes_into_an_existing_eval_set(browser_page: Any, server: Any) -> None:
     page = browser_page
     panel = _open(page, server)
-    _open_trace(page, panel, "evals/traces/recorded.otlp.json")
+    panel.get_by_test_id("trace-path").fill("traces/recorded.otlp.json")  # typed, not picked
+    panel.get_by_test_id("open-trace").click()
     panel.get_by_test_id("trace-session").first.get_by_test_id("start-case").click()
-    panel.get_by_test_id("trace-save-target").select_option(label="suites/travel.evalset.json")
+    panel.get_by_test_id("trace-save-target").select_option("__new__")
+    panel.get_by_test_id("trace-new-set-id").fill("weather")
     editor = panel.get_by_test_id("case-editor")
     editor.wait_for(timeout=TIMEOUT)
     editor.get_by_test_id("edit-case-id").fill("weather_recorded")
     editor.get_by_test_id("final-text").fill("Sunny in Paris tomorrow.")
     editor.get_by_test_id("preview").click()
+    expect(editor).to_contain_text("What will be written to weather.evalset.json", timeout=TIMEOUT)
+    # another eval set chosen: the edits stay, the preview of the other file goes
+    panel.get_by_test_id("trace-save-target").select_option(label="suites/travel.evalset.json")
+    expect(editor.get_by_test_id("confirm-save")).to_have_count(0, timeout=TIMEOUT)
+    assert editor.get_by_test_id("final-text").input_value() == "Sunny in Paris tomorrow."
+    editor.get_by_test_id("preview").click()
+    expect(editor).to_contain_text("What will be written to suites/travel.evalset.json", timeout=TIMEOUT)
+    assert '+      "eval_id": "weather_recorded",' in editor.get_by_test_id("diff").inner_text()
     editor.get_by_test_id("confirm-save").click()
     panel.get_by_test_id("trace-saved").wait_for(timeout=TIMEOUT)
     saved = json.loads((server.evals / "suites" / "travel.evalset.json").read_text())
@@ -136,6 +147,7 @@ def test_an_edited_case_goes_into_an_existing_eval_set(browser_page: Any, server
     assert case["eval_id"] == "weather_recorded"
     assert case["conversation"][0]["final_response"]["parts"] == [{"text": "Sunny in Paris tomorrow."}]
     assert case["conversation"][0]["intermediate_data"]["tool_uses"][0]["id"] == "adk-e-weather-1"  # kept
+    assert not (server.evals / "weather.evalset.json").exists()
 
 
 def test_a_session_that_lacks_content_and_a_damaged_trace_are_shown(browser_page: Any, server: Any) -> None:

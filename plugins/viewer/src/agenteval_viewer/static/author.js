@@ -348,7 +348,7 @@ function TracePanel(props) {
             ${(props.folders || []).map(function (fo) { var root = (props.roots || [])[fo.root]; return html`<option value=${fo.root + ":" + fo.path}>${(root ? root.label : fo.root) + (fo.path ? "/" + fo.path : "")}/</option>`; })}</select></label>
           <label>New eval set id <input data-testid="trace-new-set-id" value=${saveTo[0].newId} onInput=${function (e) { set({ newId: e.target.value }); }} /></label>` : null}
       </div>
-      ${target ? html`<${TraceCaseEditor} key=${target.root + "/" + target.path + "/" + draft[0].session} target=${target} draft=${draft[0].case}
+      ${target ? html`<${TraceCaseEditor} key=${draft[0].session} target=${target} draft=${draft[0].case}
         onSaved=${function () { saved[1]({ path: target.path, case_id: null }); draft[1](null); props.onSaved(target); }} />`
         : html`<p class="muted">Choose the eval set the case goes to; you can edit it before it is written.</p>`}
     </div>` : null}
@@ -357,7 +357,8 @@ function TracePanel(props) {
 }
 
 /* The case editor over a trace's case: an existing eval set is loaded first (its sha256 and
- * cases: the case is added after them). */
+ * cases: the case is added after them). Another eval set chosen keeps the edits made so far
+ * (the editor stays; its preview is dropped, as the file it was of changed). */
 function TraceCaseEditor(props) {
   var loaded = useState(null);
   var t = props.target;
@@ -561,7 +562,7 @@ function CaseEditor(props) {
       <button type="button" data-testid="promote" disabled=${!!bad || !promote[0].run.trim()} onClick=${doPromote}>Promote</button></div>
       <p class="muted">The run's actual final responses and tool calls replace the expected ones in the editor; preview the diff, then write.</p>
       <${Problem} problem=${promote[0].problem} /></div>` : null}
-    <${SaveBox} key=${bad ? "blocked" : JSON.stringify(built.value)} target=${props.target} blocked=${bad ? "Fix the JSON marked in red above to preview" : null}
+    <${SaveBox} key=${(bad ? "blocked" : JSON.stringify(built.value)) + "|" + props.target.root + "/" + props.target.path} target=${props.target} blocked=${bad ? "Fix the JSON marked in red above to preview" : null}
       edits=${bad ? [] : [{ op: "put_case", case_id: props.isNew ? null : props.case.eval_id, case: built.value }]}
       onErrors=${function (list) { errors[1](list.filter(function (x) { return x.case_index === props.index; })); }} onSaved=${props.onSaved} />
   </section>`;
