@@ -125,3 +125,65 @@ def test_the_cases_are_built_one_at_a_time_as_they_are_written(tmp_path):
     # built again each time it is read, by index too (a helper process writes by index)
     assert found[0] == whole.eval_cases[0] and found[0] is not found[0]
     assert found[-1:] == whole.eval_cases[-1:] and len(found) == len(whole.eval_cases)
+
+
+def _elided(tmp_path: Path, tool: str = "") -> Path:
+    """The ADK trace with its tool results (of the tool ``tool``, or every one) elided."""
+    doc = json.loads(ADK_TRACE.read_text())
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.tool.call.result" and span["name"].endswith(tool):
+                attribute["value"] = {"stringValue": "<elided>"}
+    trace = tmp_path / "elided.json"
+    trace.write_text(json.dumps(doc))
+    return trace
+
+
+def test_the_sessions_a_trace_holds_are_listed_with_what_each_lacks(tmp_path):
+    from agenteval_otel import OtelReader
+
+    listed = OtelReader().recorded_sessions(ADK_TRACE)
+    assert [(s["session_id"], s["case_id"], s["turns"], s["findings"]) for s in listed["sessions"]] == [
+        ("s-weather", "s-weather", 1, []),
+        ("s-flight", "s-flight", 2, []),
+        ("s-other-app", "s-other-app", 1, []),
+    ]
+    assert listed["sessions"][0]["first_user_text"] == "What's the weather in Paris tomorrow?"
+    [jaeger] = OtelReader().recorded_sessions(FIXTURES / "langgraph.jaeger.json")["sessions"]
+    assert (jaeger["session_id"], jaeger["case_id"]) == ("thread-7", "weather_paris")
+    lacking = OtelReader().recorded_sessions(_elided(tmp_path))["sessions"]
+    assert all(s["findings"] for s in lacking)
+    assert "tool_result_elided" in lacking[0]["findings"][0]
+
+
+def test_one_session_is_the_case_import_trace_writes_for_it(tmp_path):
+    from agenteval_otel import OtelReader
+
+    for trace in (ADK_TRACE, FIXTURES / "langgraph.jaeger.json", FIXTURES / "event_only.otlp.json"):
+        for as_expected in (True, False):
+            out = tmp_path / "all.evalset.json"
+            flag = ["--as-expected"] if as_expected else []
+            done = CliRunner().invoke(main, ["import-trace", str(trace), "-o", str(out), *flag])
+            assert done.exit_code == 0, done.output
+            written = json.loads(out.read_text())["eval_cases"]
+            sessions = OtelReader().recorded_sessions(trace)["sessions"]
+            assert len(sessions) == len(written)
+            for session, case in zip(sessions, written, strict=True):
+                one = OtelReader().session_case(trace, session["session_id"], as_expected=as_expected)
+                assert json.loads(one.model_dump_json(exclude_none=True)) == case
+
+
+def test_a_session_that_lacks_content_or_is_not_there_is_refused(tmp_path):
+    import pytest
+    from agenteval.errors import DataError
+    from agenteval_otel import OtelReader
+
+    trace = _elided(tmp_path, "get_weather")
+    with pytest.raises(DataError) as refused:
+        OtelReader().session_case(trace, "s-weather")
+    assert "session s-weather: turn 1: tool_result_elided" in refused.value.message
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in refused.value.message
+    assert OtelReader().session_case(trace, "s-other-app").eval_id == "s-other-app"  # lacks nothing
+    found = "no session 'nope'; sessions found: s-flight, s-other-app, s-weather"
+    with pytest.raises(DataError, match=found):
+        OtelReader().session_case(ADK_TRACE, "nope")

@@ -319,3 +319,40 @@ def test_an_agent_platform_dataset_opens_and_a_case_is_saved_in_its_format(
     assert rest == json.loads(source.read_text())["eval_cases"][1:]
     loaded = read_eval_file(saved)
     assert loaded.format == "agent-platform" and loaded.eval_set.eval_set_id == "orders"
+
+
+def test_an_edit_keeps_what_it_did_not_touch_tool_call_ids_and_a_messages_parts(
+    browser_page: Any, server: Any
+) -> None:
+    page = browser_page
+    case = {
+        "eval_id": "parts",
+        "conversation": [
+            {
+                "invocation_id": "t1",
+                "user_content": {
+                    "role": "user",
+                    "parts": [{"text": "Weather in Paris?"}, {"text": "Tomorrow."}],
+                },
+                "final_response": {"role": "model", "parts": [{"text": "Sunny."}]},
+                "intermediate_data": {
+                    "tool_uses": [{"id": "call-1", "name": "get_weather", "args": {"city": "Paris"}}],
+                    "tool_responses": [{"id": "call-1", "name": "get_weather", "response": {"sky": "sun"}}],
+                    "intermediate_responses": [],
+                },
+            }
+        ],
+    }
+    target = server.evals / "parts.evalset.json"
+    target.write_text(json.dumps({"eval_set_id": "parts", "eval_cases": [case]}, indent=2) + "\n")
+    _open(page, server)
+    page.click("[data-testid=file]")
+    page.click("[data-testid=edit-case] >> nth=0")
+    editor = page.get_by_test_id("case-editor")
+    assert '"id": "call-1"' in editor.get_by_test_id("tool-calls").input_value()
+    editor.get_by_test_id("final-text").fill("Sunny, 24 degrees.")
+    _preview_and_save(page, editor)
+    [turn] = json.loads(target.read_text())["eval_cases"][0]["conversation"]
+    assert turn["user_content"] == case["conversation"][0]["user_content"]  # both parts, as they were
+    assert turn["intermediate_data"] == case["conversation"][0]["intermediate_data"]
+    assert turn["final_response"]["parts"] == [{"text": "Sunny, 24 degrees."}]

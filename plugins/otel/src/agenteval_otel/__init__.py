@@ -4,6 +4,9 @@
   TRACE.json`` reads OTLP/JSON (or JSONL, Tempo, Jaeger) GenAI and ADK spans, with OTLP log
   records beside them, as the agent's actual turns;
 * ``agenteval lint-trace FILE`` (``agenteval.commands``): what a trace lacks for scoring;
+* ``agenteval import-trace FILE -o NAME.evalset.json`` (``agenteval.commands``): a recorded
+  trace as an eval set; one session at a time, ``OtelReader.recorded_sessions`` and
+  ``OtelReader.session_case`` (what the viewer's authoring screen starts a case from);
 * the ``http-traces`` agent adapter (``agenteval.agents``): a live HTTP agent's turns read from
   the spans it exports to a loopback OTLP receiver while it is evaluated.
 

@@ -13,13 +13,18 @@
 A trace whose turns lack content cannot give a faithful file (an ADK file has no place to say
 what is missing, so a later score would be silent): it is a ``DataError`` listing the
 findings and the setting to turn on.
+
+One session at a time (the viewer's authoring screen starting a case from a trace, through
+``OtelReader.recorded_sessions`` and ``OtelReader.session_case``): ``trace_sessions`` lists
+the sessions with what each lacks, ``session_case`` is one session's case, built as above
+(refused with its findings when it lacks content).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Optional, Union, overload
+from typing import Any, Optional, Union, overload
 
 from agenteval.errors import DataError
 from agenteval.models import EvalCase, EvalSet, IntermediateData, Invocation, Part
@@ -28,9 +33,9 @@ from agenteval.plugins import gc_paused
 from ._packed import Conversation
 from ._reader import OtelReader, sessions_of
 from ._select import read_turns
-from ._turns import CAPTURE_SETTING
+from ._turns import CAPTURE_SETTING, Turn
 
-__all__ = ["eval_set_from_trace"]
+__all__ = ["eval_set_from_trace", "session_case", "trace_sessions"]
 
 _SHOWN = 10
 
@@ -117,7 +122,7 @@ def _sessions(path: Path) -> list[tuple[str, Sequence[Invocation]]]:
     found = []
     seen: dict[str, str] = {}
     for session_id, session in sessions_of(turns).items():
-        case_id = next((t.case_id for t in session if t.case_id), None) or session_id
+        case_id = _case_id(session_id, session)
         if case_id in seen:
             raise DataError(
                 f"sessions {seen[case_id]!r} and {session_id!r} both carry agenteval.case_id {case_id!r}; "
@@ -127,6 +132,60 @@ def _sessions(path: Path) -> list[tuple[str, Sequence[Invocation]]]:
         seen[case_id] = session_id
         found.append((case_id, Conversation([t.packed for t in session])))
     return found
+
+
+def _case_id(session_id: str, session: Sequence[Turn]) -> str:
+    """A session's case id: its ``agenteval.case_id``, else its session id."""
+    return next((t.case_id for t in session if t.case_id), None) or session_id
+
+
+def _read_sessions(path: Path) -> tuple[dict[str, list[Turn]], list[str]]:
+    """Every session's turns, by session id, and the trace-level findings (traces with no turn)."""
+    with gc_paused():
+        turns, empty = read_turns(path)
+    return sessions_of(turns), [f"trace {trace_id}: {f.code}: {f.message}" for trace_id, f in empty]
+
+
+def _session_findings(session: Sequence[Turn]) -> list[str]:
+    return [f"turn {n}: {f.code}: {f.message}" for n, t in enumerate(session, start=1) for f in t.findings]
+
+
+def trace_sessions(path: Path) -> dict[str, Any]:
+    """The sessions of the trace at ``path``, in the order the file gives them: ``{"sessions":
+    [{"session_id", "case_id", "first_user_text", "turns", "findings"}], "notes"}``. A session
+    with ``findings`` (what its turns lack, as ``lint-trace`` says it) cannot be imported
+    (``session_case`` refuses it); ``notes`` are the trace-level findings (a trace with no
+    turn of an agent). ``DataError`` for a file that cannot be read."""
+    sessions, notes = _read_sessions(path)
+    return {
+        "sessions": [
+            {
+                "session_id": session_id,
+                "case_id": _case_id(session_id, session),
+                "first_user_text": session[0].user_text,
+                "turns": len(session),
+                "findings": _session_findings(session),
+            }
+            for session_id, session in sessions.items()
+        ],
+        "notes": notes,
+    }
+
+
+def session_case(path: Path, session_id: str, *, as_expected: bool = True) -> EvalCase:
+    """The case of session ``session_id`` of the trace at ``path``, exactly as ``import-trace``
+    (``--as-expected`` when ``as_expected``) writes it; a ``DataError`` when the file holds no
+    such session or the session lacks content (its findings listed)."""
+    sessions, _ = _read_sessions(path)
+    session = sessions.get(session_id)
+    if session is None:
+        found = ", ".join(sorted(sessions)[:_SHOWN]) or "(none)"
+        raise DataError(
+            f"the trace holds no session {session_id!r}; sessions found: {found}", source=str(path)
+        )
+    _refuse(path, [f"session {session_id}: {finding}" for finding in _session_findings(session)])
+    case_id = _case_id(session_id, session)
+    return _Cases([(case_id, Conversation([t.packed for t in session]))], as_expected=as_expected)[0]
 
 
 def _expected(turn: Invocation) -> Invocation:

@@ -97,6 +97,20 @@ class OtelReader(FormatReader):
         with gc_paused():
             return timeline_of(_spans_of(str(path), stat.st_mtime_ns, stat.st_size), invocation_ids)
 
+    def recorded_sessions(self, path: Path) -> dict[str, Any]:
+        """The sessions the trace holds, each with its case id, first user text, turn count and
+        what it lacks (``_golden.trace_sessions``): what a viewer lists to start a case from."""
+        from ._golden import trace_sessions
+
+        return trace_sessions(path)
+
+    def session_case(self, path: Path, session_id: str, *, as_expected: bool = True) -> EvalCase:
+        """One session as the case ``import-trace`` (``--as-expected``) writes for it
+        (``_golden.session_case``); ``DataError`` with its findings when it lacks content."""
+        from ._golden import session_case
+
+        return session_case(path, session_id, as_expected=as_expected)
+
     def read_actual(self, path: Path, cases: Sequence[EvalCase]) -> EvalSet:
         """The selected cases' sessions; only the traces they may be in are kept (``_select``)."""
         with gc_paused():

@@ -6,13 +6,17 @@ Bodies are JSON (at most 8 MB); answers are
 JSON, except a chat turn, which streams server-sent events. Errors are
 ``{"error": message}`` with 400 (bad request or path), 403 (token, origin), 404, 409 (the
 file changed on disk: ``diff``; a case id taken: ``case_exists``; a busy or closed chat) or
-422 (the engine's loader refused the result: ``errors`` one per field).
+422 (the engine's loader refused the result: ``errors`` one per field; a trace's session that
+lacks content: ``findings``). A trace refused names it: ``file``.
 
 Routes::
 
     GET  /api/author/files                      roots, eval-set files, folders a new set can go to
     GET  /api/author/evalset?root=&path=        one eval set (cases in snake_case, sha256)
     POST /api/author/evalset/save               {root, path, sha256, edits, preview, new_set}
+    GET  /api/author/traces                     trace files (or what to install to read them)
+    GET  /api/author/trace?root=&path=          a trace's recorded sessions (``_trace_cases``)
+    POST /api/author/trace/case                 {root, path, session_id} -> its case, as expected
     GET  /api/author/criteria                   installed criteria, with parameter schemas
     POST /api/author/chats                      {agent, agent_type, session_input}
     POST /api/author/chats/<id>/turns           {text} -> text/event-stream of the turn
@@ -36,6 +40,7 @@ from ._authoring_guard import GuardRefused, PathRefused, WriteGuard
 from ._chat import ChatError, Chats, case_from_chat
 from ._evalset_files import CaseExists, Conflict, EditRefused, EvalSetFiles, Invalid
 from ._run_jobs import RunJobs, RunRefused, criteria_catalog
+from ._trace_cases import TraceCases, TraceRefused
 
 __all__ = ["Authoring"]
 
@@ -52,9 +57,18 @@ class Authoring:
     """The authoring routes of one viewer session: files under ``guard``'s folders, chats,
     and runs recorded in ``runs_dir``."""
 
-    def __init__(self, guard: WriteGuard, runs_dir: Path, *, chat_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        guard: WriteGuard,
+        runs_dir: Path,
+        *,
+        chat_timeout: float = 120.0,
+        trace_readers: Optional[list[type]] = None,
+    ) -> None:
         self.guard = guard
         self.files = EvalSetFiles(guard)
+        #: Traces as the start of a case; ``trace_readers``: the installed formats' by default.
+        self.traces = TraceCases(guard, trace_readers)
         self.chats = Chats(timeout=chat_timeout)
         self.runs = RunJobs(runs_dir, guard)
         self.runs_dir = Path(runs_dir)
@@ -77,6 +91,9 @@ class Authoring:
         except (GuardRefused, PathRefused, EditRefused, ChatError, RunRefused, _BadRequest) as exc:
             extra: dict[str, Any] = {"case_exists": exc.case_id} if isinstance(exc, CaseExists) else {}
             handler._json(getattr(exc, "status", 400), {"error": str(exc), **extra})
+        except TraceRefused as exc:
+            extra = {"findings": exc.findings} if exc.findings else {}
+            handler._json(exc.status, {"error": str(exc), "file": exc.file, **extra})
         except Conflict as exc:
             handler._json(
                 HTTPStatus.CONFLICT, {"error": str(exc), "diff": exc.diff, "disk_sha256": exc.disk_sha256}
@@ -110,6 +127,17 @@ class Authoring:
             handler._json(HTTPStatus.OK, self.files.load(one.get("root"), one.get("path")))
         elif path == "/api/author/evalset/save" and method == "POST":
             self._save(handler, data)
+        elif path == "/api/author/traces" and get:
+            traces = self.traces
+            missing = traces.missing()
+            handler._json(
+                HTTPStatus.OK, {"available": missing is None, "install": missing, "files": traces.files()}
+            )
+        elif path == "/api/author/trace" and get:
+            handler._json(HTTPStatus.OK, self.traces.sessions(one.get("root"), one.get("path")))
+        elif path == "/api/author/trace/case" and method == "POST":
+            case = self.traces.case(data.get("root"), data.get("path"), data.get("session_id"))
+            handler._json(HTTPStatus.OK, {"case": case})
         elif path == "/api/author/criteria" and get:
             if self._criteria is None:
                 self._criteria = criteria_catalog()

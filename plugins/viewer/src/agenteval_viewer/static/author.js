@@ -1,7 +1,7 @@
 /* agenteval viewer: the "Eval sets" screen of `agenteval view --allow-write`.
  *
  * Imported by app.js only when GET api/capabilities says {"write": true}. Chat with an agent,
- * save the chat as a case, edit cases, run them with chosen criteria and promote actual turns
+ * save the chat as a case, start a case from a recorded trace's session, edit cases, run them with chosen criteria and promote actual turns
  * to expected. Every request carries the session's token (X-Agenteval-Token), read once from
  * the address agenteval view printed (#/author?token=...) and kept in sessionStorage.
  * Untrusted text (agent replies, tool arguments, ids, file contents, diffs) is only ever
@@ -250,12 +250,138 @@ function ChatSave(props) {
     <${SaveBox} target=${loaded[0]} edits=${[{ op: "put_case", case: props.draft }]} onSaved=${function (r) { props.onSaved(loaded[0], r); }} /></div>`;
 }
 
+// ---------------------------------------------------------------- a trace as the start of a case
+
+/* Open a recorded trace (GET traces, trace), pick one of its sessions, and edit its case
+ * (POST trace/case: the session as `agenteval import-trace --as-expected` writes it) before
+ * saving it into an eval set, new or existing, through the editor's save (diff, guard, conflict
+ * check). A session whose turns lack content shows its findings and cannot be picked. */
+function TracePanel(props) {
+  var info = useState(null);
+  var chosen = useState({ file: "", path: "", root: "0" });
+  var opened = useState(null);
+  var problem = useState(null);
+  var draft = useState(null);
+  var saveTo = useState({ file: "", newId: "", folder: "0:" });
+  var saved = useState(null);
+  useEffect(function () {
+    api("GET", "traces").then(function (r) { info[1](r.ok ? r.body : { available: false, install: r.body.error, files: [] }); });
+  }, []);
+  if (!info[0]) { return html`<section class="panel" aria-label="start a case from a trace"><h2>Start a case from a trace</h2><p class="loading">Looking for trace files…</p></section>`; }
+  if (!info[0].available) {
+    return html`<section class="panel" aria-label="start a case from a trace" data-testid="trace-panel"><h2>Start a case from a trace</h2>
+      <p class="muted" data-testid="trace-install">${info[0].install}</p></section>`;
+  }
+  var traces = info[0].files || [];
+  function where() {
+    var c = chosen[0];
+    if (c.path.trim()) { return { root: Number(c.root), path: c.path.trim() }; }
+    var f = traces[Number(c.file)];
+    return c.file !== "" && f ? { root: f.root, path: f.path } : null;
+  }
+  function open() {
+    var w = where();
+    if (!w) { problem[1]({ error: "Choose a trace file, or give its path in the folder." }); return; }
+    opened[1](null); draft[1](null); saved[1](null);
+    api("GET", "trace?root=" + w.root + "&path=" + encodeURIComponent(w.path)).then(function (r) {
+      if (r.ok) { opened[1](r.body); problem[1](null); } else { problem[1](r.body); }
+    });
+  }
+  function start(session) {
+    var o = opened[0];
+    saved[1](null);
+    api("POST", "trace/case", { root: o.root, path: o.path, session_id: session.session_id }).then(function (r) {
+      if (r.ok) { draft[1]({ session: session.session_id, case: r.body.case }); problem[1](null); }
+      else { draft[1](null); problem[1](r.body); }
+    });
+  }
+  var files = props.files || [];
+  var target = null;
+  if (draft[0]) {
+    if (saveTo[0].file === "__new__") {
+      var newId = saveTo[0].newId.trim(), at = saveTo[0].folder.indexOf(":"), folder = saveTo[0].folder.slice(at + 1);
+      target = newId ? { root: Number(saveTo[0].folder.slice(0, at)), path: (folder ? folder + "/" : "") + newId + ".evalset.json", sha256: null, new_set: { eval_set_id: newId }, evalSetId: newId } : null;
+    } else if (saveTo[0].file !== "") {
+      var ef = files[Number(saveTo[0].file)];
+      target = ef ? { root: ef.root, path: ef.path, needsLoad: true } : null;
+    }
+  }
+  function set(change) { saveTo[1](Object.assign({}, saveTo[0], change)); }
+  var o = opened[0];
+  // a session refused for what it lacks: the message's first line, its findings, its fix
+  var lines = problem[0] && (problem[0].findings || []).length ? String(problem[0].error).split("\n") : null;
+  var refused = lines ? { head: lines[0], fix: lines.filter(function (l) { return l.indexOf("Fix:") === 0; })[0] } : null;
+  return html`<section class="panel" aria-label="start a case from a trace" data-testid="trace-panel">
+    <h2>Start a case from a trace</h2>
+    <p class="muted">A recorded OpenTelemetry trace (OTLP JSON or JSONL, Tempo, Jaeger): pick one of its sessions, and its turns become a new case's expected conversation, as <code>agenteval import-trace --as-expected</code> writes them.</p>
+    <div class="row">
+      <label>Trace file <select data-testid="trace-file" value=${chosen[0].file} onChange=${function (e) { chosen[1](Object.assign({}, chosen[0], { file: e.target.value, path: "" })); }}>
+        <option value="">${traces.length ? "choose…" : "no trace file found here"}</option>
+        ${traces.map(function (f, i) { var root = (props.roots || [])[f.root]; return html`<option value=${String(i)}>${(root ? root.label + "/" : "") + f.path}</option>`; })}</select></label>
+      <label class="grow">or its path in the folder <input data-testid="trace-path" placeholder="traces/run.otlp.json" value=${chosen[0].path} onInput=${function (e) { chosen[1](Object.assign({}, chosen[0], { path: e.target.value })); }} /></label>
+      ${(props.roots || []).length > 1 ? html`<label>Folder <select value=${chosen[0].root} onChange=${function (e) { chosen[1](Object.assign({}, chosen[0], { root: e.target.value })); }}>
+        ${props.roots.map(function (r) { return html`<option value=${String(r.index)}>${r.label}</option>`; })}</select></label>` : null}
+      <button type="button" data-testid="open-trace" onClick=${open}>Open the trace</button>
+    </div>
+    ${refused ? html`<div class="banner error" role="alert" data-testid="problem"><div>${refused.head}</div>
+        <ul class="findings" data-testid="trace-findings">${problem[0].findings.map(function (f) { return html`<li>${f}</li>`; })}</ul>
+        ${refused.fix ? html`<div>${refused.fix}</div>` : null}</div>` : html`<${Problem} problem=${problem[0]} />`}
+    ${o ? html`<div data-testid="trace-sessions">
+      <p class="muted"><code>${o.path}</code> · ${o.format} · ${o.sessions.length} session${o.sessions.length === 1 ? "" : "s"}</p>
+      ${o.notes.map(function (n) { return html`<p class="banner" data-testid="trace-note">${n}</p>`; })}
+      <table class="cases-table sessions-table"><thead><tr><th>session</th><th>first user message</th><th>turns</th><th></th></tr></thead><tbody>
+        ${o.sessions.map(function (s) {
+          var usable = !(s.findings || []).length;
+          return html`<tr data-testid="trace-session" class=${draft[0] && draft[0].session === s.session_id ? "current" : ""}>
+            <td><code>${s.session_id}</code>${s.case_id !== s.session_id ? html`<div class="muted">case <code>${s.case_id}</code></div>` : null}</td>
+            <td class="first-text">${s.first_user_text}</td><td>${s.turns}</td>
+            <td>${usable ? html`<button type="button" data-testid="start-case" onClick=${function () { start(s); }}>Start a case</button>`
+              : html`<div class="unusable" data-testid="session-findings"><b>Lacks content: cannot be expected turns</b><ul class="findings">${s.findings.map(function (f) { return html`<li>${f}</li>`; })}</ul></div>`}</td></tr>`;
+        })}</tbody></table></div>` : null}
+    ${draft[0] ? html`<div class="trace-case" data-testid="trace-case"><h4>Save the case of session <code>${draft[0].session}</code> into</h4>
+      <div class="row">
+        <label>Eval set <select data-testid="trace-save-target" value=${saveTo[0].file} onChange=${function (e) { set({ file: e.target.value }); }}>
+          <option value="">choose…</option>
+          ${files.map(function (f, i) { return html`<option value=${String(i)}>${f.path}</option>`; })}
+          <option value="__new__">a new eval set…</option></select></label>
+        ${saveTo[0].file === "__new__" ? html`<label>In folder <select data-testid="trace-new-set-folder" value=${saveTo[0].folder} onChange=${function (e) { set({ folder: e.target.value }); }}>
+            ${(props.folders || []).map(function (fo) { var root = (props.roots || [])[fo.root]; return html`<option value=${fo.root + ":" + fo.path}>${(root ? root.label : fo.root) + (fo.path ? "/" + fo.path : "")}/</option>`; })}</select></label>
+          <label>New eval set id <input data-testid="trace-new-set-id" value=${saveTo[0].newId} onInput=${function (e) { set({ newId: e.target.value }); }} /></label>` : null}
+      </div>
+      ${target ? html`<${TraceCaseEditor} key=${draft[0].session} target=${target} draft=${draft[0].case}
+        onSaved=${function () { saved[1]({ path: target.path, case_id: null }); draft[1](null); props.onSaved(target); }} />`
+        : html`<p class="muted">Choose the eval set the case goes to; you can edit it before it is written.</p>`}
+    </div>` : null}
+    ${saved[0] ? html`<p class="saved" data-testid="trace-saved">Saved the case to ${saved[0].path}.</p>` : null}
+  </section>`;
+}
+
+/* The case editor over a trace's case: an existing eval set is loaded first (its sha256 and
+ * cases: the case is added after them). Another eval set chosen keeps the edits made so far
+ * (the editor stays; its preview is dropped, as the file it was of changed). */
+function TraceCaseEditor(props) {
+  var loaded = useState(null);
+  var t = props.target;
+  useEffect(function () {
+    if (!t.needsLoad) { loaded[1]({ target: { root: t.root, path: t.path, sha256: null, new_set: t.new_set }, evalSetId: t.evalSetId, count: 0 }); return; }
+    api("GET", "evalset?root=" + t.root + "&path=" + encodeURIComponent(t.path)).then(function (r) {
+      if (!r.ok) { loaded[1]({ error: r.body }); return; }
+      if (!r.body.editable) { loaded[1]({ error: { error: t.path + " cannot be edited here (" + r.body.format + "); choose another eval set." } }); return; }
+      loaded[1]({ target: { root: r.body.root, path: r.body.path, sha256: r.body.sha256 }, evalSetId: r.body.eval_set_id, count: r.body.cases.length });
+    });
+  }, [t.root, t.path, t.needsLoad]);
+  var l = loaded[0];
+  if (!l) { return html`<p class="loading">Loading ${t.path}…</p>`; }
+  if (l.error) { return html`<${Problem} problem=${l.error} />`; }
+  return html`<${CaseEditor} case=${props.draft} index=${l.count} isNew=${true} evalSetId=${l.evalSetId} target=${l.target} lastRun="" onSaved=${props.onSaved} />`;
+}
+
 // ---------------------------------------------------------------- case editor
 
 function toolUses(turn) {
   var data = turn.intermediate_data;
   if (!data || data.tool_uses || Object.keys(data).length === 0) {
-    return { legacy: true, text: pretty((data && data.tool_uses || []).map(function (c) { return { name: c.name, args: c.args || {} }; })) };
+    return { legacy: true, text: pretty((data && data.tool_uses || []).map(function (c) { return c.id ? { id: c.id, name: c.name, args: c.args || {} } : { name: c.name, args: c.args || {} }; })) };
   }
   return { legacy: false, text: pretty(data) };
 }
@@ -306,8 +432,13 @@ function caseFrom(ed) {
     var turns = [];
     for (var i = 0; i < ed.turns.length; i++) {
       var t = ed.turns[i];
-      var turn = Object.assign({}, t.original, { user_content: Object.assign({}, t.original.user_content || { role: "user" }, { parts: [{ text: t.user }] }) });
-      if (t.final || t.hasFinal) { turn.final_response = Object.assign({}, t.original.final_response || { role: "model" }, { parts: [{ text: t.final }] }); }
+      // a text left as it was keeps its parts as they were (several, or with other fields)
+      var turn = Object.assign({}, t.original, { user_content: t.original.user_content && t.user === textOf(t.original.user_content) ? t.original.user_content
+        : Object.assign({}, t.original.user_content || { role: "user" }, { parts: [{ text: t.user }] }) });
+      if (t.final || t.hasFinal) {
+        turn.final_response = t.original.final_response && t.final === textOf(t.original.final_response) ? t.original.final_response
+          : Object.assign({}, t.original.final_response || { role: "model" }, { parts: [{ text: t.final }] });
+      }
       var tools = json(t.tools, "turn" + i + ".tools", "turn " + (i + 1) + " tool calls");
       if (t.legacy) {
         var steps = json(t.intermediate, "turn" + i + ".intermediate", "turn " + (i + 1) + " intermediate responses");
@@ -431,7 +562,7 @@ function CaseEditor(props) {
       <button type="button" data-testid="promote" disabled=${!!bad || !promote[0].run.trim()} onClick=${doPromote}>Promote</button></div>
       <p class="muted">The run's actual final responses and tool calls replace the expected ones in the editor; preview the diff, then write.</p>
       <${Problem} problem=${promote[0].problem} /></div>` : null}
-    <${SaveBox} key=${bad ? "blocked" : JSON.stringify(built.value)} target=${props.target} blocked=${bad ? "Fix the JSON marked in red above to preview" : null}
+    <${SaveBox} key=${(bad ? "blocked" : JSON.stringify(built.value)) + "|" + props.target.root + "/" + props.target.path} target=${props.target} blocked=${bad ? "Fix the JSON marked in red above to preview" : null}
       edits=${bad ? [] : [{ op: "put_case", case_id: props.isNew ? null : props.case.eval_id, case: built.value }]}
       onErrors=${function (list) { errors[1](list.filter(function (x) { return x.case_index === props.index; })); }} onSaved=${props.onSaved} />
   </section>`;
@@ -663,6 +794,8 @@ export function AuthorView() {
       <main>
         <${ChatPanel} files=${list ? list.files : []} folders=${list ? list.folders || [] : []} roots=${list ? list.roots : []}
           agent=${agent[0]} setAgent=${setAgent} onSaved=${function (t) { refresh({ root: t.root, path: t.path }); }} />
+        <${TracePanel} files=${list ? list.files : []} folders=${list ? list.folders || [] : []} roots=${list ? list.roots : []}
+          onSaved=${function (t) { refresh({ root: t.root, path: t.path }); }} />
         ${current[0] ? html`<${EvalSetPanel} file=${current[0]} key=${current[0].root + "/" + current[0].path} agent=${agent[0]} setAgent=${setAgent} />` : null}
       </main>
     </div>
