@@ -19,7 +19,9 @@ exceptions a plugin raises are in ``agenteval.errors``.
   (``rows_from_details``), one argument difference in words (``diff_text``), and the line
   of each case in its eval file (``case_lines``);
 * data-format readers (``agenteval.formats``): ``FormatReader``, recognised by the file's
-  ``leading_keys`` (``read_timeline``: a recorded turn's spans, for a viewer); a file read
+  ``leading_keys`` (``read_timeline``: a recorded turn's spans, for a viewer;
+  ``session_formats``: the installed formats whose files record sessions a case can start
+  from, ``FormatReader.recorded_sessions`` and ``session_case``); a file read
   with the loader's checks (``read_bytes``) and parsed strictly (``parse_json``, problems at
   line:column), one array of a document too large to hold read element by element
   (``iter_json_array``, json's errors at the document's line:column), a pydantic
@@ -99,6 +101,7 @@ _EXPORTS = {
     "read_bytes": "._loading._json",
     "read_eval_file": "._loading",
     "read_timeline": "._loading",
+    "session_formats": "._loading",
     # commands
     "CONFIG_FILE_NAME": "._loading",
     "RUNS_DIR_OPTION": ".cli._options",
@@ -166,6 +169,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
         leading_keys,
         read_eval_file,
         read_timeline,
+        session_formats,
     )
     from ._loading._json import parse_json, read_bytes
     from ._loading._json_stream import iter_json_array

@@ -341,3 +341,32 @@ def test_a_reader_s_turns_built_when_read_are_built_once_per_case_when_its_run_s
     result = run_sync(EvalRun(plan).execute())
     assert {c.eval_id: c.status for c in result.cases()} == {"c1": Status.PASSED, "c2": Status.FAILED}
     assert sorted(LazyLines.built) == ["c1", "c2"]  # each case's one turn, built once
+
+
+class Sessions(Lines):
+    """A toy format whose files record sessions a case can start from."""
+
+    def recorded_sessions(self, path: Path) -> dict:
+        rows = json.loads(path.read_text())["lines"]
+        listed = [{"session_id": r["case"], "case_id": r["case"], "first_user_text": r["user"]} for r in rows]
+        return {"sessions": [{**s, "turns": 1, "findings": []} for s in listed], "notes": []}
+
+
+class NotAReader:  # does not keep the contract: never loads
+    @classmethod
+    def claims(cls, head: bytes) -> bool:
+        return True
+
+
+def test_session_formats_are_the_readers_that_record_sessions_and_load():
+    finder = _finder(lines=Lines, sessions=Sessions, not_a_reader=NotAReader)
+    assert formats.session_formats(finder) == [Sessions]
+    assert formats.session_formats(_finder()) == []
+
+
+def test_a_format_without_sessions_says_so_when_asked_for_one(tmp_path):
+    path = _file(tmp_path, "t.json", json.dumps({"lines": [{"case": "a", "user": "hi", "answer": "yo"}]}))
+    assert Lines().recorded_sessions(path) is None
+    with pytest.raises(DataError, match="the Lines format records no sessions to start a case from"):
+        Lines().session_case(path, "a")
+    assert Sessions().recorded_sessions(path)["sessions"][0]["first_user_text"] == "hi"

@@ -199,33 +199,3 @@ def test_the_installed_trace_format_is_found_by_its_entry_point() -> None:
     from agenteval_viewer._trace_cases import trace_readers
 
     assert OtelReader in trace_readers()
-
-
-def test_a_format_that_does_not_load_or_lists_no_sessions_is_left_out(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import importlib.metadata
-
-    from agenteval_otel import OtelReader
-    from agenteval_viewer._trace_cases import trace_readers
-
-    class Entry:
-        def __init__(self, name: str, load: Any) -> None:
-            self.name, self.load = name, load
-
-    def broken() -> Any:
-        raise ImportError("no module named nowhere")
-
-    class RecordsOnly:  # a format with no sessions to list
-        @classmethod
-        def claims(cls, head: bytes) -> bool:
-            return True
-
-    entries = [
-        Entry("broken", broken),
-        Entry("otel", lambda: OtelReader),
-        Entry("records", lambda: RecordsOnly),
-    ]
-    found = {"agenteval.formats": entries}
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: found.get(group, []))
-    assert trace_readers() == [OtelReader]

@@ -21,6 +21,7 @@ from ._formats import (
     format_writers,
     leading_keys,
     read_timeline,
+    session_formats,
 )
 from ._recorded import recorded_eval_file
 from ._selection import CONFIG_FILE_NAME, EvalTarget, expand_targets
@@ -46,6 +47,7 @@ __all__ = [
     "load_eval_set",
     "read_eval_file",
     "read_timeline",
+    "session_formats",
     "recorded_eval_file",
     "with_efficiency",
 ]

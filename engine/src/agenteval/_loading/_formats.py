@@ -47,6 +47,7 @@ __all__ = [
     "leading_keys",
     "read_in_format",
     "read_timeline",
+    "session_formats",
 ]
 
 #: The built-in format's name (``--format-in adk``).
@@ -106,6 +107,23 @@ class FormatReader(ABC):
             f"this file is in the {type(self).__name__} format, which holds recorded turns, not eval "
             "cases; give it as --actual",
             source=str(path),
+        )
+
+    def recorded_sessions(self, path: Path) -> Optional[dict[str, Any]]:
+        """The sessions recorded in ``path`` that can each start an eval case, for a viewer's
+        authoring screen: ``{"sessions": [{"session_id", "case_id", "first_user_text", "turns",
+        "findings"}], "notes": [...]}`` in file order; a session with ``findings`` (what its
+        turns lack) cannot start one, ``notes`` are the file's own findings. ``None`` (the
+        default): the format records no sessions. ``DataError`` for a file it cannot read."""
+        return None
+
+    def session_case(self, path: Path, session_id: str, *, as_expected: bool = True) -> EvalCase:
+        """Session ``session_id`` of ``path`` as an eval case (with ``as_expected`` its turns
+        are the expected conversation, without the run's measurements); ``DataError`` when the
+        file holds no such session or it lacks what a case needs (its findings listed), and
+        (the default) for a format that records no sessions."""
+        raise DataError(
+            f"the {type(self).__name__} format records no sessions to start a case from", source=str(path)
         )
 
 
@@ -262,6 +280,22 @@ def _eval_formats() -> dict[str, LoadedPlugin]:
     if not names:
         return {}
     return {name: p for name, p in finder.load_many(names).items() if p.obj.eval_file_patterns}
+
+
+def session_formats(finder: Optional[PluginFinder] = None) -> list[type[FormatReader]]:
+    """The installed formats whose files record sessions an eval case can start from (their
+    readers implement ``FormatReader.recorded_sessions``), imported, by name. A format that
+    does not load is left out: a run that reads its files says why."""
+    finder = finder or _finder()
+    found = []
+    for name in finder.names():
+        try:
+            reader: type[FormatReader] = finder.load_one(name)
+        except PluginLoadError:
+            continue
+        if reader.recorded_sessions is not FormatReader.recorded_sessions:
+            found.append(reader)
+    return found
 
 
 def eval_file_patterns() -> tuple[str, ...]:

@@ -1,8 +1,8 @@
 """A recorded trace as the start of a case, for the authoring screen (``--allow-write``).
 
-The trace is read by an installed data format (``agenteval.formats``) whose reader can list
-a file's recorded sessions: ``recorded_sessions(path)`` and ``session_case(path, session_id,
-as_expected=True)`` (agenteval-otel's ``OtelReader``: OTLP JSON/JSONL, Tempo, Jaeger). The
+The trace is read by an installed data format whose reader records sessions
+(``agenteval.plugins.session_formats``: ``FormatReader.recorded_sessions`` and
+``session_case``; agenteval-otel's ``OtelReader`` reads OTLP JSON/JSONL, Tempo, Jaeger). The
 viewer never imports such a package by name: with none installed, ``missing`` says what to
 install and the screen shows it instead of the option.
 
@@ -35,7 +35,6 @@ _SUFFIXES = (".json", ".jsonl")
 _NOT_TRACES = (".evalset.json", ".test.json", "test_config.json")
 _MAX_LOOKED = 2000
 _MAX_LISTED = 200
-_NEEDED = ("claims", "recorded_sessions", "session_case")
 
 
 class TraceRefused(Exception):
@@ -49,19 +48,11 @@ class TraceRefused(Exception):
 
 
 def trace_readers() -> list[type]:
-    """The installed format readers that list a file's recorded sessions (a format that does
-    not load is left out: the run's own commands report it)."""
-    from importlib.metadata import entry_points
+    """The installed format readers that list a file's recorded sessions
+    (``session_formats``: a format that does not load is left out)."""
+    from agenteval.plugins import session_formats
 
-    found = []
-    for ep in sorted(entry_points(group="agenteval.formats"), key=lambda e: e.name):
-        try:
-            reader = ep.load()
-        except Exception:  # noqa: BLE001 - a broken plugin must not take the screen down
-            continue
-        if all(callable(getattr(reader, name, None)) for name in _NEEDED):
-            found.append(reader)
-    return found
+    return list(session_formats())
 
 
 class TraceCases:
