@@ -1227,9 +1227,7 @@ def case_from_records(
             case_id,
         ),
         identical_outputs=(
-            functools.cache(identical or functools.partial(_identical, records))
-            if len(records) > 1
-            else False
+            _Once(identical or functools.partial(_identical, records)) if len(records) > 1 else False
         ),
         hints=hints,
     )
@@ -1241,6 +1239,22 @@ def case_from_records(
         agent_runs=agent_runs,
         judge=sum_activity(r.judge for r in results),
     )
+
+
+class _Once:
+    """``ask()``'s answer, asked the first time it is wanted (a case's criteria may each want
+    it); lighter to make than ``functools.cache`` (one a case)."""
+
+    __slots__ = ("_answer", "_ask")
+
+    def __init__(self, ask: Callable[[], bool]) -> None:
+        self._ask = ask
+        self._answer: Optional[bool] = None
+
+    def __call__(self) -> bool:
+        if self._answer is None:
+            self._answer = self._ask()
+        return self._answer
 
 
 def _identical(records: Sequence[Optional[CaseRecord]]) -> bool:
