@@ -521,24 +521,24 @@ class RecordedRun:
             data = self._briefs_data()
         except OSError:
             return None
-        lines = data.count(b"\n")
-        # every line ends in a newline and starts as ``brief_line`` writes it (``{"key":[`` is
-        # never inside a JSON string either): looked at in C loops, not line by line
-        if not data.endswith(b"\n") or not data.startswith(BRIEF_START):
-            return None
-        if data.count(b"\n" + BRIEF_START) != lines - 1:
+        # every line ends in a newline and starts as ``brief_line`` writes it
+        if not data.endswith(b"\n"):
             return None
         pieces: list[bytes] = []
-        add = pieces.extend
+        add, find, starts = pieces.extend, data.find, data.startswith
         # ``],"status":``, ``,"criteria":`` and ``,"preview":`` are never inside a JSON string
-        # (a quote there is escaped): the first of each after the one before is the line's own
-        for line in data[:-1].split(b"\n"):
-            key = line.find(b'],"status":', 8)
-            start = line.find(b',"criteria":', key)
-            end = line.find(b',"preview":', start)
-            if key < 0 or start < 0 or end < 0:
+        # (a quote there is escaped): the first of each after the one before is the line's own;
+        # looked for in the file's bytes (no line cut out: a copy of every byte)
+        line, size = 0, len(data)
+        while line < size:
+            stop = find(b"\n", line)
+            key = find(b'],"status":', line + 8, stop)
+            start = find(b',"criteria":', key, stop)
+            end = find(b',"preview":', start, stop)
+            if key < 0 or start < 0 or end < 0 or not starts(BRIEF_START, line):
                 return None
-            add((b",[", line[7 : key + 1], b",", line[start + 12 : end], b"]"))
+            add((b",[", data[line + 7 : key + 1], b",", data[start + 12 : end], b"]"))
+            line = stop + 1
         pieces[0] = b"[["
         sets, cases = self._planned_columns()
         try:
