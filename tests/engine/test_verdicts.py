@@ -370,3 +370,36 @@ def test_the_runs_spread_has_the_exact_population_stdev(scores, equal):
     expected = statistics.pstdev(scores) if len(scores) > 1 else 0.0
     assert stdev == expected and type(stdev) is float
     assert math.copysign(1.0, stdev) == math.copysign(1.0, expected)
+
+
+def test_pstdev_is_the_standard_librarys_to_the_bit():
+    """The spread's standard deviation, in integers, is the float ``statistics.pstdev`` gives
+    (its exact arithmetic in fractions, then the correctly rounded root), whatever the floats;
+    other input goes to ``statistics.pstdev`` itself."""
+    import random
+    import statistics
+    import struct
+
+    from agenteval._verdicts import pstdev
+
+    rnd = random.Random(7)
+    pick = (
+        lambda: rnd.choice([0.0, -0.0, 1.0, 0.5, 0.8, 1 / 3, 2 / 3]),
+        rnd.random,
+        lambda: rnd.uniform(-1e6, 1e6),
+        lambda: rnd.random() * 10.0 ** rnd.randint(-300, 300),
+        lambda: round(rnd.random(), rnd.randint(0, 5)),
+    )
+    for _ in range(20000):
+        values = [rnd.choice(pick)() for _ in range(rnd.choice([1, 2, 3, 3, 5, 24]))]
+        assert struct.pack("d", pstdev(values)) == struct.pack("d", statistics.pstdev(values)), values
+
+    def outcome(stdev, values):
+        try:
+            found = stdev(values)
+        except Exception as exc:  # the standard library's own, whatever it is
+            return type(exc)
+        return "nan" if found != found else found
+
+    for other in ([1, 2, 4], [1.0, float("inf")], [0.5, float("nan")], [True, 0.5], []):
+        assert outcome(pstdev, other) == outcome(statistics.pstdev, other)

@@ -444,3 +444,102 @@ def test_a_record_whose_criteria_are_not_its_sets_reads_as_a_damaged_line(tmp_pa
         edited = criterion.runs[first["run_index"] - 1]
         assert len(criterion.runs) == 3 and edited.reason_code == "interrupted"
     assert len(results) == 4
+
+
+def _replayed(runs: Path, cases: int = 12) -> RecordedRun:
+    """A complete run of three recorded runs per case (as from three ``--actual`` files): case
+    ``c<i>``'s runs answer "1" alike when i % 3 == 0 (one output repeated), "1" with 0, 1 and 2
+    spaces after it when i % 3 == 1 (the same scores, other outputs), else "1", "0", "1"."""
+    plan = _plan(3, cases=cases)
+    replies = (["1", "1", "1"], ["1", "1 ", "1  "], ["1", "0", "1"])
+    recorded = {
+        (0, f"c{i}"): [[make_invocation("q", reply)] for reply in replies[i % 3]] for i in range(cases)
+    }
+    plan = Plan(sets=plan.sets, recorded=recorded, num_runs=3)
+    evaluation = open_run(plan, runs_dir=runs, argv=["test"])
+    run_sync(evaluation.execute())
+    return RecordedRun.open(evaluation.writer.folder)
+
+
+def test_a_multi_run_report_reads_the_turns_of_a_briefed_case_only_where_a_verdict_needs_them(
+    tmp_path, monkeypatch
+):
+    """A reader of every case's result (the JSON document) reads a case whose brief the seal
+    covers without its runs' turns (most of a record), and reads the turns back only for a
+    verdict that depends on whether the runs' outputs were identical: the document is the
+    one read from every whole record."""
+    from agenteval._reporting import json_chunks
+
+    run = _replayed(tmp_path / "runs")
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    whole = "".join(json_chunks(RecordedRun.open(run.folder)))  # no brief: every record whole
+    (tmp_path / "briefs.jsonl").rename(run.folder / "briefs.jsonl")
+    assert '"basis": "identical-runs"' in whole and '"basis": "runs"' in whole
+    asked: list = []
+    real = RecordedRun._same_outputs
+
+    def counted(self, places, records):
+        asked.append(places)
+        return real(self, places, records)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(RecordedRun, "_same_outputs", counted)
+        assert "".join(json_chunks(RecordedRun.open(run.folder))) == whole
+    assert len(asked) == 8  # the cases whose runs scored alike (i % 3 < 2): no other
+    # turns not as a run writer writes them are compared through the models
+    import agenteval.runs._reader as reader_module
+
+    def other_shape(actual):
+        raise KeyError("finalResponse")
+
+    monkeypatch.setattr(reader_module, "_outputs", other_shape)
+    assert "".join(json_chunks(RecordedRun.open(run.folder))) == whole
+
+
+def test_what_a_run_is_compared_on_is_what_same_outputs_compares():
+    """``_outputs`` of a record's turns as plain JSON (events or legacy form, tool calls,
+    texts of several parts, no turn, an error code) equal exactly where ``same_outputs`` says."""
+    from agenteval._results import AgentRunRecord
+    from agenteval._verdicts import same_outputs
+    from agenteval.models import Content, Part
+    from agenteval.runs._reader import _outputs
+
+    def turn(text, calls=(), form="events", parts=None):
+        invocation = make_invocation("q", text, list(calls), form=form if calls or form != "none" else None)
+        if parts is not None:
+            invocation = invocation.model_copy(update={"final_response": Content(role="model", parts=parts)})
+        return invocation
+
+    runs = [
+        [turn("a", [("f", {"x": 1})])],
+        [turn("a", [("f", {"x": 1})])],
+        [turn("a", [("f", {"x": 2})])],
+        [turn("a", [("g", {"x": 1})])],
+        [turn("a", [("f", {"x": 1})], form="legacy")],
+        [turn("a", [("f", {"x": 1}), ("f", None)])],
+        [turn("b", [("f", {"x": 1})])],
+        [turn("", parts=[Part(text="a"), Part(text=""), Part(text="b")])],
+        [turn("a\nb")],
+        [turn("a\nb", form="none")],
+        [turn(None, form="legacy")],
+        [turn("a"), turn("c")],
+        [],
+    ]
+    records = [AgentRunRecord(run=1, invocations=turns) for turns in runs]
+    records.append(AgentRunRecord(run=1, invocations=runs[0], error_code="agent_timeout"))
+    plain = [_outputs(json.loads(record.model_dump_json(by_alias=True))) for record in records]
+    for a, first in zip(records, plain, strict=True):
+        for b, second in zip(records, plain, strict=True):
+            assert (first is not None and second is not None and first == second) == same_outputs([a, b])
+
+
+def test_a_multi_run_case_made_by_the_agent_is_read_with_its_turns(tmp_path, monkeypatch):
+    """The agent's turns are the case's ``agent_runs``: its records are read whole."""
+    from agenteval._reporting import json_chunks
+
+    run = _recorded(_plan(3, cases=6), tmp_path / "runs")
+    (run.folder / "briefs.jsonl").rename(tmp_path / "briefs.jsonl")
+    whole = "".join(json_chunks(RecordedRun.open(run.folder)))
+    (tmp_path / "briefs.jsonl").rename(run.folder / "briefs.jsonl")
+    assert '"agent_runs": [\n' in whole
+    assert "".join(json_chunks(RecordedRun.open(run.folder))) == whole

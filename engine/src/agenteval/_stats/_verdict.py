@@ -21,11 +21,11 @@ U <= threshold, FAIL iff L > threshold). Special cases, by ``basis``:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from statistics import NormalDist
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from ._interval import Interval, _percent
 from ._intervals import (
@@ -212,7 +212,7 @@ def case_verdict(
     missing: str = "bound",
     unit: str = "run",
     hint: bool = True,
-    identical: bool = False,
+    identical: Union[bool, Callable[[], bool]] = False,
 ) -> VerdictResult:
     """The tri-state verdict of one criterion from its unit scores in [lo, hi].
 
@@ -224,7 +224,8 @@ def case_verdict(
     at the best value follows the zero-failure rule; a threshold at the worst value
     always passes. ``identical=True`` says the units are copies of one observation (the
     runs gave identical outputs): when their scores are identical too and the interval
-    cannot decide, the point verdict stands (basis ``identical-runs``). ``seed`` drives the
+    cannot decide, the point verdict stands (basis ``identical-runs``); a callable is asked
+    only then (finding it out may mean reading the runs' outputs). ``seed`` drives the
     BCa resamples (see ``derive_seed``). ``hint=False`` skips the search for how many units
     would settle an INCONCLUSIVE verdict (it costs a few interval computations).
     """
@@ -270,7 +271,12 @@ def case_verdict(
     values: list[Optional[float]] = list(scored) + [None] * n_missing
     interval = manski_interval(values, lo, hi, level, seed)
     verdict = _decide(interval, threshold, higher_is_better)
-    if verdict is Verdict.INCONCLUSIVE and identical and not n_missing and len(set(scored)) == 1:
+    if (
+        verdict is Verdict.INCONCLUSIVE
+        and not n_missing
+        and len(set(scored)) == 1
+        and (identical() if callable(identical) else identical)
+    ):
         return _identical(scored, score, threshold, higher_is_better, level, unit, common)
     reason = _interval_reason(verdict, interval, threshold, higher_is_better, unit)
     advice = units = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import glob
 import itertools
 import mmap
@@ -14,7 +15,7 @@ import os
 import re
 import shutil
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar, Optional, cast
 
@@ -520,28 +521,30 @@ class RecordedRun:
             data = self._briefs_data()
         except OSError:
             return None
-        lines = data.count(b"\n")
-        # every line ends in a newline and starts as ``brief_line`` writes it (``{"key":[`` is
-        # never inside a JSON string either): looked at in C loops, not line by line
-        if not data.endswith(b"\n") or not data.startswith(BRIEF_START):
-            return None
-        if data.count(b"\n" + BRIEF_START) != lines - 1:
+        # every line ends in a newline and starts as ``brief_line`` writes it
+        if not data.endswith(b"\n"):
             return None
         pieces: list[bytes] = []
-        add = pieces.extend
+        add, find, starts = pieces.extend, data.find, data.startswith
         # ``],"status":``, ``,"criteria":`` and ``,"preview":`` are never inside a JSON string
-        # (a quote there is escaped): the first of each after the one before is the line's own
-        for line in data[:-1].split(b"\n"):
-            key = line.find(b'],"status":', 8)
-            start = line.find(b',"criteria":', key)
-            end = line.find(b',"preview":', start)
-            if key < 0 or start < 0 or end < 0:
+        # (a quote there is escaped): the first of each after the one before is the line's own;
+        # looked for in the file's bytes (no line cut out: a copy of every byte)
+        line, size = 0, len(data)
+        while line < size:
+            stop = find(b"\n", line)
+            key = find(b'],"status":', line + 8, stop)
+            start = find(b',"criteria":', key, stop)
+            end = find(b',"preview":', start, stop)
+            if key < 0 or start < 0 or end < 0 or not starts(BRIEF_START, line):
                 return None
-            add((b",[", line[7 : key + 1], b",", line[start + 12 : end], b"]"))
+            add((b",[", data[line + 7 : key + 1], b",", data[start + 12 : end], b"]"))
+            line = stop + 1
         pieces[0] = b"[["
         sets, cases = self._planned_columns()
         try:
-            lines = pydantic_core.from_json(b"".join(pieces) + b"]")
+            # arrays only: no key to cache, and case ids are each their own (``cache_strings``
+            # would only look them up)
+            lines = pydantic_core.from_json(b"".join(pieces) + b"]", cache_strings="keys")
             keys = list(map(_FIRST, lines))
             if list(map(_FIRST, keys)) == sets and list(map(_SECOND, keys)) == cases:
                 return sets, cases, list(map(_SECOND, lines))  # one line a case, in plan order
@@ -756,12 +759,34 @@ class RecordedRun:
         model: type[BaseModel] = CaseRecord
         if scored:
             model = _ScoredOne if self.manifest.num_runs == 1 else _ScoredRuns
+        briefed = model is _ScoredRuns and self.manifest.num_runs_policy != "auto"
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
             for entry in self.manifest.eval_sets:
                 for case_id in entry.case_ids:
                     if only is None or (entry.index, case_id) in only:
-                        yield entry, case_id, self._records_of(entry, case_id, index, handle, model)
+                        records = self._briefed_records(entry, case_id, handle) if briefed else None
+                        if records is None:
+                            records = self._records_of(entry, case_id, index, handle, model)
+                        yield entry, case_id, records
+
+    def _briefed_records(
+        self, entry: EvalSetEntry, case_id: str, handle: Optional[IO[bytes]]
+    ) -> Optional[list[Optional[CaseRecord]]]:
+        """A case's runs read as far as their scores (``_ScoredOne``: not their actual turns,
+        most of a record's parse) where its written brief, current under the run's seal, says
+        where every run's record is: records its run wrote and combined, whole then. Whether
+        the runs' outputs were identical is read later, only where a verdict depends on it
+        (``case_result``). ``None`` (read them as ``case_records`` does) otherwise, or when
+        a run's record is not there as said or the agent made it (its turns are the case's
+        ``agent_runs``)."""
+        places = self._brief_ref(entry, case_id)[0]
+        if handle is None or places is None or len(places) != self.manifest.num_runs or not all(places):
+            return None
+        records = [self._read_at(handle, (offset, length), _ScoredOne) for offset, length in places]
+        if any(record is None or record.origin == "agent" for record in records):
+            return None
+        return records
 
     def case_runs(self, entry: EvalSetEntry, case_id: str) -> list[Optional[CaseRecord]]:
         """One case's records, one per run, by the rules of ``case_records``: read where its
@@ -822,10 +847,44 @@ class RecordedRun:
         once and passes it)."""
         if pending is None:
             pending = self.in_progress
-        hints = self._brief_ref(entry, case_id)[1] if len(records) > 1 else None
+        hints = identical = None
+        if len(records) > 1:
+            places, hints = self._brief_ref(entry, case_id)
+            if places is not None and any(isinstance(record, _ScoredOne) for record in records):
+                identical = functools.partial(self._same_outputs, places, records)  # read without turns
         return case_from_records(
-            entry, case_id, records, self.manifest.confidence, pending=pending, hints=hints
+            entry,
+            case_id,
+            records,
+            self.manifest.confidence,
+            pending=pending,
+            hints=hints,
+            identical=identical,
         )
+
+    def _same_outputs(self, places: Sequence[Sequence[int]], records: Sequence[Optional[CaseRecord]]) -> bool:
+        """``same_outputs`` of the runs whose records are at ``places`` (``records``: as read,
+        ``None`` for a run that does not count), their turns read back as plain JSON (a third
+        of a model's parse; a record whose run writer wrote it, vouched for by the run's seal),
+        run after run until two differ; through the models when one is not as a writer writes
+        it."""
+        if len(places) < 2 or any(record is None for record in records):
+            return False
+        try:
+            with open(self.folder / RESULTS, "rb") as results:
+                first = None
+                for offset, length in places:
+                    results.seek(offset)
+                    found = _outputs(pydantic_core.from_json(results.read(length))["actual"])
+                    if found is None or (first is not None and found != first):
+                        return False
+                    first = found
+            return True
+        except (ValueError, TypeError, KeyError, AttributeError):
+            pass
+        with open(self.folder / RESULTS, "rb") as results:
+            read = [self._read_at(results, (offset, length), _ScoredRuns) for offset, length in places]
+        return same_outputs([record.actual if record is not None else None for record in read])
 
     def _brief_ref(self, entry: EvalSetEntry, case_id: str) -> tuple[Any, Any]:
         """Where the case's records are and its verdict hints, as its written brief says
@@ -1127,14 +1186,18 @@ def case_from_records(
     run_id: Optional[str] = None,
     pending: bool = False,
     hints: Optional[Mapping[str, str]] = None,
+    identical: Optional[Callable[[], bool]] = None,
 ) -> CaseResult:
     """A case's result from its per-run records (``None`` for a run never recorded), with
     the verdicts the run itself gave (same rules, same seeds: ``run_id`` defaults to the
     records' own). The run and every reader of its folder go through here. A run never
     recorded is NOT_EVALUATED ``interrupted``, or ``pending`` while the run is still going
     (``pending``: ``RecordedRun.in_progress``). ``hints``: the verdict hints the run wrote
-    for these records (``agenteval._verdicts.verdict_hints``), not searched for again. A
-    record whose criteria are not the set's (a hand edit) is a damaged line: never recorded."""
+    for these records (``agenteval._verdicts.verdict_hints``), not searched for again.
+    ``identical``: whether the runs' outputs were identical, for records read without their
+    turns (``same_outputs`` of theirs otherwise), asked only where a verdict depends on it.
+    A record whose criteria are not the set's (a hand edit) is a damaged line: never
+    recorded."""
     names = [c.name for c in entry.criteria]
     records = [r if r is None or [c.criterion for c in r.criteria] == names else None for r in records]
     per_run: list[list[CriterionResult]] = []
@@ -1163,7 +1226,9 @@ def case_from_records(
             entry.index,
             case_id,
         ),
-        identical_outputs=same_outputs([r.actual if r is not None else None for r in records]),
+        identical_outputs=(
+            _Once(identical or functools.partial(_identical, records)) if len(records) > 1 else False
+        ),
         hints=hints,
     )
     agent_runs = [r.actual for r in records if r is not None and r.actual is not None and r.origin == "agent"]
@@ -1174,6 +1239,63 @@ def case_from_records(
         agent_runs=agent_runs,
         judge=sum_activity(r.judge for r in results),
     )
+
+
+class _Once:
+    """``ask()``'s answer, asked the first time it is wanted (a case's criteria may each want
+    it); lighter to make than ``functools.cache`` (one a case)."""
+
+    __slots__ = ("_answer", "_ask")
+
+    def __init__(self, ask: Callable[[], bool]) -> None:
+        self._ask = ask
+        self._answer: Optional[bool] = None
+
+    def __call__(self) -> bool:
+        if self._answer is None:
+            self._answer = self._ask()
+        return self._answer
+
+
+def _identical(records: Sequence[Optional[CaseRecord]]) -> bool:
+    """``same_outputs`` of the runs of ``records`` (``None``: never recorded)."""
+    return same_outputs([r.actual if r is not None else None for r in records])
+
+
+def _outputs(actual: Any) -> Optional[list[tuple[str, list[tuple[Any, Any]]]]]:
+    """What ``same_outputs`` compares of a run, from its record's ``actual`` as plain JSON,
+    as a run writer writes it (every field, camelCase turns): each turn's final text and tool
+    calls (name and arguments), as ``Invocation.final_text`` and ``tool_calls`` give them;
+    ``None`` for a run that has none to compare (none, an error code, no turn). Raises
+    ``KeyError``, ``TypeError`` or ``AttributeError`` on any other shape."""
+    if actual is None or actual["error_code"] is not None or not actual["invocations"]:
+        return None
+    return [
+        (_final_text(turn["finalResponse"]), _tool_calls(turn["intermediateData"]))
+        for turn in actual["invocations"]
+    ]
+
+
+def _final_text(content: Any) -> str:
+    if content is None:
+        return ""
+    return "\n".join(part["text"] for part in content["parts"] or () if part["text"])
+
+
+def _tool_calls(data: Any) -> list[tuple[Any, Any]]:
+    if data is None:
+        return []
+    if "invocation_events" in data or "toolUses" not in data and "invocationEvents" not in data:
+        raise KeyError("not as a run writer writes it")
+    if "invocationEvents" not in data:  # the legacy form
+        return [(call["name"], call["args"]) for call in data["toolUses"]]
+    return [
+        (part["functionCall"]["name"], part["functionCall"]["args"])
+        for event in data["invocationEvents"]
+        if event["content"] is not None
+        for part in event["content"]["parts"] or ()
+        if part["functionCall"] is not None
+    ]
 
 
 def auto_runs_needed(
