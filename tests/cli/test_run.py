@@ -136,6 +136,8 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(
     )
     result = runner.invoke(main, ["run", f"{blank}:weather_paris", "--actual", actual])
     assert result.exit_code == 2 and "names no file" in result.output
+    result = runner.invoke(main, ["run", blank, "--runs-dir", str(tmp_path)])  # no --actual, no --agent
+    assert result.exit_code == 2 and "names no file" in result.output
     result = runner.invoke(main, ["run", str(example / "travel.evalset.json"), "--actual", blank])
     assert result.exit_code == 2
     assert f"--actual {blank!r} names no file: give a file or a run folder" in result.output

@@ -14,6 +14,7 @@ import errno
 import fnmatch
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -113,16 +114,24 @@ def _split(argument: str) -> tuple[str, Optional[tuple[str, ...]]]:
     return argument[:colon], ids or None
 
 
-def expand_targets(arguments: list[str]) -> list[EvalTarget]:
-    """Resolve PATH arguments; the same file named twice has its selections merged."""
-    merged: dict[Path, Optional[list[str]]] = {}
+def check_named(arguments: Sequence[str]) -> None:
+    """``DataError`` for a PATH argument that names no file (``""``, blanks, ``":case"``):
+    ``Path("")`` is the current folder, never what an empty argument (an unset shell
+    variable) meant."""
     for argument in arguments:
-        path_text, ids = _split(argument)
-        if not path_text.strip():  # Path("") is the current folder: never what an empty argument meant
+        if not _split(argument)[0].strip():
             raise DataError(
                 f"{argument!r} names no file: give an eval file or folder (is a shell variable unset?)",
                 source="PATH argument",
             )
+
+
+def expand_targets(arguments: list[str]) -> list[EvalTarget]:
+    """Resolve PATH arguments; the same file named twice has its selections merged."""
+    check_named(arguments)
+    merged: dict[Path, Optional[list[str]]] = {}
+    for argument in arguments:
+        path_text, ids = _split(argument)
         _check_length(path_text)
         path = Path(path_text)
         if not _exists(path_text, strict=True):

@@ -454,6 +454,9 @@ def run(
             f"--actual {str(blank)!r} names no file: give a file or a run folder (is a shell variable unset?)"
         )
     actual = tuple(Path(text) for text in actual)
+    from .._loading._selection import check_named
+
+    check_named(paths)  # before anything looks at the paths (an empty one would be ".")
     if not actual and not agent_target:
         actual = _recorded_responses(paths)
     if bool(actual) == bool(agent_target):
