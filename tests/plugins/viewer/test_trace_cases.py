@@ -199,3 +199,14 @@ def test_the_installed_trace_format_is_found_by_its_entry_point() -> None:
     from agenteval_viewer._trace_cases import trace_readers
 
     assert OtelReader in trace_readers()
+
+
+def test_a_trace_path_too_long_for_the_file_system_is_a_400(env: Any) -> None:
+    """Each name fits, the whole does not: a 400 naming the limit, not an internal error."""
+    relative = "/".join(["d" * 200] * 30) + "/x.otlp.json"
+    status, body = call(env, "GET", f"/api/author/trace?root=0&path={relative}")
+    assert status == 400 and "longer than the system takes" in body["error"]
+    status, body = call(
+        env, "POST", "/api/author/trace/case", {"root": 0, "path": relative, "session_id": "s"}
+    )
+    assert status == 400 and "longer than the system takes" in body["error"]

@@ -31,9 +31,10 @@ __all__ = ["TOKEN_HEADER", "GuardRefused", "PathRefused", "SessionToken", "Write
 
 #: The request header that carries the session's token.
 TOKEN_HEADER = "X-Agenteval-Token"
-#: The longest file or folder name most file systems take, in bytes (a longer one is refused
-#: here, not left to fail as ``ENAMETOOLONG`` when the file is looked at).
-_NAME_MAX = 255
+#: The longest file or folder name most file systems take, and the longest path Linux takes,
+#: in bytes (longer ones are refused here, not left to fail as ``ENAMETOOLONG`` wherever the
+#: file is looked at).
+_NAME_MAX, _PATH_MAX = 255, 4096
 
 
 class GuardRefused(Exception):
@@ -116,8 +117,9 @@ class WriteGuard(SessionToken):
         """The file ``relative`` (slash-separated) inside folder ``index``, resolved.
 
         Refused: a non-string or empty path, an absolute one, a segment that is empty,
-        ``.`` or ``..``, a backslash, a NUL, a control character, or a path that resolves
-        outside the folder (a symbolic link out of it)."""
+        ``.`` or ``..``, a backslash, a NUL, a control character, a name or a whole path
+        longer than the file system takes, or a path that resolves outside the folder (a
+        symbolic link out of it)."""
         root = self.root(index)
         if not isinstance(relative, str) or not relative.strip():
             raise PathRefused("give the eval set's path relative to its folder")
@@ -143,6 +145,11 @@ class WriteGuard(SessionToken):
             target = root.folder.joinpath(*parts).resolve(strict=False)
         except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, too long a name
             raise PathRefused(f"{relative[:200]!r} cannot be resolved: {exc}") from None
+        if len(str(target).encode("utf-8", "surrogatepass")) >= _PATH_MAX:
+            raise PathRefused(
+                f"{relative[:200]!r}: the path is longer than the system takes ({_PATH_MAX} bytes); "
+                "use a shorter one"
+            )
         if not target.is_relative_to(root.folder):
             raise PathRefused(
                 f"{relative[:200]!r} leads outside the eval-set folder {root.label!r} (through a "
