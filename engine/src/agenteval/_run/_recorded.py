@@ -159,10 +159,10 @@ class _ActualCases(CaseNotes):
         self.ids.append(note)
 
     def __call__(self, index: int, case: EvalCase) -> None:
-        self.ids.append(case.eval_id)
         try:
-            outcome_of(case, str(self.path))
-        except DataError as exc:
+            self.add(index, self.note(self.path, index, case))
+        except DataError as exc:  # kept, raised after the file's own problems
+            self.ids.append(case.eval_id)
             self.problems.append(exc)
 
 
