@@ -189,7 +189,8 @@ def test_without_a_trace_format_the_option_says_what_to_install(tmp_path: Path) 
     with serving as server:
         status, body = call(server, "GET", "/api/author/traces")
         assert status == 200 and body == {"available": False, "install": INSTALL_HINT, "files": []}
-        assert "pip install agenteval-otel" in INSTALL_HINT
+        assert "pip install agenteval-otel" in INSTALL_HINT and "pip install -e plugins/otel" in INSTALL_HINT
+        assert (helpers.REPO / "plugins" / "otel" / "pyproject.toml").is_file()  # the path it names
         status, body = call(server, "GET", "/api/author/trace?root=0&path=langgraph.jaeger.json")
         assert status == 400 and body["error"] == INSTALL_HINT
 

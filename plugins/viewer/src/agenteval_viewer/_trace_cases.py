@@ -29,7 +29,10 @@ from ._authoring_guard import PathRefused, WriteGuard
 __all__ = ["INSTALL_HINT", "TraceCases", "TraceRefused"]
 
 #: What the screen says when no installed format reads traces.
-INSTALL_HINT = "Starting a case from a trace needs agenteval-otel: pip install agenteval-otel"
+INSTALL_HINT = (
+    "Starting a case from a trace needs agenteval-otel: pip install agenteval-otel "
+    "(or, from the agenteval repository, pip install -e plugins/otel)"
+)
 _HEAD_BYTES = 64 * 1024
 _SUFFIXES = (".json", ".jsonl")
 _NOT_TRACES = (".evalset.json", ".test.json", "test_config.json")
