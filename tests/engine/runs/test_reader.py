@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
 
@@ -159,7 +160,9 @@ def _plan(num_runs: int, cases: int = 30, sets: int = 1) -> Plan:
 _FINISHED_FIRST = 4
 
 
-def _recorded(plan: Plan, runs: Path, stop_after: Optional[int] = None) -> RecordedRun:
+def _recorded(
+    plan: Plan, runs: Path, stop_after: Optional[int] = None, until: Callable[[], bool] = lambda: True
+) -> RecordedRun:
     run = open_run(plan, runs_dir=runs, argv=["test"], agent_concurrency=2)
 
     async def go():
@@ -167,8 +170,12 @@ def _recorded(plan: Plan, runs: Path, stop_after: Optional[int] = None) -> Recor
         if stop_after is not None:
             # ``stop_after`` agent calls made and a few cases finished: the agent's calls can run
             # ahead of the scoring, and a run stopped before any case finished records too few to
-            # show (a run and its twin might then share no case)
-            while sum(plan.agent.calls.values()) < stop_after or run.progress.done < _FINISHED_FIRST:
+            # show (a run and its twin might then share no case); and ``until()`` holds
+            while (
+                sum(plan.agent.calls.values()) < stop_after
+                or run.progress.done < _FINISHED_FIRST
+                or not until()
+            ):
                 await asyncio.sleep(0.002)
             run.interrupt("SIGINT")
         return await task
@@ -380,8 +387,11 @@ def test_a_killed_complete_runs_summary_is_the_one_it_wrote_from_its_saved_eval_
 def test_a_killed_runs_summary_reads_the_records_of_the_unfinished_eval_sets_only(
     tmp_path, monkeypatch, num_runs, stop_after
 ):
-    # the sets in plan order: the first finishes before the interruption, the last does not
-    run = _recorded(_plan(num_runs, cases=24, sets=3), tmp_path / "runs", stop_after)
+    # the sets in plan order: the first finishes before the interruption (its summary line is
+    # written: with the agent's calls ahead of the scoring, a count of calls does not say so),
+    # the last does not
+    first_set_done = lambda: any((tmp_path / "runs").glob("*/set_summaries.jsonl"))  # noqa: E731
+    run = _recorded(_plan(num_runs, cases=24, sets=3), tmp_path / "runs", stop_after, first_set_done)
     sealed = run.summary()
     assert sealed is not None and sealed.state is RunState.INTERRUPTED
     saved = [json.loads(line) for line in (run.folder / "set_summaries.jsonl").read_bytes().splitlines()]
