@@ -4,6 +4,7 @@ helper that talks to an agent the way the engine does."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,15 @@ TEAM = ADK_AGENTS / "weather_team"
 def team() -> Path:
     """The test team's folder (``root_agent`` in its ``agent.py``)."""
     return TEAM
+
+
+@pytest.fixture
+def team_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the test team's folder, for a test that runs it through the CLI: a run of an
+    ADK agent writes ADK's eval history into the agent's folder (``.adk``), which must not
+    land in the repository's fixtures."""
+    copy = tmp_path_factory.mktemp("adk_agents") / TEAM.name
+    return Path(shutil.copytree(TEAM, copy, ignore=shutil.ignore_patterns(".adk", "__pycache__")))
 
 
 @pytest.fixture

@@ -32,7 +32,10 @@ def _config_error(target: str) -> str:
     return message
 
 
-def test_a_folder_loads_as_a_package_named_after_it(team, converse):
+def test_a_folder_loads_as_a_package_named_after_it(team, converse, monkeypatch):
+    # the name is the folder's when no other folder's package holds it (other tests run copies)
+    for name in [m for m in sys.modules if m == "weather_team" or m.startswith("weather_team.")]:
+        monkeypatch.delitem(sys.modules, name)
     agent = AdkAgent(str(team))
     agent.check_ready()
     assert agent._loaded.source == "weather_team.agent.root_agent"

@@ -260,7 +260,7 @@ def test_a_reset_data_that_is_not_a_function_is_refused(tmp_path):
         AdkAgent(str(folder)).check_ready()
 
 
-def test_adks_error_logs_of_a_failing_case_stay_off_stderr(team, tmp_path):
+def test_adks_error_logs_of_a_failing_case_stay_off_stderr(team_copy, tmp_path):
     import json
 
     case = {
@@ -277,7 +277,7 @@ def test_adks_error_logs_of_a_failing_case_stay_off_stderr(team, tmp_path):
     (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
     env = {**os.environ, "ADK_DISABLE_LOAD_DOTENV": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", str(evalset), "--agent", str(team)],
+        [sys.executable, "-m", "agenteval", "run", str(evalset), "--agent", str(team_copy)],
         capture_output=True,
         text=True,
         env=env,

@@ -187,3 +187,32 @@ def test_a_session_that_lacks_content_or_is_not_there_is_refused(tmp_path):
     found = "no session 'nope'; sessions found: s-flight, s-other-app, s-weather"
     with pytest.raises(DataError, match=found):
         OtelReader().session_case(ADK_TRACE, "nope")
+
+
+def test_a_trace_is_read_once_while_its_content_is_unchanged(tmp_path, monkeypatch):
+    """The viewer lists a trace's sessions, then starts a case from one: one read of the file;
+    other bytes of the same size, written at once (the file's times may not change), are
+    read again."""
+    from agenteval_otel import OtelReader, _golden
+
+    reads = []
+    real = _golden.read_turns
+    monkeypatch.setattr(_golden, "read_turns", lambda path: reads.append(path) or real(path))
+    monkeypatch.setattr(_golden, "_last_read", None)
+    document = json.loads(ADK_TRACE.read_text())
+    trace = tmp_path / "trace.otlp.json"
+    trace.write_text(json.dumps(document))
+    listed = OtelReader().recorded_sessions(trace)["sessions"]
+    for session in listed:
+        OtelReader().session_case(trace, session["session_id"])
+    assert len(reads) == 1 and "s-weather" in [s["session_id"] for s in listed]
+    size = trace.stat().st_size
+    for span in document["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for attribute in span.get("attributes", ()):
+            if attribute["value"].get("stringValue") == "s-weather":
+                attribute["value"]["stringValue"] = "s-climate"  # as long: the file keeps its size
+    trace.write_text(json.dumps(document))
+    assert trace.stat().st_size == size
+    ids = [s["session_id"] for s in OtelReader().recorded_sessions(trace)["sessions"]]
+    assert len(reads) == 2 and "s-climate" in ids and "s-weather" not in ids
+    assert OtelReader().session_case(trace, "s-climate").eval_id == "s-climate" and len(reads) == 2
