@@ -59,16 +59,16 @@ def merge_shards(shards: Sequence[RecordedRun], output: Path, argv: Sequence[str
         manifest.state = RunState.COMPLETE
         manifest.finished_at = max((r.manifest.finished_at or "" for r in ordered), default=None) or utc_now()
         writer.write_manifest()
-        result = RecordedRun.open(writer.folder).result()
-        code = 0 if result.passed else 1
-        if code == 0 and shard.get("fail_on_inconclusive") and result.summary.inconclusive():
+        summary = RecordedRun.open(writer.folder).result_summary()
+        code = 0 if summary.status.ok else 1
+        if code == 0 and shard.get("fail_on_inconclusive") and summary.inconclusive():
             code = 3  # the CLI's ExitCode.INCONCLUSIVE
         planned = sum(len(ids) for ids in plan_case_ids)
         writer.write_summary(
             SummaryDocument(
                 run_id=manifest.run_id,
                 state=RunState.COMPLETE,
-                summary=result.summary,
+                summary=summary,
                 cases_recorded=planned,
                 cases_planned=planned,
             )
