@@ -47,3 +47,19 @@ def test_named_cases_are_rerun_with_the_run_s_options(tmp_path):
     words = shlex.split(rerun_command(run, [(entry, "weather_paris"), (entry, "flight_then_currency")]))
     assert words[2] == f"{entry.path}:weather_paris,flight_then_currency"
     assert words[3:5] == ["--actual", ACTUAL]
+
+
+def test_a_run_s_command_line_is_parsed_once_for_every_case_s_command(tmp_path, monkeypatch):
+    """A report gives each case its rerun command: the run's command line is parsed once."""
+    from agenteval.cli import _rerun
+    from agenteval.cli._run import run as run_command
+
+    run = _recorded(tmp_path / "runs", str(EXAMPLE / "travel.evalset.json"))
+    [entry] = run.manifest.eval_sets
+    parsers = []
+    real = type(run_command).make_parser
+    monkeypatch.setattr(type(run_command), "make_parser", lambda self, ctx: parsers.append(1) or real(self, ctx))
+    _rerun._parsed.cache_clear()
+    commands = [rerun_command(run, [(entry, case_id)]) for case_id in entry.case_ids]
+    assert len(parsers) == 1 and len(set(commands)) == len(entry.case_ids)
+    assert all(shlex.split(c)[3:5] == ["--actual", ACTUAL] for c in commands)

@@ -60,3 +60,23 @@ def test_no_timeline_for_a_changed_missing_or_adk_file(tmp_path):
     assert read_timeline(tmp_path / "gone.json", ids) is None
     evalset = FIXTURES / "travel.evalset.json"
     assert load_eval_set(evalset) and read_timeline(evalset, ids) is None
+
+
+def test_a_file_s_format_is_chosen_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    """A report or a viewer asks case by case: the file's head is read and parsed once."""
+    from agenteval._loading import _formats
+
+    chosen = []
+    real = _formats.choose_format
+    monkeypatch.setattr(_formats, "choose_format", lambda path: chosen.append(path) or real(path))
+    _formats._timeline_format.cache_clear()
+    path = tmp_path / "trace.json"
+    path.write_bytes(JAEGER.read_bytes())
+    ids = _ids(path)
+    for _ in range(3):
+        [turn] = read_timeline(path, ids)
+        assert turn["spans"]
+    assert len(chosen) == 1
+    evalset = tmp_path / "trace.json"
+    evalset.write_bytes((FIXTURES / "travel.evalset.json").read_bytes())  # another size: chosen again
+    assert read_timeline(evalset, ids) is None and len(chosen) == 2

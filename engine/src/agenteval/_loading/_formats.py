@@ -371,14 +371,24 @@ def read_timeline(
     ``path``; ``None`` when the file is gone, changed since (its ``sha256`` differs), in ADK's
     format or a format with no timeline, or cannot be read: a viewer shows nothing then."""
     try:
-        reader = choose_format(path)  # reads the file's head only: an ADK file costs no more
+        stat = path.stat()
+        reader = _timeline_format(str(path), stat.st_mtime_ns, stat.st_size)
         if reader is None:
             return None
-        if sha256 is not None:
-            stat = path.stat()
-            if _digest(str(path), stat.st_mtime_ns, stat.st_size) != sha256:
-                return None
+        if sha256 is not None and _digest(str(path), stat.st_mtime_ns, stat.st_size) != sha256:
+            return None
         return reader().timeline(path, invocation_ids)
+    except (AgentEvalError, OSError):
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _timeline_format(path: str, mtime_ns: int, size: int) -> Optional[type[FormatReader]]:
+    """``choose_format`` of a file, told once while it is unchanged (a viewer or a report asks
+    case by case; the choice reads and parses the file's head); ``None`` also for a file no
+    format claims."""
+    try:
+        return choose_format(Path(path))  # reads the file's head only: an ADK file costs no more
     except (AgentEvalError, OSError):
         return None
 

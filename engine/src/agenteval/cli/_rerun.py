@@ -4,6 +4,7 @@ followed by the options the run was started with (``--agent``/``--actual``, ``--
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
@@ -43,10 +44,11 @@ def rerun_command(run: RecordedRun, cases: Sequence[tuple[EvalSetEntry, str]] = 
 def _recorded(run: RecordedRun) -> Optional[tuple[list[str], list[str]]]:
     """The eval paths and the options of the run's recorded ``agenteval run`` command line;
     ``None`` when it was not one (a run started from the API) or does not parse."""
-    argv = list(run.manifest.argv)
+    argv = tuple(run.manifest.argv)
     if "run" not in argv:
         return None
-    return _parsed(argv[argv.index("run") + 1 :])
+    found = _parsed(argv[argv.index("run") + 1 :])
+    return None if found is None else (list(found[0]), list(found[1]))
 
 
 def _inputs(run: RecordedRun) -> list[str]:
@@ -56,9 +58,11 @@ def _inputs(run: RecordedRun) -> list[str]:
     return [word for item in run.manifest.actual_files for word in ("--actual", item.path)]
 
 
-def _parsed(args: list[str]) -> Optional[tuple[list[str], list[str]]]:
+@functools.lru_cache(maxsize=8)
+def _parsed(args: tuple[str, ...]) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
     """``args`` (what followed ``agenteval run``) as its eval paths and its options without
-    ``--resume``, each option under its own name; ``None`` when they do not parse."""
+    ``--resume``, each option under its own name; ``None`` when they do not parse. Parsed
+    once per command line (a report asks for each case's rerun command)."""
     from ._run import run as run_command
 
     parser = run_command.make_parser(click.Context(run_command))
@@ -76,4 +80,4 @@ def _parsed(args: list[str]) -> Optional[tuple[list[str], list[str]]]:
             continue
         for item in value if param.multiple else [value]:
             words += [param.opts[0], str(item)]
-    return [str(path) for path in values.get("paths") or ()], words
+    return tuple(str(path) for path in values.get("paths") or ()), tuple(words)

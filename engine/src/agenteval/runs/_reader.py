@@ -28,6 +28,7 @@ from .._results import (
     AgentRunRecord,
     CaseResult,
     CriterionResult,
+    ErrorInfo,
     EvalSetResult,
     RunResult,
     RunSummary,
@@ -84,21 +85,34 @@ class _Key(BaseModel):
 
 class _Scored(BaseModel):
     """Of a record, what its case's result counts in the run's summary (``case_from_records``:
-    the criteria, and the run id that seeds the intervals): the expected turns are skipped,
-    a quarter of the parse of a whole ``CaseRecord``."""
+    the criteria, and the run id that seeds the intervals), where the turns came from and
+    how long scoring took: the expected turns are skipped, a quarter of the parse of a whole
+    ``CaseRecord``."""
 
     # built when first used (most readers never use it): not at every start of the CLI
     model_config = ConfigDict(extra="ignore", defer_build=True)
     run_id: str
     origin: str = "recorded"
+    duration_s: float = 0.0
     criteria: list[CriterionResult] = Field(default_factory=list)
+
+
+class _AgentError(BaseModel):
+    """Of a record's ``actual`` (``AgentRunRecord``), its error only: its turns are skipped."""
+
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+    error_code: Optional[str] = None
+    error: Optional[ErrorInfo] = None
 
 
 class _ScoredOne(_Scored):
     """One run per case: its outputs are compared with no other run's and its agent runs are
-    not in the summary (``actual`` skipped too)."""
+    not in the summary (``actual`` skipped too, but for its error: ``agent_error``)."""
 
     actual: ClassVar[None] = None
+    #: the run's error (``AgentRunRecord.error_code`` and ``.error``, both ``None`` without
+    #: one), read from ``actual`` without its turns; ``None`` for a record with no ``actual``
+    agent_error: Optional[_AgentError] = Field(None, alias="actual")
 
 
 class _ScoredRuns(_Scored):
@@ -749,8 +763,10 @@ class RecordedRun:
         """Each planned case in plan order with its record for every run (``None`` for a
         run never recorded), read through one open file: one record in memory at a time;
         ``only``: just these (eval set index, case id) keys; ``scored``: each record only as
-        far as the run's summary needs it (``_Scored``: no expected turns, nor the actual
-        ones with one run per case), for ``result_summary``.
+        far as the run's summary needs it (its ``criteria``, ``origin``, ``run_id`` and
+        ``duration_s``; no expected turns, nor the actual ones with one run per case, whose
+        ``actual`` is then ``None`` and its error, if any, ``agent_error``: ``error_code`` and
+        ``error``), for ``result_summary`` and a report of every case's outcome.
 
         Under ``--num-runs auto`` a case lists only the runs it needed: all it has when the
         run completed, else up to the look it was in (``auto_runs_needed``), so a run its

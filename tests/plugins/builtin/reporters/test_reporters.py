@@ -73,6 +73,7 @@ def test_junit_maps_every_status_and_its_counts_equal_the_summary(tmp_path):
     assert int(root.get("failures")) == summary[agenteval.Status.FAILED] == 1
     assert cases["case_2"].find("failure").get("type") == "tool_trajectory_avg_score"
     assert cases["broken"].find("error").get("type") == "agent_timeout"
+    assert "agent error [agent_timeout]: too slow" in cases["broken"].find("error").text  # read without turns
     assert cases["scenario"].find("skipped") is not None  # not applicable: no expected turns
     assert cases["case_0"].find("*") is None  # passed: empty
     assert cases["case_2"].get("file").endswith("shop.evalset.json") and int(cases["case_2"].get("line")) > 1

@@ -44,11 +44,23 @@ class CaseView:
     def duration(self) -> float:
         return self.record.duration_s if self.record is not None else 0.0
 
+    @property
+    def agent_error(self) -> Optional[tuple[Optional[str], str]]:
+        """The first run's agent error as ``(code, message)``; ``None`` without one. (A record
+        read as far as its scores holds it as ``agent_error``, a whole one in ``actual``.)"""
+        record = self.record
+        found = getattr(record, "agent_error", None) or (record.actual if record is not None else None)
+        if found is None or found.error is None:
+            return None
+        return found.error_code, found.error.message
+
 
 def cases_of(run: RecordedRun) -> Iterator[CaseView]:
-    """Every planned case of the run, in run order (one record read at a time)."""
+    """Every planned case of the run, in run order, one record read at a time and only as far
+    as its result and its report need it (``case_records(scored=True)``: its criteria,
+    duration and agent error, not its turns)."""
     pending = run.in_progress
-    for entry, case_id, records in run.case_records():
+    for entry, case_id, records in run.case_records(scored=True):
         yield _view(run, entry, case_id, records, pending)
 
 

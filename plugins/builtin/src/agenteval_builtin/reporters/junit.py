@@ -57,9 +57,9 @@ def _body(view: CaseView) -> str:
         if not result.status.ok and result.reason:
             line += f" {clip(result.reason, 300)}"
         lines.append(line)
-    record = view.record
-    if record is not None and record.actual is not None and record.actual.error is not None:
-        lines.append(f"agent error [{record.actual.error_code}]: {clip(record.actual.error.message, 400)}")
+    error = view.agent_error
+    if error is not None:
+        lines.append(f"agent error [{error[0]}]: {clip(error[1], 400)}")
     text = "\n".join(lines)
     return text if len(text) <= _BODY_LIMIT else text[: _BODY_LIMIT - 1] + "…"
 
