@@ -117,3 +117,24 @@ def test_the_reporters_of_one_report_share_one_summary(reports, tmp_path, monkey
     write_reports(resolve_reporters(["json", "table"]), run, tmp_path / "again")
     assert calls == [run.run_id]
     assert (tmp_path / "again" / "report.json").read_text(encoding="utf-8") == render_json(run.result())
+
+
+def test_a_jsonl_line_shows_a_lone_surrogate_in_a_reason_as_its_escape():
+    """Untrusted text that UTF-8 cannot hold (a lone surrogate in a reason) stays data: the
+    line is still written, the character shown as its escape, as in every other report."""
+    from agenteval import CaseResult, CriterionResult, PluginInfo, Status
+    from agenteval._reporting._cases import CaseView
+    from agenteval._reporting._files import case_line
+
+    result = CriterionResult(
+        criterion="c",
+        threshold=0.5,
+        score=0.0,
+        status=Status.FAILED,
+        reason="got \ud800 back",
+        plugin=PluginInfo(distribution="d", version="1", entry_point="m:C"),
+    )
+    case = CaseResult(eval_id="a", status=Status.FAILED, criteria=[result])
+    line = case_line("r", CaseView(set_index=0, eval_set_id="s", source=None, case=case))
+    flat = json.loads(line.encode("utf-8"))
+    assert flat["reason"] == "got \\ud800 back" and flat["case_id"] == "a" and flat["scores"] == {"c": 0.0}

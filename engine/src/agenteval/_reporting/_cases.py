@@ -17,7 +17,7 @@ from .._results import AgentRunRecord, CaseResult, PluginInfo, RunResult, Status
 from ..models import Invocation
 from ..runs import CaseRecord, EvalSetEntry, RecordedRun
 
-__all__ = ["CaseView", "Listed", "case_briefs", "case_results", "case_view", "case_views"]
+__all__ = ["CaseView", "Listed", "case_briefs", "case_results", "case_view", "case_views", "scored_cases"]
 
 
 @dataclass(frozen=True)
@@ -61,18 +61,24 @@ def _from_folder(run: RecordedRun) -> Iterator[CaseView]:
 
 
 def case_results(run: RecordedRun) -> Iterator[CaseResult]:
-    """Every case's result in run order (``case_views``' ``case``), each record read only
-    as far as its result needs (``RecordedRun.case_records(scored=True)``: no expected
-    turns; the actual ones only with several runs, or read again in full for an agent's
-    one run, whose result keeps them). About a seventh of the parse for a run of recorded
-    turns: what the JSON document of a 100k-case run reads."""
+    """Every case's result in run order (``case_views``' ``case``): ``scored_cases``'."""
+    for _, case in scored_cases(run):
+        yield case
+
+
+def scored_cases(run: RecordedRun) -> Iterator[tuple[EvalSetEntry, CaseResult]]:
+    """Every case's eval set and result in run order, each record read only as far as its
+    result needs (``RecordedRun.case_records(scored=True)``: no expected turns; the actual
+    ones only with several runs, or read again in full for an agent's one run, whose result
+    keeps them). About a seventh of the parse for a run of recorded turns: what the JSON
+    document and ``cases.jsonl`` of a 100k-case run read."""
     pending = run.in_progress
     one = run.manifest.num_runs == 1
     for entry, case_id, records in run.case_records(scored=True):
         first = records[0] if one and records else None
         if first is not None and first.origin == "agent":
             records = [run.record((entry.index, case_id, 1))]
-        yield run.case_result(entry, case_id, records, pending=pending)
+        yield entry, run.case_result(entry, case_id, records, pending=pending)
 
 
 def _view(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Optional
 
 from .._jsonsafe import dump_model, writable
-from ._cases import CaseView, case_views
+from ._cases import CaseView, scored_cases
 from ._contract import ReportContext, Reporter
 
 __all__ = ["JsonLinesReporter", "JsonReporter", "TableReporter", "CASE_LINE_SCHEMA"]
@@ -59,7 +59,11 @@ def case_line(run_id: str, view: CaseView) -> str:
         "scores": {r.criterion: _finite(r.score) for r in case.criteria},
         "statuses": {r.criterion: r.status.value for r in case.criteria},
     }
-    head = json.dumps(writable(flat), ensure_ascii=False, separators=(",", ":"))
+    head = json.dumps(flat, ensure_ascii=False, separators=(",", ":"))
+    try:
+        head.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in a reason or a name: shown as its escape
+        head = json.dumps(writable(flat), ensure_ascii=False, separators=(",", ":"))
     rest = dump_model(case, exclude={"eval_id", "status"})
     return head[:-1] + "," + rest[1:] if rest != "{}" else head
 
@@ -77,7 +81,8 @@ class JsonLinesReporter(Reporter):
         run = context.run
         target = context.folder / "cases.jsonl"
         with target.open("w", encoding="utf-8", errors="backslashreplace") as handle:
-            for view in case_views(run):
+            for entry, case in scored_cases(run):  # a line holds no turn: none is read
+                view = CaseView(set_index=entry.index, eval_set_id=entry.eval_set_id, source=entry.path, case=case)
                 handle.write(case_line(run.run_id, view) + "\n")
         return [target]
 
