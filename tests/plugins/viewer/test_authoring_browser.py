@@ -257,6 +257,31 @@ def test_invalid_json_is_shown_at_its_field_and_the_preview_button_stays(
     assert '"Rome"' in editor.get_by_test_id("diff").inner_text()
 
 
+def test_an_edit_in_progress_survives_what_else_happens_on_the_screen(browser_page: Any, server: Any) -> None:
+    """Typing in the case editor, then ticking a case, typing the run's agent or a criterion:
+    the screen around the editor changes, the edit stays (it is the user's until saved or
+    cancelled)."""
+    from playwright.sync_api import expect
+
+    page = browser_page
+    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
+    _open(page, server)
+    page.click("[data-testid=file]")
+    page.click("[data-testid=edit-case] >> nth=0")
+    editor = page.get_by_test_id("case-editor")
+    final = editor.get_by_test_id("final-text").first
+    expect(final).not_to_have_value("", timeout=TIMEOUT)  # the case is in the editor
+    final.fill("Edited: sunny all week.")
+    page.check("[aria-label='select flight_then_currency']")  # the cases table changes
+    page.fill("[data-testid=run-agent]", str(helpers.TRAVEL))  # so does the run panel
+    page.check("[data-testid='crit-response_match_score']")
+    expect(final).to_have_value("Edited: sunny all week.")
+    editor.get_by_test_id("preview").click()
+    expect(editor.get_by_test_id("diff")).to_contain_text("Edited: sunny all week.", timeout=TIMEOUT)
+    _seen_right(page)
+    editor.screenshot(path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_edit_kept.png"))
+
+
 def test_the_files_list_stays_at_the_top_of_a_tall_page(browser_page: Any, server: Any) -> None:
     page = browser_page
     (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())

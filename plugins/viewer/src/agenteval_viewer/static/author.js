@@ -7,7 +7,7 @@
  * Untrusted text (agent replies, tool arguments, ids, file contents, diffs) is only ever
  * rendered as text: Preact and htm create text nodes; nothing here sets innerHTML.
  */
-import { html, useEffect, useRef, useState } from "./ui.js";
+import { html, useEffect, useMemo, useRef, useState } from "./ui.js";
 const TOKEN_KEY = "agenteval-view-token";
 const LAST_AGENT = "agenteval-view-agent";
 
@@ -708,6 +708,11 @@ function EvalSetPanel(props) {
     });
   }
   useEffect(function () { data[1](null); editing[1](null); selected[1]([]); load(); }, [f.root, f.path]);
+  // The case in the editor, made once per case the file holds: the editor starts over from
+  // its case when that changes (another case, or the file read again after a save), never
+  // when the screen around it does (a case ticked, the run's agent typed, a run's progress).
+  var listed = data[0] && editing[0] !== null ? data[0].cases.filter(function (c) { return c.eval_id === editing[0]; })[0] || null : null;
+  var editedCase = useMemo(function () { return listed && Object.assign({}, listed, { __new: undefined }); }, [listed]);
   function onJob(job) {
     lastRun[1](job.run_id);
     fetch("api/runs/" + encodeURIComponent(job.run_id) + "/index", { headers: { Accept: "application/json" } })
@@ -750,7 +755,7 @@ function EvalSetPanel(props) {
         ${sel.length ? html`<${SaveBox} label=${"Delete " + sel.length + " selected…"} target=${target} edits=${sel.map(function (id) { return { op: "delete_case", case_id: id }; })} onSaved=${function () { selected[1]([]); editing[1](null); saved(); }} />` : null}</div>` : null}
     </section>
     <${RunPanel} target=${target} selected=${sel} agent=${props.agent} setAgent=${props.setAgent} onJob=${onJob} />
-    ${index >= 0 ? html`<${CaseEditor} key=${d.path + "/" + editing[0]} case=${Object.assign({}, d.cases[index], { __new: undefined })} index=${index} isNew=${!!d.cases[index].__new}
+    ${index >= 0 ? html`<${CaseEditor} key=${d.path + "/" + editing[0]} case=${editedCase} index=${index} isNew=${!!d.cases[index].__new}
         evalSetId=${d.eval_set_id} target=${target} lastRun=${lastRun[0]} onSaved=${saved} />` : null}
   </div>`;
 }
