@@ -103,7 +103,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             manifest, _ = scale.prepared(folder, size, per_file=None)
             shards, shard_seconds = _shards(folder, manifest)
             this = _merge(shards, folder / "this" / "merged")
-            line = f"{size:>8} {shard_seconds:>9.2f} {this['wall']:>8.2f} {this['cpu']:>6.2f} {this['rss_mb']:>8.0f}"
+            line = f"{size:>8} {shard_seconds:>9.2f} {this['wall']:>8.2f} {this['cpu']:>6.2f}"
+            line += f" {this['rss_mb']:>8.0f}"
             if args.baseline:
                 base = _merge(shards, folder / "base" / "merged", args.baseline)
                 differ = _same(folder / "this" / "merged", folder / "base" / "merged")

@@ -58,7 +58,9 @@ def test_a_run_s_command_line_is_parsed_once_for_every_case_s_command(tmp_path, 
     [entry] = run.manifest.eval_sets
     parsers = []
     real = type(run_command).make_parser
-    monkeypatch.setattr(type(run_command), "make_parser", lambda self, ctx: parsers.append(1) or real(self, ctx))
+    monkeypatch.setattr(
+        type(run_command), "make_parser", lambda self, ctx: parsers.append(1) or real(self, ctx)
+    )
     _rerun._parsed.cache_clear()
     commands = [rerun_command(run, [(entry, case_id)]) for case_id in entry.case_ids]
     assert len(parsers) == 1 and len(set(commands)) == len(entry.case_ids)

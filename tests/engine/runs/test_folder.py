@@ -299,3 +299,24 @@ def test_credentials_are_scrubbed_from_every_line_written(tmp_path, monkeypatch)
     for name in ("results.jsonl", "index.jsonl", "scores.jsonl"):
         text = (writer.folder / name).read_text(encoding="utf-8")
         assert "sk-secret-value-1234" not in text and "[redacted]" in text
+
+
+def test_records_read_as_far_as_their_scores_keep_what_a_report_of_them_needs(tmp_path):
+    """``records(scored=True)``: the same records as ``records()``, each with its key, criteria,
+    origin, duration and its actual turns' ids, but no turn's content."""
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "travel"
+    args = ["run", str(example), "--actual", str(example / "travel.actual.json"), "--runs-dir", str(tmp_path)]
+    assert CliRunner().invoke(main, args).exit_code == 1
+    [run] = list_runs(tmp_path)
+    whole, scored = list(run.records()), list(run.records(scored=True))
+    assert len(scored) == len(whole) == 3
+    for full, light in zip(whole, scored, strict=True):
+        fields = ("run_id", "eval_set_index", "eval_set_id", "case_id", "run_index", "origin", "duration_s")
+        assert [getattr(light, f) for f in fields] == [getattr(full, f) for f in fields]
+        assert light.criteria == full.criteria
+        ids = [turn.invocation_id for turn in full.actual.invocations]
+        assert ids and all(ids) and [turn.invocation_id for turn in light.actual.invocations] == ids
+        assert not hasattr(light, "expected") and not hasattr(light.actual.invocations[0], "user_content")

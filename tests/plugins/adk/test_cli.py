@@ -83,7 +83,9 @@ def test_a_broken_agent_stops_the_run_before_any_work(runner, team, tmp_path):
 
 def test_the_offline_example_passes(runner, monkeypatch):
     monkeypatch.delenv("ADK_EXAMPLE_MODEL", raising=False)
-    result = runner.invoke(main, ["run", str(EXAMPLE), "--agent", str(EXAMPLE), "--format", "json", "--no-adk-history"])
+    result = runner.invoke(
+        main, ["run", str(EXAMPLE), "--agent", str(EXAMPLE), "--format", "json", "--no-adk-history"]
+    )
     assert result.exit_code == 0, result.output
     scores = _scores(result)
     assert len(scores) == 6 and all(status == "PASSED" for _, status in scores.values())

@@ -94,6 +94,36 @@ def test_a_run_not_from_a_trace_writes_its_verdicts_without_parents(tmp_path):
     assert records and all("traceId" not in r and "spanId" not in r for r in records)
 
 
+def test_the_file_is_the_request_written_a_record_at_a_time(tmp_path, monkeypatch):
+    """Streamed (a 100k-case run's request is hundreds of MB), the file is the very text of
+    the whole request encoded at once; a lone surrogate in a reason is written as its escape."""
+    import io
+
+    from agenteval.plugins import ReportContext
+    from agenteval.runs import list_runs
+    from agenteval_otel import _reporter
+
+    monkeypatch.setattr(_reporter.time, "time_ns", lambda: 1_780_000_000_000_000_000)
+    result, path = _report(tmp_path, ADK_TRACE)
+    assert result.exit_code in (0, 1), result.output
+    [run] = list_runs(tmp_path / "runs")
+    context = ReportContext(run=run, folder=tmp_path, stream=io.StringIO(), environ={})
+    whole = json.dumps(_reporter.export_request(context), ensure_ascii=False) + "\n"
+    assert path.read_text(encoding="utf-8") == whole and whole.count('"logRecords": [{') == 1
+    real = _reporter._records
+
+    def hostile(run, spans):
+        for record in real(run, spans):
+            for attribute in record["attributes"]:
+                if attribute["key"] == "gen_ai.evaluation.explanation":
+                    attribute["value"]["stringValue"] += " \ud800"
+            yield record
+
+    monkeypatch.setattr(_reporter, "_records", hostile)
+    [written] = _reporter.OtelReporter().write(context)
+    assert "\\ud800" in written.read_text(encoding="utf-8")
+
+
 class _Collector(BaseHTTPRequestHandler):
     received: list = []
 

@@ -82,7 +82,9 @@ class JsonLinesReporter(Reporter):
         target = context.folder / "cases.jsonl"
         with target.open("w", encoding="utf-8", errors="backslashreplace") as handle:
             for entry, case in scored_cases(run):  # a line holds no turn: none is read
-                view = CaseView(set_index=entry.index, eval_set_id=entry.eval_set_id, source=entry.path, case=case)
+                view = CaseView(
+                    set_index=entry.index, eval_set_id=entry.eval_set_id, source=entry.path, case=case
+                )
                 handle.write(case_line(run.run_id, view) + "\n")
         return [target]
 

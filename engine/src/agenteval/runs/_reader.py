@@ -122,6 +122,31 @@ class _ScoredRuns(_Scored):
     actual: Optional[AgentRunRecord] = None
 
 
+class _TurnId(BaseModel):
+    """Of a recorded turn (``Invocation``, written by its camelCase aliases), its id only."""
+
+    model_config = ConfigDict(extra="ignore", defer_build=True, populate_by_name=True)
+    invocation_id: str = Field("", alias="invocationId")
+
+
+class _TurnIds(BaseModel):
+    """Of a record's ``actual`` (``AgentRunRecord``), its turns' ids only."""
+
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+    invocations: list[_TurnId] = Field(default_factory=list)
+
+
+class _Reported(_Scored):
+    """A record as far as a report of its scores needs it (``records(scored=True)``): its
+    key, criteria, origin and duration, and of its actual turns their ids."""
+
+    eval_set_index: int
+    eval_set_id: str
+    case_id: str
+    run_index: int = 1
+    actual: Optional[_TurnIds] = None
+
+
 class RecordedRun:
     """A run folder opened for reading. ``ConfigError`` when it is not one."""
 
@@ -375,17 +400,21 @@ class RecordedRun:
         """Every (eval set index, case id, run index) with a complete record."""
         return set(self._index())
 
-    def records(self) -> Iterator[CaseRecord]:
-        """The last record of every key, in the order first written."""
+    def records(self, *, scored: bool = False) -> Iterator[CaseRecord]:
+        """The last record of every key, in the order first written; ``scored``: each only as
+        far as a report of its scores needs it (its key, ``run_id``, ``criteria``, ``origin``
+        and ``duration_s``, and of its actual turns only their ``invocation_id``: no
+        expected turns, no turn's content), a small part of the parse."""
         path = self.folder / RESULTS
         index = self._index()
         if not index:
             return
+        model: type[BaseModel] = _Reported if scored else CaseRecord
         with open(path, "rb") as handle:
             for offset, length in sorted(index.values()):
                 handle.seek(offset)
                 try:
-                    yield CaseRecord.model_validate_json(handle.read(length))
+                    yield cast(CaseRecord, model.model_validate_json(handle.read(length)))
                 except (ValidationError, ValueError):
                     self.damaged_lines += 1
 

@@ -30,9 +30,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import IO, Any, Optional
 
 from agenteval import CriterionResult, Status
 from agenteval.plugins import ReportContext, Reporter
@@ -55,27 +55,47 @@ class OtelReporter(Reporter):
     )
 
     def write(self, context: ReportContext) -> list[Path]:
-        request = export_request(context)
         target = context.folder / FILE_NAME
-        body = json.dumps(request, ensure_ascii=False)
-        target.write_text(body + "\n", encoding="utf-8")
+        # a lone surrogate (untrusted text) is written as its escape, as the other reports do
+        with target.open("w", encoding="utf-8", errors="backslashreplace") as handle:
+            write_request(context, handle)
         try:
             endpoint = _endpoint(context.environ)
         except ValueError as exc:
             context.stream.write(f"warning: the verdicts were not sent: {exc}; they are in {target}\n")
             return [target]
         if endpoint is not None:
-            _post(endpoint, body.encode("utf-8"), context)
+            _post(endpoint, target.read_bytes().rstrip(b"\n"), context)
         return [target]
 
 
-def export_request(context: ReportContext) -> dict[str, Any]:
-    """The OTLP/JSON ``ExportLogsServiceRequest`` of the run's results."""
-    from agenteval import __version__
-
+def write_request(context: ReportContext, out: IO[str]) -> None:
+    """``json.dumps(export_request(context), ensure_ascii=False)`` and a newline into ``out``,
+    one log record at a time (a 100k-case run's request is hundreds of MB of text)."""
     run = context.run
     spans = _span_index(run.manifest.actual_files, context)
-    records = list(_records(run, spans))
+    head, marker, tail = json.dumps(export_request(context, ()), ensure_ascii=False).partition(
+        '"logRecords": []'
+    )
+    assert marker, "the request's frame holds its log records"
+    out.write(head + '"logRecords": [')
+    separator = ""
+    for record in _records(run, spans):
+        out.write(separator + json.dumps(record, ensure_ascii=False))
+        separator = ", "
+    out.write("]" + tail + "\n")
+
+
+def export_request(
+    context: ReportContext, records: Optional[Sequence[dict[str, Any]]] = None
+) -> dict[str, Any]:
+    """The OTLP/JSON ``ExportLogsServiceRequest`` of the run's results (``records``: these
+    log records instead)."""
+    from agenteval import __version__
+
+    if records is None:
+        run = context.run
+        records = list(_records(run, _span_index(run.manifest.actual_files, context)))
     return {
         "resourceLogs": [
             {
@@ -90,7 +110,7 @@ def export_request(context: ReportContext) -> dict[str, Any]:
 
 def _records(run: Any, spans: SpanIndex) -> Iterator[dict[str, Any]]:
     now = str(time.time_ns())
-    for record in run.records():
+    for record in run.records(scored=True):  # no turn's content: only the turns' ids
         turns = record.actual.invocations if record.actual is not None else []
         parents = [spans.get(turn.invocation_id) for turn in turns]
         common = {
