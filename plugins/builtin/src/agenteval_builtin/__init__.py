@@ -7,4 +7,4 @@
 * ``tool_call_count_v1`` (:mod:`.tool_call_count`): tool calls per invocation.
 """
 
-__version__ = "0.8.2"
+__version__ = "0.9.0"
