@@ -278,6 +278,9 @@ def test_an_edit_in_progress_survives_what_else_happens_on_the_screen(browser_pa
     expect(final).to_have_value("Edited: sunny all week.")
     editor.get_by_test_id("preview").click()
     expect(editor.get_by_test_id("diff")).to_contain_text("Edited: sunny all week.", timeout=TIMEOUT)
+    lines = editor.get_by_test_id("diff").inner_text().splitlines()
+    changed = [line for line in lines if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
+    assert len(changed) == 2 and '"final_response"' in changed[1]  # the file's own layout kept
     _seen_right(page)
     editor.screenshot(path=str(helpers.REPO / "tests/plugins/viewer/_screenshots/authoring_edit_kept.png"))
 

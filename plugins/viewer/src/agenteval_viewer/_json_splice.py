@@ -1,8 +1,9 @@
 """Editing one element of an eval set's ``eval_cases`` array in the file's own text.
 
-A save re-renders only the cases it changed; every other byte of the file (other cases,
-their formatting, the top-level keys) stays as it was. ``Layout`` records how the file is
-indented so that a re-rendered case looks like its neighbours.
+A save re-renders only what it changed: the cases it did not touch, the top-level keys and,
+in a changed case, every value equal to what it was keep their bytes (a hand-formatted case
+keeps its layout, and the diff shows the edited field). ``Layout`` records how the file is
+indented so that what is rendered anew looks like its neighbours.
 """
 
 from __future__ import annotations
@@ -93,8 +94,67 @@ def _element_indent(text: str, spans: Spans, layout: Layout) -> str:
 
 
 def replace_element(text: str, spans: Spans, index: int, value: Any, layout: Layout) -> str:
+    """The element at ``index`` changed into ``value``: only what differs is written again
+    (``_patched``), so an edited field of a hand-formatted case keeps the case's own layout
+    and the file's diff shows that field alone."""
     start, end = spans.elements[index]
-    return text[:start] + layout.render(value, _line_indent(text, start)) + text[end:]
+    try:
+        return text[:start] + _patched(text, start, end, value, layout) + text[end:]
+    except RecursionError:  # nested past Python's stack: the element rendered anew
+        return text[:start] + layout.render(value, _line_indent(text, start)) + text[end:]
+
+
+def _patched(text: str, start: int, end: int, new: Any, layout: Layout) -> str:
+    """The JSON value at ``text[start:end]`` changed into ``new``: kept as written where it
+    equals ``new`` (the same types: ``1`` is not ``1.0`` nor ``true``); an object with the
+    same keys in the same order, or an array of the same length, patched member by member;
+    anything else rendered anew in the file's layout."""
+    old = _DECODER.raw_decode(text, start)[0]
+    if _same(old, new):
+        return text[start:end]
+    parts = _members(text, start) if type(old) is type(new) and type(new) in (dict, list) else None
+    if parts is not None:
+        keys = [key for key, _, _ in parts]
+        fits = keys == list(new) if isinstance(new, dict) else len(keys) == len(new)
+        if fits and (not isinstance(old, dict) or len(keys) == len(old)):  # no key twice
+            out, at = [], start
+            for key, value_start, value_end in parts:
+                out += [text[at:value_start], _patched(text, value_start, value_end, new[key], layout)]
+                at = value_end
+            return "".join(out) + text[at:end]
+    return layout.render(new, _line_indent(text, start))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` with every value of the same type (JSON's ``1``, ``1.0`` and ``true`` differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return repr(a) == repr(b)  # 0.0 is not -0.0
+    return bool(a == b)
+
+
+def _members(text: str, start: int) -> list[tuple[Any, int, int]]:
+    """The members of the object or array starting at ``start``: ``(key, start, end)`` of
+    each value, its key a name (object) or a position (array)."""
+    members: list[tuple[Any, int, int]] = []
+    is_object = text[start] == "{"
+    i = _skip(text, start + 1)
+    while text[i] not in "}]":
+        key: Any = len(members)
+        if is_object:
+            key, i = _DECODER.raw_decode(text, i)
+            i = _skip(text, _skip(text, i) + 1)  # past ':'
+        _, end = _DECODER.raw_decode(text, i)
+        members.append((key, i, end))
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return members
 
 
 def remove_element(text: str, spans: Spans, index: int) -> str:
