@@ -109,3 +109,31 @@ def test_the_patched_file_holds_the_new_case_and_keeps_what_did_not_change(old, 
     assert changed.endswith(text[text.index('"eval_id": "kept"') :])  # the other case's bytes
     if json.dumps(new) == json.dumps(old):
         assert changed == text
+
+
+def _messy(value: Any, data: st.DataObject) -> str:
+    """``value`` as JSON with any whitespace between its tokens (a hand-edited file)."""
+    space = st.sampled_from(["", " ", "\n", "\t", "\r\n  "])
+    if isinstance(value, dict):
+        members = []
+        for k, v in value.items():
+            key = data.draw(space) + json.dumps(k) + data.draw(space)
+            members.append(key + ":" + data.draw(space) + _messy(v, data) + data.draw(space))
+        return "{" + ",".join(members) + data.draw(space) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(data.draw(space) + _messy(v, data) + data.draw(space) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=data.draw(st.booleans()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=_JSON, data=st.data())
+def test_any_whitespace_of_a_hand_edited_file_is_patched_right(old, data):
+    text = '{"eval_set_id": "s", "eval_cases": [' + _messy(old, data) + ', {"eval_id": "kept"}]}'
+    new = _mutated(old, data)
+    changed = _changed(text, 0, new)
+    loaded = json.loads(changed)
+    assert json.dumps(loaded["eval_cases"][0]) == json.dumps(new) and loaded["eval_cases"][1] == {
+        "eval_id": "kept"
+    }
+    if json.dumps(new) == json.dumps(old):
+        assert changed == text
