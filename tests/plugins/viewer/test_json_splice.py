@@ -63,11 +63,21 @@ def test_a_longer_list_or_a_new_key_is_written_in_the_file_s_layout():
     assert json.loads(text)["eval_cases"] == [edited, {"eval_id": "other", "conversation": []}]
     assert '"user_content": {"role": "user", "parts": [{"text": "Weather in Paris?"}]},' in text  # kept
     assert '"intermediate_data": {"tool_uses": [\n            {\n              "name": "get_weather",' in text
-    edited["session_input"] = {"app_name": "travel", "user_id": "u"}  # the case's keys change
+    edited["session_input"] = {"app_name": "travel", "user_id": "u"}  # a key added to the case
     text = _changed(HAND_FORMATTED, 0, edited)
     assert json.loads(text)["eval_cases"] == [edited, {"eval_id": "other", "conversation": []}]
-    assert '\n        "user_id": "u"\n' in text  # the case rendered anew, indented as its neighbours
+    assert '"user_content": {"role": "user", "parts": [{"text": "Weather in Paris?"}]},' in text  # kept
+    added = '      "session_input": {\n        "app_name": "travel",\n        "user_id": "u"\n      }\n'
+    assert "\n      ],\n" + added + "    }," in text  # after the last key, indented as the others
     assert text.endswith('    {"eval_id": "other", "conversation": []}\n  ]\n}\n')
+
+
+def test_a_key_taken_out_or_added_on_one_line_keeps_the_line_s_layout():
+    text = '{"eval_cases": [{"eval_id": "a", "rubrics": [], "conversation": [{"role": "user", "n": 1}]}]}'
+    changed = _changed(text, 0, {"eval_id": "a", "conversation": [{"role": "user", "n": 2, "x": [1]}]})
+    assert (
+        changed == '{"eval_cases": [{"eval_id": "a", "conversation": [{"role": "user", "n": 2, "x": [1]}]}]}'
+    )
 
 
 def test_a_value_of_another_type_is_written_even_when_python_finds_it_equal():
@@ -86,7 +96,15 @@ _JSON = st.recursive(
 
 
 def _mutated(value: Any, data: st.DataObject) -> Any:
-    """``value`` with one part (maybe all of it) replaced by another JSON value."""
+    """``value`` with one part (maybe all of it) replaced by another JSON value, or with a key
+    of one of its objects taken out or added."""
+    if isinstance(value, dict) and value and data.draw(st.integers(0, 3)) == 0:
+        changed = dict(value)
+        if data.draw(st.booleans()):
+            del changed[data.draw(st.sampled_from(list(value)))]
+        else:
+            changed[data.draw(st.text(max_size=3))] = data.draw(_JSON)
+        return changed
     if isinstance(value, (dict, list)) and value and data.draw(st.booleans()):
         keys = list(value) if isinstance(value, dict) else list(range(len(value)))
         key = data.draw(st.sampled_from(keys))

@@ -106,23 +106,67 @@ def replace_element(text: str, spans: Spans, index: int, value: Any, layout: Lay
 
 def _patched(text: str, start: int, end: int, new: Any, layout: Layout) -> str:
     """The JSON value at ``text[start:end]`` changed into ``new``: kept as written where it
-    equals ``new`` (the same types: ``1`` is not ``1.0`` nor ``true``); an object with the
-    same keys in the same order, or an array of the same length, patched member by member;
+    equals ``new`` (the same types: ``1`` is not ``1.0`` nor ``true``); an array of the same
+    length patched element by element; an object patched member by member, its members that
+    ``new`` lacks taken out and the keys it adds written after the others (``_object``);
     anything else rendered anew in the file's layout."""
     old = _DECODER.raw_decode(text, start)[0]
     if _same(old, new):
         return text[start:end]
-    parts = _members(text, start) if type(old) is type(new) and type(new) in (dict, list) else None
-    if parts is not None:
-        keys = [key for key, _, _ in parts]
-        fits = keys == list(new) if isinstance(new, dict) else len(keys) == len(new)
-        if fits and (not isinstance(old, dict) or len(keys) == len(old)):  # no key twice
-            out, at = [], start
-            for key, value_start, value_end in parts:
-                out += [text[at:value_start], _patched(text, value_start, value_end, new[key], layout)]
-                at = value_end
-            return "".join(out) + text[at:end]
+    if type(old) is type(new) is list and len(old) == len(new):
+        out, at = [], start
+        for position, _, value_start, value_end in _members(text, start):
+            out += [text[at:value_start], _patched(text, value_start, value_end, new[position], layout)]
+            at = value_end
+        return "".join(out) + text[at:end]
+    if type(old) is type(new) is dict and old and new:
+        patched = _object(text, start, end, old, new, layout)
+        if patched is not None:
+            return patched
     return layout.render(new, _line_indent(text, start))
+
+
+def _object(text: str, start: int, end: int, old: dict, new: dict, layout: Layout) -> Optional[str]:
+    """The object at ``text[start:end]`` (``old``) patched into ``new`` when ``new`` keeps
+    the order of the keys the two share and adds its own after them: each kept member's
+    value patched, each dropped member taken out with its separator, each added member
+    written after the last, separated and indented as the object's members are (on one
+    line when the object is); ``None`` otherwise."""
+    members = _members(text, start)
+    if len(members) != len(old):  # a key twice: the file's last one is the value
+        return None
+    shared = [key for key, _, _, _ in members if key in new]
+    added = [key for key in new if key not in old]
+    if list(new) != shared + added:
+        return None
+    one_line = "\n" not in text[start:end]
+    member_indent = _line_indent(text, members[0][1])
+    separator = text[members[0][3] : members[1][1]] if len(members) > 1 else None
+    if separator is None or (not one_line and "\n" not in separator):
+        separator = ", " if one_line or layout.indent is None else ",\n" + member_indent
+    pieces: list[str] = []  # each kept or added member's text, and the separator before it
+    previous = None  # the position in ``members`` of the last member kept
+    for position, (key, key_start, value_start, value_end) in enumerate(members):
+        if key not in new:
+            continue
+        body = text[key_start:value_start] + _patched(text, value_start, value_end, new[key], layout)
+        if pieces:
+            follows = previous == position - 1
+            pieces.append(text[members[position - 1][3] : key_start] if follows else separator)
+        pieces.append(body)
+        previous = position
+    for key in added:
+        encoded = json.dumps(key, ensure_ascii=layout.ensure_ascii)
+        value = (
+            json.dumps(new[key], ensure_ascii=layout.ensure_ascii)
+            if one_line
+            else layout.render(new[key], member_indent)
+        )
+        pieces += [separator] if pieces else []
+        pieces.append(f"{encoded}: {value}")
+    head = text[start : members[0][1]]
+    tail = text[members[-1][3] : end]
+    return head + "".join(pieces) + tail
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -138,19 +182,21 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _members(text: str, start: int) -> list[tuple[Any, int, int]]:
-    """The members of the object or array starting at ``start``: ``(key, start, end)`` of
-    each value, its key a name (object) or a position (array)."""
-    members: list[tuple[Any, int, int]] = []
+def _members(text: str, start: int) -> list[tuple[Any, int, int, int]]:
+    """The members of the object or array starting at ``start``: ``(key, member start,
+    value start, value end)`` of each, its key a name (object: the member starts at its name)
+    or a position (array: the member is its value)."""
+    members: list[tuple[Any, int, int, int]] = []
     is_object = text[start] == "{"
     i = _skip(text, start + 1)
     while text[i] not in "}]":
         key: Any = len(members)
+        member_start = i
         if is_object:
             key, i = _DECODER.raw_decode(text, i)
             i = _skip(text, _skip(text, i) + 1)  # past ':'
         _, end = _DECODER.raw_decode(text, i)
-        members.append((key, i, end))
+        members.append((key, member_start, i, end))
         i = _skip(text, end)
         if text[i] == ",":
             i = _skip(text, i + 1)
