@@ -55,6 +55,20 @@ def _preview_and_save(page: Any, scope: Any) -> None:
     scope.locator("[data-testid=saved]").last.wait_for(timeout=TIMEOUT)
 
 
+def _editing_the_first_travel_case(page: Any, server: Any) -> Any:
+    """The travel example's eval set opened and its first case in the editor (its text in
+    the editor's boxes): the editor's locator."""
+    from playwright.sync_api import expect
+
+    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
+    _open(page, server)
+    page.click("[data-testid=file]")
+    page.click("[data-testid=edit-case] >> nth=0")
+    editor = page.get_by_test_id("case-editor")
+    expect(editor.get_by_test_id("final-text").first).not_to_have_value("", timeout=TIMEOUT)
+    return editor
+
+
 def test_chat_save_edit_run_fail_promote_pass(browser_page: Any, server: Any) -> None:
     page = browser_page
     _open(page, server)
@@ -232,11 +246,7 @@ def test_invalid_json_is_shown_at_its_field_and_the_preview_button_stays(
     from playwright.sync_api import expect
 
     page = browser_page
-    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
-    _open(page, server)
-    page.click("[data-testid=file]")
-    page.click("[data-testid=edit-case] >> nth=0")
-    editor = page.get_by_test_id("case-editor")
+    editor = _editing_the_first_travel_case(page, server)
     tools = editor.get_by_test_id("tool-calls").first
     tools.fill('[{"name": "get_weather",')
     error = editor.get_by_test_id("json-error")
@@ -264,13 +274,8 @@ def test_an_edit_in_progress_survives_what_else_happens_on_the_screen(browser_pa
     from playwright.sync_api import expect
 
     page = browser_page
-    (server.evals / "travel.evalset.json").write_text((helpers.TRAVEL / "travel.evalset.json").read_text())
-    _open(page, server)
-    page.click("[data-testid=file]")
-    page.click("[data-testid=edit-case] >> nth=0")
-    editor = page.get_by_test_id("case-editor")
+    editor = _editing_the_first_travel_case(page, server)
     final = editor.get_by_test_id("final-text").first
-    expect(final).not_to_have_value("", timeout=TIMEOUT)  # the case is in the editor
     final.fill("Edited: sunny all week.")
     page.check("[aria-label='select flight_then_currency']")  # the cases table changes
     page.fill("[data-testid=run-agent]", str(helpers.TRAVEL))  # so does the run panel
