@@ -179,3 +179,36 @@ def test_merge_never_overwrites_a_run(project):
     again = _merge(project, shards)
     assert again.exit_code == 2 and "it exists; give -o a new folder" in again.output
     assert len(list_runs(project / "runs")) == 1
+
+
+def test_records_are_copied_as_bytes_and_a_shard_not_laid_out_as_ours_is_read_instead(project):
+    """A shard this engine wrote has its records copied (the run id spliced in); one another
+    engine wrote, or whose scores file is gone, has each record read and written again: the
+    merged folder is the same bytes either way."""
+    from agenteval.runs import _merge as merging
+
+    shards = _shards(project, 3)
+    real = merging._Copier.copy
+    answers: list = []
+
+    def counted(self, key, writer):
+        answers.append(real(self, key, writer))
+        return answers[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(merging._Copier, "copy", counted)
+        assert _merge(project, shards, "merge1").exit_code in (0, 1)
+        copied = find_run(project / "runs", "merge1")
+        assert answers and all(answers) and len(answers) == len(copied.keys())
+        manifest = json.loads((shards[0] / "manifest.json").read_text())
+        (shards[0] / "manifest.json").write_text(json.dumps({**manifest, "engine_version": "0.0.1"}))
+        (shards[1] / "scores.jsonl").unlink()
+        answers.clear()
+        assert _merge(project, shards, "merge2").exit_code in (0, 1)
+    assert answers.count(False) == len(copied.keys()) - len(
+        find_run(project / "shards", shards[2].name).keys()
+    )
+    read = find_run(project / "runs", "merge2")
+    for name in ("results.jsonl", "index.jsonl", "scores.jsonl"):
+        mine, theirs = ((run.folder / name).read_bytes() for run in (copied, read))
+        assert mine.replace(b'"merge1"', b'"merge2"') == theirs, name

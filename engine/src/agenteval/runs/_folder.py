@@ -26,7 +26,7 @@ from ..errors import ConfigError, RecordingError
 from ._briefs import BRIEFS, CaseBrief, brief_line
 from ._index import INDEX, INDEX_VERSION, criterion_arrays, index_entry, read_index
 from ._records import CaseRecord, Manifest, SummaryDocument, record_line
-from ._scores import ScoresFile
+from ._scores import ScoresFile, score_data
 
 __all__ = [
     "RUNS_DIR_ENV",
@@ -178,7 +178,35 @@ class RunWriter:
     def append(self, record: CaseRecord) -> None:
         """Append one record and flush it, then its index line: a killed process loses only
         the cases in flight (a record whose index line was lost is still read)."""
-        line = scrubbed_bytes(record_line(record), self._scrub)
+        # the criteria's arrays are the same in the index line and the scores line: made once
+        criteria: list[list[Any]] = []
+
+        def arrays() -> list[list[Any]]:
+            if not criteria:
+                criteria.append(criterion_arrays(record))
+            return criteria[0]
+
+        self._append_lines(
+            (record.eval_set_index, record.case_id, record.run_index),
+            record_line(record),
+            lambda offset, length: _json_bytes(index_entry(record, offset, length, arrays())),
+            lambda offset, length: score_data(record, offset, length, arrays()),
+        )
+
+    def append_copied(
+        self, key: tuple[int, str, int], line: bytes, index_line: Any, scores_line: Any
+    ) -> None:
+        """Append a record copied as it was written by this engine's ``append`` into another
+        folder (``agenteval merge``): ``line`` its ``results.jsonl`` line, ``index_line`` and
+        ``scores_line`` its index and scores lines at a given offset and length (callables),
+        each scrubbed and flushed as ``append`` does: the same bytes, without the parse and
+        the encoding of the record."""
+        self._append_lines(key, line, index_line, scores_line)
+
+    def _append_lines(
+        self, key: tuple[int, str, int], record: bytes, index_line: Any, scores_line: Any
+    ) -> None:
+        line = scrubbed_bytes(record, self._scrub)
         try:
             offset = self._results.tell()  # append mode: the end of the file
             self._results.write(line)
@@ -187,21 +215,17 @@ class RunWriter:
             raise _recording_failed(self.folder, exc) from exc
         self.records_written += 1
         length = len(line)
-        # the criteria's arrays are the same in the index line and the scores line: made once
-        criteria = criterion_arrays(record)
         if self.manifest.num_runs != 1:
-            key = (record.eval_set_index, record.case_id)
-            self._places.setdefault(key, {})[record.run_index] = (offset, length)
+            self._places.setdefault(key[:2], {})[key[2]] = (offset, length)
         if self._index is not None:
-            entry = _json_bytes(index_entry(record, offset, length, criteria))
             try:
-                self._index.write(scrubbed_bytes(entry, self._scrub) + b"\n")
+                self._index.write(scrubbed_bytes(index_line(offset, length), self._scrub) + b"\n")
                 self._index.flush()
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
         if self._scores is not None:
             try:
-                self._scores.append(record, offset, length, self._scrub, criteria)
+                self._scores.append_data(scores_line(offset, length), self._scrub)
             except OSError as exc:
                 raise _recording_failed(self.folder, exc) from exc
 

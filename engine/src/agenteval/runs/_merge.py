@@ -5,7 +5,9 @@ every one of them there once, each complete, and no record in two of them. The m
 folder is the run one process would have written of the whole plan: its manifest lists the
 plan's cases and has the plan's inputs fingerprint (so ``--resume`` and ``compare`` treat
 it as that run), its records are the shards' records in plan order (with the merged run's
-id), and its summary and verdicts are computed from them by the rules every reader applies.
+id: a shard this engine wrote has its lines copied with the id spliced in, ``_Copier``; any
+other is read and written again, the same bytes), and its summary and verdicts are computed
+from them by the rules every reader applies.
 Judge activity (calls, cache hits, time) is per process and is not summed: the merged
 summary has none.
 """
@@ -13,14 +15,20 @@ summary has none.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Optional
+
+import pydantic_core
 
 from .._version import __version__
 from ..errors import ConfigError
-from ._folder import RunWriter, utc_now
+from ._folder import RESULTS, RunWriter, utc_now
+from ._index import INDEX_VERSION, read_index
 from ._reader import RecordedRun
 from ._records import Manifest, RunState, SummaryDocument
+from ._scores import SCORES
 
 __all__ = ["merge_shards"]
 
@@ -48,11 +56,14 @@ def merge_shards(shards: Sequence[RecordedRun], output: Path, argv: Sequence[str
         raise ConfigError(f"cannot merge into {output}: it exists; give -o a new folder")
     manifest = _merged_manifest(ordered, output.name, plan_case_ids, argv)
     writer = RunWriter.create(output.parent, manifest)
+    copiers = {id(run): _Copier(run, manifest.run_id) for run in ordered}
     try:
         for set_index, case_ids in enumerate(plan_case_ids):
             for case_id in case_ids:
                 for run_index in sorted(by_case.get((set_index, case_id), ())):
                     key = (set_index, case_id, run_index)
+                    if copiers[id(owner[key])].copy(key, writer):
+                        continue
                     record = owner[key].record(key)
                     if record is not None:
                         writer.append(record.model_copy(update={"run_id": manifest.run_id}))
@@ -76,6 +87,8 @@ def merge_shards(shards: Sequence[RecordedRun], output: Path, argv: Sequence[str
         manifest.exit_code = code
         writer.write_manifest()
     finally:
+        for copier in copiers.values():
+            copier.close()
         writer.close()
     return RecordedRun.open(writer.folder)
 
@@ -177,3 +190,80 @@ def _merged_manifest(
         },
         deep=True,
     )
+
+
+#: The head of a ``scores.jsonl`` line: eval set index, case id (JSON), run index, offset,
+#: length (``score_line``'s first five items, as ``score_data`` writes them).
+_SCORES_HEAD = re.compile(rb'\[(\d+),("(?:[^"\\]|\\.)*"),(\d+),(\d+),(\d+),')
+
+
+class _Copier:
+    """A shard's records copied as bytes into the merged folder, where its records are this
+    engine's own: written by the same engine version, with an index of the current version.
+    A record's line is the merged run's line but for the run id, which is spliced in; its
+    index and scores lines but for the record's place, which is put in. Whatever is not laid
+    out as expected (a line missing, another head, another place) is not copied: ``copy``
+    says so, and the caller reads and writes that record as a model."""
+
+    def __init__(self, run: RecordedRun, run_id: str) -> None:
+        self.lines: dict[tuple[int, str, int], tuple[int, int, bytes]] = {}
+        self.scores: dict[tuple[int, str, int], bytes] = {}
+        self._fd: Optional[int] = None
+        manifest = run.manifest
+        ours = manifest.engine_version == __version__ and manifest.index_version == INDEX_VERSION
+        if not ours or not hasattr(os, "pread"):
+            return
+        try:
+            old, new = (pydantic_core.to_json(value) for value in (run.run_id, run_id))
+            self._heads = (
+                b'{"schema":"agenteval.record/1","run_id":' + old + b",",
+                b'{"schema":"agenteval.record/1","run_id":' + new + b",",
+            )
+            # as the reader takes the index: checked against the records when they changed after it
+            for key, offset, length, _, line in read_index(run.folder, RESULTS, verify=False) or ():
+                self.lines[key] = (offset, length, line)
+            with open(run.folder / SCORES, "rb") as handle:
+                for line in handle:
+                    head = _SCORES_HEAD.match(line)
+                    if head is not None and line.endswith(b"\n"):
+                        numbers = [int(head.group(n)) for n in (1, 3, 4, 5)]
+                        key = (numbers[0], pydantic_core.from_json(head.group(2)), numbers[1])
+                        if self.lines.get(key, (None, None))[:2] == (numbers[2], numbers[3]):
+                            self.scores[key] = line[head.end() :].rstrip(b"\n")
+            self._fd = os.open(run.folder / RESULTS, os.O_RDONLY)
+        except (OSError, ValueError, pydantic_core.PydanticSerializationError):
+            self.lines, self.scores = {}, {}
+
+    def copy(self, key: tuple[int, str, int], writer: RunWriter) -> bool:
+        """Append ``key``'s record to ``writer`` copied (see the class docstring); ``False``
+        when it cannot be."""
+        found, rest = self.lines.get(key), self.scores.get(key)
+        if found is None or rest is None or self._fd is None:
+            return False
+        offset, length, index_line = found
+        try:
+            record = os.pread(self._fd, length, offset)
+            set_index, case_id, run_index = key
+            case_json = pydantic_core.to_json(case_id)
+            index_head = b'{"key":' + pydantic_core.to_json(list(key)) + b',"at":[%d,%d]' % (offset, length)
+        except (OSError, ValueError, pydantic_core.PydanticSerializationError):
+            return False
+        old, new = self._heads
+        if len(record) != length or not record.startswith(old) or not record.endswith(b"\n"):
+            return False
+        if not index_line.startswith(index_head) or not index_line.endswith(b"\n"):
+            return False
+        index_rest = index_line[len(index_head) : -1]
+        key_json = index_head[len(b'{"key":') : index_head.index(b',"at":[')]
+        writer.append_copied(
+            key,
+            new + record[len(old) :],
+            lambda at, size: b'{"key":' + key_json + b',"at":[%d,%d]' % (at, size) + index_rest,
+            lambda at, size: b"[%d," % set_index + case_json + b",%d,%d,%d," % (run_index, at, size) + rest,
+        )
+        return True
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -34,12 +34,31 @@ from .._secrets import scrubbed_bytes
 from ._index import criteria_well_formed, criterion_arrays
 from ._records import CaseRecord, SummaryDocument
 
-__all__ = ["SCORES", "ScoresFile", "json_lines", "rows_well_formed", "score_line", "sealed_scores"]
+__all__ = [
+    "SCORES",
+    "ScoresFile",
+    "json_lines",
+    "rows_well_formed",
+    "score_data",
+    "score_line",
+    "sealed_scores",
+]
 
 SCORES = "scores.jsonl"
 
 #: a ``scores.jsonl`` line as ``sealed_scores`` gives it
 Row = list[Any]
+
+
+def score_data(
+    record: CaseRecord, offset: int, length: int, criteria: Optional[list[list[Any]]] = None
+) -> bytes:
+    """``score_line`` as compact JSON (``writable`` first when pydantic's encoder refuses it)."""
+    line_data = score_line(record, offset, length, criteria)
+    try:
+        return pydantic_core.to_json(line_data)
+    except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
+        return pydantic_core.to_json(writable(line_data))
 
 
 def score_line(
@@ -116,11 +135,10 @@ class ScoresFile:
     ) -> None:
         """Write ``record``'s line (``score_line``; ``scrub`` takes credentials out) and
         flush it (``criteria``: the record's ``criterion_arrays``, when made already)."""
-        line_data = score_line(record, offset, length, criteria)
-        try:
-            data = pydantic_core.to_json(line_data)
-        except pydantic_core.PydanticSerializationError:  # a lone surrogate, an odd rubric value
-            data = pydantic_core.to_json(writable(line_data))
+        self.append_data(score_data(record, offset, length, criteria), scrub)
+
+    def append_data(self, data: bytes, scrub: Callable[[str], str]) -> None:
+        """Write a line's JSON (``score_data``) scrubbed, and flush it."""
         line = scrubbed_bytes(data, scrub) + b"\n"
         self._handle.write(line)
         self._handle.flush()
