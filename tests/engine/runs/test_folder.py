@@ -314,7 +314,8 @@ def test_records_read_as_far_as_their_scores_keep_what_a_report_of_them_needs(tm
     whole, scored = list(run.records()), list(run.records(scored=True))
     assert len(scored) == len(whole) == 3
     for full, light in zip(whole, scored, strict=True):
-        fields = ("run_id", "eval_set_index", "eval_set_id", "case_id", "run_index", "origin", "duration_s")
+        fields = ("run_id", "eval_set_index", "eval_set_id", "case_id", "run_index", "status", "origin")
+        fields += ("duration_s",)
         assert [getattr(light, f) for f in fields] == [getattr(full, f) for f in fields]
         assert light.criteria == full.criteria
         ids = [turn.invocation_id for turn in full.actual.invocations]

@@ -138,12 +138,13 @@ class _TurnIds(BaseModel):
 
 class _Reported(_Scored):
     """A record as far as a report of its scores needs it (``records(scored=True)``): its
-    key, criteria, origin and duration, and of its actual turns their ids."""
+    key, status, criteria, origin and duration, and of its actual turns their ids."""
 
     eval_set_index: int
     eval_set_id: str
     case_id: str
     run_index: int = 1
+    status: Status
     actual: Optional[_TurnIds] = None
 
 
@@ -402,9 +403,9 @@ class RecordedRun:
 
     def records(self, *, scored: bool = False) -> Iterator[CaseRecord]:
         """The last record of every key, in the order first written; ``scored``: each only as
-        far as a report of its scores needs it (its key, ``run_id``, ``criteria``, ``origin``
-        and ``duration_s``, and of its actual turns only their ``invocation_id``: no
-        expected turns, no turn's content), a small part of the parse."""
+        far as a report of its scores needs it (its key, ``run_id``, ``status``,
+        ``criteria``, ``origin`` and ``duration_s``, and of its actual turns only their
+        ``invocation_id``: no expected turns, no turn's content), a small part of the parse."""
         path = self.folder / RESULTS
         index = self._index()
         if not index:
