@@ -212,3 +212,53 @@ def test_records_are_copied_as_bytes_and_a_shard_not_laid_out_as_ours_is_read_in
     for name in ("results.jsonl", "index.jsonl", "scores.jsonl"):
         mine, theirs = ((run.folder / name).read_bytes() for run in (copied, read))
         assert mine.replace(b'"merge1"', b'"merge2"') == theirs, name
+
+
+def test_case_ids_that_json_escapes_are_copied_as_one_process_writes_them(tmp_path):
+    """Ids with a quote, a backslash, accents, an emoji and a line separator: the copied
+    lines hold them as the writer encodes them (the merged folder is the same bytes as when
+    every record is read and written again)."""
+    from agenteval.runs import _merge as merging
+
+    ids = ['say "hi"', "back\\slash", "café", "rocket 🚀", "line\u2028sep", "plain"]
+    for name, answer in (("expected", "the answer"), ("actual", "the answer, roughly")):
+        document = one_turn_eval_set(len(ids), lambda i, text=answer: f"{text} {i}")
+        for case, case_id in zip(document["eval_cases"], ids, strict=True):
+            case["eval_id"] = case_id
+        (tmp_path / f"{name}.json").write_text(json.dumps(document), encoding="utf-8")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"response_match_score": 0.8}}))
+    for index in (1, 2):
+        result = CliRunner().invoke(
+            main,
+            ["run", str(tmp_path / "expected.json"), "--actual", str(tmp_path / "actual.json")]
+            + [
+                "--config",
+                str(config),
+                "--runs-dir",
+                str(tmp_path / "shards"),
+                "--shard",
+                f"{index}/2",
+                "-q",
+            ],
+        )
+        assert result.exit_code in (0, 1), result.output
+    shards = sorted((tmp_path / "shards").iterdir())
+    answers: list = []
+    real = merging._Copier.copy
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            merging._Copier,
+            "copy",
+            lambda self, key, writer: answers.append(real(self, key, writer)) or answers[-1],
+        )
+        assert _merge(tmp_path, shards, "merge1").exit_code in (0, 1)
+        patch.setattr(merging._Copier, "copy", lambda self, key, writer: False)  # every record read
+        assert _merge(tmp_path, shards, "merge2").exit_code in (0, 1)
+    assert answers == [True] * len(ids)
+    copied, read = (find_run(tmp_path / "runs", name) for name in ("merge1", "merge2"))
+    assert {key[1] for key in copied.keys()} == set(ids)
+    for name in ("results.jsonl", "index.jsonl", "scores.jsonl"):
+        assert (copied.folder / name).read_bytes().replace(b'"merge1"', b'"merge2"') == (
+            read.folder / name
+        ).read_bytes()
