@@ -99,24 +99,28 @@ def replace_element(text: str, spans: Spans, index: int, value: Any, layout: Lay
     and the file's diff shows that field alone."""
     start, end = spans.elements[index]
     try:
-        return text[:start] + _patched(text, start, end, value, layout) + text[end:]
+        old = _DECODER.raw_decode(text, start)[0]
+        return text[:start] + _patched(text, start, end, old, value, layout) + text[end:]
     except RecursionError:  # nested past Python's stack: the element rendered anew
         return text[:start] + layout.render(value, _line_indent(text, start)) + text[end:]
 
 
-def _patched(text: str, start: int, end: int, new: Any, layout: Layout) -> str:
-    """The JSON value at ``text[start:end]`` changed into ``new``: kept as written where it
-    equals ``new`` (the same types: ``1`` is not ``1.0`` nor ``true``); an array of the same
-    length patched element by element; an object patched member by member, its members that
-    ``new`` lacks taken out and the keys it adds written after the others (``_object``);
-    anything else rendered anew in the file's layout."""
-    old = _DECODER.raw_decode(text, start)[0]
+def _patched(text: str, start: int, end: int, old: Any, new: Any, layout: Layout) -> str:
+    """The JSON value at ``text[start:end]`` (``old``: it parsed) changed into ``new``: kept
+    as written where it equals ``new`` (the same types: ``1`` is not ``1.0`` nor ``true``);
+    an array of the same length patched element by element; an object patched member by
+    member, its members that ``new`` lacks taken out and the keys it adds written after the
+    others (``_object``); anything else rendered anew in the file's layout. Each member's
+    old value comes from the scan that finds its span (``_members``): nothing parsed twice."""
     if _same(old, new):
         return text[start:end]
     if type(old) is type(new) is list and len(old) == len(new):
         out, at = [], start
-        for position, _, value_start, value_end in _members(text, start):
-            out += [text[at:value_start], _patched(text, value_start, value_end, new[position], layout)]
+        for position, _, value_start, value_end, value in _members(text, start):
+            out += [
+                text[at:value_start],
+                _patched(text, value_start, value_end, value, new[position], layout),
+            ]
             at = value_end
         return "".join(out) + text[at:end]
     if type(old) is type(new) is dict and old and new:
@@ -135,7 +139,7 @@ def _object(text: str, start: int, end: int, old: dict, new: dict, layout: Layou
     members = _members(text, start)
     if len(members) != len(old):  # a key twice: the file's last one is the value
         return None
-    shared = [key for key, _, _, _ in members if key in new]
+    shared = [key for key, _, _, _, _ in members if key in new]
     added = [key for key in new if key not in old]
     if list(new) != shared + added:
         return None
@@ -146,10 +150,10 @@ def _object(text: str, start: int, end: int, old: dict, new: dict, layout: Layou
         separator = ", " if one_line or layout.indent is None else ",\n" + member_indent
     pieces: list[str] = []  # each kept or added member's text, and the separator before it
     previous = None  # the position in ``members`` of the last member kept
-    for position, (key, key_start, value_start, value_end) in enumerate(members):
+    for position, (key, key_start, value_start, value_end, value) in enumerate(members):
         if key not in new:
             continue
-        body = text[key_start:value_start] + _patched(text, value_start, value_end, new[key], layout)
+        body = text[key_start:value_start] + _patched(text, value_start, value_end, value, new[key], layout)
         if pieces:
             follows = previous == position - 1
             pieces.append(text[members[position - 1][3] : key_start] if follows else separator)
@@ -182,11 +186,11 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _members(text: str, start: int) -> list[tuple[Any, int, int, int]]:
+def _members(text: str, start: int) -> list[tuple[Any, int, int, int, Any]]:
     """The members of the object or array starting at ``start``: ``(key, member start,
-    value start, value end)`` of each, its key a name (object: the member starts at its name)
-    or a position (array: the member is its value)."""
-    members: list[tuple[Any, int, int, int]] = []
+    value start, value end, value)`` of each, its key a name (object: the member starts at
+    its name) or a position (array: the member is its value), its value as parsed."""
+    members: list[tuple[Any, int, int, int, Any]] = []
     is_object = text[start] == "{"
     i = _skip(text, start + 1)
     while text[i] not in "}]":
@@ -195,8 +199,8 @@ def _members(text: str, start: int) -> list[tuple[Any, int, int, int]]:
         if is_object:
             key, i = _DECODER.raw_decode(text, i)
             i = _skip(text, _skip(text, i) + 1)  # past ':'
-        _, end = _DECODER.raw_decode(text, i)
-        members.append((key, member_start, i, end))
+        value, end = _DECODER.raw_decode(text, i)
+        members.append((key, member_start, i, end, value))
         i = _skip(text, end)
         if text[i] == ",":
             i = _skip(text, i + 1)

@@ -711,7 +711,8 @@ function EvalSetPanel(props) {
   // The case in the editor, made once per case the file holds: the editor starts over from
   // its case when that changes (another case, or the file read again after a save), never
   // when the screen around it does (a case ticked, the run's agent typed, a run's progress).
-  var listed = data[0] && editing[0] !== null ? data[0].cases.filter(function (c) { return c.eval_id === editing[0]; })[0] || null : null;
+  var index = data[0] && editing[0] !== null ? data[0].cases.map(function (c) { return c.eval_id; }).indexOf(editing[0]) : -1;
+  var listed = index >= 0 ? data[0].cases[index] : null;
   var editedCase = useMemo(function () { return listed && Object.assign({}, listed, { __new: undefined }); }, [listed]);
   function onJob(job) {
     lastRun[1](job.run_id);
@@ -726,7 +727,6 @@ function EvalSetPanel(props) {
   var target = { root: d.root, path: d.path, sha256: d.sha256 };
   var sel = selected[0];
   function toggle(id) { selected[1](sel.indexOf(id) >= 0 ? sel.filter(function (x) { return x !== id; }) : sel.concat([id])); }
-  var index = editing[0] === null ? -1 : d.cases.map(function (c) { return c.eval_id; }).indexOf(editing[0]);
   function saved() { load().then(function (r) { if (r.ok && editing[0] !== null && r.body.cases.every(function (c) { return c.eval_id !== editing[0]; })) { editing[1](null); } }); }
   function newCase(scenario) {
     var id = "case_" + Math.random().toString(16).slice(2, 8);
@@ -755,7 +755,7 @@ function EvalSetPanel(props) {
         ${sel.length ? html`<${SaveBox} label=${"Delete " + sel.length + " selected…"} target=${target} edits=${sel.map(function (id) { return { op: "delete_case", case_id: id }; })} onSaved=${function () { selected[1]([]); editing[1](null); saved(); }} />` : null}</div>` : null}
     </section>
     <${RunPanel} target=${target} selected=${sel} agent=${props.agent} setAgent=${props.setAgent} onJob=${onJob} />
-    ${index >= 0 ? html`<${CaseEditor} key=${d.path + "/" + editing[0]} case=${editedCase} index=${index} isNew=${!!d.cases[index].__new}
+    ${index >= 0 ? html`<${CaseEditor} key=${d.path + "/" + editing[0]} case=${editedCase} index=${index} isNew=${!!listed.__new}
         evalSetId=${d.eval_set_id} target=${target} lastRun=${lastRun[0]} onSaved=${saved} />` : null}
   </div>`;
 }
