@@ -13,6 +13,7 @@ import datetime
 import errno
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Optional
 
@@ -179,33 +180,26 @@ class RunWriter:
         """Append one record and flush it, then its index line: a killed process loses only
         the cases in flight (a record whose index line was lost is still read)."""
         # the criteria's arrays are the same in the index line and the scores line: made once
-        criteria: list[list[Any]] = []
-
-        def arrays() -> list[list[Any]]:
-            if not criteria:
-                criteria.append(criterion_arrays(record))
-            return criteria[0]
-
-        self._append_lines(
+        criteria = criterion_arrays(record)
+        self.append_lines(
             (record.eval_set_index, record.case_id, record.run_index),
             record_line(record),
-            lambda offset, length: _json_bytes(index_entry(record, offset, length, arrays())),
-            lambda offset, length: score_data(record, offset, length, arrays()),
+            lambda offset, length: _json_bytes(index_entry(record, offset, length, criteria)),
+            lambda offset, length: score_data(record, offset, length, criteria),
         )
 
-    def append_copied(
-        self, key: tuple[int, str, int], line: bytes, index_line: Any, scores_line: Any
+    def append_lines(
+        self,
+        key: tuple[int, str, int],
+        record: bytes,
+        index_line: Callable[[int, int], bytes],
+        scores_line: Callable[[int, int], bytes],
     ) -> None:
-        """Append a record copied as it was written by this engine's ``append`` into another
-        folder (``agenteval merge``): ``line`` its ``results.jsonl`` line, ``index_line`` and
-        ``scores_line`` its index and scores lines at a given offset and length (callables),
-        each scrubbed and flushed as ``append`` does: the same bytes, without the parse and
-        the encoding of the record."""
-        self._append_lines(key, line, index_line, scores_line)
-
-    def _append_lines(
-        self, key: tuple[int, str, int], record: bytes, index_line: Any, scores_line: Any
-    ) -> None:
+        """Append the record ``key`` as its lines: ``record`` its ``results.jsonl`` line,
+        ``index_line`` and ``scores_line`` its index and scores lines' JSON for the offset and
+        length it is written at; each scrubbed and flushed in turn. ``append`` gives a
+        record's own lines; ``agenteval merge`` those a shard's writer wrote, copied (the
+        same bytes, without parsing and encoding the record again)."""
         line = scrubbed_bytes(record, self._scrub)
         try:
             offset = self._results.tell()  # append mode: the end of the file

@@ -27,7 +27,7 @@ from ..errors import ConfigError
 from ._folder import RESULTS, RunWriter, utc_now
 from ._index import INDEX_VERSION, read_index
 from ._reader import RecordedRun
-from ._records import Manifest, RunState, SummaryDocument
+from ._records import RECORD_SCHEMA, Manifest, RunState, SummaryDocument
 from ._scores import SCORES
 
 __all__ = ["merge_shards"]
@@ -214,10 +214,9 @@ class _Copier:
         if not ours or not hasattr(os, "pread"):
             return
         try:
-            old, new = (pydantic_core.to_json(value) for value in (run.run_id, run_id))
-            self._heads = (
-                b'{"schema":"agenteval.record/1","run_id":' + old + b",",
-                b'{"schema":"agenteval.record/1","run_id":' + new + b",",
+            schema = b'{"schema":' + pydantic_core.to_json(RECORD_SCHEMA) + b',"run_id":'
+            self._heads = tuple(
+                schema + pydantic_core.to_json(value) + b"," for value in (run.run_id, run_id)
             )
             # as the reader takes the index: checked against the records when they changed after it
             for key, offset, length, _, line in read_index(run.folder, RESULTS, verify=False) or ():
@@ -241,21 +240,20 @@ class _Copier:
         if found is None or rest is None or self._fd is None:
             return False
         offset, length, index_line = found
+        set_index, case_id, run_index = key
         try:
             record = os.pread(self._fd, length, offset)
-            set_index, case_id, run_index = key
-            case_json = pydantic_core.to_json(case_id)
-            index_head = b'{"key":' + pydantic_core.to_json(list(key)) + b',"at":[%d,%d]' % (offset, length)
+            case_json, key_json = pydantic_core.to_json(case_id), pydantic_core.to_json(list(key))
         except (OSError, ValueError, pydantic_core.PydanticSerializationError):
             return False
+        index_head = b'{"key":' + key_json + b',"at":[%d,%d]' % (offset, length)
         old, new = self._heads
         if len(record) != length or not record.startswith(old) or not record.endswith(b"\n"):
             return False
         if not index_line.startswith(index_head) or not index_line.endswith(b"\n"):
             return False
         index_rest = index_line[len(index_head) : -1]
-        key_json = index_head[len(b'{"key":') : index_head.index(b',"at":[')]
-        writer.append_copied(
+        writer.append_lines(
             key,
             new + record[len(old) :],
             lambda at, size: b'{"key":' + key_json + b',"at":[%d,%d]' % (at, size) + index_rest,
