@@ -23,8 +23,9 @@ else
   uv="$work/uv/bin/uv"
 fi
 
-# The test tools at their own floors (requirements-dev.txt: pytest>=8, hypothesis>=6.100).
-tools=("pytest>=8" "hypothesis>=6.100")
+# The test tools at their own floors (requirements-dev.txt: pytest>=8, hypothesis>=6.100,
+# pytest-timeout>=2.3.1, which fails a hung test instead of holding the run).
+tools=("pytest>=8" "hypothesis>=6.100" "pytest-timeout>=2.3.1")
 
 install_at_floors() {  # venv, then the distributions' folders
   local venv="$1"

@@ -11,10 +11,12 @@ from pathlib import Path
 import agenteval
 import pytest
 from agenteval._reporting import _table, case_views, render_table
+from agenteval._terminal import visible
 from agenteval.runs import RecordedRun, list_runs
 from agenteval.testing import make_case, make_invocation
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -101,6 +103,58 @@ def test_an_agent_error_is_shown_once_for_the_case_not_once_per_criterion(tmp_pa
     text = "\n".join(_render(result, width=200))
     assert text.count("the tool server is down") == 1
     assert "response_match_score, tool_trajectory_avg_score ERRORED" in text
+
+
+# Words that begin with a zero-width character: rich 14.3.0 to 14.3.2 looped for ever folding
+# one wider than the line (hence the floor, rich >= 14.3.3).
+_ZERO_WIDTH_FIRST = ["\u0300" + "x" * 120, "\ufe0f" + "y" * 120, "a\u200b\ufe0f" + "z" * 120]
+
+
+@pytest.mark.parametrize("word", _ZERO_WIDTH_FIRST)
+@pytest.mark.parametrize("depth", [0, 4])
+def test_a_long_word_that_begins_with_a_zero_width_character_is_folded(word, depth):
+    assert _plain(word, depth, 40) == _through_rich(word, depth, 40)
+    assert len(_plain(word, depth, 40).splitlines()) >= 3
+
+
+def test_agent_output_that_begins_with_a_combining_mark_is_reported(tmp_path):
+    said = _ZERO_WIDTH_FIRST[0]
+    agent_file = tmp_path / "agent.py"
+    agent_file.write_text(f"def respond(message, history):\n    return {said!r}\n")
+    case = make_case([make_invocation("hi", "hello")], eval_id="marked")
+    eval_file = tmp_path / "s.evalset.json"
+    eval_file.write_text(agenteval.models.EvalSet(eval_set_id="s", eval_cases=[case]).model_dump_json())
+    result = agenteval.evaluate_agent(f"{agent_file}:respond", eval_file, ["response_match_score"])
+    text = "".join(_render(result, width=80))
+    assert "x" * 60 in text.replace(" ", "")
+
+
+# any characters, with more of those that change a line's width or a terminal's state
+_TRICKY = ["\u0300", "\ufe0f", "\u200d", "\u200b", "\u4e00", "\u2764", " ", "\n", "\t", "\x1b", "a"]
+_ANY_TEXT = st.text(
+    st.sampled_from(_TRICKY) | st.characters(),
+    max_size=200,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    expected=_ANY_TEXT,
+    said=_ANY_TEXT,
+    tool=_ANY_TEXT.filter(str.strip),
+    width=st.integers(min_value=40, max_value=120),
+)
+def test_the_report_prints_any_agent_text_within_the_width(expected, said, tool, width):
+    case = make_case([make_invocation("hi", expected, [("lookup", {"q": "x"})])], eval_id="any")
+    actual = {"any": [make_invocation("hi", said, [(tool, {"q": said})])]}
+    result = agenteval.evaluate(
+        agenteval.models.EvalSet(eval_set_id="s", eval_cases=[case]),
+        actual,
+        ["response_match_score", "tool_trajectory_avg_score"],
+    )
+    for line in _render(result, width=width):
+        assert cell_len(line) <= width
+        assert visible(line) == line  # nothing left for a terminal to act on
 
 
 def test_past_the_limit_failing_cases_are_counted_not_described(example_result, monkeypatch):
