@@ -117,6 +117,21 @@ def test_a_long_word_that_begins_with_a_zero_width_character_is_folded(word, dep
     assert len(_plain(word, depth, 40).splitlines()) >= 3
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(st.sampled_from("ab  \u3000…✓x-"), max_size=400),
+    depth=st.integers(min_value=1, max_value=8),
+    width=st.integers(min_value=10, max_value=100),
+)
+def test_a_line_of_one_column_characters_wraps_exactly_as_rich_wraps_it(text, depth, width):
+    # words, runs of spaces, words longer than the line: the report's own wrapping against rich's
+    assert _plain(text, depth, width) == _through_rich(text, depth, width)
+    if _table._single_cell(text):
+        console = Console(file=io.StringIO(), width=200)
+        by_rich = Text(text).wrap(console, width, justify="default", overflow="fold")
+        assert _table._wrap_single_cell(text, width) == [line.plain for line in by_rich]
+
+
 def test_agent_output_that_begins_with_a_combining_mark_is_reported(tmp_path):
     said = _ZERO_WIDTH_FIRST[0]
     agent_file = tmp_path / "agent.py"

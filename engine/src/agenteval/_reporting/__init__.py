@@ -23,6 +23,7 @@ __all__ = [
     "align_trajectory",
     "case_views",
     "diff_text",
+    "file_console",
     "json_chunks",
     "render_json",
     "render_table",
@@ -41,6 +42,7 @@ _MODULES = {
     "CaseView": "._cases",
     "case_views": "._cases",
     "render_table": "._table",
+    "file_console": "._table",
     "Reporter": "._contract",
     "ReportContext": "._contract",
     "resolve_reporters": "._reporters",
@@ -68,4 +70,4 @@ if TYPE_CHECKING:
     from ._json import json_chunks, render_json, write_json
     from ._reporters import resolve_reporters, write_reports
     from ._spool import CaseSpool
-    from ._table import render_table
+    from ._table import file_console, render_table

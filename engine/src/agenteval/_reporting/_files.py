@@ -95,12 +95,10 @@ class TableReporter(Reporter):
     description = "report.txt: the terminal report, every case listed, without colours"
 
     def write(self, context: ReportContext) -> list[Path]:
-        from rich.console import Console
-
-        from ._table import render_table
+        from ._table import file_console, render_table
 
         target = context.folder / "report.txt"
         with target.open("w", encoding="utf-8", errors="backslashreplace") as handle:
-            console = Console(file=handle, width=100, no_color=True, color_system=None)
+            console = file_console(handle, 100, color_system=None)
             render_table(context.run, console, summary=context.summary, show="all")
         return [target]

@@ -111,9 +111,11 @@ def compare(
     else:
         from rich.console import Console
 
+        from .._reporting import file_console
+
         if output is not None:
             with output.open("w", encoding="utf-8") as handle:
-                _table(report, Console(file=handle, width=120, no_color=True))
+                _table(report, file_console(handle, 120))
         else:
             _table(report, Console())
     if flipped and exit_code != report.exit_code:

@@ -243,9 +243,9 @@ def render_report(
             return
         from rich.console import Console
 
-        from .._reporting import render_table
+        from .._reporting import file_console, render_table
 
-        console = Console(file=handle, width=120, no_color=True) if handle is not None else Console()
+        console = file_console(handle, 120) if handle is not None else Console()
         render_table(source, console, summary=summary, detailed=detailed, show=show)
 
 
