@@ -1,13 +1,14 @@
 """``reporting/_cases.py``: what a report reads of each case of a run folder. ``case_results``
 reads each record only as far as the case's result needs it, and gives the same results as
-``case_views`` reading whole records."""
+``case_views`` reading whole records; ``case_outcome`` reads a case as far as its status and
+criteria."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from agenteval._reporting._cases import case_results, case_views
+from agenteval._reporting._cases import case_outcome, case_results, case_views
 from agenteval.cli import main
 from agenteval.runs import list_runs
 from click.testing import CliRunner
@@ -43,3 +44,30 @@ def test_each_case_s_result_is_the_one_its_whole_records_give(tmp_path, args):
         assert all(case.agent_runs for case in whole)
     else:
         assert not any(case.agent_runs for case in whole)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--actual", str(EXAMPLE / "travel.actual.json")],
+        ["--agent", str(EXAMPLE)],
+        ["--agent", str(EXAMPLE), "--num-runs", "3"],
+    ],
+    ids=["recorded", "agent", "agent, 3 runs"],
+)
+def test_a_case_s_outcome_has_the_status_and_criteria_of_its_whole_records(tmp_path, args):
+    run = _run(tmp_path, *args)
+    entry = run.manifest.eval_sets[0]
+    for whole in case_views(run):
+        outcome = case_outcome(run, entry, whole.case.eval_id, pending=False)
+        assert (outcome.set_index, outcome.eval_set_id, outcome.source) == (
+            0,
+            whole.eval_set_id,
+            whole.source,
+        )
+        assert outcome.case.status == whole.case.status and outcome.case.criteria == whole.case.criteria
+        if "3" in args:  # several runs: read whole, as case_views reads them
+            assert outcome == whole
+        else:  # no turn read
+            assert outcome.actual == () and outcome.expected is None and not outcome.case.agent_runs
+            assert outcome.case == whole.case.model_copy(update={"agent_runs": []})

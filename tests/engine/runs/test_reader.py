@@ -53,6 +53,17 @@ def test_a_listed_case_is_read_where_the_listing_found_it_without_keying_every_r
     assert all(record is not None for record in expected)
 
 
+def test_a_record_read_as_far_as_its_scores_has_its_criteria_and_no_turn(tmp_path):
+    run = _complete_run(tmp_path / "runs")
+    keys = [(entry.index, case_id, 1) for entry in run.manifest.eval_sets for case_id in entry.case_ids]
+    for key in keys:
+        whole, scored = run.record(key), run.record(key, scored=True)
+        assert whole is not None and scored is not None
+        assert (scored.run_id, scored.criteria) == (whole.run_id, whole.criteria)
+        assert not hasattr(scored, "expected") and scored.actual is None
+    assert run.record((0, "no such case", 1), scored=True) is None
+
+
 def test_a_summary_older_than_the_records_is_recomputed(tmp_path):
     run = _complete_run(tmp_path / "runs")
     written = run.summary()

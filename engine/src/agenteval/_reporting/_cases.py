@@ -112,6 +112,22 @@ def case_view(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool
     return _view(run, entry, case_id, run.case_runs(entry, case_id), pending)
 
 
+def case_outcome(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool) -> CaseView:
+    """One case as far as its status and criteria, its record read only as far as they
+    need (``record(scored=True)``): no turns, so ``actual`` is empty, ``expected`` ``None``
+    and the result has no ``agent_runs``. What the one-line listing of a passing case
+    shows, at a fraction of the parse; with several runs per case, ``case_view``."""
+    if run.manifest.num_runs != 1:  # several runs: their turns are read anyway
+        return case_view(run, entry, case_id, pending)
+    records = [run.record((entry.index, case_id, 1), scored=True)]
+    return CaseView(
+        set_index=entry.index,
+        eval_set_id=entry.eval_set_id,
+        source=entry.path,
+        case=run.case_result(entry, case_id, records, pending=pending),
+    )
+
+
 class Listed(NamedTuple):
     """What the table decides on for a case before it reads it (from its ``CaseBrief``)."""
 

@@ -52,7 +52,7 @@ from ..models import FunctionCall
 from ..runs import RecordedRun, RunState, not_reached
 from ..runs._folder import CALIBRATION
 from ._alignment import TrajectoryRow, row_text, rows_from_details
-from ._cases import CaseView, case_briefs, case_view, case_views
+from ._cases import CaseView, case_briefs, case_outcome, case_view, case_views
 
 __all__ = ["file_console", "render_table"]
 
@@ -570,11 +570,12 @@ def _same(view: CaseView) -> CaseView:
 
 
 def _listing(
-    source: Union[RecordedRun, RunResult], show: str
+    source: Union[RecordedRun, RunResult], show: str, detailed: bool
 ) -> Iterator[tuple[int, bool, bool, Callable[[], CaseView]]]:
     """Per case in run order: its INCONCLUSIVE count, whether its status is fine, whether
     the run never scored it, and how to read it. A recorded run of one run per case is
-    decided on from its briefs (``case_briefs``) and only the cases printed are read."""
+    decided on from its briefs (``case_briefs``) and only the cases printed are read: a
+    passing case's one line only as far as its scores (``case_outcome``)."""
     briefs = case_briefs(source) if isinstance(source, RecordedRun) else None
     if briefs is None:
         for view in case_views(source):
@@ -588,14 +589,14 @@ def _listing(
     pending = source.in_progress
     for brief in briefs:
         ok, unreached = brief.status.ok, brief.unreached
+        passing = ok and not brief.inconclusive
         # a case only counted (passing and not listed, or never scored) is never read
-        counted = unreached or (ok and not brief.inconclusive and show != "all")
-        yield (
-            brief.inconclusive,
-            ok,
-            unreached,
-            _unread if counted else functools.partial(case_view, source, brief.entry, brief.case_id, pending),
-        )
+        if unreached or (passing and show != "all"):
+            read: Callable[[], CaseView] = _unread
+        else:
+            reader = case_outcome if passing and not detailed else case_view
+            read = functools.partial(reader, source, brief.entry, brief.case_id, pending)
+        yield brief.inconclusive, ok, unreached, read
 
 
 def _unread() -> CaseView:
@@ -903,7 +904,9 @@ def render_table(
         console.print()
         console.print(_criteria_table(summary))
     _set_statistics(console, summary)
-    undecided, left_out, hidden, unreached = _list_cases(_listing(source, show), console, show, detailed)
+    undecided, left_out, hidden, unreached = _list_cases(
+        _listing(source, show, detailed), console, show, detailed
+    )
     console.print()
     if unreached:
         why = "not scored yet" if stopped == "running" else "not reached before the interruption"

@@ -419,23 +419,32 @@ class RecordedRun:
                 except (ValidationError, ValueError):
                     self.damaged_lines += 1
 
-    def record(self, key: tuple[int, str, int]) -> Optional[CaseRecord]:
-        """The last record for ``key``, if any."""
+    def record(self, key: tuple[int, str, int], *, scored: bool = False) -> Optional[CaseRecord]:
+        """The last record for ``key``, if any; ``scored``: only as far as its case's result
+        needs it, as ``case_records(scored=True)`` reads it."""
         where = self._listed_place(key)
         if where is None:
             where = self._index().get(key)
         if where is None:
             return None
+        model = self._record_model(scored)
         if not hasattr(os, "pread"):  # no positional reads here: a handle of its own
             with open(self.folder / RESULTS, "rb") as handle:
-                return self._read_at(handle, where)
+                return self._read_at(handle, where, model)
         if self._results_fd is None:
             self._results_fd = os.open(self.folder / RESULTS, os.O_RDONLY)
             weakref.finalize(self, os.close, self._results_fd)
         try:
-            return CaseRecord.model_validate_json(os.pread(self._results_fd, where[1], where[0]))
+            return cast(CaseRecord, model.model_validate_json(os.pread(self._results_fd, where[1], where[0])))
         except (ValidationError, ValueError):
             return None
+
+    def _record_model(self, scored: bool) -> type[BaseModel]:
+        """What a record is read as: whole, or (``scored``) as far as its case's result
+        needs it, which with several runs per case includes the actual turns."""
+        if not scored:
+            return CaseRecord
+        return _ScoredOne if self.manifest.num_runs == 1 else _ScoredRuns
 
     def _listed_place(self, key: tuple[int, str, int]) -> Optional[tuple[int, int]]:
         """Where ``key``'s record is, as a listing read it from ``scores.jsonl`` (the lines
@@ -802,9 +811,7 @@ class RecordedRun:
         run completed, else up to the look it was in (``auto_runs_needed``), so a run its
         verdict made unnecessary is never taken for an interrupted one."""
         index = self._index()
-        model: type[BaseModel] = CaseRecord
-        if scored:
-            model = _ScoredOne if self.manifest.num_runs == 1 else _ScoredRuns
+        model = self._record_model(scored)
         briefed = model is _ScoredRuns and self.manifest.num_runs_policy != "auto"
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
