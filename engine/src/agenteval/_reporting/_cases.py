@@ -113,13 +113,15 @@ def case_view(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool
 
 
 def case_outcome(run: RecordedRun, entry: EvalSetEntry, case_id: str, pending: bool) -> CaseView:
-    """One case as far as its status and criteria, its record read only as far as they
-    need (``record(scored=True)``): no turns, so ``actual`` is empty, ``expected`` ``None``
-    and the result has no ``agent_runs``. What the one-line listing of a passing case
-    shows, at a fraction of the parse; with several runs per case, ``case_view``."""
-    if run.manifest.num_runs != 1:  # several runs: their turns are read anyway
-        return case_view(run, entry, case_id, pending)
-    records = [run.record((entry.index, case_id, 1), scored=True)]
+    """One case as far as its status and criteria, its records read only as far as they
+    need (``case_runs(scored=True)``): ``actual`` is empty and ``expected`` ``None``; the
+    result has no ``agent_runs`` but an agent's several runs (their turns decide whether
+    the outputs were identical). What the one-line listing of a passing case shows, at a
+    fraction of the parse."""
+    if run.manifest.num_runs == 1:
+        records = [run.record((entry.index, case_id, 1), scored=True)]
+    else:
+        records = run.case_runs(entry, case_id, scored=True)
     return CaseView(
         set_index=entry.index,
         eval_set_id=entry.eval_set_id,

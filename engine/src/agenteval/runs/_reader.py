@@ -841,18 +841,25 @@ class RecordedRun:
             return None
         return records
 
-    def case_runs(self, entry: EvalSetEntry, case_id: str) -> list[Optional[CaseRecord]]:
-        """One case's records, one per run, by the rules of ``case_records``: read where its
-        written brief says they are, when it says so for every run (no other record's place
-        looked up)."""
+    def case_runs(
+        self, entry: EvalSetEntry, case_id: str, *, scored: bool = False
+    ) -> list[Optional[CaseRecord]]:
+        """One case's records, one per run, by the rules of ``case_records`` (``scored``
+        too): read where its written brief says they are, when it says so for every run (no
+        other record's place looked up)."""
+        model = self._record_model(scored)
         places, _ = self._brief_ref(entry, case_id)
         if places is not None and len(places) == self.manifest.num_runs and all(places):
             with open(self.folder / RESULTS, "rb") as results:
-                return [self._read_at(results, (offset, length)) for offset, length in places]
+                if model is _ScoredRuns and self.manifest.num_runs_policy != "auto":
+                    records = self._briefed_records(entry, case_id, results)
+                    if records is not None:
+                        return records
+                return [self._read_at(results, (offset, length), model) for offset, length in places]
         index = self._index()
         with contextlib.ExitStack() as stack:
             handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
-            return self._records_of(entry, case_id, index, handle)
+            return self._records_of(entry, case_id, index, handle, model)
 
     def _records_of(
         self,
