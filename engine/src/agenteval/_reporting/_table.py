@@ -120,15 +120,16 @@ def file_console(handle: TextIO, width: int, **options: Any) -> Console:
     """A colourless console that writes to ``handle``, ``width`` columns wide. Its height is
     fixed too (rich's default, 25, which a report never uses): a console of a known width
     but no height asks the operating system for the terminal's size at every line it
-    measures, a tenth of the time of a report file of every case."""
+    measures, about a seventh of the time of a report file of every case."""
     return Console(file=handle, width=width, height=25, no_color=True, **options)
 
 
 def _print_indented(console: Console, text: Union[str, Text], depth: int, style: str = "") -> None:
     """Print ``text`` ``depth`` columns in. On a console without colour (the report file, a
-    pipe) printable text is written as rich would write it, wrapped by rich's own ``wrap``
-    but without its layout pass (about a millisecond a line, most of the time of a report
-    that lists thousands of failing cases). Anything else goes through rich."""
+    pipe) printable text is written as rich would write it, wrapped as rich's own ``wrap``
+    wraps it (``_wrap_single_cell`` for one-column characters) but without its layout pass
+    (about a millisecond a line, most of the time of a report that lists thousands of
+    failing cases). Anything else goes through rich."""
     body = text if isinstance(text, Text) else Text(text, style=style)
     written = _plain_lines(console, body, depth)
     if written is not None:
