@@ -484,6 +484,19 @@ def test_the_report_file_reads_as_rich_renders_it(example_run):
     assert rendered(record=False) == rendered(record=True)
 
 
+def test_a_file_console_writes_what_a_console_of_that_width_writes(example_run, monkeypatch):
+    def rendered(make) -> str:
+        out = io.StringIO()
+        render_table(example_run, make(out), show="all", detailed=True)
+        return out.getvalue()
+
+    monkeypatch.setenv("COLUMNS", "37")  # what a console of no fixed size would follow
+    monkeypatch.setenv("LINES", "3")
+    fixed = rendered(lambda out: _table.file_console(out, 100, color_system=None))
+    assert fixed == rendered(lambda out: Console(file=out, width=100, no_color=True, color_system=None))
+    assert max(map(len, fixed.splitlines())) == 100
+
+
 def test_the_report_looks_for_the_calibration_cards_where_calibrate_writes_them():
     from agenteval.calibration import CALIBRATION_FILE
 
