@@ -227,11 +227,20 @@ def test_check_evaluator_against_the_fake(vertex_safety_env):
         ("no_credentials", "judge_auth"),
         ("refused_refresh", "judge_auth"),
         ("server", "judge_error"),
+        ("read_timeout", "judge_timeout"),
+        ("connect_timeout", "judge_timeout"),
+        ("socket_timeout", "judge_timeout"),
+        ("deadline", "judge_timeout"),
+        ("refused", "judge_error"),
+        ("dropped", "judge_error"),
     ],
 )
 def test_call_failures_get_the_reason_codes_every_provider_uses(error, code):
     """The Vertex provider maps auth failures to ``judge_auth``, as the Gemini provider does
-    (it left them ``judge_error``), so the endpoint gets no further calls."""
+    (it left them ``judge_error``), so the endpoint gets no further calls; and a timeout of
+    the SDK's own to ``judge_timeout``, as the judge service's own timeout is (the two race
+    when both have the call's timeout: a hung call was ``judge_error`` when the SDK's won)."""
+    import requests
     from agenteval_vertex_safety.provider import VertexSafetyJudge, _Target
     from google.api_core import exceptions as api_exceptions
     from google.auth import exceptions as auth_exceptions
@@ -242,6 +251,12 @@ def test_call_failures_get_the_reason_codes_every_provider_uses(error, code):
         "no_credentials": auth_exceptions.DefaultCredentialsError("none found"),
         "refused_refresh": auth_exceptions.RefreshError("invalid_grant"),
         "server": api_exceptions.InternalServerError("boom"),
+        "read_timeout": requests.exceptions.ReadTimeout("read timed out"),
+        "connect_timeout": requests.exceptions.ConnectTimeout("connect timed out"),
+        "socket_timeout": TimeoutError("timed out"),
+        "deadline": api_exceptions.DeadlineExceeded("deadline exceeded"),
+        "refused": requests.exceptions.ConnectionError("refused"),
+        "dropped": ConnectionResetError("reset by peer"),
     }[error]
     judge = VertexSafetyJudge.__new__(VertexSafetyJudge)
     failure = judge._call_error(raised, _Target(project="p", location="us-central1", endpoint=None))

@@ -4,6 +4,6 @@ Nothing here imports google-cloud-aiplatform at import time: the SDK is imported
 first call is made.
 """
 
-__version__ = "0.3.0"
+__version__ = "0.3.1"
 
 __all__ = ["__version__"]

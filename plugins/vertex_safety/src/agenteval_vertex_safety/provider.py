@@ -351,17 +351,21 @@ class VertexSafetyJudge(JudgeModel):
                 retryable = True
             response = getattr(exc, "response", None)
             retry_after = retry_after_seconds(getattr(response, "headers", None)) if retryable else None
+            code = "judge_auth" if status in (401, 403) else "judge_error"
+            if isinstance(exc, api_exceptions.DeadlineExceeded):  # the call's deadline passed
+                code = "judge_timeout"
             return JudgeCallError(
                 f"{where} answered {status or type(exc).__name__}: {detail}{hint}",
                 retryable=retryable,
                 status=status,
                 retry_after=retry_after,
                 # One set of codes for every provider (agenteval.errors.REASON_CODES).
-                code="judge_auth" if status in (401, 403) else "judge_error",
+                code=code,
             )
         transport = _transport_error(exc)
         if transport is not None:
-            return JudgeCallError(f"{where}: {transport}", retryable=True)
+            what, code = transport
+            return JudgeCallError(f"{where}: {what}", retryable=True, code=code)
         auth = google_auth_error(exc, "Vertex AI evaluation service")
         if auth is not None:
             return auth
@@ -401,14 +405,18 @@ def _answer(result: Any, verdicts: list[dict[str, Any]]) -> JudgeResponse:
     return JudgeResponse(text=json.dumps(body, ensure_ascii=False))
 
 
-def _transport_error(exc: BaseException) -> Optional[str]:
-    """A network-level failure (timeout, refused or dropped connection), else ``None``."""
+def _transport_error(exc: BaseException) -> Optional[tuple[str, str]]:
+    """A network-level failure: what happened and its reason code, ``judge_timeout`` for a
+    timeout (the SDK's own, which races the judge service's when both have the call's
+    timeout) and ``judge_error`` for a refused or dropped connection; else ``None``."""
     requests = sys.modules.get("requests")
     if requests is not None:
         if isinstance(exc, requests.exceptions.Timeout):
-            return f"timed out ({type(exc).__name__})"
+            return f"timed out ({type(exc).__name__})", "judge_timeout"
         if isinstance(exc, requests.exceptions.ConnectionError):
-            return f"connection failed ({type(exc).__name__}: {one_line(exc, 200)})"
-    if isinstance(exc, (ConnectionError, TimeoutError)):
-        return f"connection failed ({type(exc).__name__}: {one_line(exc, 200) or 'no detail'})"
+            return f"connection failed ({type(exc).__name__}: {one_line(exc, 200)})", "judge_error"
+    if isinstance(exc, TimeoutError):
+        return f"timed out ({type(exc).__name__}: {one_line(exc, 200) or 'no detail'})", "judge_timeout"
+    if isinstance(exc, ConnectionError):
+        return f"connection failed ({type(exc).__name__}: {one_line(exc, 200) or 'no detail'})", "judge_error"
     return None
