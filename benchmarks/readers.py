@@ -42,8 +42,8 @@ shows ``this / baseline``: on a busy machine only side-by-side figures compare.
 viewer's ``summary``, ``index`` and ``head``, ``runs show``'s output (the table at 80, 100
 and 250 columns, in colour, with ``NO_COLOR``, with ``--show all``; the JSON) and ``compare``'s
 (the run with itself and with its twin, as text and JSON) are the same bytes under both (the
-moments of the OTLP records masked; ``head`` only where the baseline answers one), one line per
-kind, and exits 1 when any differ.
+moments of the OTLP records and their engine's version masked; ``head`` only where the
+baseline answers one), one line per kind, and exits 1 when any differ.
 """
 
 from __future__ import annotations
@@ -263,8 +263,12 @@ for kind in ("summary", "index", "head"):
     answer = getattr(RunStore(folder.parent), kind)(folder.name).plain()
     (out / f"view-{kind}.json").write_bytes(answer)
 """
-#: what differs between two reports of the same run: the moment an OTLP record was made
-_MOMENTS = re.compile(rb'"(?:time|observedTime|startTime|endTime)UnixNano": ?"[0-9]+"')
+#: what differs between two reports of the same run: the moment an OTLP record was made, and
+#: the version of the engine that made it (a baseline is often the last release)
+_MOMENTS = re.compile(
+    rb'"(?:time|observedTime|startTime|endTime)UnixNano": ?"[0-9]+"'
+    rb'|"scope": ?\{"name": ?"agenteval", ?"version": ?"[^"]*"\}'
+)
 
 
 #: ``runs show`` as ``--same`` compares it: piped (80 columns, no colour), at other widths,

@@ -232,6 +232,42 @@ def test_a_multi_run_runs_briefs_are_what_its_records_give_and_read_no_record(
     assert list(RecordedRun.open(run.folder).case_briefs()) == written
 
 
+@pytest.mark.parametrize("origin", ["recorded", "agent"])
+def test_a_multi_run_runs_scored_records_come_from_the_briefs_places_without_its_index(
+    tmp_path, monkeypatch, origin
+):
+    """``case_records(scored=True)`` of several runs per case: where every case's brief says
+    where its recorded runs are, no index is made (``scores.jsonl``'s lines, parsed and kept,
+    were half a gigabyte at 100k cases of 3 runs); an agent's runs (read with their turns)
+    make it, as before."""
+    if origin == "recorded":
+        from agenteval.cli import main
+        from click.testing import CliRunner
+
+        actual = str(EXAMPLE / "travel.actual.json")
+        args = ["run", str(EXAMPLE), "--actual", actual, "--actual", actual, "--runs-dir", str(tmp_path)]
+        assert CliRunner().invoke(main, args).exit_code in (0, 1)
+        [run] = list_runs(tmp_path)
+    else:
+        run = _recorded(_plan(3), tmp_path / "runs")
+    assert run.manifest.num_runs > 1 and (run.folder / "briefs.jsonl").exists()
+
+    def criteria(reader: RecordedRun) -> list:
+        return [
+            (e.index, c, [r.criteria if r else None for r in rs])
+            for e, c, rs in reader.case_records(scored=True)
+        ]
+
+    with_index = RecordedRun.open(run.folder)
+    with_index._index()
+    expected = criteria(with_index)
+    made = []
+    index = RecordedRun._index
+    monkeypatch.setattr(RecordedRun, "_index", lambda self: made.append(1) or index(self))
+    assert criteria(RecordedRun.open(run.folder)) == expected and expected
+    assert bool(made) is (origin == "agent")
+
+
 def test_a_multi_run_case_is_read_where_its_brief_says_with_the_hints_the_run_gave(tmp_path, monkeypatch):
     """A case's brief holds where each of its runs was written and its INCONCLUSIVE verdicts'
     hints: a reader of the case seeks there (no other record's place looked up) and takes the

@@ -810,17 +810,27 @@ class RecordedRun:
         Under ``--num-runs auto`` a case lists only the runs it needed: all it has when the
         run completed, else up to the look it was in (``auto_runs_needed``), so a run its
         verdict made unnecessary is never taken for an interrupted one."""
-        index = self._index()
         model = self._record_model(scored)
         briefed = model is _ScoredRuns and self.manifest.num_runs_policy != "auto"
+        # the records' places: from the briefs where they say them, the index (every
+        # ``scores.jsonl`` line parsed and kept: half a gigabyte at 100k cases of 3 runs)
+        # only once a case's brief does not
+        index = None if briefed else self._index()
         with contextlib.ExitStack() as stack:
-            handle = stack.enter_context(open(self.folder / RESULTS, "rb")) if index else None
+            handle = None
+            if index is None or index:
+                with contextlib.suppress(FileNotFoundError):  # no record yet: nothing to read
+                    handle = stack.enter_context(open(self.folder / RESULTS, "rb"))
             for entry in self.manifest.eval_sets:
                 for case_id in entry.case_ids:
                     if only is None or (entry.index, case_id) in only:
                         records = self._briefed_records(entry, case_id, handle) if briefed else None
                         if records is None:
-                            records = self._records_of(entry, case_id, index, handle, model)
+                            if index is None:
+                                index = self._index()
+                            records = self._records_of(
+                                entry, case_id, index, handle if index else None, model
+                            )
                         yield entry, case_id, records
 
     def _briefed_records(
