@@ -265,7 +265,7 @@ for kind in ("summary", "index", "head"):
 """
 #: what differs between two reports of the same run: the moment an OTLP record was made, and
 #: the version of the engine that made it (a baseline is often the last release)
-_MOMENTS = re.compile(
+_VARYING = re.compile(
     rb'"(?:time|observedTime|startTime|endTime)UnixNano": ?"[0-9]+"'
     rb'|"scope": ?\{"name": ?"agenteval", ?"version": ?"[^"]*"\}'
 )
@@ -317,7 +317,7 @@ def outputs(folder: Path, target: Path, reporters: list[str], env: dict[str, str
             done = subprocess.run([*command, "--format", form], capture_output=True, env=env)
             (target / f"{name}.{form}").write_bytes(done.stdout + done.stderr + b"exit %d" % done.returncode)
     return {
-        str(path.relative_to(target)): _MOMENTS.sub(b"T", path.read_bytes())
+        str(path.relative_to(target)): _VARYING.sub(b"T", path.read_bytes())
         for path in sorted(target.rglob("*"))
         if path.is_file()
     }

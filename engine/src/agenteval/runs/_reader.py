@@ -836,16 +836,28 @@ class RecordedRun:
     def _briefed_records(
         self, entry: EvalSetEntry, case_id: str, handle: Optional[IO[bytes]]
     ) -> Optional[list[Optional[CaseRecord]]]:
-        """A case's runs read as far as their scores (``_ScoredOne``: not their actual turns,
-        most of a record's parse) where its written brief, current under the run's seal, says
-        where every run's record is: records its run wrote and combined, whole then. Whether
-        the runs' outputs were identical is read later, only where a verdict depends on it
-        (``case_result``). ``None`` (read them as ``case_records`` does) otherwise, or when
-        a run's record is not there as said or the agent made it (its turns are the case's
-        ``agent_runs``)."""
-        places = self._brief_ref(entry, case_id)[0]
-        if handle is None or places is None or len(places) != self.manifest.num_runs or not all(places):
+        """A case's runs read as far as their scores (``_scored_at``) where its written brief,
+        current under the run's seal, says where every run's record is (``_briefed_places``);
+        ``None`` (read them as ``case_records`` does) otherwise."""
+        places = self._briefed_places(entry, case_id)
+        if handle is None or places is None:
             return None
+        return self._scored_at(places, handle)
+
+    def _briefed_places(self, entry: EvalSetEntry, case_id: str) -> Optional[list[list[int]]]:
+        """Where each of a case's runs was written, as its brief says, when it says so for
+        every run; else ``None``."""
+        places = self._brief_ref(entry, case_id)[0]
+        if places is None or len(places) != self.manifest.num_runs or not all(places):
+            return None
+        return places
+
+    def _scored_at(self, places: list[list[int]], handle: IO[bytes]) -> Optional[list[Optional[CaseRecord]]]:
+        """The runs at ``places`` read as far as their scores (``_ScoredOne``: not their actual
+        turns, most of a record's parse): records its run wrote and combined, whole then.
+        Whether the runs' outputs were identical is read later, only where a verdict depends
+        on it (``case_result``). ``None`` when a run's record is not there as said or the
+        agent made it (its turns are the case's ``agent_runs``)."""
         records = [self._read_at(handle, (offset, length), _ScoredOne) for offset, length in places]
         if any(record is None or record.origin == "agent" for record in records):
             return None
@@ -858,13 +870,12 @@ class RecordedRun:
         too): read where its written brief says they are, when it says so for every run (no
         other record's place looked up)."""
         model = self._record_model(scored)
-        places, _ = self._brief_ref(entry, case_id)
-        if places is not None and len(places) == self.manifest.num_runs and all(places):
+        places = self._briefed_places(entry, case_id)
+        if places is not None:
             with open(self.folder / RESULTS, "rb") as results:
-                if model is _ScoredRuns and self.manifest.num_runs_policy != "auto":
-                    records = self._briefed_records(entry, case_id, results)
-                    if records is not None:
-                        return records
+                records = self._scored_at(places, results) if model is _ScoredRuns else None
+                if records is not None:
+                    return records
                 return [self._read_at(results, (offset, length), model) for offset, length in places]
         index = self._index()
         with contextlib.ExitStack() as stack:
