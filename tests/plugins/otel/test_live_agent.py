@@ -51,20 +51,23 @@ def _recorded_turns() -> dict[str, tuple[list[Any], str]]:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _free_port(taken: int) -> int:
+    """A port free now and not ``taken`` (a bound port 0 may hand back one just released)."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port != taken:
+            return port
 
 
 class FakeAgent:
     """A chat endpoint exporting the recorded spans of each turn into the caller's trace."""
 
-    def __init__(
-        self, otlp_endpoint: str, protocol: str = "json", traceparent: bool = True, elide: bool = False
-    ) -> None:
+    def __init__(self, protocol: str = "json", traceparent: bool = True, elide: bool = False) -> None:
         self.recorded = _recorded_turns()
-        self.otlp_endpoint, self.protocol, self.propagates = otlp_endpoint, protocol, traceparent
+        self.otlp_endpoint = ""  # set by the otlp_port fixture, once this agent holds its own port
+        self.protocol, self.propagates = protocol, traceparent
         self.elide = elide  # content capture off: every message attribute is "<elided>"
         self.traceparents: list[str] = []
         agent = self
@@ -137,15 +140,17 @@ class FakeAgent:
 
 
 @pytest.fixture
-def otlp_port() -> int:
-    return _free_port()
+def fake_agent(request) -> Iterator[FakeAgent]:
+    agent = FakeAgent(**getattr(request, "param", {}))
+    yield agent
+    agent.close()
 
 
 @pytest.fixture
-def fake_agent(request, otlp_port) -> Iterator[FakeAgent]:
-    agent = FakeAgent(f"http://127.0.0.1:{otlp_port}", **getattr(request, "param", {}))
-    yield agent
-    agent.close()
+def otlp_port(fake_agent: FakeAgent) -> int:
+    port = _free_port(taken=fake_agent.server.server_address[1])
+    fake_agent.otlp_endpoint = f"http://127.0.0.1:{port}"
+    return port
 
 
 def _target(agent: FakeAgent, port: int, extra: str = "") -> str:
@@ -223,10 +228,11 @@ def test_an_agent_whose_spans_never_arrive_errors_its_cases_naming_the_settings(
     assert "did not reach http://127.0.0.1:" in text and "OTEL_EXPORTER_OTLP_ENDPOINT=" in text
 
 
-def test_a_busy_receiver_port_stops_the_run_with_exit_2(runner, fake_agent, otlp_port):
+def test_a_busy_receiver_port_stops_the_run_with_exit_2(runner, fake_agent):
     with socket.socket() as busy:
-        busy.bind(("127.0.0.1", otlp_port))
+        busy.bind(("127.0.0.1", 0))
         busy.listen()
+        otlp_port = busy.getsockname()[1]
         args = ["run", str(EVALSET), "--agent", _target(fake_agent, otlp_port), "--agent-type", "http-traces"]
         result = runner.invoke(main, [*args, "--no-record"])
     assert result.exit_code == 2, result.output
