@@ -6,7 +6,6 @@ JSON path, what is wrong and what is expected.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -18,7 +17,8 @@ from agenteval._loading import eval_set_from_data, read_eval_file
 from agenteval.errors import DataError
 from agenteval.models import EvalSet, IntermediateData, InvocationEvents, SessionInput
 from hypothesis import given, settings
-from hypothesis import strategies as st
+
+from tests.fixtures.eval_file_edits import JSON, mutated
 
 pytestmark = pytest.mark.usefixtures("no_max_file_env")
 
@@ -673,106 +673,9 @@ def test_eval_set_case_lookup(evalset_fixtures):
 
 # -- property: any JSON gives an eval set or one DataError, never another exception ------------
 
-_KEYS = [
-    "eval_set_id",
-    "eval_cases",
-    "eval_id",
-    "evalId",
-    "conversation",
-    "conversation_scenario",
-    "starting_prompt",
-    "conversation_plan",
-    "user_persona",
-    "session_input",
-    "app_name",
-    "user_id",
-    "state",
-    "user_content",
-    "userContent",
-    "final_response",
-    "parts",
-    "role",
-    "text",
-    "thought",
-    "function_call",
-    "functionCall",
-    "name",
-    "args",
-    "id",
-    "intermediate_data",
-    "tool_uses",
-    "tool_responses",
-    "intermediate_responses",
-    "invocation_events",
-    "author",
-    "content",
-    "rubrics",
-    "rubric_id",
-    "rubric_content",
-    "text_property",
-    "query",
-    "reference",
-    "expected_tool_use",
-    "tool_name",
-    "tool_input",
-    "data",
-    "initial_session",
-    "evalSetId",
-    "x",
-]
-_SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 3),
-    st.floats(allow_nan=False, allow_infinity=False, width=16),
-    st.sampled_from(["", "a", "c", "user", "model", "台北"]),
-)
-_JSON = st.recursive(
-    _SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
-    ),
-    max_leaves=20,
-)
-_BASES = [
-    json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-    for name in ("dice.evalset.json", "events.evalset.json", "legacy_flat.test.json", "legacy_multi.json")
-]
-
-
-def _slots(node: Any) -> list[tuple[Any, Any]]:
-    """Every (container, key or index) below ``node``."""
-    found = []
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, child in items:
-        found.append((node, key))
-        found.extend(_slots(child))
-    return found
-
-
-@st.composite
-def _mutated(draw: Any) -> Any:
-    """A valid eval file (every format) with one to three random edits deep inside."""
-    data = copy.deepcopy(draw(st.sampled_from(_BASES)))
-    for _ in range(draw(st.integers(1, 3))):
-        slots = _slots(data)
-        if not slots:
-            break
-        parent, key = draw(st.sampled_from(slots))
-        action = draw(st.sampled_from(["replace", "delete", "add"]))
-        if action == "replace":
-            parent[key] = draw(_JSON)
-        elif action == "delete":
-            del parent[key]
-        elif isinstance(parent, dict):
-            parent[draw(st.sampled_from(_KEYS))] = draw(_JSON)
-        else:
-            parent.insert(key, draw(_JSON))
-    return data
-
 
 @settings(max_examples=250, deadline=None)
-@given(_JSON | _mutated())
+@given(JSON | mutated())
 def test_any_json_is_an_eval_set_or_one_data_error(data):
     try:
         loaded = eval_set_from_data(data)
