@@ -553,9 +553,11 @@ def test_a_multi_run_report_reads_the_turns_of_a_briefed_case_only_where_a_verdi
     assert "".join(json_chunks(RecordedRun.open(run.folder))) == whole
 
 
-def test_what_a_run_is_compared_on_is_what_same_outputs_compares():
+@pytest.mark.parametrize("exclude_none", [False, True], ids=["every field", "unset fields left out"])
+def test_what_a_run_is_compared_on_is_what_same_outputs_compares(exclude_none):
     """``_outputs`` of a record's turns as plain JSON (events or legacy form, tool calls,
-    texts of several parts, no turn, an error code) equal exactly where ``same_outputs`` says."""
+    texts of several parts, no turn, an error code) equal exactly where ``same_outputs`` says,
+    whether the line has every field (older engines) or leaves the turns' unset ones out."""
     from agenteval._results import AgentRunRecord
     from agenteval._verdicts import same_outputs
     from agenteval.models import Content, Part
@@ -584,7 +586,8 @@ def test_what_a_run_is_compared_on_is_what_same_outputs_compares():
     ]
     records = [AgentRunRecord(run=1, invocations=turns) for turns in runs]
     records.append(AgentRunRecord(run=1, invocations=runs[0], error_code="agent_timeout"))
-    plain = [_outputs(json.loads(record.model_dump_json(by_alias=True))) for record in records]
+    lines = [r.model_dump_json(by_alias=True, exclude_none=exclude_none) for r in records]
+    plain = [_outputs(json.loads(line)) for line in lines]
     for a, first in zip(records, plain, strict=True):
         for b, second in zip(records, plain, strict=True):
             assert (first is not None and second is not None and first == second) == same_outputs([a, b])

@@ -1345,14 +1345,15 @@ def _identical(records: Sequence[Optional[CaseRecord]]) -> bool:
 
 def _outputs(actual: Any) -> Optional[list[tuple[str, list[tuple[Any, Any]]]]]:
     """What ``same_outputs`` compares of a run, from its record's ``actual`` as plain JSON,
-    as a run writer writes it (every field, camelCase turns): each turn's final text and tool
-    calls (name and arguments), as ``Invocation.final_text`` and ``tool_calls`` give them;
-    ``None`` for a run that has none to compare (none, an error code, no turn). Raises
-    ``KeyError``, ``TypeError`` or ``AttributeError`` on any other shape."""
-    if actual is None or actual["error_code"] is not None or not actual["invocations"]:
+    as a run writer writes it (camelCase turns; a field left out is ``None``, as the models
+    read it): each turn's final text and tool calls (name and arguments), as
+    ``Invocation.final_text`` and ``tool_calls`` give them; ``None`` for a run that has none
+    to compare (none, an error code, no turn). Raises ``KeyError``, ``TypeError`` or
+    ``AttributeError`` on any other shape."""
+    if actual is None or actual.get("error_code") is not None or not actual["invocations"]:
         return None
     return [
-        (_final_text(turn["finalResponse"]), _tool_calls(turn["intermediateData"]))
+        (_final_text(turn.get("finalResponse")), _tool_calls(turn.get("intermediateData")))
         for turn in actual["invocations"]
     ]
 
@@ -1360,7 +1361,7 @@ def _outputs(actual: Any) -> Optional[list[tuple[str, list[tuple[Any, Any]]]]]:
 def _final_text(content: Any) -> str:
     if content is None:
         return ""
-    return "\n".join(part["text"] for part in content["parts"] or () if part["text"])
+    return "\n".join(text for part in content.get("parts") or () if (text := part.get("text")))
 
 
 def _tool_calls(data: Any) -> list[tuple[Any, Any]]:
@@ -1369,13 +1370,13 @@ def _tool_calls(data: Any) -> list[tuple[Any, Any]]:
     if "invocation_events" in data or "toolUses" not in data and "invocationEvents" not in data:
         raise KeyError("not as a run writer writes it")
     if "invocationEvents" not in data:  # the legacy form
-        return [(call["name"], call["args"]) for call in data["toolUses"]]
+        return [(call["name"], call.get("args")) for call in data["toolUses"]]
     return [
-        (part["functionCall"]["name"], part["functionCall"]["args"])
+        (call["name"], call.get("args"))
         for event in data["invocationEvents"]
-        if event["content"] is not None
-        for part in event["content"]["parts"] or ()
-        if part["functionCall"] is not None
+        if (content := event.get("content")) is not None
+        for part in content.get("parts") or ()
+        if (call := part.get("functionCall")) is not None
     ]
 
 

@@ -8,6 +8,7 @@ additions never break an older reader of the same major schema version.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 from typing import Any, Optional
 
@@ -225,13 +226,36 @@ class CaseRecord(_Doc):
 
 
 def record_line(record: CaseRecord) -> bytes:
-    """``record``'s ``results.jsonl`` line as UTF-8: pydantic's fast encoder writes the bytes
-    at once (no text made and encoded again); when it refuses a value, ``dump_model``'s
-    fallback. ``dump()`` is this line decoded."""
+    """``record``'s ``results.jsonl`` line as UTF-8, by pydantic's fast encoder straight to
+    bytes; when it refuses a value, ``dump_model``'s fallback (every field written). ``dump()``
+    is this line decoded.
+
+    The turns (``expected``, ``actual``) leave out every model field whose value is ``None``
+    (``None`` inside a plain JSON value, such as a tool's arguments, stays): a turn's parts
+    have seventeen fields and use one or two, so written out the unset ones made half of a
+    line's bytes, and of every reader's parse. Each such field of a turn's models defaults to
+    ``None``, so the line reads back as the same record. The fields around the turns are
+    written whole (a ``reason`` of ``null`` is there for ``jq``)."""
+    before, turns, after = _record_parts(type(record))
+    serializer = type(record).__pydantic_serializer__
     try:
-        return type(record).__pydantic_serializer__.to_json(record, by_alias=True) + b"\n"
+        parts = (
+            serializer.to_json(record, by_alias=True, include=before)[:-1],  # '{"schema":...'
+            serializer.to_json(record, by_alias=True, include=turns, exclude_none=True)[1:-1],
+            serializer.to_json(record, by_alias=True, include=after)[1:-1],
+        )
     except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
         return (dump_model(record, by_alias=True) + "\n").encode("utf-8", "surrogatepass")
+    return b",".join([part for part in parts if part]) + b"}\n"
+
+
+@functools.cache
+def _record_parts(kind: type[CaseRecord]) -> tuple[set[str], set[str], set[str]]:
+    """A record model's fields before its turns, its turns, and the fields after them (sets,
+    as the encoder's ``include`` takes them; never changed)."""
+    names = list(kind.model_fields)
+    first, last = names.index("expected"), names.index("actual") + 1
+    return set(names[:first]), set(names[first:last]), set(names[last:])
 
 
 class SummaryDocument(_Doc):
