@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import mmap
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
+from unittest import mock
 
 import agenteval
 import pytest
@@ -22,6 +24,8 @@ from agenteval.plugins import Agent, AgentSession
 from agenteval.runs import CaseRecord, RecordedRun, RunState, SummaryDocument, list_runs
 from agenteval.runs._records import summary_digest
 from agenteval.testing import make_case, make_invocation, registry_for
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel"
 
@@ -603,3 +607,27 @@ def test_a_multi_run_case_made_by_the_agent_is_read_with_its_turns(tmp_path, mon
     (tmp_path / "briefs.jsonl").rename(run.folder / "briefs.jsonl")
     assert '"agent_runs": [\n' in whole
     assert "".join(json_chunks(RecordedRun.open(run.folder))) == whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.binary(max_size=3 * mmap.ALLOCATIONGRANULARITY),
+    picks=st.sets(st.integers(min_value=0, max_value=3 * mmap.ALLOCATIONGRANULARITY), max_size=40),
+    window=st.sampled_from([1, 2, 3]),
+)
+def test_the_bytes_read_a_window_at_a_time_are_the_files_bytes(tmp_path_factory, data, picks, window):
+    """``_bytes_at`` (a killed run's check of the byte before each record) gives the bytes at
+    the offsets however the windows cut the file, and ``_last_line_end`` the place after its
+    last newline, wherever it is."""
+    from agenteval.runs import _reader
+
+    path = tmp_path_factory.mktemp("bytes") / "results.jsonl"
+    path.write_bytes(data)
+    offsets = sorted(p for p in picks if p < len(data))
+    with (
+        open(path, "rb") as handle,
+        mock.patch.object(_reader, "_WINDOW_BYTES", window * mmap.ALLOCATIONGRANULARITY),
+        mock.patch.object(_reader, "_TAIL_BLOCK", 7),
+    ):
+        assert _reader._bytes_at(handle, len(data), offsets) == bytes(data[o] for o in offsets)
+        assert _reader._last_line_end(handle, len(data)) == data.rfind(b"\n") + 1

@@ -236,3 +236,27 @@ def test_a_multi_run_runs_listing_is_what_its_briefs_say_and_makes_none(tmp_path
     assert len({row[2] for row in expected}) > 1
     monkeypatch.setattr(RecordedRun, "case_briefs", _never)  # every case's brief was written
     assert list(RecordedRun.open(run.folder).case_listing()) == expected
+
+
+def test_a_killed_runs_records_checked_a_window_at_a_time_read_as_when_mapped_whole(tmp_path, monkeypatch):
+    """The byte before each record is read through windows smaller than ``results.jsonl``
+    (at most a window resident): the same rows, and a record moved in a later window is
+    still found out."""
+    import mmap
+
+    from agenteval.runs import _reader
+
+    run = _recorded(_plan(1, cases=40), tmp_path / "runs")
+    _killed(run)
+    results = run.folder / "results.jsonl"
+    assert results.stat().st_size > 3 * mmap.ALLOCATIONGRANULARITY
+    whole = RecordedRun.open(run.folder)._listed_scores()
+    monkeypatch.setattr(_reader, "_WINDOW_BYTES", mmap.ALLOCATIONGRANULARITY)
+    assert whole is not None and RecordedRun.open(run.folder)._listed_scores() == whole
+    data = bytearray(results.read_bytes())
+    last = whole[-1][3]  # a record's place: the byte before it is a newline
+    assert last > 2 * mmap.ALLOCATIONGRANULARITY and data[last - 1 : last] == b"\n"
+    data[last - 1 : last + 1] = data[last : last + 1] + b"\n"  # its line end moved in by a byte
+    results.write_bytes(bytes(data))
+    os.utime(run.folder / SCORES, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))  # as if after
+    assert RecordedRun.open(run.folder)._listed_scores() is None

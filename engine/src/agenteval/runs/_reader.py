@@ -4,6 +4,7 @@ combined over its runs, in the run's own order."""
 
 from __future__ import annotations
 
+import bisect
 import collections
 import contextlib
 import functools
@@ -69,6 +70,10 @@ __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_r
 #: how many cases' brief lines a reader parses one by one (``_brief_line_ref``) before it
 #: parses the heads of them all in one call (a reader of every case)
 _LINE_READS = 1000
+#: The most of ``results.jsonl`` mapped at once to check the byte before each record
+#: (``_bytes_at``), and the block its last line end is looked for in from the end.
+_WINDOW_BYTES = 32 << 20
+_TAIL_BLOCK = 1 << 16
 #: a ``scores.jsonl`` line's key and its record's place
 _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
@@ -319,16 +324,13 @@ class RecordedRun:
                 return None  # records written (or changed) after the last line
             data = scores.read_bytes()
             rows = json_lines(data[: data.rfind(b"\n") + 1])  # a killed writer's last line cut
-            with (
-                open(results, "rb") as handle,
-                mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as mapped,
-            ):
-                end = mapped.rfind(b"\n") + 1  # after it, a killed writer's last record
+            with open(results, "rb") as handle:
+                end = _last_line_end(handle, size)  # after it, a killed writer's last record
                 if _tiled(map(_PLACE, rows), end) != len(rows):
                     return None
-                # the byte before each record, read in one C-level pass: all of them newlines
+                # the byte before each record: all of them newlines
                 before = [offset - 1 for offset in map(_OFFSET, rows) if offset]
-                if bytes(map(mapped.__getitem__, before)).count(10) != len(before):
+                if _bytes_at(handle, size, before).count(10) != len(before):
                     return None
             if not rows_well_formed(rows, _STATUS):
                 return None
@@ -1173,6 +1175,38 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     except ValueError:
         return False
     return True
+
+
+def _last_line_end(handle: IO[bytes], size: int) -> int:
+    """The offset just past the last ``\\n`` of the file (0: none), read back from its end
+    in blocks."""
+    end = size
+    while end > 0:
+        start = max(0, end - _TAIL_BLOCK)
+        handle.seek(start)
+        found = handle.read(end - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        end = start
+    return 0
+
+
+def _bytes_at(handle: IO[bytes], size: int, offsets: Sequence[int]) -> bytes:
+    """The file's byte at each of ``offsets`` (ascending, each below ``size``), read through
+    one window of at most ``_WINDOW_BYTES`` mapped at a time: a C-level pass per window, and
+    at most a window's pages resident (mapped whole, a file's pages around every byte read
+    are mapped in, and a 900 MB ``results.jsonl`` became as much resident memory)."""
+    found = bytearray()
+    granularity = mmap.ALLOCATIONGRANULARITY
+    first = 0
+    while first < len(offsets):
+        start = offsets[first] - offsets[first] % granularity
+        length = min(_WINDOW_BYTES, size - start)
+        last = bisect.bisect_left(offsets, start + length, first)
+        with mmap.mmap(handle.fileno(), length, access=mmap.ACCESS_READ, offset=start) as window:
+            found += bytes(map(window.__getitem__, [offset - start for offset in offsets[first:last]]))
+        first = last
+    return bytes(found)
 
 
 def _strings(raw: Sequence[bytes]) -> list[str]:
