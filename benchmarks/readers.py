@@ -8,7 +8,8 @@ template of 50 cases (one invocation, three tool calls, ~30 words, some perturbe
 ``RunWriter`` (the writer a run uses: records, index lines, summary, manifest) writes each
 folder with those records under new case ids, 1,000 cases per eval set.
 
-Each reader is a whole process, started as a user starts it; wall seconds:
+Each reader is a whole process, started as a user starts it; its wall and CPU seconds, and
+in a second table its peak resident memory (``ru_maxrss``):
 
 * ``show``: ``agenteval runs show RUN`` (the table);
 * ``show json``: ``agenteval runs show RUN --format json``;
@@ -51,7 +52,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -169,17 +169,20 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
     return writer.folder
 
 
-def _timed(command: list[str], env: Optional[dict[str, str]] = None) -> tuple[float, float]:
-    """The command's wall seconds and CPU seconds (user + system: on a shared machine, the
-    steadier figure)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _timed(command: list[str], env: Optional[dict[str, str]] = None) -> tuple[float, float, float]:
+    """The command's wall seconds, CPU seconds (user + system: on a shared machine, the
+    steadier figure) and peak resident memory in MB (its own ``ru_maxrss``, from ``wait4``)."""
     started = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    with process.stderr:
+        stderr = process.stderr.read().decode("utf-8", "replace")  # until the reader closes it
+    _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
-    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    process.returncode = code = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} exited {code}:\n{stderr}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def commands(folder: Path, scratch: Path, reporters: list[str]) -> dict[str, list[str]]:
@@ -221,10 +224,11 @@ def _environment() -> dict[str, str]:
     }
 
 
-def _best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
-    """The least wall and the least CPU seconds of ``repeat`` runs of ``command``."""
-    walls, cpus = zip(*(_timed(command, env) for _ in range(repeat)), strict=True)
-    return min(walls), min(cpus)
+def _best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float, float]:
+    """The least wall and the least CPU seconds of ``repeat`` runs of ``command``, and the
+    most peak memory (MB) of any."""
+    walls, cpus, peaks = zip(*(_timed(command, env) for _ in range(repeat)), strict=True)
+    return min(walls), min(cpus), max(peaks)
 
 
 def measure(
@@ -234,21 +238,25 @@ def measure(
     baseline: Optional[str],
     only: Optional[list[str]] = None,
     repeat: int = 1,
-) -> dict[str, str]:
-    """Each reader's wall seconds (``this / baseline`` with a baseline); ``only``: these readers;
-    ``repeat``: the least of that many runs (this code's, then the baseline's)."""
+) -> dict[str, tuple[str, str]]:
+    """Each reader's wall (CPU) seconds and its peak memory in MB (each ``this / baseline``
+    with a baseline); ``only``: these readers; ``repeat``: the least (seconds) and the most
+    (memory) of that many runs (this code's, then the baseline's)."""
     figures = {}
     make_twin(folder)
     env = _environment()
     for name, command in commands(folder, scratch, reporters).items():
         if only is not None and name not in only:
             continue
-        wall, cpu = _best(command, env, repeat)
+        wall, cpu, peak = _best(command, env, repeat)
         if baseline is None:
-            figures[name] = f"{wall:.2f} ({cpu:.2f})"
+            figures[name] = (f"{wall:.2f} ({cpu:.2f})", f"{peak:.0f}")
             continue
-        other, other_cpu = _best(command, {**env, "PYTHONPATH": baseline}, repeat)
-        figures[name] = f"{wall:.2f} ({cpu:.2f}) / {other:.2f} ({other_cpu:.2f})"
+        other, other_cpu, other_peak = _best(command, {**env, "PYTHONPATH": baseline}, repeat)
+        figures[name] = (
+            f"{wall:.2f} ({cpu:.2f}) / {other:.2f} ({other_cpu:.2f})",
+            f"{peak:.0f} / {other_peak:.0f}",
+        )
     return figures
 
 
@@ -365,7 +373,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         width = 28 if args.baseline else 16
         if not args.same:
             print(
-                "wall seconds (CPU seconds) of each reader, one process each"
+                "wall seconds (CPU seconds) and peak resident memory of each reader, one process each"
                 + (" (this / baseline)" if args.baseline else "")
             )
         failed = False
@@ -394,15 +402,17 @@ def main(argv: Optional[list[str]] = None) -> int:
                 # each run's figures at once (a long benchmark stopped half-way keeps them)
                 print(
                     f"  ({size} cases, {kind}: "
-                    + ", ".join(f"{r} {f}" for r, f in figures[kind].items())
+                    + ", ".join(f"{r} {f[0]}, {f[1]} MB" for r, f in figures[kind].items())
                     + ")"
                 )
             if args.same:
                 continue
-            print(f"\n{size} cases")
-            print(f"{'reader':<16}" + "".join(f" {kind:>{width}}" for kind in args.kinds))
-            for reader in readers:
-                print(f"{reader:<16}" + "".join(f" {figures[kind][reader]:>{width}}" for kind in args.kinds))
+            for title, column in ((f"{size} cases", 0), (f"{size} cases: peak resident MB", 1)):
+                print(f"\n{title}")
+                print(f"{'reader':<16}" + "".join(f" {kind:>{width}}" for kind in args.kinds))
+                for reader in readers:
+                    cells = (figures[kind][reader][column] for kind in args.kinds)
+                    print(f"{reader:<16}" + "".join(f" {cell:>{width}}" for cell in cells))
             print(flush=True)
     return 1 if failed else 0
 

@@ -25,6 +25,12 @@ def test_readers_prints_a_row_per_reader_and_a_column_per_kind() -> None:
     assert list(rows) == ["show", "compare"]
     for cells in rows.values():  # wall (CPU) for each of the four kinds
         assert len(cells) == 8 and all(float(cell.strip("()")) > 0 for cell in cells)
+    memory = lines.index("120 cases: peak resident MB")
+    assert lines[memory + 1].split() == lines[header + 1].split()
+    peaks = {line.split()[0]: line.split()[1:] for line in lines[memory + 2 : memory + 4]}
+    assert list(peaks) == ["show", "compare"]
+    for cells in peaks.values():  # a Python process's peak: tens of MB at least
+        assert len(cells) == 4 and all(float(cell) > 10 for cell in cells)
 
 
 def test_same_says_every_kind_reports_the_same_bytes_under_the_same_code(tmp_path: Path) -> None:
