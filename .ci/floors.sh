@@ -24,8 +24,9 @@ else
 fi
 
 # The test tools at their own floors (requirements-dev.txt: pytest>=8, hypothesis>=6.100,
-# pytest-timeout>=2.3.1, which ends a hung test's run with its stack, as in .ci/run).
+# pytest-timeout>=2.3.1, which ends a hung test's run with its stack: .ci/pytest-timeout.sh).
 tools=("pytest>=8" "hypothesis>=6.100" "pytest-timeout>=2.3.1")
+source .ci/pytest-timeout.sh
 
 install_at_floors() {  # venv, then the distributions' folders
   local venv="$1"
@@ -43,7 +44,7 @@ install_at_floors() {  # venv, then the distributions' folders
 echo "== floors (core): engine, builtin, llm-judges, pytest plugin, viewer, otel, agent-platform"
 install_at_floors "$work/core" ./engine ./plugins/builtin ./plugins/llm_judges ./plugins/pytest ./plugins/viewer \
   ./plugins/otel ./plugins/agent_platform
-"$work/core/bin/python" -m pytest -q -p no:cacheprovider --timeout 600 --timeout-method thread \
+"$work/core/bin/python" -m pytest -q -p no:cacheprovider "${TIMEOUT_FLAGS[@]}" \
   tests/engine/loading tests/engine/models tests/engine/reporting \
   tests/engine/test_resolve.py tests/engine/test_evaluator.py \
   tests/cli/test_run.py tests/cli/test_hostile.py tests/cli/test_run_judges.py \
@@ -61,7 +62,7 @@ install_at_floors "$work/adk" ./engine ./plugins/builtin ./plugins/llm_judges ./
 # Google's own EvaluationDataset converter, the oracle of test_parity.py, needs pandas (a test
 # dependency only, at its current version).
 VIRTUAL_ENV="$work/adk" "$uv" pip install --quiet pandas
-"$work/adk/bin/python" -m pytest -q -p no:cacheprovider --timeout 600 --timeout-method thread \
+"$work/adk/bin/python" -m pytest -q -p no:cacheprovider "${TIMEOUT_FLAGS[@]}" \
   tests/plugins/adk/test_loading.py tests/plugins/adk/test_sessions.py tests/plugins/adk/test_parity.py \
   tests/plugins/adk/test_claims.py tests/plugins/vertex_safety/test_safety.py tests/engine/loading/test_config.py \
   tests/plugins/agent_platform/test_parity.py
