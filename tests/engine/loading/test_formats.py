@@ -370,3 +370,22 @@ def test_a_format_without_sessions_says_so_when_asked_for_one(tmp_path):
     with pytest.raises(DataError, match="the Lines format records no sessions to start a case from"):
         Lines().session_case(path, "a")
     assert Sessions().recorded_sessions(path)["sessions"][0]["first_user_text"] == "hi"
+
+
+def test_a_timeline_asked_case_after_case_chooses_each_file_s_format_once(tmp_path, monkeypatch):
+    """A viewer asks ``read_timeline`` of every ``--actual`` file of a run for each case it
+    shows: each unchanged file's format is chosen once, however many files the run names (a
+    run of 100 files read every file's head 100 times a case)."""
+    formats._timeline_format.cache_clear()
+    paths = [_file(tmp_path, f"set{i}.evalset.json", json.dumps({"eval_set_id": f"s{i}", "eval_cases": []}))
+             for i in range(40)]  # fmt: skip
+    chosen = []
+    real = formats.choose_format
+    monkeypatch.setattr(
+        formats, "choose_format", lambda path, *a, **k: chosen.append(path) or real(path, *a, **k)
+    )
+    for _ in range(3):
+        assert [plugins.read_timeline(path, ["i"]) for path in paths] == [None] * 40  # ADK: no timeline
+    assert sorted(chosen) == sorted(paths)
+    paths[0].write_text(json.dumps({"eval_set_id": "changed", "eval_cases": []}))  # a new size
+    assert plugins.read_timeline(paths[0], ["i"]) is None and chosen[-1] == paths[0] and len(chosen) == 41

@@ -364,6 +364,13 @@ def _read_with(
     return eval_set, [f"{where}: {w}" for w in getattr(instance, "warnings", ())]
 
 
+#: The files whose format (``_timeline_format``) and digest (``_digest``) are kept while they
+#: are unchanged: a run may name a hundred ``--actual`` files, and a viewer asks of each one
+#: for every case it shows (a run of 100 files of 1,000 cases read every file's head 100 times
+#: a case with 8). A few bytes each.
+_FILES_TOLD = 4096
+
+
 def read_timeline(
     path: Path, invocation_ids: Sequence[str], sha256: Optional[str] = None
 ) -> Optional[list[dict[str, Any]]]:
@@ -382,7 +389,7 @@ def read_timeline(
         return None
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=_FILES_TOLD)
 def _timeline_format(path: str, mtime_ns: int, size: int) -> Optional[type[FormatReader]]:
     """``choose_format`` of a file, told once while it is unchanged (a viewer or a report asks
     case by case; the choice reads and parses the file's head); ``None`` also for a file no
@@ -393,7 +400,7 @@ def _timeline_format(path: str, mtime_ns: int, size: int) -> Optional[type[Forma
         return None
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=_FILES_TOLD)
 def _digest(path: str, mtime_ns: int, size: int) -> str:
     """A file's sha256, computed once while it is unchanged (a viewer asks case by case)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
