@@ -135,3 +135,19 @@ def test_the_disk_cache_key_changes_when_a_payload_module_changes(tmp_path):
     before = cache.key(tmp_path, (1,), bundle, "index")
     os.utime(payload, ns=(0, 0))
     assert cache.key(tmp_path, (1,), bundle, "index") != before
+
+
+def test_the_run_s_record_offsets_are_built_for_the_first_case_opened_only(tmp_path, monkeypatch):
+    """``keys()`` copies every key (18 ms a case at 100k cases): the store asks it once per
+    opened run, not for every case."""
+    import agenteval_viewer_test_fixtures as fx
+    from agenteval.runs import RecordedRun
+    from agenteval_viewer._store import RunStore
+
+    run = fx.tiny_run(tmp_path / "runs")
+    asked = []
+    real = RecordedRun.keys
+    monkeypatch.setattr(RecordedRun, "keys", lambda self: asked.append(1) or real(self))
+    store = RunStore(tmp_path / "runs")
+    first = [json.loads(store.case(run.run_id, row).plain())["case_id"] for row in (0, 1, 0)]
+    assert len(asked) == 1 and first[0] == first[2] != first[1]
