@@ -49,6 +49,27 @@ def test_the_case_detail_of_a_trace_recorded_case_carries_its_spans(runs):
     assert all("spans" not in t for t in case_detail(adk, 0)["turns"])
 
 
+def test_a_run_s_actual_files_are_looked_at_once_then_only_those_with_timelines(runs, monkeypatch):
+    """A case looks for its spans only in the run's ``--actual`` files that hold timelines,
+    found once per open run (a run of 100 eval set files would look at all 100 per case)."""
+    import agenteval.plugins
+
+    folder, traced, adk = runs
+    asked: list[tuple[str, int]] = []
+    real = agenteval.plugins.read_timeline
+    monkeypatch.setattr(
+        agenteval.plugins,
+        "read_timeline",
+        lambda path, ids, *a: asked.append((path.name, len(ids))) or real(path, ids, *a),
+    )
+    for run in (RecordedRun.open(traced.folder), RecordedRun.open(adk.folder)):
+        for _ in range(3):
+            case_detail(run, 0)
+    assert asked == [("langgraph.jaeger.json", 0)] + [("langgraph.jaeger.json", 1)] * 3 + [
+        ("adk_v2.actual.json", 0)
+    ]
+
+
 @pytest.mark.browser
 def test_the_drawer_shows_the_waterfall_readable_and_not_overlapping(runs, browser_page):
     from playwright.sync_api import expect

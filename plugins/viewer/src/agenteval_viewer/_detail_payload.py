@@ -9,6 +9,7 @@ case ids) is passed through as data; the front end renders it as text.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -333,7 +334,7 @@ def _with_spans(
     from agenteval.plugins import read_timeline
 
     ids = [invocation.invocation_id for invocation in actual]
-    for source in run.manifest.actual_files:
+    for source in _timeline_sources(run):
         found = read_timeline(Path(source.path), ids, source.sha256)
         if found:
             by_id = {turn["invocation_id"]: turn for turn in found}
@@ -342,6 +343,25 @@ def _with_spans(
                     turn["spans"] = by_id[invocation.invocation_id]
             break
     return turns
+
+
+#: Each open run's ``--actual`` files that hold timelines (``_timeline_sources``).
+_TIMELINES: weakref.WeakKeyDictionary[RecordedRun, list[Any]] = weakref.WeakKeyDictionary()
+
+
+def _timeline_sources(run: RecordedRun) -> list[Any]:
+    """The run's ``--actual`` files that are still the ones it read and in a format with a
+    timeline (traces: ``read_timeline`` of no turn answers ``[]``, not ``None``), found once
+    per open run: a case looks in these only (a run of 100 eval set files has none, and each
+    case would otherwise look at all 100)."""
+    from agenteval.plugins import read_timeline
+
+    found = _TIMELINES.get(run)
+    if found is None:
+        files = run.manifest.actual_files
+        found = [f for f in files if read_timeline(Path(f.path), [], f.sha256) is not None]
+        _TIMELINES[run] = found
+    return found
 
 
 def detail_chunks(
