@@ -20,7 +20,7 @@ def timed_phases(
     first, last = workdir / "first.txt", workdir / "last.txt"
     first.unlink(missing_ok=True)
     env = {
-        **os.environ,
+        **as_installed(),
         **(extra_env or {}),
         "AGENTEVAL_BENCH_FIRST": str(first),
         "AGENTEVAL_BENCH_LAST": str(last),
@@ -39,3 +39,10 @@ def timed_phases(
         "agent_phase": last_call - first_call,
         "exit": ended - last_call,
     }
+
+
+def as_installed() -> dict[str, str]:
+    """This process's environment with byte code written and read as an installed package's
+    is (``PYTHONDONTWRITEBYTECODE`` left out: with it, a module changed since its byte code
+    was last written is compiled again by every process, and the start-up measured grows)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

@@ -10,6 +10,12 @@ same folder also runs under ``adk eval``.
 
     python benchmarks/adk_agent_overhead.py
     python benchmarks/adk_agent_overhead.py --adk-cli /tmp/adkvenv/bin/adk --cases 20 200
+    python benchmarks/adk_agent_overhead.py --adk-cli "$(dirname "$(which python)")/adk" --write
+
+``--write`` merges the rows measured into ``adk_agent_overhead_figures.json`` (beside this
+script; a row replaces the one of the same tool and size) and prints the lines
+docs/agents.md quotes (``doc_lines``); ``tests/docs/test_agents_figures.py`` keeps the two
+equal.
 """
 
 from __future__ import annotations
@@ -21,7 +27,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _figures import loads_of, machine, record
 from _phases import timed_phases
+
+HERE = Path(__file__).resolve().parent
+JSON_PATH = HERE / "adk_agent_overhead_figures.json"
+#: What a recorded row is known by (``--write`` replaces the row with the same values).
+KEY = ("tool", "cases")
+AGENTEVAL, ADK_EVAL = "agenteval run --agent", "adk eval"
 
 AGENT_PY = """
 import os, time
@@ -84,10 +97,17 @@ def main() -> None:
     parser.add_argument("--cases", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--repeat", type=int, default=3, help="runs per size; the median is shown")
     parser.add_argument("--adk-cli", help="an `adk` executable to compare with (google-adk 2.13)")
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(JSON_PATH),
+        metavar="PATH",
+        help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/agents.md",
+    )
     args = parser.parse_args()
     agenteval = Path(sys.executable).with_name("agenteval")
     tools = {}
-    tools["agenteval run --agent"] = lambda folder, evalset: [
+    tools[AGENTEVAL] = lambda folder, evalset: [
         str(agenteval),
         "run",
         str(evalset),
@@ -99,12 +119,13 @@ def main() -> None:
         str(folder.parent / "result.json"),
     ]
     if args.adk_cli:
-        tools["adk eval"] = lambda folder, evalset: [args.adk_cli, "eval", str(folder), str(evalset)]
+        tools[ADK_EVAL] = lambda folder, evalset: [args.adk_cli, "eval", str(folder), str(evalset)]
     print(f"a no-op ADK agent (LlmAgent + no-op BaseLlm); median of {args.repeat} runs")
     print(
         f"{'tool':<22} {'cases':>6} {'total s':>8} {'start-up s':>10} {'agent s':>8} {'exit s':>7} "
         f"{'fixed s':>8} {'per case ms':>12}"
     )
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         for cases in args.cases:
@@ -120,13 +141,64 @@ def main() -> None:
                     f"{m['agent_phase']:>8.2f} {m['exit']:>7.2f} {m['startup'] + m['exit']:>8.2f} "
                     f"{per_case_ms:>12.2f}"
                 )
+                version = _version(args.adk_cli) if name == ADK_EVAL else None
+                rows.append(
+                    {"tool": name, "cases": cases, "repeat": args.repeat, **m, "per_case_ms": per_case_ms}
+                    | {"adk_version": version, **machine()}
+                )
             if len(totals) == 2:
-                ours, adk = totals["agenteval run --agent"], totals["adk eval"]
+                ours, adk = totals[AGENTEVAL], totals[ADK_EVAL]
                 print(
                     f"{'':<22} {cases:>6} adk eval / agenteval: total {adk['total'] / ours['total']:.1f}x, "
                     f"start-up {adk['startup'] / ours['startup']:.1f}x"
                 )
     print("fixed = start-up to the first model call + last model call to exit")
+    if args.write:
+        recorded = record(Path(args.write), rows, KEY)
+        print(f"\nwrote {args.write}; docs/agents.md quotes:")
+        for line in doc_lines(recorded).values():
+            print(line)
+
+
+def _version(command: str) -> str:
+    """google-adk's version beside the ``adk`` executable (its venv's), as a doc names it."""
+    import subprocess
+
+    python = Path(command).with_name("python")
+    found = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('google-adk'))"],
+        capture_output=True,
+        text=True,
+    )
+    return found.stdout.strip() or "unknown"
+
+
+def doc_lines(rows: list[dict]) -> dict[str, str]:
+    """The lines docs/agents.md quotes from the recorded rows, by name: the table's row for
+    each tool (start-up and exit at every size, per case at the largest) and the sentence
+    saying how they were measured."""
+    lines = {}
+    for tool, label in (
+        (AGENTEVAL, "a no-op ADK agent (LlmAgent on a no-op `BaseLlm`)"),
+        (ADK_EVAL, "the same agent under `adk eval`"),
+    ):
+        found = sorted((row for row in rows if row["tool"] == tool), key=lambda row: row["cases"])
+        if not found:
+            continue
+        if tool == AGENTEVAL:
+            label += ", " + " / ".join(f"{row['cases']:,}" for row in found) + " cases"
+        else:
+            label += f" (google-adk {found[0]['adk_version']})"
+        startup = " / ".join(f"{row['startup']:.1f}" for row in found)
+        exit_ = " / ".join(f"{row['exit']:.1f}" for row in found)
+        lines[tool] = f"| {label} | {startup} s | {exit_} s | {found[-1]['per_case_ms']:.0f} ms |"
+    if rows:
+        repeats = sorted({row["repeat"] for row in rows})
+        lines["machine"] = (
+            f"ADK agents: `benchmarks/adk_agent_overhead.py`, the median of "
+            f"{' or '.join(map(str, repeats))} runs, on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}."
+        )
+    return lines
 
 
 if __name__ == "__main__":

@@ -20,6 +20,13 @@ whose rouge-score dependency imports nltk: about half a second of start-up on it
 
     python benchmarks/agent_overhead.py
     python benchmarks/agent_overhead.py --cases 50 500 2000 --repeat 5
+    python benchmarks/agent_overhead.py --write                       # docs/agents.md's rows:
+    python benchmarks/agent_overhead.py --write --turn-seconds 0.05 --cases 50 --criteria response_match_score
+
+``--write`` merges the rows measured into ``agent_overhead_figures.json`` (beside this
+script; a row replaces the one of the same criterion, size and agent speed) and prints the
+lines docs/agents.md quotes (``doc_lines``); ``tests/docs/test_agents_figures.py`` keeps the
+two equal.
 """
 
 from __future__ import annotations
@@ -31,7 +38,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _figures import loads_of, machine, record
 from _phases import timed_phases
+
+HERE = Path(__file__).resolve().parent
+JSON_PATH = HERE / "agent_overhead_figures.json"
+#: What a recorded row is known by (``--write`` replaces the row with the same values).
+KEY = ("criterion", "cases", "turn_seconds")
+_TRAJECTORY, _ROUGE = "tool_trajectory_avg_score", "response_match_score"
 
 NOOP_AGENT = """
 import os, time
@@ -102,14 +116,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, nargs="+", default=[50, 500])
     parser.add_argument("--repeat", type=int, default=3, help="runs per size; the median is shown")
-    parser.add_argument(
-        "--criteria", nargs="+", default=["tool_trajectory_avg_score", "response_match_score"]
-    )
+    parser.add_argument("--criteria", nargs="+", default=[_TRAJECTORY, _ROUGE])
     parser.add_argument(
         "--turn-seconds",
         type=float,
         default=0.0,
         help="how long the agent takes per turn (0: a no-op agent; try 0.05 for a fast real one)",
+    )
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(JSON_PATH),
+        metavar="PATH",
+        help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/agents.md",
     )
     args = parser.parse_args()
     agent = "a no-op agent" if not args.turn_seconds else f"an agent taking {args.turn_seconds:g} s per turn"
@@ -118,6 +137,7 @@ def main() -> None:
         f"{'criterion':<26} {'cases':>6} {'total s':>8} {'start-up s':>10} {'exit s':>7} "
         f"{'fixed s':>8} {'per case ms':>12}"
     )
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for criterion in args.criteria:
             for cases in args.cases:
@@ -129,7 +149,58 @@ def main() -> None:
                     f"{criterion:<26} {cases:>6} {median['total']:>8.2f} {median['startup']:>10.2f} "
                     f"{median['exit']:>7.2f} {fixed:>8.2f} {per_case:>12.3f}"
                 )
+                rows.append(
+                    {
+                        "criterion": criterion,
+                        "cases": cases,
+                        "turn_seconds": args.turn_seconds,
+                        "repeat": args.repeat,
+                        **median,
+                        "per_case_ms": per_case,
+                        **machine(),
+                    }
+                )
     print("fixed = start-up to the first agent call + last agent call to exit (goal < 1 s)")
+    if args.write:
+        recorded = record(Path(args.write), rows, KEY)
+        print(f"\nwrote {args.write}; docs/agents.md quotes:")
+        for line in doc_lines(recorded).values():
+            print(line)
+
+
+def doc_lines(rows: list[dict]) -> dict[str, str]:
+    """The lines docs/agents.md quotes from the recorded rows, by name: the table's rows of a
+    no-op agent (each criterion: start-up and exit at every size, per case at the largest)
+    and of an agent that takes time per turn, and the sentence saying how they were measured."""
+    lines = {}
+    noop = [row for row in rows if not row["turn_seconds"]]
+    for criterion, label in (
+        (_TRAJECTORY, f"a no-op Python function, `{_TRAJECTORY}`"),
+        (_ROUGE, f"the same with `{_ROUGE}`"),
+    ):
+        found = sorted((row for row in noop if row["criterion"] == criterion), key=lambda row: row["cases"])
+        if not found:
+            continue
+        sizes = " / ".join(f"{row['cases']:,}" for row in found)
+        if criterion == _TRAJECTORY:
+            label += f", {sizes} cases"
+        startup = " / ".join(f"{row['startup']:.2f}" for row in found)
+        exit_ = " / ".join(f"{row['exit']:.2f}" for row in found)
+        lines[criterion] = f"| {label} | {startup} s | {exit_} s | {found[-1]['per_case_ms']:.1f} ms |"
+    for row in rows:
+        if row["turn_seconds"]:
+            lines[f"{row['criterion']} {row['turn_seconds']:g} s"] = (
+                f"| a Python function taking {row['turn_seconds'] * 1000:g} ms per turn, "
+                f"`{row['criterion']}`, {row['cases']:,} cases | {row['startup']:.2f} s | "
+                f"{row['exit']:.2f} s | (the agent's own time) |"
+            )
+    if rows:
+        repeats = sorted({row["repeat"] for row in rows})
+        lines["machine"] = (
+            f"Python agents: `benchmarks/agent_overhead.py`, the median of "
+            f"{' or '.join(map(str, repeats))} runs, on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}."
+        )
+    return lines
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@ a case, DOM nodes and JS heap. Budgets at 100k: file ≤ 50 MB, interactive ≤ 
 
     .venv/bin/python benchmarks/viewer_budgets.py            # 1k, 10k, 100k
     .venv/bin/python benchmarks/viewer_budgets.py 1000 10000
+    .venv/bin/python benchmarks/viewer_budgets.py --write    # and record them for docs/viewer.md
+
+``--write`` merges the rows measured into ``viewer_budgets_figures.json`` (beside this
+script; a row replaces the one of the same size) and prints the lines docs/viewer.md quotes
+(``doc_lines``); ``tests/docs/test_viewer_figures.py`` keeps the two equal.
 
 Each size is built in a child process (so its peak RSS is its own). Runs are generated with the
 viewer tests' fixtures (``tests/plugins/viewer/_fixtures.py``, fixed seed).
@@ -12,6 +17,7 @@ viewer tests' fixtures (``tests/plugins/viewer/_fixtures.py``, fixed seed).
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import resource
@@ -20,8 +26,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
-REPO = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _figures import loads_of, machine, record  # noqa: E402  (a sibling module)
+
+REPO = HERE.parent
+JSON_PATH = HERE / "viewer_budgets_figures.json"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--enable-precise-memory-info"]  # fmt: skip
@@ -97,12 +110,13 @@ def measure(path: str) -> dict:
     }
 
 
-def main(sizes: list[int]) -> None:
+def main(sizes: list[int], write: Optional[str] = None) -> None:
     print(
         f"{'cases':>8} {'build s':>8} {'RSS MB':>7} {'(gen)':>6} {'file MB':>8} "
         f"{'details':>8} {'ready s':>8} "
         f"{'filter ms':>9} {'search ms':>9} {'open ms':>8} {'DOM':>6} {'heap MB':>8}"
     )
+    rows = []
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             out = subprocess.run(
@@ -120,10 +134,50 @@ def main(sizes: list[int]) -> None:
             f"{seen['dom_nodes']:>6} {seen['heap_mb'] or 0:>8.1f}",
             flush=True,
         )
+        rows.append({"cases": n, **{k: v for k, v in built.items() if k != "path"}, **seen, **machine()})
+    if write:
+        recorded = record(Path(write), rows, ("cases",))
+        print(f"\nwrote {write}; docs/viewer.md quotes:")
+        for line in doc_lines(recorded).values():
+            print(line)
+
+
+def doc_lines(rows: list[dict]) -> dict[str, str]:
+    """The lines docs/viewer.md quotes from the recorded rows, by name: a table row per size
+    (a file that left out some cases' details says it was capped) and the machine's sentence."""
+    lines = {}
+    for row in sorted(rows, key=lambda row: row["cases"]):
+        capped = " (capped)" if row["details"] < row["cases"] else ""
+        heap = f"{row['heap_mb']:.0f} MB" if row["heap_mb"] is not None else "-"
+        cells = [
+            f"{row['cases']:,}",
+            f"{row['build_s']:.2f} s",
+            f"{row['rss_mb']:.0f} MB ({row['rss_before_mb']:.0f})",
+            f"{row['mb']:.1f} MB{capped}",
+            f"{row['details']:,}",
+            f"{row['interactive_s']:.2f} s",
+            *(f"{row[key] * 1000:.0f} ms" for key in ("filter_s", "search_s", "open_s")),
+            f"{row['dom_nodes']:,}",
+            heap,
+        ]
+        lines[str(row["cases"])] = "| " + " | ".join(cells) + " |"
+    if rows:
+        lines["machine"] = f"Measured on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}."
+    return lines
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--build"]:
         print(json.dumps(build(int(sys.argv[2]), Path(sys.argv[3]))))
     else:
-        main([int(a) for a in sys.argv[1:]] or [1_000, 10_000, 100_000])
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000])
+        parser.add_argument(
+            "--write",
+            nargs="?",
+            const=str(JSON_PATH),
+            metavar="PATH",
+            help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/viewer.md",
+        )
+        args = parser.parse_args()
+        main(args.sizes, args.write)

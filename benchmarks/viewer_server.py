@@ -27,6 +27,11 @@ at 100k cases; absolute figures depend on the machine.
     python benchmarks/viewer_server.py                   # 1k, 10k, 100k
     python benchmarks/viewer_server.py --sizes 1000 10000
     python benchmarks/viewer_server.py --keep /tmp/vs    # record once, measure again later
+    python benchmarks/viewer_server.py --write           # and record them for docs/viewer.md
+
+``--write`` merges the rows measured into ``viewer_server_figures.json`` (beside this script;
+a row replaces the one of the same size) and prints the lines docs/viewer.md quotes
+(``doc_lines``); ``tests/docs/test_viewer_figures.py`` keeps the two equal.
 """
 
 from __future__ import annotations
@@ -34,7 +39,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -48,6 +52,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402  (a sibling script: the seeded data and a recorded run)
+from _figures import loads_of, machine, record  # noqa: E402  (a sibling module)
+from _phases import as_installed  # noqa: E402  (a sibling module)
+
+JSON_PATH = HERE / "viewer_server_figures.json"
 
 
 def _get(port: int, path: str, gzip: bool = True) -> tuple[int, bytes]:
@@ -76,7 +84,7 @@ def _start(run_folder: Path, cache: Path) -> tuple[subprocess.Popen, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "AGENTEVAL_VIEWER_CACHE": str(cache)},
+        env={**as_installed(), "AGENTEVAL_VIEWER_CACHE": str(cache)},
     )
     assert process.stdout is not None
     line = process.stdout.readline()
@@ -163,7 +171,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         type=Path,
         help="record the runs in this folder and keep them; a size already recorded there is reused",
     )
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(JSON_PATH),
+        metavar="PATH",
+        help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/viewer.md",
+    )
     args = parser.parse_args(argv)
+    rows = []
     print(
         f"{'cases':>8} {'first index s':>14} {'x prev':>7} {'next session s':>15} {'again s':>8} "
         f"{'case ms (med/max)':>18} "
@@ -191,7 +207,53 @@ def main(argv: Optional[list[str]] = None) -> int:
                 f"{'-' if shown is None else f'{shown[0]:.2f} / {shown[1]:.2f}':>30}",
                 flush=True,
             )
+            index_file = (run_folder / "index.jsonl").stat().st_size / 1e6
+            rows.append(
+                {
+                    "cases": m["n"],
+                    "first": m["first"],
+                    "next": m2["first"],
+                    "case_median_ms": m["case_median_ms"],
+                    "index_mb": m["index_mb"],
+                    "index_file_mb": index_file,
+                    "rss_mb": max(m["rss_mb"], m2["rss_mb"]),
+                    "browser": None if shown is None else list(shown),
+                    **machine(),
+                }
+            )
+    if args.write:
+        recorded = record(Path(args.write), rows, ("cases",))
+        print(f"\nwrote {args.write}; docs/viewer.md quotes:")
+        for line in doc_lines(recorded).values():
+            print(line)
     return 0
+
+
+def doc_lines(rows: list[dict]) -> dict[str, str]:
+    """The lines docs/viewer.md quotes from the recorded rows, by name: a table row per size,
+    the size of the largest run's ``index.jsonl``, and the machine's sentence."""
+    lines = {}
+    ordered = sorted(rows, key=lambda row: row["cases"])
+    for row in ordered:
+        browser = "-" if row["browser"] is None else f"{row['browser'][0]:.2f} s / {row['browser'][1]:.2f} s"
+        cells = [
+            f"{row['cases']:,}",
+            f"{row['first']:.2f} s",
+            f"{row['next']:.2f} s",
+            f"{row['case_median_ms']:.1f} ms",
+            f"{row['index_mb']:.1f} MB",
+            f"{row['rss_mb']:.0f} MB",
+            browser,
+        ]
+        lines[str(row["cases"])] = "| " + " | ".join(cells) + " |"
+    if ordered:
+        largest = ordered[-1]
+        lines["index file"] = (
+            f"At {largest['cases']:,} cases the whole index is one pass over the "
+            f"{largest['index_file_mb']:.0f} MB `index.jsonl`"
+        )
+        lines["machine"] = f"Measured on {ordered[0]['cpus']} CPUs at a load of {loads_of(rows)}."
+    return lines
 
 
 if __name__ == "__main__":

@@ -40,3 +40,25 @@ def _approx(value: float) -> object:
     import pytest
 
     return pytest.approx(value, abs=0.011)
+
+
+def test_write_merges_each_run_s_rows_and_prints_the_doc_s_lines(tmp_path: Path) -> None:
+    """``--write PATH`` twice (a no-op agent, then a slower one): the file holds both runs'
+    rows, and the second run prints the doc's row for each."""
+    import json
+
+    figures = tmp_path / "figures.json"
+    base = [sys.executable, str(SCRIPT), "--cases", "3", "--repeat", "1", "--write", str(figures)]
+    for extra in ([], ["--turn-seconds", "0.01", "--criteria", "response_match_score"]):
+        done = subprocess.run(base + extra, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    rows = json.loads(figures.read_text())["rows"]
+    assert sorted((row["criterion"], row["turn_seconds"]) for row in rows) == [
+        ("response_match_score", 0.0),
+        ("response_match_score", 0.01),
+        ("tool_trajectory_avg_score", 0.0),
+    ]
+    said = done.stdout.split("docs/agents.md quotes:\n")[1].splitlines()
+    assert said[0].startswith("| a no-op Python function, `tool_trajectory_avg_score`, 3 cases | ")
+    assert said[2].startswith("| a Python function taking 10 ms per turn, `response_match_score`, 3 cases | ")
+    assert said[3].startswith("Python agents: `benchmarks/agent_overhead.py`, the median of 1 runs")

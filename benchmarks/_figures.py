@@ -1,0 +1,48 @@
+"""Recorded figures, shared by the benchmarks whose figures a doc quotes: each ``--write``
+run merges its rows into the script's JSON file (a row replaces the recorded one with the
+same key, so separate runs of one script, e.g. another agent speed, build one file), each row
+with the machine's load and CPU count when it was measured. The script's ``doc_lines``
+words them, and a test under ``tests/docs/`` holds the doc to those words."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def machine() -> dict[str, Any]:
+    """The 1-minute load average and the CPU count, for a row measured now."""
+    return {"load": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+
+
+def record(path: Path, rows: Iterable[dict[str, Any]], key: Sequence[str]) -> list[dict[str, Any]]:
+    """Merge ``rows`` into the figures at ``path`` (a row replaces the one with the same
+    values of ``key``); the rows now recorded, in the order first recorded."""
+    kept = load(path)
+    place = {tuple(row[k] for k in key): i for i, row in enumerate(kept)}
+    for row in rows:
+        found = place.get(tuple(row[k] for k in key))
+        if found is None:
+            place[tuple(row[k] for k in key)] = len(kept)
+            kept.append(row)
+        else:
+            kept[found] = row
+    path.write_text(json.dumps({"rows": kept}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return kept
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The rows recorded at ``path`` (none when there is no file)."""
+    if not path.exists():
+        return []
+    return list(json.loads(path.read_text(encoding="utf-8"))["rows"])
+
+
+def loads_of(rows: Iterable[dict[str, Any]]) -> str:
+    """The loads the rows were measured at, as a doc says it: ``0.4-1.2`` (or one value)."""
+    values = sorted(row["load"] for row in rows)
+    low, high = values[0], values[-1]
+    return f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f}"
