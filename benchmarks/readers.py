@@ -6,7 +6,8 @@ a manifest that still says running, no writer), and a complete run of three runs
 records are a real run's: ``scale.make_data`` and one ``agenteval run`` process record a
 template of 50 cases (one invocation, three tool calls, ~30 words, some perturbed), then
 ``RunWriter`` (the writer a run uses: records, index lines, summary, manifest) writes each
-folder with those records under new case ids, 1,000 cases per eval set.
+folder with those records under new case ids, 1,000 cases per eval set, and names one
+``--actual`` file per eval set, as a run of many files does (links to the template's).
 
 Each reader is a whole process, started as a user starts it; its wall and CPU seconds, and
 in a second table its peak resident memory (``ru_maxrss``):
@@ -57,7 +58,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -93,6 +94,22 @@ def _template(tmp: Path) -> Path:
     return next((folder / "runs").iterdir())
 
 
+def _actual_files(template: Any, target: Path, count: int) -> list[Any]:
+    """The ``--actual`` files of a run of ``count`` eval sets, as ``scale.py``'s run of many
+    files names them: one per set (hard links to the template's file under ``target``, so
+    that a reader that looks at a run's files finds each one there, unchanged; beside the
+    size's folders, shared by them)."""
+    folder = target.parent / "actual"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for index in range(count):
+        path = folder / f"bench_{index:03d}.actual.evalset.json"
+        if not path.exists():
+            os.link(template.path, path)
+        files.append(template.model_copy(update={"path": str(path)}))
+    return files
+
+
 def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
     """A run folder of ``cases`` cases made of ``template``'s records (see the docstring)."""
     from agenteval._verdicts import SummaryBuilder
@@ -116,7 +133,13 @@ def write_run(template: Path, target: Path, cases: int, kind: str) -> Path:
         for index, first in enumerate(range(0, cases, PER_SET))
     ]
     manifest = source.manifest.model_copy(
-        update={"run_id": run_id, "eval_sets": sets, "num_runs": runs, "state": RunState.RUNNING}
+        update={
+            "run_id": run_id,
+            "eval_sets": sets,
+            "num_runs": runs,
+            "state": RunState.RUNNING,
+            "actual_files": _actual_files(source.manifest.actual_files[0], target, len(sets)),
+        }
     )
     writer = RunWriter.create(target, manifest)
     recorded = cases if kind in ("complete", "3 runs") else cases * 9 // 10
