@@ -46,3 +46,16 @@ def loads_of(rows: Iterable[dict[str, Any]]) -> str:
     values = sorted(row["load"] for row in rows)
     low, high = values[0], values[-1]
     return f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f}"
+
+
+def measured_on(rows: Sequence[dict[str, Any]]) -> str:
+    """Where the rows were measured, as a doc says it: ``on 2 CPUs at a load of 0.4-1.2``;
+    with a ``repeat`` in each row, the median's count first (``the median of 3 runs, ...``)."""
+    where = f"on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}"
+    repeats = sorted({row["repeat"] for row in rows if "repeat" in row})
+    return f"the median of {' or '.join(map(str, repeats))} runs, {where}" if repeats else where
+
+
+def table_row(cells: Iterable[str]) -> str:
+    """A Markdown table row of ``cells``."""
+    return "| " + " | ".join(cells) + " |"

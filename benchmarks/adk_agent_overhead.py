@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _figures import loads_of, machine, record
+from _figures import machine, measured_on, record, table_row
 from _phases import timed_phases
 
 HERE = Path(__file__).resolve().parent
@@ -191,13 +191,9 @@ def doc_lines(rows: list[dict]) -> dict[str, str]:
             label += f" (google-adk {found[0]['adk_version']})"
         startup = " / ".join(f"{row['startup']:.1f}" for row in found)
         exit_ = " / ".join(f"{row['exit']:.1f}" for row in found)
-        lines[tool] = f"| {label} | {startup} s | {exit_} s | {found[-1]['per_case_ms']:.0f} ms |"
+        lines[tool] = table_row([label, f"{startup} s", f"{exit_} s", f"{found[-1]['per_case_ms']:.0f} ms"])
     if rows:
-        repeats = sorted({row["repeat"] for row in rows})
-        lines["machine"] = (
-            f"ADK agents: `benchmarks/adk_agent_overhead.py`, the median of "
-            f"{' or '.join(map(str, repeats))} runs, on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}."
-        )
+        lines["machine"] = f"ADK agents: `benchmarks/adk_agent_overhead.py`, {measured_on(rows)}."
     return lines
 
 

@@ -38,7 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _figures import loads_of, machine, record
+from _figures import machine, measured_on, record, table_row
 from _phases import timed_phases
 
 HERE = Path(__file__).resolve().parent
@@ -186,20 +186,18 @@ def doc_lines(rows: list[dict]) -> dict[str, str]:
             label += f", {sizes} cases"
         startup = " / ".join(f"{row['startup']:.2f}" for row in found)
         exit_ = " / ".join(f"{row['exit']:.2f}" for row in found)
-        lines[criterion] = f"| {label} | {startup} s | {exit_} s | {found[-1]['per_case_ms']:.1f} ms |"
+        per_case = f"{found[-1]['per_case_ms']:.1f} ms"
+        lines[criterion] = table_row([label, f"{startup} s", f"{exit_} s", per_case])
     for row in rows:
         if row["turn_seconds"]:
-            lines[f"{row['criterion']} {row['turn_seconds']:g} s"] = (
-                f"| a Python function taking {row['turn_seconds'] * 1000:g} ms per turn, "
-                f"`{row['criterion']}`, {row['cases']:,} cases | {row['startup']:.2f} s | "
-                f"{row['exit']:.2f} s | (the agent's own time) |"
+            speed = f"{row['turn_seconds'] * 1000:g} ms per turn"
+            label = f"a Python function taking {speed}, `{row['criterion']}`"
+            lines[f"{row['criterion']} {row['turn_seconds']:g} s"] = table_row(
+                [f"{label}, {row['cases']:,} cases", f"{row['startup']:.2f} s", f"{row['exit']:.2f} s"]
+                + ["(the agent's own time)"]
             )
     if rows:
-        repeats = sorted({row["repeat"] for row in rows})
-        lines["machine"] = (
-            f"Python agents: `benchmarks/agent_overhead.py`, the median of "
-            f"{' or '.join(map(str, repeats))} runs, on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}."
-        )
+        lines["machine"] = f"Python agents: `benchmarks/agent_overhead.py`, {measured_on(rows)}."
     return lines
 
 

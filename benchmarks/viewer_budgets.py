@@ -31,7 +31,7 @@ from typing import Optional
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _figures import loads_of, machine, record  # noqa: E402  (a sibling module)
+from _figures import machine, measured_on, record, table_row  # noqa: E402  (a sibling module)
 
 REPO = HERE.parent
 JSON_PATH = HERE / "viewer_budgets_figures.json"
@@ -160,9 +160,9 @@ def doc_lines(rows: list[dict]) -> dict[str, str]:
             f"{row['dom_nodes']:,}",
             heap,
         ]
-        lines[str(row["cases"])] = "| " + " | ".join(cells) + " |"
+        lines[str(row["cases"])] = table_row(cells)
     if rows:
-        lines["machine"] = f"Measured on {rows[0]['cpus']} CPUs at a load of {loads_of(rows)}."
+        lines["machine"] = f"Measured {measured_on(rows)}."
     return lines
 
 

@@ -52,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402  (a sibling script: the seeded data and a recorded run)
-from _figures import loads_of, machine, record  # noqa: E402  (a sibling module)
+from _figures import machine, measured_on, record, table_row  # noqa: E402  (a sibling module)
 from _phases import as_installed  # noqa: E402  (a sibling module)
 
 JSON_PATH = HERE / "viewer_server_figures.json"
@@ -245,14 +245,14 @@ def doc_lines(rows: list[dict]) -> dict[str, str]:
             f"{row['rss_mb']:.0f} MB",
             browser,
         ]
-        lines[str(row["cases"])] = "| " + " | ".join(cells) + " |"
+        lines[str(row["cases"])] = table_row(cells)
     if ordered:
         largest = ordered[-1]
         lines["index file"] = (
             f"At {largest['cases']:,} cases the whole index is one pass over the "
             f"{largest['index_file_mb']:.0f} MB `index.jsonl`"
         )
-        lines["machine"] = f"Measured on {ordered[0]['cpus']} CPUs at a load of {loads_of(rows)}."
+        lines["machine"] = f"Measured {measured_on(rows)}."
     return lines
 
 
