@@ -17,11 +17,14 @@ from agenteval.runs import (
     RecordedRun,
     RunState,
     RunWriter,
+    complete_end,
     find_run,
     list_runs,
     new_run_id,
     utc_now,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def manifest(run_id: str | None = None, cases=("a", "b", "c"), num_runs: int = 1) -> Manifest:
@@ -324,3 +327,27 @@ def test_records_read_as_far_as_their_scores_keep_what_a_report_of_them_needs(tm
         ids = [turn.invocation_id for turn in full.actual.invocations]
         assert ids and all(ids) and [turn.invocation_id for turn in light.actual.invocations] == ids
         assert not hasattr(light, "expected") and not hasattr(light.actual.invocations[0], "user_content")
+
+
+def test_the_complete_end_is_past_the_last_complete_line(tmp_path):
+    path = tmp_path / "results.jsonl"
+    assert complete_end(path) == 0  # no file
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\n{"c": ')
+    assert complete_end(path) == len(b'{"a": 1}\n{"b": 2}\n')  # a line being written is not read
+    path.write_bytes(b"x" * 200_000 + b"\n" + b"y" * 100_000)  # found further back than one step
+    assert complete_end(path) == 200_001
+    path.write_bytes(b"no line end at all")
+    assert complete_end(path) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=200), step=st.integers(min_value=1, max_value=9))
+def test_the_complete_end_is_found_from_any_block_size(tmp_path_factory, data, step):
+    from unittest import mock
+
+    from agenteval.runs import _folder
+
+    path = tmp_path_factory.mktemp("end") / "lines.jsonl"
+    path.write_bytes(data)
+    with mock.patch.object(_folder, "_TAIL_STEP", step):
+        assert complete_end(path) == data.rfind(b"\n") + 1

@@ -617,8 +617,7 @@ def test_a_multi_run_case_made_by_the_agent_is_read_with_its_turns(tmp_path, mon
 )
 def test_the_bytes_read_a_window_at_a_time_are_the_files_bytes(tmp_path_factory, data, picks, window):
     """``_bytes_at`` (a killed run's check of the byte before each record) gives the bytes at
-    the offsets however the windows cut the file, and ``_last_line_end`` the place after its
-    last newline, wherever it is."""
+    the offsets however the windows cut the file."""
     from agenteval.runs import _reader
 
     path = tmp_path_factory.mktemp("bytes") / "results.jsonl"
@@ -627,7 +626,5 @@ def test_the_bytes_read_a_window_at_a_time_are_the_files_bytes(tmp_path_factory,
     with (
         open(path, "rb") as handle,
         mock.patch.object(_reader, "_WINDOW_BYTES", window * mmap.ALLOCATIONGRANULARITY),
-        mock.patch.object(_reader, "_TAIL_BLOCK", 7),
     ):
         assert _reader._bytes_at(handle, len(data), offsets) == bytes(data[o] for o in offsets)
-        assert _reader._last_line_end(handle, len(data)) == data.rfind(b"\n") + 1

@@ -6,18 +6,9 @@ from __future__ import annotations
 import json
 
 import agenteval_viewer_server_test_helpers as helpers
-from agenteval.runs import RecordedRun
-from agenteval_viewer._index_patch import PATCH_SCHEMA, complete_end
+from agenteval.runs import RecordedRun, complete_end
+from agenteval_viewer._index_patch import PATCH_SCHEMA
 from agenteval_viewer._store import RunStore
-
-
-def test_the_cursor_is_past_the_last_complete_line(tmp_path):
-    path = tmp_path / "results.jsonl"
-    assert complete_end(path) == 0  # no file
-    path.write_bytes(b'{"a": 1}\n{"b": 2}\n{"c": ')
-    assert complete_end(path) == len(b'{"a": 1}\n{"b": 2}\n')  # a line being written is not read
-    path.write_bytes(b"x" * 200_000 + b"\n" + b"y" * 100_000)  # found further back than one step
-    assert complete_end(path) == 200_001
 
 
 def test_a_running_runs_patch_has_only_the_rows_appended_since_the_cursor(tmp_path, runs_dir, run_ids):

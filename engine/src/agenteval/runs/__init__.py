@@ -26,6 +26,7 @@ from ._comparison import CaseFlip, CompareReport, Side, compare_sides, load_side
 from ._folder import (
     RUNS_DIR_ENV,
     RunWriter,
+    complete_end,
     default_runs_dir,
     new_run_id,
     utc_now,
@@ -72,6 +73,7 @@ __all__ = [
     "SummaryDocument",
     "auto_runs_needed",
     "case_from_records",
+    "complete_end",
     "default_runs_dir",
     "find_run",
     "list_runs",

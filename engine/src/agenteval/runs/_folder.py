@@ -298,6 +298,30 @@ def _recording_failed(folder: Path, exc: OSError) -> RecordingError:
     return RecordingError(f"could not write to the run folder {str(folder)!r}: {why}")
 
 
+#: How far back from the end of a file a line end is looked for at a time (``complete_end``).
+_TAIL_STEP = 64 * 1024
+
+
+def complete_end(path: Path) -> int:
+    """The byte offset just past the last complete line of ``path``, one of the run folder's
+    line files (a line its writer is still writing, or a killed writer cut, is not complete;
+    its reader stops there): read back from the file's end a block at a time; 0 when it has
+    no complete line or cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            end = handle.seek(0, os.SEEK_END)
+            while end > 0:
+                start = max(0, end - _TAIL_STEP)
+                handle.seek(start)
+                found = handle.read(end - start).rfind(b"\n")
+                if found >= 0:
+                    return start + found + 1
+                end = start
+    except OSError:
+        pass
+    return 0
+
+
 def writer_alive(folder: Path) -> Optional[bool]:
     """Whether a process is writing this run folder now (it holds the folder's lock): a
     manifest that still says ``running`` after a ``kill -9`` belongs to no live writer.

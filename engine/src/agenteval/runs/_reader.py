@@ -51,7 +51,7 @@ from ._briefs import (
     brief_from_scores,
     criteria_marks,
 )
-from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, writer_alive
+from ._folder import MANIFEST, RESULTS, SET_SUMMARIES, SUMMARY, complete_end, writer_alive
 from ._index import (
     INDEX,
     INDEX_VERSION,
@@ -71,9 +71,8 @@ __all__ = ["RecordedRun", "auto_runs_needed", "find_run", "list_runs", "remove_r
 #: parses the heads of them all in one call (a reader of every case)
 _LINE_READS = 1000
 #: The most of ``results.jsonl`` mapped at once to check the byte before each record
-#: (``_bytes_at``), and the block its last line end is looked for in from the end.
+#: (``_bytes_at``).
 _WINDOW_BYTES = 32 << 20
-_TAIL_BLOCK = 1 << 16
 #: a ``scores.jsonl`` line's key and its record's place
 _KEY, _PLACE, _OFFSET = operator.itemgetter(0, 1, 2), operator.itemgetter(3, 4), operator.itemgetter(3)
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
@@ -324,13 +323,13 @@ class RecordedRun:
                 return None  # records written (or changed) after the last line
             data = scores.read_bytes()
             rows = json_lines(data[: data.rfind(b"\n") + 1])  # a killed writer's last line cut
+            end = complete_end(results)  # after it, a killed writer's last record
             with open(results, "rb") as handle:
-                end = _last_line_end(handle, size)  # after it, a killed writer's last record
                 if _tiled(map(_PLACE, rows), end) != len(rows):
                     return None
                 # the byte before each record: all of them newlines
                 before = [offset - 1 for offset in map(_OFFSET, rows) if offset]
-                if _bytes_at(handle, size, before).count(10) != len(before):
+                if _bytes_at(handle, end, before).count(10) != len(before):
                     return None
             if not rows_well_formed(rows, _STATUS):
                 return None
@@ -1175,20 +1174,6 @@ def _restored(builder: SummaryBuilder, entry: EvalSetEntry, state: dict) -> bool
     except ValueError:
         return False
     return True
-
-
-def _last_line_end(handle: IO[bytes], size: int) -> int:
-    """The offset just past the last ``\\n`` of the file (0: none), read back from its end
-    in blocks."""
-    end = size
-    while end > 0:
-        start = max(0, end - _TAIL_BLOCK)
-        handle.seek(start)
-        found = handle.read(end - start).rfind(b"\n")
-        if found >= 0:
-            return start + found + 1
-        end = start
-    return 0
 
 
 def _bytes_at(handle: IO[bytes], size: int, offsets: Sequence[int]) -> bytes:

@@ -16,33 +16,12 @@ patched row absent from a map has no entry there any more).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-__all__ = ["PATCH_SCHEMA", "complete_end", "index_patch"]
+__all__ = ["PATCH_SCHEMA", "index_patch"]
 
 PATCH_SCHEMA = "agenteval.viewer.index-patch/1"
-#: How far back from the end of ``results.jsonl`` a line end is looked for at a time.
-_STEP = 64 * 1024
-
-
-def complete_end(path: Path) -> int:
-    """The byte offset just past the last complete line of ``path`` (0 when it has none)."""
-    try:
-        with open(path, "rb") as handle:
-            end = handle.seek(0, os.SEEK_END)
-            while end > 0:
-                start = max(0, end - _STEP)
-                handle.seek(start)
-                found = handle.read(end - start).rfind(b"\n")
-                if found >= 0:
-                    return start + found + 1
-                end = start
-    except OSError:
-        pass
-    return 0
 
 
 def index_patch(index: dict[str, Any], rows: Sequence[int], since: int, cursor: int) -> dict[str, Any]:

@@ -22,9 +22,10 @@ from typing import Any, Optional
 
 import pydantic_core
 from agenteval.plugins import gc_paused
+from agenteval.runs import complete_end
 
 from ._disk_cache import DiskCache
-from ._index_patch import complete_end, index_patch
+from ._index_patch import index_patch
 from ._summary_patch import summary_patch
 
 __all__ = ["Encoded", "NotFound", "RunStore", "encode_json"]
