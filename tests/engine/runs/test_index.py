@@ -478,9 +478,18 @@ _criterion = st.one_of(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(st.lists(_criterion, max_size=4), _anything))
-def test_criteria_checked_by_column_keep_to_the_rule_item_by_item(criteria):
-    assert criteria_well_formed(criteria) is _plainly_well_formed(criteria)
+@given(st.one_of(st.lists(_criterion, max_size=4), _anything), st.sampled_from([0, 8]))
+def test_criteria_checked_by_column_or_item_by_item_keep_to_the_rule(criteria, few):
+    """Both ways (a line's few criteria item by item, more by column) keep to the rule."""
+    from unittest import mock
+
+    from agenteval.runs import _index
+
+    with mock.patch.object(_index, "_FEW", few):
+        assert criteria_well_formed(criteria) is _plainly_well_formed(criteria)
+        if type(criteria) is list:  # with each one's runs' scores added: the same answer
+            with_runs = [[*item, [1.0]] if type(item) is list else item for item in criteria]
+            assert criteria_well_formed(with_runs, run_scores=True) is _plainly_well_formed(criteria)
 
 
 @settings(max_examples=200, deadline=None)
