@@ -142,10 +142,11 @@ def test_the_static_files_ship_in_the_package():
 def test_the_report_inlines_every_module_the_front_end_imports_each_in_its_own_scope():
     """A report opened from a file loads no module: every static module but the authoring
     screen's is inlined, dependencies first, and a module's private names stay its own."""
-    from agenteval_viewer._report import _inline_modules, _module_graph
+    from agenteval_viewer._modules import module_graph
+    from agenteval_viewer._report import _inline_modules, _static
     from agenteval_viewer._server import STATIC_DIR
 
-    graph = _module_graph("app.js")
+    graph = module_graph(_static, "app.js")
     assert graph[0] == "ui.js" and graph[-1] == "app.js"
     assert set(graph) == {p.name for p in STATIC_DIR.glob("*.js")} - {"author.js"}
     script = _inline_modules("app.js")

@@ -248,6 +248,27 @@ def test_static_files_are_served_with_types_and_security_headers(server):
     assert (status, headers["content-type"], body) == (200, "text/javascript; charset=utf-8", b"// lib\n")
 
 
+def test_the_page_names_its_modules_for_the_browser_to_fetch_at_once(server, static_dir):
+    """``/`` names every module its entry module imports (``modulepreload``), before the
+    entry's tag; its ETag follows what it holds, and a browser's copy is answered 304."""
+    (static_dir / "index.html").write_text(
+        '<!doctype html><title>viewer</title>\n<script type="module" src="app.js"></script>\n',
+        encoding="utf-8",
+    )
+    (static_dir / "app.js").write_text('import { b } from "./b.js";\nb();\n', encoding="utf-8")
+    (static_dir / "b.js").write_text("export function b() {}\n", encoding="utf-8")
+    status, headers, body = helpers.request(server, "/")
+    assert status == 200 and body == (
+        b'<!doctype html><title>viewer</title>\n<link rel="modulepreload" href="b.js">\n'
+        b'<link rel="modulepreload" href="app.js">\n<script type="module" src="app.js"></script>\n'
+    )
+    again = helpers.request(server, "/", headers={"If-None-Match": headers["etag"]})
+    assert again[0] == 304
+    (static_dir / "app.js").write_text("// imports nothing now\n", encoding="utf-8")
+    status, changed, body = helpers.request(server, "/", headers={"If-None-Match": headers["etag"]})
+    assert status == 200 and changed["etag"] != headers["etag"] and b'href="b.js"' not in body
+
+
 def test_static_files_are_gzipped_when_the_browser_accepts_it(server, static_dir):
     status, headers, body = helpers.request(server, "/app.js", headers={"Accept-Encoding": "gzip, br"})
     assert status == 200 and headers["content-encoding"] == "gzip"

@@ -27,6 +27,7 @@ from typing import Any, Optional
 from agenteval.runs import RecordedRun
 
 from ._bundle import STATUS_LEGEND, case_index, run_summary, scan
+from ._modules import IMPORT, MODULE_TAG, module_graph
 from ._store import encode_json
 
 __all__ = ["CSP", "DETAILS_CHOICES", "ReportStats", "build_report", "island", "render_report"]
@@ -37,9 +38,6 @@ CHUNK = 1000
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _UNSAFE = re.compile("[<>&\u2028\u2029]")
 _SCRIPT_TAG = re.compile(r'<script src="([^"]+)"></script>')
-_MODULE_TAG = re.compile(r'<script type="module" src="([^"]+)"></script>')
-#: ``import { a, b } from "./m.js";`` (the one import form the static modules use)
-_IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.js)";$', re.MULTILINE)
 #: what ``export function f`` / ``export const x`` / ``export const { a, b }`` export
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _EXPORT = re.compile(r"^export (?:function (\w+)|const (\{[^}]*\}|\w+))", re.MULTILINE)
@@ -65,24 +63,6 @@ def _inline_script(source: str) -> str:
     return f"<script>{source}</script>"
 
 
-def _module_graph(entry: str) -> list[str]:
-    """The static modules ``entry`` imports, directly or not, dependencies first (itself last)."""
-    ordered: list[str] = []
-
-    def visit(name: str, path: tuple[str, ...]) -> None:
-        if name in ordered:
-            return
-        if name in path:
-            cycle = " -> ".join((*path, name))
-            raise RuntimeError(f"the viewer's modules import each other in a cycle: {cycle}")
-        for _, dependency in _IMPORT.findall(_static(name)):
-            visit(dependency, path + (name,))
-        ordered.append(name)
-
-    visit(entry, ())
-    return ordered
-
-
 def _inline_modules(entry: str) -> str:
     """The module ``entry`` and what it imports as one classic script: the report is one
     file, and a browser loads no module from a ``file:`` page. Each module becomes a function
@@ -90,12 +70,12 @@ def _inline_modules(entry: str) -> str:
     modules keep to that one form (``export function`` / ``export const`` and named imports
     of ``./*.js`` files; ``import(...)`` loads only what the report never shows)."""
     parts = ['"use strict";', "const modules = {};"]
-    for name in _module_graph(entry):
+    for name in module_graph(_static, entry):
         source = _static(name)
         exported = [n for groups in _EXPORT.findall(source) for n in _NAME.findall(" ".join(groups))]
         if re.search(r"^export (?!function |const )", source, re.MULTILINE):
             raise RuntimeError(f"static/{name}: export only with 'export function' or 'export const'")
-        body = _IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = modules[{json.dumps(m.group(2))}];", source)
+        body = IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = modules[{json.dumps(m.group(2))}];", source)
         body = re.sub(r"^export (function|const) ", r"\1 ", body, flags=re.MULTILINE)
         returned = "return {" + ", ".join(exported) + "};"
         parts.append(f"modules[{json.dumps(name)}] = (function () {{\n{body}\n{returned}\n}})();")
@@ -109,7 +89,7 @@ def _shell(title: str) -> tuple[str, str]:
     page = page.replace("<!--ae:csp-->", f'<meta http-equiv="Content-Security-Policy" content="{CSP}">')
     page = _STYLE_TAG.sub(lambda m: f"<style>{_static(m.group(1))}</style>", page)
     page = _SCRIPT_TAG.sub(lambda m: _inline_script(_static(m.group(1))), page)
-    page = _MODULE_TAG.sub(lambda m: _inline_modules(m.group(1)), page)
+    page = MODULE_TAG.sub(lambda m: _inline_modules(m.group(1)), page)
     before, marker, after = page.partition("<!--ae:data-->")
     if not marker:
         raise RuntimeError("the viewer's index.html has no <!--ae:data--> marker")

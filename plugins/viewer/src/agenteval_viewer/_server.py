@@ -22,6 +22,7 @@ exist (and hands the labelling token to the page: no other site can read it).
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import mimetypes
 import re
@@ -95,6 +96,21 @@ def static_file(root: Path, url_path: str) -> Optional[Path]:
     except (OSError, ValueError):
         return None
     return target
+
+
+#: The viewer's page (``/``).
+_PAGE = "index.html"
+
+
+def _page(static_dir: Path) -> bytes:
+    """The page, with a ``modulepreload`` link for each module its entry module imports
+    (``_modules.preloaded``): the browser fetches them at once, where it found them one level
+    of imports after another (three round trips of about 80 ms each, while the server also
+    reads the run), and the run's data is asked for that much sooner."""
+    from ._modules import preloaded
+
+    page = (static_dir / _PAGE).read_text(encoding="utf-8")
+    return preloaded(page, lambda name: (static_dir / name).read_text(encoding="utf-8")).encode("utf-8")
 
 
 def _log(message: str) -> None:
@@ -441,10 +457,14 @@ class _Handler(BaseHTTPRequestHandler):
             or mimetypes.guess_type(target.name)[0]
             or "application/octet-stream"
         )
-        if self._matches(etag):
+        if target == self.server.static_dir / _PAGE:
+            body = _page(self.server.static_dir)  # its modules named for the browser to fetch at once
+            etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        elif self._matches(etag):
             self._send(HTTPStatus.OK, b"", kind, "no-cache", etag)
             return
-        body = target.read_bytes()
+        else:
+            body = target.read_bytes()
         gzipped = None
         if len(body) > 1024 and kind.startswith(_COMPRESSIBLE):
             import gzip
