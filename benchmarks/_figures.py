@@ -6,9 +6,10 @@ words them, and a test under ``tests/docs/`` holds the doc to those words."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,29 @@ def measured_on(rows: Sequence[dict[str, Any]]) -> str:
 def table_row(cells: Iterable[str]) -> str:
     """A Markdown table row of ``cells``."""
     return "| " + " | ".join(cells) + " |"
+
+
+def write_option(parser: argparse.ArgumentParser, path: Path, doc: str) -> None:
+    """The script's ``--write [PATH]`` option (default ``path``), for ``doc``."""
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=str(path),
+        metavar="PATH",
+        help=f"merge the rows into the recorded figures (default {path.name}) for {doc}",
+    )
+
+
+def write(
+    path: str,
+    rows: Iterable[dict[str, Any]],
+    key: Sequence[str],
+    doc_lines: Callable[[list[dict[str, Any]]], dict[str, str]],
+    doc: str,
+) -> None:
+    """``--write``: ``rows`` merged into the figures at ``path`` (``record``), then the
+    lines ``doc`` quotes of all the recorded rows printed."""
+    recorded = record(Path(path), rows, key)
+    print(f"\nwrote {path}; {doc} quotes:")
+    for line in doc_lines(recorded).values():
+        print(line)

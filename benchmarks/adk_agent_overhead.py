@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _figures import machine, measured_on, record, table_row
+from _figures import machine, measured_on, table_row, write, write_option
 from _phases import timed_phases
 
 HERE = Path(__file__).resolve().parent
@@ -97,13 +97,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--repeat", type=int, default=3, help="runs per size; the median is shown")
     parser.add_argument("--adk-cli", help="an `adk` executable to compare with (google-adk 2.13)")
-    parser.add_argument(
-        "--write",
-        nargs="?",
-        const=str(JSON_PATH),
-        metavar="PATH",
-        help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/agents.md",
-    )
+    write_option(parser, JSON_PATH, "docs/agents.md")
     args = parser.parse_args()
     agenteval = Path(sys.executable).with_name("agenteval")
     tools = {}
@@ -154,10 +148,7 @@ def main() -> None:
                 )
     print("fixed = start-up to the first model call + last model call to exit")
     if args.write:
-        recorded = record(Path(args.write), rows, KEY)
-        print(f"\nwrote {args.write}; docs/agents.md quotes:")
-        for line in doc_lines(recorded).values():
-            print(line)
+        write(args.write, rows, KEY, doc_lines, "docs/agents.md")
 
 
 def _version(command: str) -> str:

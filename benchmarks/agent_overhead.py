@@ -38,7 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _figures import machine, measured_on, record, table_row
+from _figures import machine, measured_on, table_row, write, write_option
 from _phases import timed_phases
 
 HERE = Path(__file__).resolve().parent
@@ -123,13 +123,7 @@ def main() -> None:
         default=0.0,
         help="how long the agent takes per turn (0: a no-op agent; try 0.05 for a fast real one)",
     )
-    parser.add_argument(
-        "--write",
-        nargs="?",
-        const=str(JSON_PATH),
-        metavar="PATH",
-        help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/agents.md",
-    )
+    write_option(parser, JSON_PATH, "docs/agents.md")
     args = parser.parse_args()
     agent = "a no-op agent" if not args.turn_seconds else f"an agent taking {args.turn_seconds:g} s per turn"
     print(f"{agent} through `agenteval run --agent`; median of {args.repeat} runs per size")
@@ -162,10 +156,7 @@ def main() -> None:
                 )
     print("fixed = start-up to the first agent call + last agent call to exit (goal < 1 s)")
     if args.write:
-        recorded = record(Path(args.write), rows, KEY)
-        print(f"\nwrote {args.write}; docs/agents.md quotes:")
-        for line in doc_lines(recorded).values():
-            print(line)
+        write(args.write, rows, KEY, doc_lines, "docs/agents.md")
 
 
 def doc_lines(rows: list[dict]) -> dict[str, str]:

@@ -31,7 +31,7 @@ from typing import Optional
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _figures import machine, measured_on, record, table_row  # noqa: E402  (a sibling module)
+from _figures import machine, measured_on, table_row, write, write_option  # noqa: E402  (a sibling module)
 
 REPO = HERE.parent
 JSON_PATH = HERE / "viewer_budgets_figures.json"
@@ -110,7 +110,7 @@ def measure(path: str) -> dict:
     }
 
 
-def main(sizes: list[int], write: Optional[str] = None) -> None:
+def main(sizes: list[int], write_to: Optional[str] = None) -> None:
     print(
         f"{'cases':>8} {'build s':>8} {'RSS MB':>7} {'(gen)':>6} {'file MB':>8} "
         f"{'details':>8} {'ready s':>8} "
@@ -135,11 +135,8 @@ def main(sizes: list[int], write: Optional[str] = None) -> None:
             flush=True,
         )
         rows.append({"cases": n, **{k: v for k, v in built.items() if k != "path"}, **seen, **machine()})
-    if write:
-        recorded = record(Path(write), rows, ("cases",))
-        print(f"\nwrote {write}; docs/viewer.md quotes:")
-        for line in doc_lines(recorded).values():
-            print(line)
+    if write_to:
+        write(write_to, rows, ("cases",), doc_lines, "docs/viewer.md")
 
 
 def doc_lines(rows: list[dict]) -> dict[str, str]:
@@ -172,12 +169,6 @@ if __name__ == "__main__":
     else:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000])
-        parser.add_argument(
-            "--write",
-            nargs="?",
-            const=str(JSON_PATH),
-            metavar="PATH",
-            help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/viewer.md",
-        )
+        write_option(parser, JSON_PATH, "docs/viewer.md")
         args = parser.parse_args()
         main(args.sizes, args.write)

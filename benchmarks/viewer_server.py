@@ -52,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402  (a sibling script: the seeded data and a recorded run)
-from _figures import machine, measured_on, record, table_row  # noqa: E402  (a sibling module)
+from _figures import machine, measured_on, table_row, write, write_option  # noqa: E402  (a sibling module)
 from _phases import as_installed  # noqa: E402  (a sibling module)
 
 JSON_PATH = HERE / "viewer_server_figures.json"
@@ -171,13 +171,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         type=Path,
         help="record the runs in this folder and keep them; a size already recorded there is reused",
     )
-    parser.add_argument(
-        "--write",
-        nargs="?",
-        const=str(JSON_PATH),
-        metavar="PATH",
-        help=f"merge the rows into the recorded figures (default {JSON_PATH.name}) for docs/viewer.md",
-    )
+    write_option(parser, JSON_PATH, "docs/viewer.md")
     args = parser.parse_args(argv)
     rows = []
     print(
@@ -222,10 +216,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 }
             )
     if args.write:
-        recorded = record(Path(args.write), rows, ("cases",))
-        print(f"\nwrote {args.write}; docs/viewer.md quotes:")
-        for line in doc_lines(recorded).values():
-            print(line)
+        write(args.write, rows, ("cases",), doc_lines, "docs/viewer.md")
     return 0
 
 

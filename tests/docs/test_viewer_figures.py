@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.doc_figures import load_script, unquoted
+from tests.fixtures.doc_figures import load_script, unquoted_rows
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "viewer.md"
@@ -19,9 +19,7 @@ SCRIPTS = [REPO / "benchmarks" / "viewer_budgets.py", REPO / "benchmarks" / "vie
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.stem)
 def test_the_doc_quotes_the_recorded_figures_as_the_script_words_them(path):
-    script = load_script(path)
-    figures = script.doc_lines(FIGURES.load(script.JSON_PATH))
-    missing = unquoted(DOC, figures)
+    missing = unquoted_rows(DOC, path)
     assert not missing, f"docs/viewer.md does not quote (rerun {path.name} --write): {missing}"
 
 
