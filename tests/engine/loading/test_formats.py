@@ -389,3 +389,18 @@ def test_a_timeline_asked_case_after_case_chooses_each_file_s_format_once(tmp_pa
     assert sorted(chosen) == sorted(paths)
     paths[0].write_text(json.dumps({"eval_set_id": "changed", "eval_cases": []}))  # a new size
     assert plugins.read_timeline(paths[0], ["i"]) is None and chosen[-1] == paths[0] and len(chosen) == 41
+
+
+def test_a_format_with_no_timeline_has_none_even_for_no_turns(tmp_path, monkeypatch):
+    class Plain(FormatReader):
+        description = "a format without timelines"
+
+        @classmethod
+        def claims(cls, head: bytes) -> bool:
+            return True
+
+    formats._timeline_format.cache_clear()
+    monkeypatch.setattr(formats, "choose_format", lambda path, *a, **k: Plain)
+    path = _file(tmp_path, "plain.json", "{}")
+    assert plugins.read_timeline(path, []) is None and plugins.read_timeline(path, ["i"]) is None
+    formats._timeline_format.cache_clear()

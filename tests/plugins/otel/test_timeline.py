@@ -80,3 +80,19 @@ def test_a_file_s_format_is_chosen_once_while_it_is_unchanged(tmp_path, monkeypa
     evalset = tmp_path / "trace.json"
     evalset.write_bytes((FIXTURES / "travel.evalset.json").read_bytes())  # another size: chosen again
     assert read_timeline(evalset, ids) is None and len(chosen) == 2
+
+
+def test_no_turns_asked_tells_whether_the_file_has_timelines_without_reading_its_spans(monkeypatch):
+    """``read_timeline(path, [])``: ``[]`` for a trace file, its spans not read (a viewer asks
+    so which of a run's files to look in); ``None`` for an ADK file or a changed one."""
+    from agenteval_otel import _reader
+
+    def no_read(*args, **kwargs):
+        raise AssertionError("the spans were read")
+
+    monkeypatch.setattr(_reader, "read_spans", no_read)
+    _reader._spans_of.cache_clear()
+    digest = hashlib.sha256(JAEGER.read_bytes()).hexdigest()
+    assert read_timeline(JAEGER, [], digest) == [] and read_timeline(JAEGER, []) == []
+    assert read_timeline(JAEGER, [], "0" * 64) is None
+    assert read_timeline(FIXTURES / "adk_v2.actual.json", []) is None

@@ -376,14 +376,18 @@ def read_timeline(
 ) -> Optional[list[dict[str, Any]]]:
     """The timeline (``FormatReader.timeline``) of the turns ``invocation_ids`` recorded in
     ``path``; ``None`` when the file is gone, changed since (its ``sha256`` differs), in ADK's
-    format or a format with no timeline, or cannot be read: a viewer shows nothing then."""
+    format or a format with no timeline, or cannot be read: a viewer shows nothing then. No
+    ids: ``[]`` for a file that has timelines, found from its head and digest alone (the
+    turns are not read: a viewer asks so which of a run's files to look in)."""
     try:
         stat = path.stat()
         reader = _timeline_format(str(path), stat.st_mtime_ns, stat.st_size)
-        if reader is None:
+        if reader is None or reader.timeline is FormatReader.timeline:
             return None
         if sha256 is not None and _digest(str(path), stat.st_mtime_ns, stat.st_size) != sha256:
             return None
+        if not invocation_ids:
+            return []
         return reader().timeline(path, invocation_ids)
     except (AgentEvalError, OSError):
         return None
