@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402 - beside this script
+from _phases import as_installed  # noqa: E402 - beside this script
 
 #: The merged folder's files compared with ``--baseline``.
 COMPARED = ("results.jsonl", "index.jsonl", "scores.jsonl", "summary.json", "manifest.json")
@@ -62,7 +63,7 @@ def _merge(shards: list[Path], output: Path, pythonpath: Optional[str] = None) -
     """One whole ``agenteval merge`` process: wall and CPU seconds, peak memory (MB)."""
     env = None
     if pythonpath is not None:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env = as_installed()
         env["PYTHONPATH"] = pythonpath
     command = [sys.executable, "-m", "agenteval", "merge", *map(str, shards), "-o", str(output)]
     started = time.perf_counter()

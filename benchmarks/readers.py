@@ -64,6 +64,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402  (a sibling script: the seeded data and a recorded run)
+from _phases import as_installed  # noqa: E402  (a sibling module)
 
 TEMPLATE_CASES = 50
 PER_SET = 1000
@@ -242,9 +243,7 @@ def _environment() -> dict[str, str]:
     """This process's environment without an OTLP endpoint (``--report otel`` writes its file
     and sends nothing), and with byte code written and read as an installed package's is
     (else every process compiles its imports)."""
-    return {
-        k: v for k, v in os.environ.items() if not k.startswith("OTEL_") and k != "PYTHONDONTWRITEBYTECODE"
-    }
+    return {k: v for k, v in as_installed().items() if not k.startswith("OTEL_")}
 
 
 def _best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float, float]:

@@ -44,7 +44,6 @@ import functools
 import importlib
 import inspect
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -55,6 +54,8 @@ from typing import Any, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from _phases import as_installed  # noqa: E402  (a sibling module)
 
 #: (label, module, attribute path, other modules that hold the function under its name)
 STAGES: list[tuple[str, str, str, tuple[str, ...]]] = [
@@ -186,7 +187,7 @@ def child(out: str, pinned: bool, argv: list[str]) -> int:
 
 
 def _environment(pythonpath: Optional[str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = as_installed()
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     return env

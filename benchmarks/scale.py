@@ -64,6 +64,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import throughput  # noqa: E402  (a sibling script: its seeded generator)
+from _phases import as_installed  # noqa: E402  (a sibling module)
 
 CRITERIA = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 ADK_SPECS = {
@@ -146,7 +147,7 @@ def run_agenteval(
         shutil.rmtree(folder / "runs")
     env = None
     if pythonpath is not None:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env = as_installed()
         env["PYTHONPATH"] = pythonpath
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
