@@ -236,6 +236,45 @@ def test_a_multi_run_runs_briefs_are_what_its_records_give_and_read_no_record(
     assert list(RecordedRun.open(run.folder).case_briefs()) == written
 
 
+def test_a_multi_run_runs_first_briefs_parse_their_lines_only(tmp_path, monkeypatch):
+    """The briefs of several runs per case are parsed as their cases come: a reader of the
+    first cases (the viewer's first rows) parses their lines, not the whole file."""
+    import agenteval.runs._reader as reader_module
+
+    run = _recorded(_plan(3), tmp_path / "runs")
+    expected = list(RecordedRun.open(run.folder).case_briefs())
+    parsed = []
+    real = reader_module._brief_line
+    monkeypatch.setattr(
+        reader_module, "_brief_line", lambda line, previews: parsed.append(1) or real(line, previews)
+    )
+    never = lambda *args, **kwargs: (_ for _ in ()).throw(AssertionError("parsed at once"))  # noqa: E731
+    monkeypatch.setattr(RecordedRun, "_read_briefs", never)
+    first = RecordedRun.open(run.folder).case_briefs()
+    assert [next(first) for _ in range(3)] == expected[:3] and len(parsed) == 3
+
+
+def test_a_multi_run_brief_line_not_as_written_is_combined_from_its_records_alone(tmp_path, monkeypatch):
+    """A hand edit that keeps the file's size (the seal) leaves a line without its criteria:
+    that case's brief comes from its records, found by the index; every other case's from
+    its line; all as the records give them."""
+    run = _recorded(_plan(3), tmp_path / "runs")
+    path = run.folder / "briefs.jsonl"
+    expected = list(RecordedRun.open(run.folder).case_briefs())
+    lines = path.read_bytes().split(b"\n")
+    lines[4] = lines[4].replace(b'"criteria":', b'"cRiteria":', 1)
+    path.write_bytes(b"\n".join(lines))
+    combined = []
+    result = RecordedRun.case_result
+    monkeypatch.setattr(
+        RecordedRun,
+        "case_result",
+        lambda self, e, c, *a, **k: combined.append(c) or result(self, e, c, *a, **k),
+    )
+    assert list(RecordedRun.open(run.folder).case_briefs()) == expected
+    assert combined == [json.loads(lines[4])["key"][1]]
+
+
 @pytest.mark.parametrize("origin", ["recorded", "agent"])
 def test_a_multi_run_runs_scored_records_come_from_the_briefs_places_without_its_index(
     tmp_path, monkeypatch, origin

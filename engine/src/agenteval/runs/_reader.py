@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar, Optional, cast
 
@@ -770,32 +770,83 @@ class RecordedRun:
         """Several runs per case, in plan order: each case's brief from ``briefs.jsonl`` when
         the run's sealed summary covers that file as it is (the briefs the run wrote as each
         case finished; without ``previews``, read without them), the others combined from
-        their records."""
-        written = self._written_briefs(previews)
-        rows = {}
-        row = 0
+        their records. A line is parsed when its case comes (``_brief_marks`` found it): a
+        reader of the first cases parses theirs only, and no reader holds every line parsed
+        (four times the file's size). A line not as ``brief_line`` writes it (a hand edit the
+        seal, a size, does not see) is that case's alone: it is combined from its records."""
+        marks = self._brief_marks()
+        if marks is None:  # an older engine's file (no marks), or unreadable: the lines parsed at once
+            yield from self._combined_from(self._written_briefs(previews), pending)
+            return
+        assert self._brief_lines is not None
+        numbers = self._brief_lines[1]
+        rows, missing = self._plan_rows(numbers)
+        combined = self._combined_of(missing, pending, rows) if missing else {}
+        lines = self._split_brief_lines()
+        handle: Optional[IO[bytes]] = None
+        with contextlib.ExitStack() as stack:
+            for entry in self.manifest.eval_sets:
+                for case_id in entry.case_ids:
+                    key = (entry.index, case_id)
+                    number = numbers.get(key)
+                    found = _brief_line(lines[number], previews) if number is not None else None
+                    if found is not None:
+                        yield brief_from_line(entry, rows[key], found)
+                        continue
+                    if number is None:
+                        yield combined[key]
+                        continue
+                    # a line not as written: the case's records, found by the index (not the line)
+                    index = self._index()
+                    if handle is None and index:
+                        with contextlib.suppress(FileNotFoundError):
+                            handle = stack.enter_context(open(self.folder / RESULTS, "rb"))
+                    records = self._records_of(entry, case_id, index, handle)
+                    case = self.case_result(entry, case_id, records, pending=pending)
+                    yield brief_from_result(entry, rows[key], case, records)
+
+    def _combined_from(self, written: dict[tuple[int, str], dict], pending: bool) -> Iterator[CaseBrief]:
+        """``_combined_briefs`` from lines parsed at once (``_written_briefs``: none when any
+        is not as written)."""
+        rows, missing = self._plan_rows(written)
+        # every case's brief written: no record read, nor the offsets of any (a walk of the index)
+        combined = self._combined_of(missing, pending, rows) if missing else {}
         for entry in self.manifest.eval_sets:
             for case_id in entry.case_ids:
-                rows[(entry.index, case_id)] = row
-                row += 1
-        missing = {key for key in rows if key not in written}
-        # every case's brief written: no record read, nor the offsets of any (a walk of the index)
-        combined = {
+                key = (entry.index, case_id)
+                found = written.get(key)
+                yield brief_from_line(entry, rows[key], found) if found is not None else combined[key]
+
+    def _plan_rows(
+        self, written: Container[tuple[int, str]]
+    ) -> tuple[dict[tuple[int, str], int], set[tuple[int, str]]]:
+        """Each planned case's row (``_plan``), and the planned cases ``written`` lacks."""
+        rows = self._plan()[0]
+        return rows, {key for key in rows if key not in written}
+
+    def _combined_of(
+        self, keys: set[tuple[int, str]], pending: bool, rows: dict[tuple[int, str], int]
+    ) -> dict[tuple[int, str], CaseBrief]:
+        """The briefs of the cases ``keys``, each combined from its records (one pass)."""
+        return {
             (entry.index, case_id): brief_from_result(
                 entry,
                 rows[(entry.index, case_id)],
                 self.case_result(entry, case_id, records, pending=pending),
                 records,
             )
-            for entry, case_id, records in (
-                self.case_records(only=missing if written else None) if missing else ()
-            )
+            for entry, case_id, records in self.case_records(only=keys)
         }
-        for entry in self.manifest.eval_sets:
-            for case_id in entry.case_ids:
-                key = (entry.index, case_id)
-                found = written.get(key)
-                yield brief_from_line(entry, rows[key], found) if found is not None else combined[key]
+
+    def _split_brief_lines(self) -> list[bytes]:
+        """``briefs.jsonl``'s lines as ``_brief_marks`` found them (split once, then kept
+        split for ``_brief_line_ref``)."""
+        assert self._brief_lines is not None
+        data, numbers = self._brief_lines
+        if isinstance(data, bytes):
+            data = data.split(b"\n")
+            self._brief_lines = (data, numbers)
+        return data
 
     def case_records(
         self, only: Optional[set[tuple[int, str]]] = None, *, scored: bool = False
@@ -990,13 +1041,10 @@ class RecordedRun:
         """``_brief_ref`` from the case's own line, where a listing found it (``_brief_marks``):
         its head alone parsed; ``None`` when that head is not JSON."""
         assert self._brief_lines is not None
-        data, numbers = self._brief_lines
-        number = numbers.get(key)
+        number = self._brief_lines[1].get(key)
         if number is None:
             return None, None
-        if isinstance(data, bytes):  # split into lines the first time a case is looked up
-            data = data.split(b"\n")
-            self._brief_lines = (data, numbers)
+        data = self._split_brief_lines()  # split into lines the first time a case is looked up
         try:
             head = pydantic_core.from_json(BRIEF_TAIL.sub(b"}", data[number]))
             return head.get("at"), head.get("hints")
@@ -1201,6 +1249,22 @@ def _strings(raw: Sequence[bytes]) -> list[str]:
     if b"\\" not in joined:
         return joined.decode().split("\0") if raw else []
     return [pydantic_core.from_json(b'"' + each + b'"') for each in raw]
+
+
+def _brief_line(line: bytes, previews: bool) -> Optional[dict]:
+    """One ``briefs.jsonl`` line parsed (without ``previews``: cut before them, when it can
+    be, half its bytes), ``None`` when it is not as ``brief_line`` writes it
+    (``_briefs_well_formed``)."""
+    found = None
+    if not previews:
+        with contextlib.suppress(ValueError):
+            found = pydantic_core.from_json(BRIEF_PREVIEW.sub(b"}", line))
+    try:
+        if found is None:
+            found = pydantic_core.from_json(line)
+        return found if type(found) is dict and _briefs_well_formed([found]) else None
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 def _marks(line: dict) -> tuple[int, bool]:
