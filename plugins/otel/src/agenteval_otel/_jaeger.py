@@ -9,6 +9,7 @@ reference (or the older ``parentSpanID``); span ``logs`` are read as OTLP span e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any, Optional
 
@@ -53,7 +54,7 @@ def _span(item: Any, at: str, where: str) -> Span:
     attributes = attributes_of(_tags(item.get("tags"), f"{at}.tags", where), f"{at}.tags", where)
     events = [
         {"attributes": _tags(log.get("fields"), f"{at}.logs[{i}].fields", where)}
-        for i, log in enumerate(item.get("logs") or ())
+        for i, log in enumerate(_list(item.get("logs"), f"{at}.logs", where))
         if isinstance(log, dict)
     ]
     content_from_events(attributes, events, at, where)
@@ -71,12 +72,21 @@ def _span(item: Any, at: str, where: str) -> Span:
 
 
 def _parent(item: dict[str, Any], trace_id: str, at: str, where: str) -> Optional[str]:
-    for r, ref in enumerate(item.get("references") or ()):
+    for r, ref in enumerate(_list(item.get("references"), f"{at}.references", where)):
         if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF":
             if _hex(ref.get("traceID"), 16, f"{at}.references[{r}].traceID", where) == trace_id:
                 return _hex(ref.get("spanID"), 8, f"{at}.references[{r}].spanID", where)
     parent = item.get("parentSpanID")
     return _hex(parent, 8, f"{at}.parentSpanID", where) if parent else None
+
+
+def _list(value: Any, at: str, where: str) -> list[Any]:
+    """``value`` when a list; ``[]`` when absent (``null``); anything else a ``DataError``."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise DataError(f"{at}: expected a list, got {type(value).__name__}", source=where)
+    return value
 
 
 def _hex(value: Any, size: int, at: str, where: str) -> str:
@@ -89,8 +99,8 @@ def _hex(value: Any, size: int, at: str, where: str) -> str:
 def _micros(value: Any, at: str, where: str) -> int:
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"{at}: expected microseconds (a number), got {value!r}", source=where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DataError(f"{at}: expected microseconds (a finite number), got {value!r}", source=where)
     return int(value) * 1000
 
 

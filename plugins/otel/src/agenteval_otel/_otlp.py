@@ -500,7 +500,7 @@ def _head(item: Any, at: str, where: str) -> tuple[str, str, Optional[str], int,
     end = get("endTimeUnixNano") if "endTimeUnixNano" in item else get("end_time_unix_nano")
     try:
         return trace_id, span_id, parent_id, int(start), int(end)
-    except (TypeError, ValueError):  # absent (0), or not a time: said as ``_time`` says it
+    except (TypeError, ValueError, OverflowError):  # absent (0), or not a time: as ``_time`` says it
         return (
             trace_id,
             span_id,
@@ -572,5 +572,5 @@ def _time(value: Any, at: str, where: str, key: str) -> int:
         return 0
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (an infinite number)
         raise DataError(f"{at}{key}: expected a time in nanoseconds, got {value!r}", source=where) from None

@@ -54,7 +54,19 @@ def read_turns(
 ) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     """``turns_of_traces`` of the traces that sessions of the cases ``ids`` (first messages
     ``texts``) may be in (see the module docstring); with ``ids`` ``None``, of every trace.
-    ``content``: as ``trace_turns`` (``False``: what a lint reads)."""
+    ``content``: as ``trace_turns`` (``False``: what a lint reads). A ``DataError`` names
+    the file (a turn's own error, e.g. content no message can hold, names only its span)."""
+    try:
+        return _read_turns(path, ids, texts, content=content)
+    except DataError as exc:
+        if exc.source is not None:
+            raise
+        raise DataError(exc.message, source=str(path)) from None
+
+
+def _read_turns(
+    path: Path, ids: Optional[set[str]], texts: Optional[set[str]], *, content: bool
+) -> tuple[list[Turn], list[tuple[str, Finding]]]:
     where = str(path)
     texts = texts or set()
     beside = logs_beside(path)

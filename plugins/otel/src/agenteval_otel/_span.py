@@ -226,33 +226,49 @@ def parsed(item: Any) -> Any:
 
 
 def any_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as a plain value (a plain value is returned as it is)."""
+    """An OTLP ``AnyValue`` as a plain value (a plain value is returned as it is, and so is a
+    member of the wrong type: ``{"doubleValue": null}``, an ``arrayValue`` that is no object)."""
     if not isinstance(value, dict):
         return value
     if "stringValue" in value:
         return value["stringValue"]
     if "intValue" in value:
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return value["intValue"]
+        found = value["intValue"]
+        return _number(found, int) if type(found) is not bool else found
     if "doubleValue" in value:
-        return float(value["doubleValue"])
+        found = value["doubleValue"]
+        return _number(found, float) if type(found) is not bool else found
     if "boolValue" in value:
         return bool(value["boolValue"])
     if "arrayValue" in value:
-        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or ()]
+        return [any_value(v) for v in _values(value["arrayValue"])]
     if "kvlistValue" in value:
         return {
             kv.get("key"): any_value(kv.get("value"))
-            for kv in (value["kvlistValue"] or {}).get("values") or ()
-            if isinstance(kv, dict)
+            for kv in _values(value["kvlistValue"])
+            if isinstance(kv, dict) and isinstance(kv.get("key"), (str, type(None)))
         }
     if "bytesValue" in value:
         return value["bytesValue"]
     if not value:
         return None
     return value
+
+
+def _number(found: Any, kind: type) -> Any:
+    """``found`` as an int or float (OTLP/JSON writes 64-bit integers as strings), or as it
+    is when it is none (``null``, a list, text that is no number, an infinite integer)."""
+    try:
+        return kind(found)
+    except (TypeError, ValueError, OverflowError):
+        return found
+
+
+def _values(holder: Any) -> list[Any]:
+    """The ``values`` list of an ``arrayValue`` or ``kvlistValue`` (none when it has none, or
+    it is not as OTLP writes it)."""
+    values = holder.get("values") if isinstance(holder, dict) else None
+    return values if isinstance(values, list) else []
 
 
 def hex_id(value: Any, size: int, at: str, where: str, key: str = "") -> str:
