@@ -128,6 +128,40 @@ def test_the_trace_commands_exit_0_1_or_2_with_no_traceback(tmp_path_factory, pl
     assert result.exit_code in (0, 1, 2), (result.exit_code, result.output[-600:])
 
 
+#: values of every JSON type, each tried at every kind of place (``_SWEEP``)
+_CHANGERS: list[Any] = [None, True, 7, -1.5, math.inf, "x", "", [], [[]], {}, {"values": 1}]
+
+
+def _kind(path: tuple) -> tuple:
+    """A place with its indexes left out: the same field of every span is one kind."""
+    return tuple("*" if isinstance(step, int) else step for step in path)
+
+
+#: the first place of each kind in each file
+_SWEEP = list({(name, _kind(path)): (name, line, path) for name, line, path in reversed(_PLACES)}.values())
+
+
+def test_every_kind_of_place_with_a_value_of_every_type_is_read_or_a_data_error(tmp_path):
+    """The sampled test above meets few of the thousands of places; this one tries each kind
+    of place of each file (a span's ``tags[*].value``, ``references``...) with each type."""
+    failures = []
+    for number, (name, line, path) in enumerate(_SWEEP):
+        for changer, value in enumerate(_CHANGERS):
+            folder = tmp_path / f"{number}-{changer}"
+            folder.mkdir()
+            file = folder / name
+            file.write_text(_changed(name, line, path, value))
+            try:
+                OtelReader().read_actual(file, _cases())
+            except DataError as exc:
+                if not str(exc).startswith(str(file)):
+                    failures.append((name, path, value, str(exc)[:200]))
+            except Exception as exc:  # any other is the failure this test looks for
+                failures.append((name, path, value, repr(exc)[:200]))
+    assert not failures, failures[:10]
+    assert len(_SWEEP) > 100
+
+
 def test_the_places_cover_every_fixture_and_a_time_can_be_infinite():
     assert {name for name, _, _ in _PLACES} == set(_DOCUMENTS) > set(TRACES)
     changed = _changed("langgraph.jaeger.json", 0, ("data", 0, "spans", 0, "startTime"), math.inf)

@@ -119,8 +119,8 @@ def content_from_events(
         body = any_value(event.get("body"))
         # a span event's name, a log record's (or its event.name attribute), a Jaeger log's event field
         name = event.get("name") or event.get("eventName") or found.get("event.name") or found.get("event")
-        if name in LEGACY_EVENTS:
-            legacy.append((str(name), event_fields(body, found)))
+        if type(name) is str and name in LEGACY_EVENTS:  # (a name of another type is no event's)
+            legacy.append((name, event_fields(body, found)))
             continue
         if isinstance(body, dict):
             found = {**attributes_of(body, f"{at}.events[{e}].body", where), **found}

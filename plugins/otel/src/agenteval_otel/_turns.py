@@ -32,6 +32,7 @@ the trace lacks (lint findings).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -627,7 +628,7 @@ def _usage(attrs: dict[str, Any]) -> Optional[dict[str, int]]:
     usage = {}
     for key, gemini in _USAGE_ITEMS:
         value = attrs.get(key)
-        if value is not None and isinstance(value, (int, float)):
+        if type(value) is int or (type(value) is float and math.isfinite(value)):  # not true, nor inf
             usage[gemini] = int(value)
     if not usage:
         return None
