@@ -111,6 +111,11 @@ def test_the_table_shows_kappa_with_its_interval_and_the_base_rate(runner, recor
         ),
         ("\n\n", "no labels"),
         (
+            '{"eval_id": null, "criterion": "c", "label": "pass"}\n',
+            "labels.jsonl:1:1: 'eval_id' must be a non-empty",
+        ),
+        ('{"eval_id": "a", "criterion": null, "label": "pass"}\n', "'criterion' must be a non-empty string"),
+        (
             '{"eval_id": "a", "criterion": "c", "label": "pass"}\n'
             '{"eval_id": "a", "criterion": "c", "label": "fail"}\n',
             "labels.jsonl:2:1: a second label for case 'a', criterion 'c' (the first is on line 1)",

@@ -214,6 +214,29 @@ def test_records_are_copied_as_bytes_and_a_shard_not_laid_out_as_ours_is_read_in
         assert mine.replace(b'"merge1"', b'"merge2"') == theirs, name
 
 
+def test_an_index_line_that_is_not_utf8_is_read_as_a_model_not_copied(project):
+    """A byte of a shard's index changed by hand into one UTF-8 cannot hold: that record is
+    read and written again (the copy stopped the merge with a ``UnicodeDecodeError``)."""
+    from agenteval.runs import _merge as merging
+
+    shards = _shards(project, 2)
+    assert _merge(project, shards, "whole").exit_code in (0, 1)
+    index = shards[0] / "index.jsonl"
+    data = index.read_bytes()
+    at = data.index(b'"preview"')
+    index.write_bytes(data[:at] + b"\xc3" + data[at + 1 :])
+    real = merging._Copier.copy
+    answers: list = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(merging._Copier, "copy", lambda *a: answers.append(real(*a)) or answers[-1])
+        result = _merge(project, shards, "damaged")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code in (0, 1), result.output
+    assert answers.count(False) == 1, answers
+    runs = [find_run(project / "runs", name) for name in ("whole", "damaged")]
+    assert _records(runs[0]) == _records(runs[1])
+
+
 def test_case_ids_that_json_escapes_are_copied_as_one_process_writes_them(tmp_path):
     """Ids with a quote, a backslash, accents, an emoji and a line separator: the copied
     lines hold them as the writer encodes them (the merged folder is the same bytes as when

@@ -88,7 +88,8 @@ def _parse(line: str, where: str, number: int) -> HumanLabel:
     problems = [f"unknown key {k!r}" for k in data if k not in _REQUIRED + _OPTIONAL]
     problems += [f"{k!r} is missing" for k in _REQUIRED if k not in data]
     for key in ("eval_id", "criterion", "invocation_id", "note"):
-        if key in data and data[key] is not None and (not isinstance(data[key], str) or not data[key]):
+        optional = key in _OPTIONAL and data.get(key) is None  # an optional key may be null
+        if key in data and not optional and (not isinstance(data[key], str) or not data[key]):
             problems.append(f"{key!r} must be a non-empty string")
     if "label" in data and data["label"] not in _LABELS:
         problems.append(f'\'label\' must be "pass" or "fail", got {json.dumps(data["label"])}')

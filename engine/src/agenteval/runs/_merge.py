@@ -253,6 +253,8 @@ class _Copier:
         if not index_line.startswith(index_head) or not index_line.endswith(b"\n"):
             return False
         index_rest = index_line[len(index_head) : -1]
+        if not all(map(_utf8, (record, index_rest, rest))):  # damaged by hand: read as a model
+            return False
         writer.append_lines(
             key,
             new + record[len(old) :],
@@ -265,3 +267,14 @@ class _Copier:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 as the writer writes it (lone surrogates passed through)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return False
+    return True
