@@ -934,6 +934,7 @@ def set_criterion_summary(
         clopper_pearson,
         derive_seed,
         manski_interval,
+        mean_of,
         variance_components,
     )
 
@@ -946,7 +947,7 @@ def set_criterion_summary(
     gating = not criterion.informational and criterion.threshold is not None
     low, high = criterion.min_score, criterion.max_score
     mean = None
-    case_scores = [math.fsum(r) / len(r) if r else None for r in scored]
+    case_scores = [mean_of(r) if r else None for r in scored]
     if (
         low is not None
         and high is not None

@@ -11,6 +11,7 @@ from agenteval._stats import (
     betting_interval,
     case_verdict,
     combine_verdicts,
+    mean_of,
     variance_components,
 )
 from hypothesis import given, settings
@@ -117,6 +118,32 @@ def test_variance_components():
     assert noisy.icc == 0.0 and noisy.flaky_cases == 3 and noisy.design_effect == 1.0
     single = variance_components([[0.5, 0.7]])
     assert single.between_case_sd is None and single.within_case_sd == pytest.approx(math.sqrt(0.02))
+
+
+@given(
+    st.lists(
+        st.lists(st.floats(min_value=-1e308, max_value=1e308, allow_nan=False), min_size=1, max_size=4),
+        max_size=6,
+    )
+)
+def test_variance_components_of_scores_past_the_float_range_when_squared_never_raise(cases):
+    """An unbounded criterion (a token count) can score 1e300: its squares pass the float
+    range, where ``** 2`` raised ``OverflowError`` and ended the run."""
+    parts = variance_components(cases)
+    assert parts.flaky_cases == sum(1 for runs in cases if len(set(runs)) > 1)
+    assert variance_components([[1e300], [-1e300], [3.0]]).between_case_sd == math.inf
+    assert variance_components([[1e308, 1e308], [1.0]]).within_case_sd == 0.0  # a sum past the range
+
+
+@given(st.lists(st.floats(min_value=-1e308, max_value=1e308, allow_nan=False), min_size=1, max_size=5))
+def test_mean_of_is_fsum_over_len_and_stays_in_range_where_the_sum_would_not(values):
+    try:
+        expected = math.fsum(values) / len(values)
+    except OverflowError:
+        assert min(values) <= mean_of(values) <= max(values)
+    else:
+        assert mean_of(values) == expected  # bit for bit: no figure of an ordinary run changes
+    assert mean_of([1.7e308, 1.7e308]) == 1.7e308
 
 
 def test_cases_sharing_their_run_scores_compute_the_interval_and_hint_once():

@@ -53,7 +53,7 @@ from ._judges import (
 from ._multiplicity import benjamini_hochberg, holm
 from ._permutation import PermutationTest, sign_flip_test, two_sample_test
 from ._seed import derive_seed
-from ._summary import VarianceComponents, variance_components
+from ._summary import VarianceComponents, mean_of, variance_components
 from ._verdict import Basis, Verdict, VerdictResult, case_verdict, combine_verdicts
 
 __all__ = [
@@ -88,6 +88,7 @@ __all__ = [
     "judge_calibration",
     "krippendorff_alpha",
     "manski_interval",
+    "mean_of",
     "minimum_detectable_effect",
     "set_verdict",
     "sign_flip_test",

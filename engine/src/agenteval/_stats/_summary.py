@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["VarianceComponents", "variance_components"]
+__all__ = ["VarianceComponents", "mean_of", "variance_components"]
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,14 @@ def variance_components(runs_by_case: Sequence[Sequence[float]]) -> VarianceComp
     repeated = [runs for runs in cases if len(runs) >= 2]
     within_var = None
     if repeated:
-        ss = math.fsum(math.fsum((v - math.fsum(r) / len(r)) ** 2 for v in r) for r in repeated)
+        ss = math.fsum(math.fsum(_square(v - mean_of(r)) for v in r) for r in repeated)
         within_var = ss / sum(len(r) - 1 for r in repeated)
     if len(cases) < 2:
         sd = math.sqrt(within_var) if within_var is not None else None
         return VarianceComponents(sd, None, None, None, flaky)
-    means = [math.fsum(r) / len(r) for r in cases]
-    grand = math.fsum(means) / len(means)
-    var_means = math.fsum((m - grand) ** 2 for m in means) / (len(means) - 1)
+    means = [mean_of(r) for r in cases]
+    grand = mean_of(means)
+    var_means = math.fsum(_square(m - grand) for m in means) / (len(means) - 1)
     m_bar = math.fsum(len(r) for r in cases) / len(cases)
     if within_var is None:
         return VarianceComponents(None, math.sqrt(var_means), None, None, flaky)
@@ -52,3 +52,19 @@ def variance_components(runs_by_case: Sequence[Sequence[float]]) -> VarianceComp
     return VarianceComponents(
         math.sqrt(within_var), math.sqrt(between_var), icc, 1.0 + (m_bar - 1.0) * icc, flaky
     )
+
+
+def mean_of(values: Sequence[float]) -> float:
+    """The mean of ``values`` (finite, not empty): ``fsum / len``, or, where the sum passes
+    the float range (an unbounded criterion's scores near 1e308), the sum of each divided
+    first (``fsum`` raises ``OverflowError`` there)."""
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:
+        return math.fsum(value / len(values) for value in values)
+
+
+def _square(value: float) -> float:
+    """``value`` squared; ``inf`` past the float range (``** 2`` raises ``OverflowError``
+    there: an unbounded criterion's scores, e.g. a token count, can be that large)."""
+    return value * value

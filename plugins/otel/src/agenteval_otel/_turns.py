@@ -32,7 +32,6 @@ the trace lacks (lint findings).
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +69,8 @@ _ADK_ATTRIBUTES = frozenset(
     {"gcp.vertex.agent.invocation_id", "gcp.vertex.agent.event_id", "gcp.vertex.agent.session_id"}
 )
 #: ``gen_ai.usage.*`` → the Gemini usage keys ADK's token metric reads.
+#: past the largest OTLP ``intValue``: no token count
+_INT64 = 2**63
 _USAGE = {
     "gen_ai.usage.input_tokens": "prompt_token_count",
     "gen_ai.usage.output_tokens": "candidates_token_count",
@@ -628,7 +629,7 @@ def _usage(attrs: dict[str, Any]) -> Optional[dict[str, int]]:
     usage = {}
     for key, gemini in _USAGE_ITEMS:
         value = attrs.get(key)
-        if type(value) is int or (type(value) is float and math.isfinite(value)):  # not true, nor inf
+        if type(value) in (int, float) and 0 <= value < _INT64:  # a count (OTLP's intValue is an int64)
             usage[gemini] = int(value)
     if not usage:
         return None
