@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import agenteval
 import pytest
@@ -141,6 +143,54 @@ def test_adk_eval_history_files_compare_too(runner, runs, tmp_path):
     ours = _run(runs, set(), n=20)
     mixed = _compare(runner, runs, ours, str(b), "--format", "json")
     assert json.loads(mixed.stdout)["paired_cases"] == 20
+
+
+def _adk_result(folder: Path, results: Any) -> str:
+    folder.mkdir()
+    path = folder / "app_shop_1.evalset_result.json"
+    document = {"eval_set_result_id": "r", "eval_set_id": "shop", "eval_case_results": results}
+    path.write_text(json.dumps(document, allow_nan=True), encoding="utf-8")
+    return str(path)
+
+
+def _adk_case(score: Any = 1.0, **changes: Any) -> dict:
+    metric = {"metric_name": "tool_trajectory_avg_score", "threshold": 1.0, "score": score, "eval_status": 1}
+    return {"eval_id": "c", "overall_eval_metric_results": [metric], **changes}
+
+
+@pytest.mark.parametrize(
+    ("results", "message"),
+    [
+        (True, "eval_case_results: expected a list of case results"),
+        (["x"], "eval_case_results[0]: expected an object"),
+        (
+            [_adk_case(overall_eval_metric_results="x")],
+            "eval_case_results[0]: expected its overall_eval_metric",
+        ),
+        ([_adk_case(overall_eval_metric_results=[7])], "overall_eval_metric_results[0]: expected an object"),
+        ([_adk_case(score=[1])], "overall_eval_metric_results[0].score: expected a number or null, got [1]"),
+    ],
+)
+def test_an_adk_result_of_the_wrong_shape_exits_2_naming_the_place(runner, runs, tmp_path, results, message):
+    good = _adk_result(tmp_path / "good", [_adk_case()])
+    bad = _adk_result(tmp_path / "bad", results)
+    result = _compare(runner, runs, good, bad)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2, result.output
+    assert f"{bad}: " in result.output and message in result.output, result.output
+
+
+def test_an_adk_score_outside_its_range_leaves_the_criterion_uncompared_with_the_reason(
+    runner, runs, tmp_path
+):
+    good = _adk_result(tmp_path / "good", [_adk_case()])
+    for name, score in (("nan", math.nan), ("two", 2.0)):
+        result = _compare(
+            runner, runs, good, _adk_result(tmp_path / name, [_adk_case(score)]), "--format", "json"
+        )
+        assert result.exit_code in (0, 1), result.output
+        skipped = json.loads(result.stdout)["not_compared"]
+        assert "is outside its range [0.0, 1.0]" in skipped["tool_trajectory_avg_score"], skipped
 
 
 def test_hostile_case_ids_never_reach_the_terminal_raw(runner, runs):

@@ -292,15 +292,39 @@ def _from_adk(path: Path, label: str) -> Side:
             raise DataError(
                 f"not an ADK eval-history result ({type(exc).__name__}: {exc})", source=str(file)
             ) from None
+        if not isinstance(document, dict) or not isinstance(results, list):
+            raise DataError("eval_case_results: expected a list of case results", source=str(file))
         set_id = str(document.get("eval_set_id", file.stem))
-        for case in results:
+        for c, case in enumerate(results):
+            metrics = case.get("overall_eval_metric_results") if isinstance(case, dict) else None
+            if not isinstance(case, dict) or not isinstance(metrics or [], list):
+                what = "an object" if not isinstance(case, dict) else "its overall_eval_metric_results a list"
+                raise DataError(f"eval_case_results[{c}]: expected {what}", source=str(file))
             key = (str(case.get("eval_set_id") or set_id), str(case.get("eval_id")))
             per_case = side.scores.setdefault(key, {})
             statuses = side.statuses.setdefault(key, {})
-            for metric in case.get("overall_eval_metric_results") or []:
-                name = str(metric.get("metric_name"))
-                per_case.setdefault(name, []).append(metric.get("score"))
-                status = _ADK_STATUS.get(metric.get("eval_status"), Status.NOT_EVALUATED)
+            for m, metric in enumerate(metrics or []):
+                score = metric.get("score") if isinstance(metric, dict) else None
+                if not isinstance(metric, dict) or not isinstance(metric.get("metric_name"), str):
+                    raise DataError(
+                        f"eval_case_results[{c}].overall_eval_metric_results[{m}]: expected an object "
+                        "with a metric_name",
+                        source=str(file),
+                    )
+                if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+                    raise DataError(
+                        f"eval_case_results[{c}].overall_eval_metric_results[{m}].score: expected a number "
+                        f"or null, got {json.dumps(score)[:60]}",
+                        source=str(file),
+                    )
+                name = metric["metric_name"]
+                per_case.setdefault(name, []).append(score)
+                found = metric.get("eval_status")
+                status = (
+                    _ADK_STATUS.get(found, Status.NOT_EVALUATED)
+                    if isinstance(found, int)
+                    else Status.NOT_EVALUATED
+                )
                 # ADK keeps one result per run of a case: the case fails if any run did.
                 if statuses.get(name) not in (Status.FAILED, Status.NOT_EVALUATED) or status is Status.FAILED:
                     statuses[name] = status
@@ -312,7 +336,7 @@ def _from_adk(path: Path, label: str) -> Side:
                         "version": "google-adk",
                         "judge_models": [],
                         "higher_is_better": True,
-                        "informational": metric.get("eval_status") == 4,
+                        "informational": found == 4,
                         "min_score": 0.0,
                         "max_score": 1.0,
                     },
@@ -632,6 +656,15 @@ def _both_scored(
     return ([x for x, _ in both], [y for _, y in both]) if both else None
 
 
+def _not_paired(both: Optional[tuple[list[float], list[float]]], lo: float, hi: float) -> Optional[str]:
+    """Why a criterion's paired scores (``_both_scored``) cannot be compared, or ``None``."""
+    if both is None:
+        return "no paired case has a score on both sides"
+    if not all(lo <= v <= hi for column in both for v in column):  # (NaN is never within)
+        return f"a score is outside its range [{lo}, {hi}] (a hand-edited or foreign file)"
+    return None
+
+
 def compare_sides(
     a: Side,
     b: Side,
@@ -695,8 +728,9 @@ def _compare_sides(
             skipped[name] = "its score range is unbounded"
             continue
         both = _both_scored(side_a.means(name), side_b.means(name))
-        if both is None:
-            skipped[name] = "no paired case has a score on both sides"
+        unpaired = _not_paired(both, lo, hi)
+        if both is None or unpaired is not None:
+            skipped[name] = unpaired or ""
             continue
         scores[name] = both
         directions[name] = bool(config.get("higher_is_better", True))
