@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
@@ -204,7 +204,7 @@ class VerdictInfo(_Record):
     run's judge budget was spent before the result was judged: INCONCLUSIVE, never a FAIL).
     ``hint`` says how many runs would settle an INCONCLUSIVE verdict."""
 
-    verdict: str
+    verdict: Literal["PASS", "FAIL", "INCONCLUSIVE", "NOT_EVALUATED"]
     basis: str
     reason: str
     interval: Optional[IntervalInfo] = None

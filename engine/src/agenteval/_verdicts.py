@@ -896,6 +896,7 @@ def _set_unit(case_id: str, result: CriterionResult) -> tuple:
     """What one case contributes to its set's statistics: (case id, run scores, tri-state
     verdict, whether the point verdict passed, the verdict's basis)."""
     runs = tuple(r.score for r in result.runs) if result.runs else (result.score,)
+    verdict: str
     if result.verdict is not None:
         verdict, basis = result.verdict.verdict, result.verdict.basis
     else:

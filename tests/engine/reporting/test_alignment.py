@@ -155,3 +155,42 @@ def test_row_text():
     assert (
         row_text(TrajectoryRow("match", "book", 0, 0, {"id": 1}, {"id": 1}, similarity=1.0)) == "= book(id=1)"
     )
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=5,
+)
+
+
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            key: _JSON | st.sampled_from(["match", "missing"])
+            for key in (
+                "op",
+                "name",
+                "expected_index",
+                "actual_index",
+                "similarity",
+                "arg_diffs",
+                "expected_turn",
+            )
+        },
+    )
+)
+def test_a_row_of_any_json_is_read_or_left_out_never_an_exception(data):
+    """A record edited by hand holds anything where a row was (an ``op`` that is a list, an
+    infinite index): its rows are read or left out; a report of it never ends in a traceback."""
+    from agenteval.plugins import rows_from_details
+
+    rows = rows_from_details({"alignment": [data]})
+    assert rows is not None and len(rows) <= 1
+    for row in rows:
+        assert (
+            row.op in ("match", "missing")
+            and row.expected_index is None
+            or isinstance(row.expected_index, int)
+        )

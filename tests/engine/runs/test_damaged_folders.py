@@ -176,3 +176,37 @@ def test_a_brief_line_changed_in_place_leaves_the_briefs_unread_and_compare_read
     same = CliRunner().invoke(main, ["compare", str(seeds["three"]), str(folder), "--format", "json"])
     assert same.exception is None or isinstance(same.exception, SystemExit), same.exception
     assert same.exit_code == 0 and json.loads(same.stdout)["exit_code"] == 0, same.output  # nothing changed
+
+
+@pytest.mark.parametrize(
+    ("place", "value"),
+    [
+        (("criteria", 0, "verdict", "verdict"), "x"),  # no verdict of the four
+        (("criteria", 0, "per_invocation", 0, "details", "alignment"), [{"op": [], "name": "x"}]),
+    ],
+)
+def test_a_record_changed_by_hand_is_reported_by_every_reporter_never_a_traceback(
+    seeds, tmp_path, place, value
+):
+    """A record of a run whose summary no longer covers its records (edited by hand): the
+    summary is made again from the records, and every reporter and the HTML report read it."""
+    folder = tmp_path / seeds["one"].name
+    shutil.copytree(seeds["one"], folder)
+    path = folder / "results.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    holder = records[0]
+    for step in place[:-1]:
+        holder = holder[step] if not isinstance(holder, list) or step < len(holder) else holder[-1]
+    holder[place[-1]] = value
+    path.write_text("".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records))
+    reporters = "json,jsonl,table,junit,markdown,github,otel"
+    for command in (
+        ["runs", "report", str(folder), "--report", reporters, "--report-dir", str(tmp_path / "out")],
+        ["report", str(folder), "-o", str(tmp_path / "report.html")],
+    ):
+        result = CliRunner().invoke(main, command)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            command,
+            result.exception,
+        )
+        assert result.exit_code in (0, 1, 2, 3), result.output[-800:]

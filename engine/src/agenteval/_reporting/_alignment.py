@@ -24,6 +24,7 @@ len(actual)) time and memory.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -106,12 +107,13 @@ class TrajectoryRow:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Optional[TrajectoryRow]:
         """A row from its JSON form; ``None`` when ``data`` is not one."""
-        if not isinstance(data, Mapping) or data.get("op") not in _OPS:
+        op = data.get("op") if isinstance(data, Mapping) else None
+        if type(op) is not str or op not in _OPS:  # (a list is no op, and no key of a set)
             return None
 
         def number(key: str, kind: type = float) -> Any:
             value = data.get(key)
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
             return kind(value) if ok else None
 
         diffs = data.get("arg_diffs")
