@@ -248,3 +248,33 @@ def test_an_os_error_without_a_path_is_not_dressed_up():
 
     result = CliRunner().invoke(command, [])
     assert isinstance(result.exception, OSError)
+
+
+def test_a_write_that_fails_on_a_full_disk_is_exit_2_naming_the_output_and_the_fix(runner, tmp_path):
+    """``--output`` on a full disk (``/dev/full`` fails every write with ``ENOSPC``): the
+    file and the fix; a write with no path (standard output, a plugin's open file) says so."""
+    import errno
+
+    import click
+    from agenteval.cli._exit import reports_errors
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "travel"
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    for form in ("table", "json"):
+        args = ["run", str(example / "travel.evalset.json"), "--actual", str(example / "travel.actual.json")]
+        result = runner.invoke(main, [*args, "--no-record", "--format", form, "--output", "/dev/full"])
+        assert result.exit_code == 2, result.output
+        assert "error: /dev/full: No space left on device; free some space" in result.output
+
+    @click.command()
+    @reports_errors
+    def command() -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    result = runner.invoke(command, [])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: an output could not be written: No space left on device; free some space, or write "
+        "the output elsewhere\n"
+    )

@@ -48,7 +48,9 @@ def reports_errors(command: F) -> F:
         except AgentEvalError as exc:
             _fail(str(exc))
         except OSError as exc:
-            if exc.filename is None or isinstance(exc, BrokenPipeError):
+            if isinstance(exc, BrokenPipeError) or (
+                exc.filename is None and exc.errno not in _WRITE_FAILURES
+            ):
                 raise
             _fail(os_error_message(exc))
 
@@ -65,12 +67,23 @@ _FIXES = {
     errno.EACCES: "check the permissions, or name a file you can read",
     errno.ELOOP: "the path loops through symbolic links; name the file itself",
     errno.ENOTDIR: "a part of the path is a file, not a folder; check the path",
+    errno.ENOSPC: "free some space, or write the output elsewhere",
+    errno.EDQUOT: "the disk quota is used up; free some space, or write the output elsewhere",
 }
+
+
+#: A write that failed on a file already open (no path in the error: the output named by
+#: an option, or standard output): said with the reason and the fix, not a traceback.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def os_error_message(exc: OSError) -> str:
     """``<path>: <reason> (<fix>)`` for an ``OSError`` about a path; a long path is cut
-    in the middle, with its length in bytes."""
+    in the middle, with its length in bytes. A failed write with no path (a file already
+    open) is said as such."""
+    if exc.filename is None:
+        what = _FIXES.get(exc.errno or 0, "write the output elsewhere")
+        return f"an output could not be written: {exc.strerror or type(exc).__name__}; {what}"
     path = os.fsdecode(exc.filename)
     size = len(os.fsencode(path))
     shown = path if len(path) <= 120 else f"{path[:60]}…{path[-40:]} ({size:,} bytes)"

@@ -218,6 +218,17 @@ def keep_report_cases(evaluation: EvalRun, output_format: str) -> None:
     evaluation.case_sink = CaseSpool(scrub=evaluation.writer.scrub, folder=evaluation.writer.folder)
 
 
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An ``OSError`` while ``path`` is written (a full disk) names ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or isinstance(exc, BrokenPipeError):
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+
+
 def render_report(
     source: Union[RecordedRun, RunResult],
     summary: RunSummary,
@@ -234,6 +245,7 @@ def render_report(
     with contextlib.ExitStack() as stack:
         handle = None
         if output is not None:
+            stack.enter_context(_naming(output))
             handle = stack.enter_context(output.open("w", encoding="utf-8", errors="backslashreplace"))
         if output_format == "json":
             from .._reporting import write_json
