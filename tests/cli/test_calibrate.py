@@ -111,6 +111,10 @@ def test_the_table_shows_kappa_with_its_interval_and_the_base_rate(runner, recor
         ),
         ("\n\n", "no labels"),
         (
+            '{"eval_id": "a"}\n{"eval_id": "\udcff"}\n',
+            "labels.jsonl: 2:14: the file is not valid UTF-8 (byte 0xff)",
+        ),
+        (
             '{"eval_id": null, "criterion": "c", "label": "pass"}\n',
             "labels.jsonl:1:1: 'eval_id' must be a non-empty",
         ),
@@ -124,7 +128,7 @@ def test_the_table_shows_kappa_with_its_interval_and_the_base_rate(runner, recor
 )
 def test_a_bad_labels_file_names_the_line_and_the_fix(text, message, tmp_path, runner):
     path = tmp_path / "labels.jsonl"
-    path.write_text(text)
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))  # (a lone surrogate: a byte not UTF-8)
     with pytest.raises(DataError) as caught:
         read_labels(path)
     assert message in str(caught.value)

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_PROBLEMS",
     "FileBytes",
     "gc_paused",
+    "decode_utf8",
     "parse_json",
     "read_bytes",
     "read_file",
@@ -128,7 +129,8 @@ def read_bytes(path: Path, *, what: str) -> bytes:
     return read_file(path, what=what).data
 
 
-def _decode(data: bytes, source: str) -> str:
+def decode_utf8(data: bytes, source: str) -> str:
+    """``data`` as UTF-8 text; a ``DataError`` at the first byte that is not, by line and column."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -175,7 +177,7 @@ def parse_json(
     array, ``found`` receives the byte span ``(start, end)`` in ``data`` of each of its
     elements, in order, at no extra cost (``found`` stays empty otherwise).
     """
-    text = _decode(data, source)
+    text = decode_utf8(data, source)
     damaged = False
 
     def _damage() -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from .._loading._json import decode_utf8
 from ..errors import DataError
 
 __all__ = ["HumanLabel", "read_labels"]
@@ -51,9 +52,10 @@ def read_labels(path: Path) -> list[HumanLabel]:
     """Every label of the file, in order; ``DataError`` (``file:line:column``, what is wrong
     and the fix) for the first bad line, a duplicate label, or a file without labels."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise DataError(f"cannot read the labels file: {exc}", source=str(path)) from None
+    text = decode_utf8(data, str(path))  # a byte that is not UTF-8: its line and column
     labels: list[HumanLabel] = []
     seen: dict[tuple[str, str, Optional[str]], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
