@@ -207,3 +207,25 @@ def test_export_to_adk_says_that_a_history_becomes_scored_turns(tmp_path):
         "scored; an ADK eval set has no history" in result.stderr
     )
     assert "eval_cases[0]" not in result.stderr  # a case without history exports silently
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("cut-dataset.json", '{"eval_cases": [{"prompt": "hi", "respo', "invalid JSON"),
+        ("nan-dataset.jsonl", '{"prompt": "hi", "response": NaN}\n', "NaN is not JSON"),
+        (
+            "ragged-dataset.csv",
+            "prompt,response\nhi,hello,extra\n",
+            "row 2: 3 cells where the header names 2",
+        ),
+    ],
+)
+def test_a_damaged_dataset_run_without_actual_says_what_is_wrong_with_it(project, name, content, message):
+    """Without ``--actual`` a dataset's own responses are scored: a damaged one is refused
+    for its damage (file and place), not for the missing ``--actual``."""
+    (project / name).write_text(content)
+    result = CliRunner().invoke(main, ["run", name, "--no-record"])
+    assert result.exit_code == 2, result.output
+    assert f"error: {name}" in result.output and message in result.output, result.output
+    assert "say where the agent's turns come from" not in result.output

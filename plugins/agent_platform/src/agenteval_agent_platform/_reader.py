@@ -138,12 +138,25 @@ def _lines(data: bytes, where: str) -> list[tuple[int, Any]]:
     ]
 
 
+#: Where ``csv.DictReader`` puts the cells of a row past the header's columns.
+_EXTRA = "\0extra"
+
+
 def _csv_rows(data: bytes, where: str) -> list[tuple[int, dict[str, Any]]]:
     try:
-        reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
-        return [(n, dict(row)) for n, row in enumerate(reader, start=2)]
+        reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")), restkey=_EXTRA)
+        rows = [(n, dict(row)) for n, row in enumerate(reader, start=2)]
     except (csv.Error, UnicodeDecodeError) as exc:
         raise DataError(f"not a readable CSV table: {exc}", source=where) from None
+    for n, row in rows:
+        if _EXTRA in row:
+            columns = len(reader.fieldnames or ())
+            raise DataError(
+                f"row {n}: {columns + len(row[_EXTRA])} cells where the header names {columns} columns; "
+                "name every column in the header, or remove the extra cells",
+                source=where,
+            )
+    return rows
 
 
 def _table_row(row: Any, where: str, line: str) -> dict[str, Any]:
