@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from agenteval.models import IntermediateData, Invocation, InvocationEvents
 from agenteval.testing import make_invocation
@@ -120,3 +122,26 @@ def test_make_invocation_rejects_unknown_forms():
         make_invocation("q", form="xml")
     with pytest.raises(ValueError):
         make_invocation("q", tool_calls=[("t", {})], form=None)
+
+
+@pytest.mark.parametrize("field", ["duration", "model_duration", "tool_duration"])
+@pytest.mark.parametrize("value", [-1, -0.001, float("inf"), float("nan")])
+def test_a_duration_that_is_negative_or_not_finite_is_refused_at_its_path(tmp_path, field, value):
+    """A recording whose turn lasted -1 s is refused when read, at the value's JSON path (it
+    reached ``invocation_duration_v1``, which then broke its own score range)."""
+    from agenteval import load_eval_set
+    from agenteval.errors import DataError
+
+    turn = {"invocation_id": "i", "user_content": {"role": "user", "parts": [{"text": "q"}]}, field: value}
+    path = tmp_path / "a.evalset.json"
+    path.write_text(
+        json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [turn]}]})
+    )
+    with pytest.raises(DataError) as caught:
+        load_eval_set(path)
+    assert f"eval_cases[0].conversation[0].{field}" in str(caught.value)
+    turn[field] = 0.25
+    path.write_text(
+        json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [turn]}]})
+    )
+    assert getattr(load_eval_set(path).eval_cases[0].conversation[0], field) == 0.25

@@ -71,6 +71,10 @@ IntermediateDataType = Annotated[
 ]
 
 
+#: A duration in seconds.
+_Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
 class AgentDetails(AdkModel):
     """An agent's name, its rendered instructions and its tool declarations."""
 
@@ -93,9 +97,11 @@ class Invocation(AdkModel):
     final_response: Optional[Content] = None
     intermediate_data: Optional[IntermediateDataType] = None
     creation_timestamp: float = 0.0
-    duration: Optional[float] = None
-    model_duration: Optional[float] = None
-    tool_duration: Optional[float] = None
+    #: Seconds (the turn's, and the union of its model and of its tool intervals): finite and
+    #: never negative, else the file is refused at its JSON path.
+    duration: Optional[_Seconds] = None
+    model_duration: Optional[_Seconds] = None
+    tool_duration: Optional[_Seconds] = None
     rubrics: Optional[list[Rubric]] = None
     app_details: Optional[AppDetails] = None
     #: What the recording of this turn lacks (never read from or written to a file).
