@@ -166,3 +166,20 @@ def test_the_places_cover_every_fixture_and_a_time_can_be_infinite():
     assert {name for name, _, _ in _PLACES} == set(_DOCUMENTS) > set(TRACES)
     changed = _changed("langgraph.jaeger.json", 0, ("data", 0, "spans", 0, "startTime"), math.inf)
     assert json.loads(changed)["data"][0]["spans"][0]["startTime"] == math.inf
+
+
+def test_a_huge_value_in_an_error_is_cut_with_its_length(tmp_path):
+    """A 1 MB trace id is named in the error by its first characters and its length, not
+    echoed whole (a megabyte on the terminal)."""
+    file = tmp_path / "trace.json"
+    file.write_text(
+        _changed(
+            "adk_v2.otlp.json", 0, ("resourceSpans", 0, "scopeSpans", 0, "spans", 0, "traceId"), "z" * 10**6
+        )
+    )
+    try:
+        OtelReader().read_actual(file, _cases())
+    except DataError as exc:
+        assert len(str(exc)) < 600 and "(1,000,002 characters)" in str(exc), str(exc)[:600]
+    else:
+        raise AssertionError("a trace id of a million z is no id")

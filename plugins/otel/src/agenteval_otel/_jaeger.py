@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from agenteval.errors import DataError
 
-from ._span import Span, attributes_of, content_from_events
+from ._span import Span, attributes_of, content_from_events, shown
 
 __all__ = ["is_jaeger", "jaeger_spans", "jaeger_trace_spans"]
 
@@ -92,7 +92,8 @@ def _list(value: Any, at: str, where: str) -> list[Any]:
 def _hex(value: Any, size: int, at: str, where: str) -> str:
     text = value.lower() if isinstance(value, str) else ""
     if not text or len(text) > 2 * size or any(c not in "0123456789abcdef" for c in text):
-        raise DataError(f"{at}: expected a hex id of at most {2 * size} digits, got {value!r}", source=where)
+        expected = f"expected a hex id of at most {2 * size} digits"
+        raise DataError(f"{at}: {expected}, got {shown(value)}", source=where)
     return text.rjust(2 * size, "0")
 
 
@@ -100,7 +101,7 @@ def _micros(value: Any, at: str, where: str) -> int:
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise DataError(f"{at}: expected microseconds (a finite number), got {value!r}", source=where)
+        raise DataError(f"{at}: expected microseconds (a finite number), got {shown(value)}", source=where)
     return int(value) * 1000
 
 

@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from ._jaeger import is_jaeger, jaeger_spans, jaeger_trace_spans
 from ._logs import LOG_KEYS, log_records, merge_logs
-from ._span import HEX_DIGITS, Span, attributes_of, content_from_events, hex_id, list_at, loads
+from ._span import HEX_DIGITS, Span, attributes_of, content_from_events, hex_id, list_at, loads, shown
 
 __all__ = [
     "PEEK_KEYS",
@@ -573,4 +573,5 @@ def _time(value: Any, at: str, where: str, key: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError, OverflowError):  # (an infinite number)
-        raise DataError(f"{at}{key}: expected a time in nanoseconds, got {value!r}", source=where) from None
+        message = f"{at}{key}: expected a time in nanoseconds, got {shown(value)}"
+        raise DataError(message, source=where) from None

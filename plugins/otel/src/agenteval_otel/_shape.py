@@ -10,6 +10,7 @@ and its error message. A hypothesis test holds ``True`` to pydantic's acceptance
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from agenteval.models import Invocation
@@ -35,6 +36,7 @@ _CALL_KEYS = frozenset({"id", "name", "args"})
 _RESPONSE_KEYS = frozenset({"id", "name", "response"})
 _ROLES = (None, "user", "model")
 _NUMBERS = (float, int)
+_LARGEST = sys.float_info.max
 
 
 def check_invocation(record: Any) -> None:
@@ -55,8 +57,10 @@ def surely_valid(record: Any) -> bool:
         return False
     if type(record.get("creation_timestamp", 0.0)) not in _NUMBERS:
         return False
-    if any(record.get(key) is not None and type(record[key]) not in _NUMBERS for key in _DURATIONS):
-        return False
+    for key in _DURATIONS:  # seconds: finite, never negative (NaN is in no range)
+        value = record.get(key)
+        if value is not None and (type(value) not in _NUMBERS or not 0 <= value <= _LARGEST):
+            return False
     data = record.get("intermediate_data")
     if data is None:
         return True

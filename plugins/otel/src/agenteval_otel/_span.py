@@ -35,6 +35,7 @@ __all__ = [
     "list_at",
     "loads",
     "parsed",
+    "shown",
     "value_of",
 ]
 
@@ -271,12 +272,19 @@ def _values(holder: Any) -> list[Any]:
     return values if isinstance(values, list) else []
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters (a 1 MB id is
+    not echoed whole), with the length of what was cut."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
+
+
 def hex_id(value: Any, size: int, at: str, where: str, key: str = "") -> str:
     """An id of ``size`` bytes as lowercase hex, from hex or base64; a ``DataError`` names
     ``at`` + ``key`` (joined only then)."""
     if not isinstance(value, str) or not value:
         raise DataError(
-            f"{at}{key}: expected {_id_size(size)} id (hex or base64), got {value!r}", source=where
+            f"{at}{key}: expected {_id_size(size)} id (hex or base64), got {shown(value)}", source=where
         )
     if len(value) == 2 * size:
         if not value.strip(HEX_DIGITS):
@@ -292,7 +300,7 @@ def hex_id(value: Any, size: int, at: str, where: str, key: str = "") -> str:
         decoded = b""
     if len(decoded) != size:
         raise DataError(
-            f"{at}{key}: {value!r} is not {_id_size(size)} id ({2 * size} hex digits, or base64)",
+            f"{at}{key}: {shown(value)} is not {_id_size(size)} id ({2 * size} hex digits, or base64)",
             source=where,
         )
     return decoded.hex()
