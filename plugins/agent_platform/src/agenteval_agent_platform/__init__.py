@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentPlatformReader", "AgentPlatformWriter", "__version__"]
 
-__version__ = "0.2.1"
+__version__ = "0.2.2"
 
 
 def __getattr__(name: str) -> Any:
