@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fixtures.json_places import changed, json_values, places
+
 DATASETS = Path(__file__).parent / "fixtures" / "shop_agent" / "tests" / "eval" / "datasets"
 FILES = ["chat-dataset.json", "orders-dataset.json", "lines-dataset.jsonl"]
 
@@ -23,27 +25,14 @@ _KEYS = st.sampled_from(
     ["eval_cases", "eval_case_id", "prompt", "response", "role", "parts", "text", "function_call"]
     + ["name", "args", "intermediate_events", "author", "content", "conversation_history", "reference"]
 ) | st.text(max_size=6)
-_VALUES = st.recursive(
+_VALUES = json_values(
+    _KEYS,
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
-    max_leaves=6,
 )
-
-
-def _paths(value: Any, at: tuple = ()) -> list[tuple]:
-    """Every place in ``value`` (the root excluded): a path of keys and indexes."""
-    found = [at] if at else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _paths(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += _paths(item, (*at, index))
-    return found
 
 
 def _lines(name: str) -> list[Any]:
@@ -60,17 +49,13 @@ _PLACES = [
     (name, line, path)
     for name, lines in _DOCUMENTS.items()
     for line, document in enumerate(lines)
-    for path in _paths(document)
+    for path in places(document)
 ]
 
 
 def _write(folder: Path, name: str, line: int, path: tuple, value: Any) -> Path:
-    lines = json.loads(json.dumps(_DOCUMENTS[name]))
-    holder = lines[line]
-    for step in path[:-1]:
-        holder = holder[step]
-    holder[path[-1]] = value
     file = folder / name
+    lines = changed(_DOCUMENTS[name], line, path, value)
     file.write_text("\n".join(json.dumps(document) for document in lines) + "\n", encoding="utf-8")
     return file
 

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fixtures.json_places import changed, json_values, places
 from tests.plugins.otel._encode import encode
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -38,23 +39,7 @@ _KEYS = st.sampled_from(
     ["stringValue", "intValue", "doubleValue", "boolValue", "arrayValue", "kvlistValue", "bytesValue"]
     + ["values", "key", "value", "type", "refType", "traceID", "spanID", "fields", "attributes"]
 ) | st.text(max_size=6)
-_VALUES = st.recursive(
-    _SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
-    max_leaves=6,
-)
-
-
-def _paths(value: Any, at: tuple = ()) -> list[tuple]:
-    """Every place in ``value`` (the root excluded): a path of keys and indexes."""
-    found = [at] if at else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _paths(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += _paths(item, (*at, index))
-    return found
+_VALUES = json_values(_KEYS, _SCALARS)
 
 
 def _encoded(shape: str) -> list[Any]:
@@ -79,16 +64,12 @@ _PLACES = [
     (name, line, path)
     for name, lines in _DOCUMENTS.items()
     for line, document in enumerate(lines)
-    for path in _paths(document)
+    for path in places(document)
 ]
 
 
 def _changed(name: str, line: int, path: tuple, value: Any) -> str:
-    lines = json.loads(json.dumps(_DOCUMENTS[name]))
-    holder = lines[line]
-    for step in path[:-1]:
-        holder = holder[step]
-    holder[path[-1]] = value
+    lines = changed(_DOCUMENTS[name], line, path, value)
     return "\n".join(json.dumps(document, allow_nan=True) for document in lines) + "\n"
 
 
