@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from agenteval.errors import DataError
 
-from ._span import Span, attributes_of, content_from_events, shown
+from ._span import Span, attributes_of, content_from_events, list_at, shown
 
 __all__ = ["is_jaeger", "jaeger_spans", "jaeger_trace_spans"]
 
@@ -54,7 +54,7 @@ def _span(item: Any, at: str, where: str) -> Span:
     attributes = attributes_of(_tags(item.get("tags"), f"{at}.tags", where), f"{at}.tags", where)
     events = [
         {"attributes": _tags(log.get("fields"), f"{at}.logs[{i}].fields", where)}
-        for i, log in enumerate(_list(item.get("logs"), f"{at}.logs", where))
+        for i, log in enumerate(list_at(item.get("logs"), f"{at}.logs", where))
         if isinstance(log, dict)
     ]
     content_from_events(attributes, events, at, where)
@@ -72,21 +72,12 @@ def _span(item: Any, at: str, where: str) -> Span:
 
 
 def _parent(item: dict[str, Any], trace_id: str, at: str, where: str) -> Optional[str]:
-    for r, ref in enumerate(_list(item.get("references"), f"{at}.references", where)):
+    for r, ref in enumerate(list_at(item.get("references"), f"{at}.references", where)):
         if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF":
             if _hex(ref.get("traceID"), 16, f"{at}.references[{r}].traceID", where) == trace_id:
                 return _hex(ref.get("spanID"), 8, f"{at}.references[{r}].spanID", where)
     parent = item.get("parentSpanID")
     return _hex(parent, 8, f"{at}.parentSpanID", where) if parent else None
-
-
-def _list(value: Any, at: str, where: str) -> list[Any]:
-    """``value`` when a list; ``[]`` when absent (``null``); anything else a ``DataError``."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise DataError(f"{at}: expected a list, got {type(value).__name__}", source=where)
-    return value
 
 
 def _hex(value: Any, size: int, at: str, where: str) -> str:

@@ -311,8 +311,9 @@ def _id_size(size: int) -> str:
 
 
 def list_at(value: Any, path: str, where: str) -> list[Any]:
+    """``value`` when a list; ``[]`` when absent (``null``); anything else a ``DataError``."""
     if value is None:
         return []
     if not isinstance(value, list):
-        raise DataError(f"{path}: expected a list", source=where)
+        raise DataError(f"{path}: expected a list, got {type(value).__name__}", source=where)
     return value
