@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from agenteval.models import Content, FunctionCall, FunctionResponse, Part
 from pydantic import ValidationError
@@ -86,3 +88,40 @@ def test_function_call_args_may_be_absent_or_any_json_object():
 def test_function_response():
     response = FunctionResponse.model_validate({"id": "1", "name": "t", "response": {"result": 4}})
     assert response.response == {"result": 4}
+
+
+_BLOBS = [
+    ("aGVsbG8=", True),  # standard base64
+    ("aGVsbG8", True),  # without its padding
+    ("a-_b", True),  # URL-safe
+    ("", True),
+    (None, True),
+    ("!!notbase64", False),
+    ("aGV sbG8=", False),
+    (7, False),
+]
+
+
+@pytest.mark.parametrize(("data", "accepted"), _BLOBS)
+def test_inline_data_bytes_that_are_not_base64_are_refused_at_load(data, accepted):
+    """A media part's bytes are base64: a file whose bytes are not is refused when read, at
+    its path (it reached the agent, which failed the case)."""
+    blob = {"mime_type": "image/png", "data": data}
+    if accepted:
+        assert Part.model_validate({"inline_data": blob}).inline_data == blob
+    else:
+        with pytest.raises(ValidationError, match="is not base64"):
+            Part.model_validate({"inline_data": blob})
+
+
+@pytest.mark.parametrize(("data", "accepted"), _BLOBS)
+def test_inline_data_bytes_are_read_as_google_genai_reads_them(data, accepted):
+    """The rule is genai's: its ``Blob`` accepts exactly these."""
+    types = pytest.importorskip("google.genai.types")
+    blob = json.dumps({"mime_type": "image/png", "data": data})
+    try:
+        types.Blob.model_validate_json(blob)
+    except ValidationError:
+        assert not accepted
+    else:
+        assert accepted

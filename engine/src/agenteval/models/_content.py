@@ -3,20 +3,26 @@
 The engine does not depend on google-genai. These models accept every key genai 2.x's
 ``Part`` accepts (snake_case or camelCase) and reject unknown keys, as genai does. Only the
 fields agenteval reads are modelled in depth (text, thought, function calls and
-responses); the others are kept as plain JSON so that a file round-trips unchanged.
+responses); the others are kept as plain JSON so that a file round-trips unchanged. The
+bytes of ``inline_data`` are checked as genai reads them (base64, standard or URL-safe,
+padding optional): a file genai refuses is refused here at load, not by the agent.
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import field_validator
+import pydantic_core
+from pydantic import ConfigDict, TypeAdapter, ValidationError, field_validator
 
 from ._base import AdkModel
 
 __all__ = ["Content", "FunctionCall", "FunctionResponse", "Part"]
 
 JsonObject = dict[str, Any]
+
+#: How google-genai's ``Blob.data`` (bytes) reads JSON: base64, by pydantic's own decoder.
+_BLOB_BYTES: TypeAdapter[bytes] = TypeAdapter(bytes, config=ConfigDict(val_json_bytes="base64"))
 
 
 class FunctionCall(AdkModel):
@@ -70,6 +76,22 @@ class Part(AdkModel):
     audio_transcription: Optional[JsonObject] = None
     media_processing: Optional[JsonObject] = None
     speech_metadata: Optional[JsonObject] = None
+
+    @field_validator("inline_data")
+    @classmethod
+    def _base64_data(cls, value: Optional[JsonObject]) -> Optional[JsonObject]:
+        data = value.get("data") if value else None
+        if data is None:
+            return value
+        try:
+            _BLOB_BYTES.validate_json(pydantic_core.to_json(data) if isinstance(data, str) else b"0")
+        except ValidationError:
+            shown = repr(data) if len(repr(data)) <= 40 else repr(data)[:39] + "…"
+            raise ValueError(
+                f"inline_data.data {shown} is not base64; google-genai reads media bytes as base64 "
+                "(standard or URL-safe): encode the bytes so"
+            ) from None
+        return value
 
 
 #: The roles a message may have, as in google-genai's ``Content`` (tool responses are
