@@ -197,7 +197,7 @@ def _timed(command: list[str], env: Optional[dict[str, str]] = None) -> tuple[fl
     """The command's wall seconds, CPU seconds (user + system: on a shared machine, the
     steadier figure) and peak resident memory in MB (its own ``ru_maxrss``, from ``wait4``)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     assert process.stderr is not None
     with process.stderr:
         stderr = process.stderr.read().decode("utf-8", "replace")  # until the reader closes it

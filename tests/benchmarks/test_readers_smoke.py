@@ -47,3 +47,27 @@ def test_same_says_every_kind_reports_the_same_bytes_under_the_same_code(tmp_pat
     assert done.returncode == 0, done.stdout + done.stderr
     said = [line for line in done.stdout.splitlines() if line.startswith("  120 cases, ")]
     assert [line.split(": ")[1] for line in said] == ["same bytes"] * 4
+
+
+def test_a_reader_runs_in_the_environment_it_is_given() -> None:
+    """A baseline's ``PYTHONPATH`` reaches the reader's process: a reader started without
+    its environment ran this checkout's code as the baseline (and ``--same`` compared a
+    checkout with itself)."""
+    import os
+
+    from tests.fixtures.doc_figures import load_script
+
+    readers = load_script(SCRIPT)
+    check = [
+        sys.executable,
+        "-c",
+        "import os, sys; sys.exit(0 if os.environ.get('READER_ENV') == 'yes' else 2)",
+    ]
+    wall, cpu, peak = readers._timed(check, {**os.environ, "READER_ENV": "yes"})
+    assert wall > 0 and peak > 0
+    try:
+        readers._timed(check, {**os.environ, "READER_ENV": "no"})
+    except SystemExit as stopped:
+        assert "exited 2" in str(stopped)
+    else:
+        raise AssertionError("the environment given did not reach the reader")
