@@ -14,7 +14,7 @@ same folder also runs under ``adk eval``.
 
 ``--write`` merges the rows measured into ``adk_agent_overhead_figures.json`` (beside this
 script; a row replaces the one of the same tool and size) and prints the lines
-docs/agents.md quotes (``doc_lines``); ``tests/docs/test_agents_figures.py`` keeps the two
+docs/agents.md quotes (``doc_lines``); ``tests/docs/test_row_figures.py`` keeps the two
 equal.
 """
 

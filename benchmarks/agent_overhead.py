@@ -25,7 +25,7 @@ whose rouge-score dependency imports nltk: about half a second of start-up on it
 
 ``--write`` merges the rows measured into ``agent_overhead_figures.json`` (beside this
 script; a row replaces the one of the same criterion, size and agent speed) and prints the
-lines docs/agents.md quotes (``doc_lines``); ``tests/docs/test_agents_figures.py`` keeps the
+lines docs/agents.md quotes (``doc_lines``); ``tests/docs/test_row_figures.py`` keeps the
 two equal.
 """
 

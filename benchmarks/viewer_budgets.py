@@ -9,7 +9,7 @@ a case, DOM nodes and JS heap. Budgets at 100k: file ≤ 50 MB, interactive ≤ 
 
 ``--write`` merges the rows measured into ``viewer_budgets_figures.json`` (beside this
 script; a row replaces the one of the same size) and prints the lines docs/viewer.md quotes
-(``doc_lines``); ``tests/docs/test_viewer_figures.py`` keeps the two equal.
+(``doc_lines``); ``tests/docs/test_row_figures.py`` keeps the two equal.
 
 Each size is built in a child process (so its peak RSS is its own). Runs are generated with the
 viewer tests' fixtures (``tests/plugins/viewer/_fixtures.py``, fixed seed).

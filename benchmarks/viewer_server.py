@@ -31,7 +31,7 @@ at 100k cases; absolute figures depend on the machine.
 
 ``--write`` merges the rows measured into ``viewer_server_figures.json`` (beside this script;
 a row replaces the one of the same size) and prints the lines docs/viewer.md quotes
-(``doc_lines``); ``tests/docs/test_viewer_figures.py`` keeps the two equal.
+(``doc_lines``); ``tests/docs/test_row_figures.py`` keeps the two equal.
 """
 
 from __future__ import annotations
