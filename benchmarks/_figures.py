@@ -62,14 +62,16 @@ def table_row(cells: Iterable[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def write_option(parser: argparse.ArgumentParser, path: Path, doc: str) -> None:
-    """The script's ``--write [PATH]`` option (default ``path``), for ``doc``."""
+def write_option(parser: argparse.ArgumentParser, path: Path, doc: str, *, merges: bool = True) -> None:
+    """The script's ``--write [PATH]`` option (default ``path``), for ``doc``; ``merges``: the
+    rows measured are merged into the recorded ones (``write``), else they replace them."""
+    what = "merge the rows into the recorded figures" if merges else "record the figures"
     parser.add_argument(
         "--write",
         nargs="?",
         const=str(path),
         metavar="PATH",
-        help=f"merge the rows into the recorded figures (default {path.name}) for {doc}",
+        help=f"{what} (default {path.name}, beside this script) for {doc}",
     )
 
 

@@ -63,6 +63,10 @@ import time
 from pathlib import Path
 from typing import Optional
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import write_option  # (a sibling module)
+
 PAIRS = 24  # model call + tool call pairs per trace: 2 + 2 * 24 = 50 spans
 SPANS = 2 + 2 * PAIRS
 MODES = ("actual", "actual 1%", "import-trace", "lint-trace", "document")
@@ -322,13 +326,7 @@ def main(argv: list[str]) -> None:
         "code's runs and the baseline's (agenteval_otel._parallel.PARALLEL_FROM_BYTES; 0: always), "
         "and any helper started, whatever the machine's load (by default, only when a CPU is idle)",
     )
-    parser.add_argument(
-        "--write",
-        nargs="?",
-        const=str(JSON_PATH),
-        metavar="PATH",
-        help=f"record the figures (default {JSON_PATH.name}, beside this script) for docs/traces.md",
-    )
+    write_option(parser, JSON_PATH, "docs/traces.md", merges=False)
     parser.add_argument("--measure", nargs=3, metavar=("MODE", "FILE", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
