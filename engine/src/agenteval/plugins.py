@@ -33,7 +33,8 @@ exceptions a plugin raises are in ``agenteval.errors``.
   ``ADK_FORMAT`` is the built-in format's name), the installed formats' file-name
   patterns: ``eval_file_patterns``; ``gc_paused``, the cyclic garbage collector paused while
   a plugin builds or reads many objects at once (what was built filed under the oldest
-  generation afterwards);
+  generation afterwards); ``can_fork``, whether a forked helper process may run beside this
+  one now (the rule the engine's own helpers follow);
 * executors (``agenteval.executors``): ``Executor``, which runs ``WorkUnit``s (one case ×
   run each) with a ``UnitRunner`` and the run's ``ExecutorContext``, and hands the records
   back to the driver, the run folder's only writer; an executor whose workers must share a
@@ -93,6 +94,7 @@ _EXPORTS = {
     "eval_file_patterns": "._loading",
     "format_writer": "._loading",
     "format_writers": "._loading",
+    "can_fork": "._fork",
     "gc_paused": "._gc",
     "iter_json_array": "._loading._json_stream",
     "json_path": "._loading._paths",
@@ -146,6 +148,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
         SimulatorStatus,
         UserSimulator,
     )
+    from ._fork import can_fork
     from ._judging import (
         AdaptiveLimit,
         EndpointLimit,

@@ -11,7 +11,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from agenteval import EvalRun, JudgeService, Registry, Status, plan_paths
+from agenteval import EvalRun, JudgeService, Registry, Status, _fork, plan_paths
 from agenteval._api import run_sync
 from agenteval._run import _files
 from agenteval._run._files import EvalFiles, measured_cost
@@ -261,7 +261,7 @@ def _where_checked(monkeypatch) -> list[str]:
 def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_here(tmp_path, monkeypatch):
     _, here = _run(tmp_path / "here")
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
-    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+    monkeypatch.setattr(_files, "_forkable", lambda: True)
     checked = _where_checked(monkeypatch)
     plan, ahead = _run(tmp_path / "ahead")
     assert checked == ["ahead"] * 6
@@ -280,7 +280,7 @@ def test_a_damaged_file_checked_ahead_gives_the_error_it_gives_when_checked_here
 
     here = planned()
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
-    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+    monkeypatch.setattr(_files, "_forkable", lambda: True)
     assert planned() == here and "duplicate key" in here
 
 
@@ -415,7 +415,7 @@ def _no_part(*args, **kwargs):
 def _parts_ahead(monkeypatch, on: bool = True) -> None:
     """Every case past the budget, and the other process on (or not) for any part."""
     monkeypatch.setattr(_files, "_budget_from_environment", lambda: 0)
-    monkeypatch.setattr(_files, "_single_threaded", lambda: on)
+    monkeypatch.setattr(_files, "_forkable", lambda: on)
     monkeypatch.setattr(_files, "_LEAST_PART", 1)
     monkeypatch.setattr(_files, "_LEAST_SPLIT", 2)
     monkeypatch.setattr(_files, "_WAIT_FOR_PARTS", True)  # every part from the other process
@@ -504,7 +504,8 @@ def test_the_other_process_starts_only_for_a_run_past_the_budget_or_files_worth_
 ):
     want, got = _sets(tmp_path)
     paths = [*got, *want]
-    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
+    forkable = _files._forkable
+    monkeypatch.setattr(_files, "_forkable", lambda: True)
 
     def started(budget: int) -> bool:
         files = EvalFiles(budget=budget)
@@ -512,11 +513,17 @@ def test_the_other_process_starts_only_for_a_run_past_the_budget_or_files_worth_
             return files._pool is not None
 
     assert not started(10**9) and started(0)
-    monkeypatch.setattr(_files, "_single_threaded", lambda: False)
+    monkeypatch.setattr(_files, "_forkable", lambda: False)
     assert not started(0)
-    monkeypatch.setattr(_files, "_single_threaded", lambda: True)
-    monkeypatch.setattr(_files.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(_files, "_forkable", forkable)  # the rule itself, on one CPU, busy or not
+    monkeypatch.setattr(_fork.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_fork.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(_fork.os, "cpu_count", lambda: 1)
     assert not started(0)
+    monkeypatch.setattr(_fork.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(_fork.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_fork, "_load", lambda: 64.0)
+    assert started(0) is hasattr(os, "fork")
 
 
 def test_a_part_this_process_took_itself_is_skipped_by_the_other(monkeypatch):

@@ -43,7 +43,6 @@ import functools
 import multiprocessing
 import os
 import sys
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -54,6 +53,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel
 
+from .._fork import can_fork
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
 from .._loading._eval_files import Checked, Part, check_eval_file, read_eval_cases, validate_part
@@ -372,12 +372,7 @@ class EvalFiles:
             files = [path for n, (path, size) in enumerate(sizes.items()) if size and (n or path in small)]
         elif len(files) < 2 or sum(sizes[path] for path in files) < _AHEAD_BYTES:
             files = []
-        if (
-            (os.cpu_count() or 1) < 2
-            or not (files or parts)
-            or "fork" not in multiprocessing.get_all_start_methods()
-            or not _single_threaded()
-        ):
+        if not (files or parts) or not _forkable():
             yield
             return
         global _SKIPPED
@@ -648,9 +643,8 @@ def _changed(path: Path) -> DataError:
     )
 
 
-def _single_threaded() -> bool:
-    """Whether this process runs one thread: forking copies only the calling thread, and a
-    lock another thread held (the import lock, a logging handler's) would stay held in the
-    child for good. Embedders (the viewer's server, a test runner) have threads; then the
-    files are checked here."""
-    return threading.active_count() == 1
+def _forkable() -> bool:
+    """Whether the second process may be forked (``agenteval._fork.can_fork``, busy machine
+    or not: it runs while planning does, a few seconds at most). Embedders (the viewer's
+    server, a test runner) have threads; then the files are checked here."""
+    return can_fork(idle=False)
