@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agenteval import _fork
 from agenteval.errors import DataError
 from agenteval.models import EvalCase
 from agenteval_otel import _parallel, _select
@@ -36,7 +37,7 @@ def two_processes(monkeypatch):
         return found
 
     monkeypatch.setattr(_select, "shared_read", counted)
-    monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)  # (pytest-xdist's threads)
+    monkeypatch.setattr(_fork.threading, "active_count", lambda: 1)  # (pytest-xdist's threads)
     monkeypatch.setattr(_parallel, "IDLE_CPU", False)
     used.clear()
 
@@ -191,12 +192,12 @@ def test_an_error_in_the_first_half_stops_the_helper(many, two_processes):
 
 def test_small_files_are_read_by_one_process(many, monkeypatch):
     path, _ = many
-    monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(_parallel, "_load", lambda: 0.0)
+    monkeypatch.setattr(_fork.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_fork, "_load", lambda: 0.0)
     assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None  # under 32 MB
     monkeypatch.setattr(_parallel, "PARALLEL_FROM_BYTES", 0)
     assert _parallel.shared_read(path, None, set(), content=True, beside=True) is None  # logs beside
-    monkeypatch.setattr(_parallel.threading, "active_count", lambda: 2)
+    monkeypatch.setattr(_fork.threading, "active_count", lambda: 2)
     assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None  # other threads
 
 
@@ -248,12 +249,12 @@ def test_traces_a_line_each_are_read_as_turns_by_the_helper(many, two_processes,
 
 def test_a_busy_machine_reads_in_one_process(many, monkeypatch):
     path, _ = many
-    monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_fork.threading, "active_count", lambda: 1)
     monkeypatch.setattr(_parallel, "PARALLEL_FROM_BYTES", 0)
-    monkeypatch.setattr(_parallel.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
-    monkeypatch.setattr(_parallel, "_load", lambda: 1.5)  # more than one of the two CPUs busy
+    monkeypatch.setattr(_fork.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(_fork, "_load", lambda: 1.5)  # more than one of the two CPUs busy
     assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None
-    monkeypatch.setattr(_parallel, "_load", lambda: 0.8)
+    monkeypatch.setattr(_fork, "_load", lambda: 0.8)
     shared = _parallel.shared_read(path, None, set(), content=True, beside=False)
     assert shared is not None
     shared.close()

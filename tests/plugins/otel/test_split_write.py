@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agenteval import _fork
 from agenteval_otel import _parallel, _split_write
 from agenteval_otel._golden import imported_cases
 from agenteval_otel._import_command import write_eval_set
@@ -25,7 +26,7 @@ def helper(monkeypatch):
     """A helper whatever the size and load (the forks counted in ``forks``)."""
     monkeypatch.setattr(_split_write, "SPLIT_FROM_CASES", 2)
     monkeypatch.setattr(_parallel, "IDLE_CPU", False)
-    monkeypatch.setattr(_parallel.threading, "active_count", lambda: 1)  # (pytest-xdist's threads)
+    monkeypatch.setattr(_fork.threading, "active_count", lambda: 1)  # (pytest-xdist's threads)
     real = os.fork
 
     def fork() -> int:
@@ -122,7 +123,7 @@ def test_a_failing_first_half_lets_the_helper_go(tmp_path, helper):
 def test_no_helper_on_a_busy_machine_or_for_an_iterator(tmp_path, monkeypatch, helper):
     frame, found = imported_cases(ADK_TRACE, "set", as_expected=False)
     monkeypatch.setattr(_parallel, "IDLE_CPU", True)
-    monkeypatch.setattr(_parallel, "_load", lambda: 64.0)
+    monkeypatch.setattr(_fork, "_load", lambda: 64.0)
     _written(tmp_path / "a.evalset.json", _Many(found, 5), frame)
     monkeypatch.setattr(_parallel, "IDLE_CPU", False)
     write_eval_set(frame, tmp_path / "b.evalset.json", iter(_Many(found, 5)[i] for i in range(5)))

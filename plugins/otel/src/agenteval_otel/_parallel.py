@@ -24,14 +24,13 @@ from __future__ import annotations
 import os
 import pickle
 import signal
-import sys
-import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, Union
 
+from agenteval import plugins
 from agenteval.errors import DataError
 
 from ._otlp import PEEK_KEYS, RawSpan, _flattened, _head, _raw_span, _span, is_jsonl, jsonl_part
@@ -141,24 +140,9 @@ def _worth_it(path: Path) -> bool:
 
 
 def can_fork() -> bool:
-    """Whether a forked helper may run beside this process: ``fork`` exists (and is safe: not
-    macOS, no other thread), two CPUs or more, one of them idle (``IDLE_CPU``)."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return (
-        hasattr(os, "fork")
-        and sys.platform != "darwin"  # (macOS: system libraries are not fork-safe)
-        and cpus >= 2
-        and (not IDLE_CPU or _load() < cpus - 0.5)
-        and threading.active_count() == 1
-    )
-
-
-def _load() -> float:
-    """The 1-minute load average (0 where the system does not tell)."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return 0.0
+    """Whether a forked helper may run beside this process (``agenteval.plugins.can_fork``:
+    a second CPU idle unless ``IDLE_CPU`` is off)."""
+    return plugins.can_fork(idle=IDLE_CPU)
 
 
 class Shared:
