@@ -8,7 +8,9 @@ few of the engine's own functions, and prints, per stage, the CPU seconds:
 
 - loading and planning (``assemble``: reading and validating every eval file; also in wall
   seconds, which count this process waiting for the second one),
-- scoring (``score_run``: the criteria, and the results built from their scores),
+- scoring (``score_run``: the criteria, and the results built from their scores), and the
+  units' results taken from the helper that scores ahead (``ScoreAhead.take``: reading and
+  validating them; a run of 2,000 units or more with a CPU idle, ``agenteval._run._ahead``),
 - the record (``case_record``) and writing it (``RunWriter.append``; of which encoding it,
   ``CaseRecord.dump``),
 - finishing a case (``EvalRun._finish_case``; of which the report's spool, the summary and
@@ -16,8 +18,9 @@ few of the engine's own functions, and prints, per stage, the CPU seconds:
 - the run's result (``EvalRun._result``) and the report (``finish_run``: rendering it,
   writing it, the exit),
 - the rest of the process (imports, the loop that starts and drives each unit) as what is
-  left of its CPU, and the second process planning uses to check JSON ahead and, in a run
-  past the eval-file budget, validate the cases it will not keep (``children``);
+  left of its CPU, and the second processes (``children``): the one planning uses to check
+  JSON ahead and, in a run past the eval-file budget, validate the cases it will not keep;
+  and the helper that scores ahead;
 - the cases read again alone from their files (``CaseSpans.case``: a run whose cases cost
   more than the eval-file budget keeps a share of them and validates the others again when
   it reaches them), part of loading and of the units' loop.
@@ -61,6 +64,7 @@ from _phases import as_installed  # noqa: E402  (a sibling module)
 STAGES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("loading and planning", "agenteval._run._assemble", "assemble", ("agenteval._run",)),
     ("scoring", "agenteval._run._scoring", "score_run", ("agenteval._run._evalrun",)),
+    ("scores taken from the helper", "agenteval._run._ahead", "ScoreAhead.take", ()),
     ("  results from scores", "agenteval._run._scoring", "_to_result", ()),
     ("the record", "agenteval._run._unit", "case_record", ("agenteval._run._evalrun",)),
     ("writing the record", "agenteval.runs._folder", "RunWriter.append", ()),
@@ -257,7 +261,7 @@ def _rows(found: dict) -> dict[str, Optional[float]]:
     top = sum(stages.get(label, 0.0) for label in TOP)
     rows["the rest (imports, the units' loop)"] = found["process"] - top
     rows["process (user + sys)"] = found["process"]
-    rows["second process (checks and parts ahead)"] = found["children"]
+    rows["second processes (checks ahead, the helper)"] = found["children"]
     return rows
 
 

@@ -51,7 +51,10 @@ __all__ = ["LocalCriteria", "import_local_function", "is_local_reference", "loca
 _SOURCE_ATTRIBUTE = "_agenteval_local_source"
 _RUNNERS_GROUP = "agenteval.custom_metric_runners"
 _ADK_RUNNER = "adk"
-_LOCAL_DISTRIBUTION = "local"
+#: The distribution named for a criterion from the user's project.
+LOCAL_DISTRIBUTION = "local"
+#: The start of an ADK custom metric's entry point (``custom_metrics:package.module.fn``).
+CUSTOM_METRIC_PREFIX = "custom_metrics:"
 
 
 def is_local_reference(name: str) -> bool:
@@ -255,7 +258,7 @@ class LocalCriteria:
                 name=name,
                 identity=f"{path}:{attribute}:{sha}",
                 where=where,
-                ref=CriterionRef(name, _LOCAL_DISTRIBUTION, (sha or "0")[:12], name),
+                ref=CriterionRef(name, LOCAL_DISTRIBUTION, (sha or "0")[:12], name),
                 source=source,
                 evaluator_class=_with_source(klass, source),
             )
@@ -299,7 +302,9 @@ class LocalCriteria:
             "sha256": sha,
         }
         runner_ref = next(r for r in finder.refs() if r.name == _ADK_RUNNER)
-        ref = CriterionRef(name, runner_ref.distribution, runner_ref.version, f"custom_metrics:{dotted}")
+        ref = CriterionRef(
+            name, runner_ref.distribution, runner_ref.version, f"{CUSTOM_METRIC_PREFIX}{dotted}"
+        )
         definition = json.dumps(spec.model_dump(mode="json"), sort_keys=True)
 
         def build(param_keys: Sequence[str]) -> type:

@@ -36,6 +36,10 @@ __all__ = [
     "known_plugins",
 ]
 
+#: The distribution named for a plugin given as an object (``Registry.from_classes``), not
+#: installed.
+IN_MEMORY_DISTRIBUTION = "<in-memory>"
+
 #: Where a plugin that is not installed comes from, by kind and name. From a clone of the
 #: repository every distribution installs with ``pip install -e ./plugins/<folder>``.
 _FROM = {
@@ -294,7 +298,7 @@ class PluginFinder:
         if self._objects is not None:
             for name, obj in self._objects.items():
                 target = f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', name)}"
-                refs[name] = [PluginRef(name, "<in-memory>", "0", target)]
+                refs[name] = [PluginRef(name, IN_MEMORY_DISTRIBUTION, "0", target)]
         else:
             for ep in importlib.metadata.entry_points(group=self.kind.group):
                 dist_name, version = distribution_of(ep.dist)

@@ -42,3 +42,23 @@ def test_silent_progress_still_counts():
     progress.start(total=2)
     progress.case_done(Status.FAILED)
     assert progress.done == 1 and progress.counts[Status.FAILED] == 1
+
+
+def test_a_paused_live_line_runs_no_thread_and_is_drawn_again_after():
+    from rich.console import Console
+
+    stream = _Terminal()
+    progress = RichProgress(Console(file=stream, force_terminal=True, width=120))
+    progress.start(total=3)
+    refreshing = progress._live._refresh_thread
+    assert refreshing.is_alive()
+    with progress.paused():
+        assert not refreshing.is_alive()  # ended, not only told to end: a fork copies none
+        progress.case_done(Status.PASSED)
+    assert progress._live._refresh_thread.is_alive()  # a new one
+    drawn = len(stream.getvalue())
+    progress.stop()
+    assert "1/3 cases" in stream.getvalue()[drawn:]
+    for quiet in (SilentProgress(), PlainProgress(io.StringIO())):
+        with quiet.paused():
+            pass

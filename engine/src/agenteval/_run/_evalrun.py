@@ -56,6 +56,8 @@ from ..runs import (
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
 from ..runs._briefs import brief_from_result
+from ..runs._records import record_line
+from . import _ahead
 from ._executor import DEFAULT_EXECUTOR, Executor, ExecutorContext, LocalExecutor, WorkUnit
 from ._plan import Plan, PlannedSet
 from ._progress import Progress, SilentProgress
@@ -364,6 +366,15 @@ class EvalRun:
                     lanes.unprepared = await lanes.preparation.failures()
                     if self.strict and lanes.unprepared:
                         raise next(iter(lanes.unprepared.values()))
+        results, duration = await self._scored(state, run_index, outcome, lanes)
+        return case_record(
+            self.run_id, state.planned, state.case, run_index, outcome, origin, results, duration
+        )
+
+    async def _scored(
+        self, state: _CaseState, run_index: int, outcome: Any, lanes: _Lanes
+    ) -> tuple[list[CriterionResult], float]:
+        """Score one unit's outcome: the criteria's results and the seconds it took."""
         started = time.perf_counter()
         scope = f"{state.planned.index}:{state.case.eval_id}" + (f"#run{run_index}" if run_index > 1 else "")
         results = await score_run(
@@ -374,13 +385,47 @@ class EvalRun:
             strict=self.strict,
             judge=self.judge,
             scope=scope,
-            unprepared=lanes.unprepared,
+            unprepared=lanes.unprepared or {},
             point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
         )
-        duration = time.perf_counter() - started
-        return case_record(
-            self.run_id, state.planned, state.case, run_index, outcome, origin, results, duration
-        )
+        return results, time.perf_counter() - started
+
+    def _scoring_helper(
+        self, lanes: _Lanes, resumed: dict[tuple[int, str], list[int]]
+    ) -> Optional[_ahead.ScoreAhead]:
+        """A helper process scoring ahead (``agenteval._run._ahead``) when the run is one it
+        serves (its criteria prepared, synchronous and installed; nothing resumed; a fixed
+        number of runs of enough units) and a CPU is idle for it; else ``None``."""
+        plan = self.plan
+        if (
+            resumed
+            or plan.auto_runs
+            or plan.case_count * plan.num_runs < _ahead.AHEAD_FROM_UNITS
+            or not all(_ahead.installed(c.plugin) for s in plan.sets for c in s.criteria)
+            or not _ahead.can_fork()
+        ):
+            return None
+        sets = {s.index: s for s in plan.sets}
+
+        def score(key: tuple[int, str, int]) -> _ahead.Scored:
+            planned = sets[key[0]]
+            state = _CaseState(planned, planned.case(key[1]))
+            recorded = self._recorded(state, key[2])
+            work = self._scored(state, key[2], recorded, lanes)
+            try:
+                work.send(None)
+            except StopIteration as done:
+                results, duration = done.value
+            else:  # it waits after all: the driver scores it
+                work.close()
+                raise RuntimeError("a criterion waited")
+            record = case_record(
+                self.run_id, planned, state.case, key[2], recorded, "recorded", results, duration
+            )
+            return duration, results, record_line(record)
+
+        units = [(s.index, c, r) for s in plan.sets for c in s.case_ids for r in range(1, plan.num_runs + 1)]
+        return _ahead.ScoreAhead(units, score)
 
     async def run_unit(self, unit: WorkUnit) -> CaseRecord:
         """One unit on its own, outside ``execute`` (an executor's worker, holding its own
@@ -610,6 +655,10 @@ class _Dispatch:
             and not any(c.waits for s in plan.sets for c in s.criteria)
         )
         self._since_turn = 0
+        #: the helper scoring ahead (``agenteval._run._ahead``), and the lines it gave of
+        #: records not written yet
+        self.ahead: Optional[_ahead.ScoreAhead] = None
+        self.lines: dict[tuple[int, str, int], bytes] = {}
 
     async def walk(self, resumed: dict[tuple[int, str], list[int]]) -> None:
         """Start every case (keeping the first look of those not started yet reserved
@@ -622,7 +671,10 @@ class _Dispatch:
         )
         try:
             if self.inline:  # the units then find the criteria prepared without waiting
-                await self.lanes.preparation.failures()
+                unprepared = await self.lanes.preparation.failures()
+                if not unprepared:
+                    with run.progress.paused():  # its thread stopped: a fork copies none
+                        self.ahead = run._scoring_helper(self.lanes, resumed)
             await self._start_cases(resumed, first_look)
             while self.tasks:  # a look may start more runs while others finish
                 await asyncio.gather(*list(self.tasks), return_exceptions=True)
@@ -633,6 +685,9 @@ class _Dispatch:
             if pending and run._interrupts < 2:
                 await asyncio.wait(pending, timeout=_WIND_DOWN_SECONDS)
             raise
+        finally:
+            if self.ahead is not None:
+                self.ahead.close()
         if self.failure:
             raise self.failure[0]
 
@@ -707,7 +762,22 @@ class _Dispatch:
         task.add_done_callback(self.tasks.discard)
 
     async def _local(self, unit: WorkUnit) -> CaseRecord:
-        return await self.run._unit_record(self.book.active[unit.key[:2]], unit, self.lanes)
+        state = self.book.active[unit.key[:2]]
+        found = self.ahead.take(unit.key) if self.ahead is not None else None
+        if found is None:
+            return await self.run._unit_record(state, unit, self.lanes)
+        duration, results, line = found
+        self.lines[unit.key] = line
+        return case_record(
+            self.run.run_id,
+            state.planned,
+            state.case,
+            unit.run_index,
+            unit.recorded,
+            "recorded",
+            results,
+            duration,
+        )
 
     async def _unit(self, state: _CaseState, run_index: int, recorded: Any) -> None:
         """One unit through the executor; its record written (once) and counted."""
@@ -715,12 +785,13 @@ class _Dispatch:
         try:
             unit = WorkUnit(state.planned.index, state.case.eval_id, run_index, recorded)
             record = await run.executor.run(unit, self._local)
+            line = self.lines.pop(unit.key, None)
             if run_index in state.runs:
                 return  # this unit's record is written already: never twice
             if record.run_id != run.run_id:  # a worker's record joins this run
                 record = record.model_copy(update={"run_id": run.run_id})
             if run.writer is not None:
-                run.writer.append(record)
+                run.writer.append(record, line)
             state.runs[run_index] = record
             if len(state.runs) >= state.target:
                 run._look(state, self.book, self._extend)

@@ -3,9 +3,10 @@ at most every 10 s otherwise (CI logs), nothing with ``--quiet``."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any, Optional
 
 from .._results import Status
@@ -38,6 +39,11 @@ class Progress:
 
     def stop(self) -> None:
         """Called once at the end (interrupted or not)."""
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Within the block, no thread of the display's runs (the run forks a helper)."""
+        yield
 
     def line(self) -> str:
         """One line: cases done of total (on how many workers, when not one process), outcomes
@@ -142,6 +148,21 @@ class RichProgress(Progress):
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        live = self._live
+        if live is None:
+            yield
+            return
+        thread = getattr(live, "_refresh_thread", None)  # (rich has no public handle on it)
+        live.stop()  # tells its refreshing thread to end
+        if thread is not None:
+            thread.join(timeout=1)
+        try:
+            yield
+        finally:
+            live.start()
 
 
 def progress_for(stream: IO[str], *, quiet: bool, judge_counters: Optional[JudgeCounters] = None) -> Progress:

@@ -87,14 +87,16 @@ class Preparation:
                     failed[id(evaluator)] = exc
             self._future.set_result(failed)
 
-        threading.Thread(target=work, name="agenteval-prepare", daemon=True).start()
+        self._thread = threading.Thread(target=work, name="agenteval-prepare", daemon=True)
+        self._thread.start()
 
     async def failures(self) -> dict[int, BaseException]:
         """The exceptions raised by ``prepare()``, by evaluator id (waits for the thread;
         once it is done, answers without waiting)."""
-        if self._future.done():
-            return self._future.result()
-        return await asyncio.wrap_future(self._future)
+        if not self._future.done():
+            await asyncio.wrap_future(self._future)
+        self._thread.join()  # ending: its result is set
+        return self._future.result()
 
 
 def _precondition(

@@ -1,0 +1,214 @@
+"""Scoring ahead: a large run of recorded turns scored on two cores, to the same records.
+
+A run whose units are recorded turns under synchronous criteria (``_Dispatch.inline``) is
+CPU work in one process. With two CPUs, one idle, and at least ``AHEAD_FROM_UNITS`` units,
+the driver forks a helper once the criteria are prepared. Both know the units in the order
+the dispatch starts them. The helper scores blocks of ``BLOCK`` units a little ahead of the
+driver: each time from ``LEAD`` blocks past the driver's (or its own last block's end, when
+that is further), and never more than ``AHEAD_BLOCKS`` past it. For each unit it does what the
+driver would (the case's recorded turns, ``score_run``, the record) and sends back the
+scoring's duration, the criteria's results and the record's ``results.jsonl`` line.
+
+The driver never waits for the helper: before each unit it reads what the helper has sent
+(without blocking) and takes the unit's results when they are there (validated, the record
+built from them, the helper's line written); else it scores the unit itself, and the helper,
+seeing the driver past a unit, skips ahead. So each process does what it is fastest at, the
+helper's scoring and encoding leave the driver's CPU, and a slow or lost helper (killed, out
+of memory) only means the driver scores more itself.
+
+The driver stays the only owner of the run: it finishes every case, writes every line,
+keeps the summary and the report. A unit the helper could not score (a criterion waited or
+raised, anything else) is scored by the driver, so every error, strict mode's included, is
+the one the run meets alone. The helper ignores Ctrl-C (the driver, the run's owner, winds
+down and kills it), and ends when the driver closes the pipe or is gone.
+
+Only criteria from installed distributions are scored ahead: a criterion from the user's
+project (``path/to/metrics.py:fn``, an ADK custom metric) may keep state of its own that a
+second process would not share. A run resumed from earlier records, under ``--num-runs
+auto``, with a judge or an agent, or in a process with other threads (forking copies only the
+calling thread) is scored in one process, as before.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import multiprocessing
+import os
+import signal
+import struct
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from pydantic import TypeAdapter
+
+from .. import _fork
+from .._local_criteria import CUSTOM_METRIC_PREFIX, LOCAL_DISTRIBUTION
+from .._plugins import IN_MEMORY_DISTRIBUTION
+from .._results import CriterionResult, PluginInfo
+
+__all__ = ["AHEAD_FROM_UNITS", "ScoreAhead", "Scored", "can_fork", "installed"]
+
+#: The fewest units scored ahead (below it, forking costs more than it saves).
+AHEAD_FROM_UNITS = 2000
+#: Units the helper scores in a row before it looks where the driver is.
+BLOCK = 16
+#: How many blocks past the driver's the helper starts a block when it has fallen behind.
+LEAD = 2
+#: How many blocks past the driver's the helper may be (what waits in the pipe for it).
+AHEAD_BLOCKS = 8
+#: A unit's message head: its position, the scoring's duration, and the lengths of the
+#: results' JSON and of the record's line.
+_HEAD = struct.Struct("<qdqq")
+_PIPE_BYTES = 1 << 20
+
+_RESULTS: TypeAdapter[list[CriterionResult]] = TypeAdapter(list[CriterionResult])
+
+#: What scoring one unit gives: the scoring's duration, its results, and the record's line.
+Scored = tuple[float, list[CriterionResult], bytes]
+
+
+def installed(plugin: PluginInfo) -> bool:
+    """Whether a criterion comes from an installed distribution's entry point: not from the
+    user's project (a local function criterion, an ADK custom metric) nor a class given in
+    memory, whose state a second process would not share."""
+    return plugin.distribution not in (LOCAL_DISTRIBUTION, IN_MEMORY_DISTRIBUTION) and not (
+        plugin.entry_point.startswith(CUSTOM_METRIC_PREFIX)
+    )
+
+
+def can_fork() -> bool:
+    """Whether the helper may be forked now (``agenteval._fork.can_fork``: a CPU idle)."""
+    return _fork.can_fork()
+
+
+class ScoreAhead:
+    """The driver's side: ``take(key)`` before scoring the unit ``key`` (one of ``units``)
+    gives the helper's work for it, or ``None`` (the driver scores it)."""
+
+    def __init__(self, units: Sequence[Any], score: Callable[[Any], Scored]) -> None:
+        self._units = units
+        self._positions = {key: position for position, key in enumerate(units)}
+        #: the position of the unit the driver is at
+        self._driver = multiprocessing.get_context("fork").RawValue("q", 0)
+        read, write = os.pipe()
+        if hasattr(fcntl, "F_SETPIPE_SZ"):
+            try:
+                fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+            except OSError:  # above the system's limit: the default size
+                pass
+        pid = os.fork()
+        if pid == 0:  # the helper
+            status = 0
+            try:
+                os.close(read)
+                _on_its_own()
+                self._help(write, score)
+            except BaseException:  # noqa: BLE001 - whatever it did not send, the driver scores
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(write)
+        os.set_blocking(read, False)
+        self.pid: Optional[int] = pid
+        self._read = read
+        self._buffer = bytearray()
+        #: the helper's units received and not taken yet, by position
+        self._received: dict[int, tuple[float, bytes, bytes]] = {}
+        #: units the driver took from the helper
+        self.units_ahead = 0
+
+    # -- the helper
+
+    def _help(self, out: int, score: Callable[[Any], Scored]) -> None:
+        driver, parent, units = self._driver, os.getppid(), len(self._units)
+        start = 0
+        while start < units:
+            at = driver.value
+            if start > at + AHEAD_BLOCKS * BLOCK:  # far enough ahead: wait for the driver
+                if os.getppid() != parent:
+                    return
+                time.sleep(0.0005)
+                continue
+            start = max(start, at + LEAD * BLOCK)
+            for position in range(start, min(start + BLOCK, units)):
+                if position <= driver.value:  # the driver has passed it
+                    continue
+                try:
+                    duration, results, line = score(self._units[position])
+                except Exception:  # noqa: BLE001 - the driver scores it
+                    continue
+                payload = _RESULTS.dump_json(results)
+                view = memoryview(_HEAD.pack(position, duration, len(payload), len(line)) + payload + line)
+                while view:
+                    view = view[os.write(out, view) :]
+            start += BLOCK
+
+    # -- the driver
+
+    def take(self, key: Any) -> Optional[Scored]:
+        """The helper's duration, results and line for the unit ``key``, or ``None`` when the
+        driver is to score it (the helper has not sent it, or could not score it)."""
+        position = self._positions.get(key)
+        if position is None:
+            return None
+        if self.pid is not None:
+            self._driver.value = position
+            self._receive()
+        found = self._received.pop(position, None)
+        if found is None:
+            return None
+        duration, payload, line = found
+        self.units_ahead += 1
+        return duration, _RESULTS.validate_json(payload), line
+
+    def _receive(self) -> None:
+        """Read every unit the helper has sent so far, without waiting."""
+        while True:
+            try:
+                chunk = os.read(self._read, _PIPE_BYTES)
+            except BlockingIOError:
+                break
+            if not chunk:  # the helper is gone: the driver scores what it did not send
+                self.close()
+                break
+            self._buffer += chunk
+        buffer, head = self._buffer, _HEAD.size
+        used = 0
+        while len(buffer) - used >= head:
+            position, duration, size, length = _HEAD.unpack_from(buffer, used)
+            end = used + head + size + length
+            if len(buffer) < end:
+                break
+            if position >= self._driver.value:
+                payload = bytes(buffer[used + head : used + head + size])
+                self._received[position] = (duration, payload, bytes(buffer[end - length : end]))
+            used = end
+        del buffer[:used]
+
+    def close(self) -> None:
+        """Stop the helper (if it still runs) and let it go; what it sent can still be taken."""
+        pid, self.pid = self.pid, None
+        if pid is None:
+            return
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        os.close(self._read)
+
+
+def _on_its_own() -> None:
+    """The helper's signals: Ctrl-C is for the driver (which then kills it), a termination
+    ends it; none goes to the driver's event loop (whose wake-up pipe it shares)."""
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:  # not the main thread: none was set by this one
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
