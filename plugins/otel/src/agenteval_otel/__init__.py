@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OtelReader", "__version__"]
 
-__version__ = "0.11.1"
+__version__ = "0.12.0"
 
 
 def __getattr__(name: str) -> Any:
