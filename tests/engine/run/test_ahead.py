@@ -6,9 +6,11 @@ and the helper never outlives the run."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from agenteval import Evaluator, EvaluatorInfo, Score, Status
@@ -107,6 +109,57 @@ def test_a_run_scored_ahead_writes_the_same_bytes_as_a_run_scored_alone(tmp_path
     assert _reaped(helpers[0][0])
 
 
+def test_a_cli_run_of_two_recorded_runs_per_case_scored_ahead_writes_the_same_bytes(
+    tmp_path, helpers, monkeypatch
+):
+    from agenteval.cli import main
+    from click.testing import CliRunner
+
+    monkeypatch.setattr(time, "perf_counter", lambda: 0.0)
+    for holder in ("agenteval.runs._folder", "agenteval.runs", "agenteval._run._session"):
+        monkeypatch.setattr(f"{holder}.new_run_id", lambda: "pinned", raising=False)
+    expected, actual = _sets(200)
+    (tmp_path / "s.evalset.json").write_text(expected.model_dump_json(exclude_none=True), encoding="utf-8")
+    recorded = EvalSet(
+        eval_set_id="s",
+        eval_cases=[c.model_copy(update={"conversation": actual[c.eval_id]}) for c in expected.eval_cases],
+    )
+    sources = []
+    for name in ("first", "second"):
+        sources += ["--actual", str(tmp_path / f"{name}.actual.json")]
+        (tmp_path / f"{name}.actual.json").write_text(
+            recorded.model_dump_json(exclude_none=True), encoding="utf-8"
+        )
+    criteria = "tool_trajectory_avg_score,response_match_score"
+
+    def run(name: str) -> Path:
+        args = ["run", str(tmp_path / "s.evalset.json"), *sources, "--criteria", criteria]
+        args += [
+            "--runs-dir",
+            str(tmp_path / name),
+            "--format",
+            "json",
+            "--output",
+            str(tmp_path / f"{name}.json"),
+        ]
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 1, done.output  # some cases fail
+        [folder] = (tmp_path / name).iterdir()
+        return folder
+
+    ahead = run("ahead")
+    assert len(helpers) == 1 and helpers[0][1] > 0
+    monkeypatch.setattr(_ahead, "can_fork", lambda: False)
+    alone = run("alone")
+    assert len(helpers) == 1
+    assert ahead.name == alone.name == "pinned"
+    for name in (*FILES, "briefs.jsonl"):
+        assert (ahead / name).read_bytes() == (alone / name).read_bytes(), name
+    report = json.loads((tmp_path / "ahead.json").read_text(encoding="utf-8"))
+    assert report == json.loads((tmp_path / "alone.json").read_text(encoding="utf-8"))
+    assert len(report["eval_sets"][0]["cases"]) == 200
+
+
 class Shy(Evaluator):
     """Scores a case by its number's parity; in the helper it raises for every third case,
     waits for the next, and at case 300 the helper dies."""
@@ -202,3 +255,12 @@ def test_small_resumed_or_local_runs_are_scored_alone(tmp_path, helpers, monkeyp
     resumed = open_run(plan, runs_dir=tmp_path / "resumed", argv=["test"], resume="latest")
     assert not run_sync(resumed.execute()).interrupted
     assert len(helpers) == 1
+
+
+def test_the_docs_give_the_size_from_which_a_run_scores_ahead():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[3] / "docs"
+    size = f"{_ahead.AHEAD_FROM_UNITS:,} units or more"
+    for page in ("architecture.md", "writing-a-criterion.md"):
+        assert size in " ".join((docs / page).read_text(encoding="utf-8").split()), page
