@@ -237,6 +237,18 @@ def test_only_criteria_of_installed_distributions_are_scored_ahead(distribution,
     assert _ahead.installed(plugin) is installed
 
 
+def test_a_helper_is_forked_only_where_a_copy_of_the_run_fits_in_memory(monkeypatch):
+    monkeypatch.setattr(_ahead._fork, "can_fork", lambda: True)
+    monkeypatch.setattr(_ahead, "free_memory", lambda: 64 * 2**30)
+    assert _ahead.can_fork()
+    monkeypatch.setattr(_ahead, "free_memory", lambda: 2**20)  # less than this process holds
+    assert not _ahead.can_fork()
+    monkeypatch.setattr(_ahead, "free_memory", lambda: None)  # the system cannot tell
+    assert _ahead.can_fork()
+    monkeypatch.setattr(_ahead._fork, "can_fork", lambda: False)
+    assert not _ahead.can_fork()
+
+
 def test_small_resumed_or_local_runs_are_scored_alone(tmp_path, helpers, monkeypatch):
     monkeypatch.setattr(_ahead, "AHEAD_FROM_UNITS", 500)
     run_sync(_run(tmp_path, "small", {"response_match_score": 0.5}, 499).execute())

@@ -302,15 +302,15 @@ def test_files_are_checked_here_while_another_thread_runs(tmp_path, monkeypatch)
 
 def test_the_default_budget_is_the_measured_one_within_a_quarter_of_the_available_memory(monkeypatch):
     monkeypatch.delenv("AGENTEVAL_EVAL_CACHE_MB", raising=False)
-    monkeypatch.setattr(_files, "_free_memory", lambda: 64 * 2**30)
+    monkeypatch.setattr(_files, "free_memory", lambda: 64 * 2**30)
     assert EvalFiles().budget == _files.DEFAULT_BUDGET_MB * 2**20
-    monkeypatch.setattr(_files, "_free_memory", lambda: 400 * 2**20)
+    monkeypatch.setattr(_files, "free_memory", lambda: 400 * 2**20)
     assert EvalFiles().budget == 100 * 2**20
-    monkeypatch.setattr(_files, "_free_memory", lambda: None)
+    monkeypatch.setattr(_files, "free_memory", lambda: None)
     assert EvalFiles().budget == _files.DEFAULT_BUDGET_MB * 2**20
     monkeypatch.setenv("AGENTEVAL_EVAL_CACHE_MB", "7")
     assert EvalFiles().budget == 7 * 2**20
-    assert _files._free_memory() is None or _files._free_memory() > 0
+    assert _files.free_memory() is None or _files.free_memory() > 0
 
 
 def _size_by_recursion(value, seen):

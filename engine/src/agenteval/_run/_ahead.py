@@ -46,6 +46,7 @@ from .. import _fork
 from .._local_criteria import CUSTOM_METRIC_PREFIX, LOCAL_DISTRIBUTION
 from .._plugins import IN_MEMORY_DISTRIBUTION
 from .._results import CriterionResult, PluginInfo
+from ._files import free_memory
 
 __all__ = ["AHEAD_FROM_UNITS", "ScoreAhead", "Scored", "can_fork", "installed"]
 
@@ -78,8 +79,21 @@ def installed(plugin: PluginInfo) -> bool:
 
 
 def can_fork() -> bool:
-    """Whether the helper may be forked now (``agenteval._fork.can_fork``: a CPU idle)."""
-    return _fork.can_fork()
+    """Whether the helper may be forked now: ``agenteval._fork.can_fork`` (a CPU idle), and
+    the memory available could take a copy of this process (the helper's pages are this
+    process's until it touches them: the cases it scores are copied then)."""
+    return _fork.can_fork() and _copy_fits()
+
+
+def _copy_fits() -> bool:
+    free = free_memory()
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # (kB on Linux)
+    except (ImportError, OSError):
+        return True
+    return free is None or free >= peak
 
 
 class ScoreAhead:

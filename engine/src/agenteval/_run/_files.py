@@ -100,7 +100,7 @@ _LEAST_SPLIT = 8000
 _WAIT_FOR_PARTS = False
 
 
-def _free_memory() -> Optional[int]:
+def free_memory() -> Optional[int]:
     """Bytes of memory available to a new process (Linux's ``MemAvailable``, which counts
     the page cache it can reclaim; else the free pages), ``None`` when the system cannot tell."""
     try:
@@ -118,7 +118,7 @@ def _free_memory() -> Optional[int]:
 
 def _default_budget() -> int:
     budget = DEFAULT_BUDGET_MB * 1024 * 1024
-    free = _free_memory()
+    free = free_memory()
     return budget if free is None or free <= 0 else min(budget, free // 4)
 
 
