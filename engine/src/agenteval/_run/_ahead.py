@@ -31,7 +31,6 @@ calling thread) is scored in one process, as before.
 
 from __future__ import annotations
 
-import fcntl
 import multiprocessing
 import os
 import signal
@@ -106,11 +105,7 @@ class ScoreAhead:
         #: the position of the unit the driver is at
         self._driver = multiprocessing.get_context("fork").RawValue("q", 0)
         read, write = os.pipe()
-        if hasattr(fcntl, "F_SETPIPE_SZ"):
-            try:
-                fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-            except OSError:  # above the system's limit: the default size
-                pass
+        _widened(write)
         pid = os.fork()
         if pid == 0:  # the helper
             status = 0
@@ -214,6 +209,17 @@ class ScoreAhead:
         except OSError:
             pass
         os.close(self._read)
+
+
+def _widened(pipe: int) -> None:
+    """A pipe that holds what the helper sends a few blocks ahead (Linux: 1 MiB, where the
+    system allows it; elsewhere its default size: the helper then waits sooner)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 def _on_its_own() -> None:
