@@ -65,3 +65,17 @@ def test_a_byte_that_differs_is_named(tmp_path: Path) -> None:
     this = _outputs(tmp_path / "this", b'{"low": 0.91}')
     assert run_stages.differences(this, _outputs(tmp_path / "same", b'{"low": 0.91}')) == []
     assert run_stages.differences(this, _outputs(tmp_path / "other", b'{"low": 0.92}')) == ["summary.json"]
+
+
+def test_reports_of_two_releases_differ_in_more_than_the_engine_version_to_differ(tmp_path: Path) -> None:
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import run_stages
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    this, older, other = (_outputs(tmp_path / name, b'{"low": 0.91}') for name in ("this", "older", "other"))
+    (this / "result.json").write_bytes(b'{"engine_version": "0.20.0", "passed": true}')
+    (older / "result.json").write_bytes(b'{"engine_version": "0.19.6", "passed": true}')
+    (other / "result.json").write_bytes(b'{"engine_version": "0.19.6", "passed": false}')
+    assert run_stages.differences(this, older) == []
+    assert run_stages.differences(this, other) == ["result.json"]
