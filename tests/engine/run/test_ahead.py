@@ -196,6 +196,34 @@ def test_what_the_helper_cannot_score_the_driver_scores(tmp_path, helpers, monke
     assert _reaped(pid)
 
 
+class Raising(Evaluator):
+    """Raises for every seventh case, wherever it runs (an ERRORED result with its traceback)."""
+
+    info = EvaluatorInfo(description="Raising.")
+
+    def evaluate(self, ctx):
+        if int(ctx.case.eval_id[1:]) % 7 == 0:
+            raise ValueError(f"no score for {ctx.case.eval_id}")
+        return Score(value=1.0)
+
+
+def test_errored_results_scored_ahead_are_the_ones_scored_alone(tmp_path, helpers, monkeypatch):
+    monkeypatch.setattr(_ahead, "installed", lambda plugin: True)
+    monkeypatch.setattr(time, "perf_counter", lambda: 0.0)
+    registry = registry_for(raising=Raising)
+    ahead = _run(tmp_path, "ahead", {"raising": 0.5}, 300, registry=registry)
+    ahead_result = run_sync(ahead.execute())
+    assert len(helpers) == 1 and helpers[0][1] > 0
+    monkeypatch.setattr(_ahead, "can_fork", lambda: False)
+    single = _run(tmp_path, "single", {"raising": 0.5}, 300, registry=registry)
+    single_result = run_sync(single.execute())
+    assert [c.model_dump() for c in ahead_result.cases()] == [c.model_dump() for c in single_result.cases()]
+    errored = [c for c in ahead_result.cases() if c.status is Status.ERRORED]
+    assert len(errored) == 43 and "no score for c0007" in errored[1].criteria[0].error.traceback
+    for name in FILES:
+        assert (ahead.writer.folder / name).read_bytes() == (single.writer.folder / name).read_bytes(), name
+
+
 class StopAt:
     """A case sink that interrupts ``run`` when the case ``case_id`` finishes (in the driver,
     which finishes every case)."""
