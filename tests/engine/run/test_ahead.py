@@ -60,8 +60,8 @@ def _sets(n: int) -> tuple[EvalSet, dict]:
 @pytest.fixture
 def helpers(monkeypatch) -> list[tuple[int, int]]:
     """A helper for every run of 100 units or more (whatever the machine's load and this
-    process's threads); each helper's pid and the units the driver took from it, once its
-    run has closed it."""
+    process's threads), whose first results the driver waits for; each helper's pid and the
+    units the driver took from it, once its run has closed it."""
     monkeypatch.setattr(_ahead, "AHEAD_FROM_UNITS", 100)
     monkeypatch.setattr(_ahead, "can_fork", lambda: True)
     closed: list[tuple[int, int]] = []
@@ -73,6 +73,20 @@ def helpers(monkeypatch) -> list[tuple[int, int]]:
         close(self)
 
     monkeypatch.setattr(_ahead.ScoreAhead, "close", closing)
+    take = _ahead.ScoreAhead.take
+
+    def patient(self: _ahead.ScoreAhead, key):
+        """Before the first unit, wait (up to 10 s) for the helper's first results: on a
+        loaded machine the driver could otherwise score every unit before the helper runs."""
+        if not getattr(self, "waited", False):
+            self.waited = True
+            deadline = time.monotonic() + 10
+            while self.pid is not None and not self._received and time.monotonic() < deadline:
+                self._receive()
+                time.sleep(0.001)
+        return take(self, key)
+
+    monkeypatch.setattr(_ahead.ScoreAhead, "take", patient)
     return closed
 
 
