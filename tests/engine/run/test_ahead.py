@@ -58,18 +58,18 @@ def _sets(n: int) -> tuple[EvalSet, dict]:
 
 
 @pytest.fixture
-def helpers(monkeypatch) -> list[tuple[int, int]]:
+def helpers(monkeypatch) -> list[tuple[int, _ahead.ScoreAhead]]:
     """A helper for every run of 100 units or more (whatever the machine's load and this
-    process's threads), whose first results the driver waits for; each helper's pid and the
-    units the driver took from it, once its run has closed it."""
+    process's threads), whose first results the driver waits for; each helper's pid and its
+    driver's side (``units_ahead``: the units the driver took from it), once closed."""
     monkeypatch.setattr(_ahead, "AHEAD_FROM_UNITS", 100)
     monkeypatch.setattr(_ahead, "can_fork", lambda: True)
-    closed: list[tuple[int, int]] = []
+    closed: list[tuple[int, _ahead.ScoreAhead]] = []
     close = _ahead.ScoreAhead.close
 
     def closing(self: _ahead.ScoreAhead) -> None:
         if self.pid is not None:
-            closed.append((self.pid, self.units_ahead))
+            closed.append((self.pid, self))
         close(self)
 
     monkeypatch.setattr(_ahead.ScoreAhead, "close", closing)
@@ -109,7 +109,7 @@ def test_a_run_scored_ahead_writes_the_same_bytes_as_a_run_scored_alone(tmp_path
     criteria = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
     ahead = _run(tmp_path, "ahead", criteria, 600)
     ahead_result = run_sync(ahead.execute())
-    assert len(helpers) == 1 and helpers[0][1] > 0  # the helper scored some of them
+    assert len(helpers) == 1 and helpers[0][1].units_ahead > 0  # the helper scored some of them
     with monkeypatch.context() as alone:
         alone.setattr(_ahead, "can_fork", lambda: False)
         single = _run(tmp_path, "single", criteria, 600)
@@ -162,7 +162,7 @@ def test_a_cli_run_of_two_recorded_runs_per_case_scored_ahead_writes_the_same_by
         return folder
 
     ahead = run("ahead")
-    assert len(helpers) == 1 and helpers[0][1] > 0
+    assert len(helpers) == 1 and helpers[0][1].units_ahead > 0
     monkeypatch.setattr(_ahead, "can_fork", lambda: False)
     alone = run("alone")
     assert len(helpers) == 1
@@ -205,8 +205,8 @@ def test_what_the_helper_cannot_score_the_driver_scores(tmp_path, helpers, monke
     assert len(cases) == 400
     assert all(cases[f"c{i:04d}"].status is (Status.PASSED if i % 2 else Status.FAILED) for i in range(400))
     assert all(not c.criteria[0].reason for c in cases.values())
-    [(pid, taken)] = helpers
-    assert 0 < taken < 100  # a third of the cases before 300 at most; none after it
+    [(pid, ahead)] = helpers
+    assert 0 < ahead.units_ahead < 100  # a third of the cases before 300 at most; none after it
     assert _reaped(pid)
 
 
@@ -227,7 +227,7 @@ def test_errored_results_scored_ahead_are_the_ones_scored_alone(tmp_path, helper
     registry = registry_for(raising=Raising)
     ahead = _run(tmp_path, "ahead", {"raising": 0.5}, 300, registry=registry)
     ahead_result = run_sync(ahead.execute())
-    assert len(helpers) == 1 and helpers[0][1] > 0
+    assert len(helpers) == 1 and helpers[0][1].units_ahead > 0
     monkeypatch.setattr(_ahead, "can_fork", lambda: False)
     single = _run(tmp_path, "single", {"raising": 0.5}, 300, registry=registry)
     single_result = run_sync(single.execute())

@@ -58,14 +58,16 @@ LEAD = 2
 #: How many blocks past the driver's the helper may be (what waits in the pipe for it).
 AHEAD_BLOCKS = 8
 #: A unit's message head: its position, the scoring's duration, and the lengths of the
-#: results' JSON and of the record's line.
-_HEAD = struct.Struct("<qdqq")
+#: results' JSON, of the record's line and of its index preview's JSON.
+_HEAD = struct.Struct("<qdqqq")
 _PIPE_BYTES = 1 << 20
 
 _RESULTS: TypeAdapter[list[CriterionResult]] = TypeAdapter(list[CriterionResult])
+_PREVIEW: TypeAdapter[dict[str, str]] = TypeAdapter(dict[str, str])
 
-#: What scoring one unit gives: the scoring's duration, its results, and the record's line.
-Scored = tuple[float, list[CriterionResult], bytes]
+#: What scoring one unit gives: the scoring's duration, its results, the record's line and
+#: its index line's preview (``agenteval.runs._index.preview_of``).
+Scored = tuple[float, list[CriterionResult], bytes, dict[str, str]]
 
 
 def installed(plugin: PluginInfo) -> bool:
@@ -123,7 +125,7 @@ class ScoreAhead:
         self._read = read
         self._buffer = bytearray()
         #: the helper's units received and not taken yet, by position
-        self._received: dict[int, tuple[float, bytes, bytes]] = {}
+        self._received: dict[int, tuple[float, bytes, bytes, bytes]] = {}
         #: units the driver took from the helper
         self.units_ahead = 0
 
@@ -144,11 +146,12 @@ class ScoreAhead:
                 if position <= driver.value:  # the driver has passed it
                     continue
                 try:
-                    duration, results, line = score(self._units[position])
+                    duration, results, line, preview = score(self._units[position])
                 except Exception:  # noqa: BLE001 - the driver scores it
                     continue
-                payload = _RESULTS.dump_json(results)
-                view = memoryview(_HEAD.pack(position, duration, len(payload), len(line)) + payload + line)
+                payload, shown = _RESULTS.dump_json(results), _PREVIEW.dump_json(preview)
+                head = _HEAD.pack(position, duration, len(payload), len(line), len(shown))
+                view = memoryview(head + payload + line + shown)
                 while view:
                     view = view[os.write(out, view) :]
             start += BLOCK
@@ -156,8 +159,8 @@ class ScoreAhead:
     # -- the driver
 
     def take(self, key: Any) -> Optional[Scored]:
-        """The helper's duration, results and line for the unit ``key``, or ``None`` when the
-        driver is to score it (the helper has not sent it, or could not score it)."""
+        """The helper's duration, results, line and preview for the unit ``key``, or ``None``
+        when the driver is to score it (the helper has not sent it, or could not score it)."""
         position = self._positions.get(key)
         if position is None:
             return None
@@ -167,9 +170,9 @@ class ScoreAhead:
         found = self._received.pop(position, None)
         if found is None:
             return None
-        duration, payload, line = found
+        duration, payload, line, shown = found
         self.units_ahead += 1
-        return duration, _RESULTS.validate_json(payload), line
+        return duration, _RESULTS.validate_json(payload), line, _PREVIEW.validate_json(shown)
 
     def _receive(self) -> None:
         """Read every unit the helper has sent so far, without waiting."""
@@ -185,13 +188,18 @@ class ScoreAhead:
         buffer, head = self._buffer, _HEAD.size
         used = 0
         while len(buffer) - used >= head:
-            position, duration, size, length = _HEAD.unpack_from(buffer, used)
-            end = used + head + size + length
+            position, duration, size, length, shown = _HEAD.unpack_from(buffer, used)
+            start = used + head
+            end = start + size + length + shown
             if len(buffer) < end:
                 break
             if position >= self._driver.value:
-                payload = bytes(buffer[used + head : used + head + size])
-                self._received[position] = (duration, payload, bytes(buffer[end - length : end]))
+                self._received[position] = (
+                    duration,
+                    bytes(buffer[start : start + size]),
+                    bytes(buffer[start + size : start + size + length]),
+                    bytes(buffer[end - shown : end]),
+                )
             used = end
         del buffer[:used]
 

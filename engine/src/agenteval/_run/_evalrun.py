@@ -56,12 +56,13 @@ from ..runs import (
 )
 from ..runs._adk_history import adk_history_documents, write_adk_history
 from ..runs._briefs import brief_from_result
+from ..runs._index import preview_of
 from ..runs._records import record_line
 from . import _ahead
 from ._executor import DEFAULT_EXECUTOR, Executor, ExecutorContext, LocalExecutor, WorkUnit
 from ._plan import Plan, PlannedSet
 from ._progress import Progress, SilentProgress
-from ._recorded import RecordedTurns
+from ._recorded import RecordedTurns, built_turns
 from ._scoring import Preparation, score_run
 from ._unit import Missing, case_record, one_run_case
 
@@ -422,7 +423,7 @@ class EvalRun:
             record = case_record(
                 self.run_id, planned, state.case, key[2], recorded, "recorded", results, duration
             )
-            return duration, results, record_line(record)
+            return duration, results, record_line(record), preview_of(record)
 
         units = [(s.index, c, r) for s in plan.sets for c in s.case_ids for r in range(1, plan.num_runs + 1)]
         return _ahead.ScoreAhead(units, score)
@@ -454,13 +455,14 @@ class EvalRun:
         state.target = target
         extend(state)
 
-    def _recorded(self, state: _CaseState, run_index: int) -> Any:
+    def _recorded(self, state: _CaseState, run_index: int, built: bool = True) -> Any:
         """This run's recorded turns, or ``Missing`` when no source has this run. Read when
         the run is started (not when its task runs), so that the run's files can let go of
-        an eval set's ``--actual`` files once every case of the set has started."""
+        an eval set's ``--actual`` files once every case of the set has started. ``built=False``:
+        turns a format reader builds when read are left to build (``built_turns``)."""
         recorded = self.plan.recorded
         assert isinstance(recorded, RecordedTurns)
-        turns = recorded.run(state.key, run_index)
+        turns = recorded.run(state.key, run_index, built=built)
         return turns if turns is not None else Missing(run_index, recorded.runs(state.key))
 
     async def _acquire(
@@ -655,10 +657,10 @@ class _Dispatch:
             and not any(c.waits for s in plan.sets for c in s.criteria)
         )
         self._since_turn = 0
-        #: the helper scoring ahead (``agenteval._run._ahead``), and the lines it gave of
-        #: records not written yet
+        #: the helper scoring ahead (``agenteval._run._ahead``), and the lines and index
+        #: previews it gave of records not written yet
         self.ahead: Optional[_ahead.ScoreAhead] = None
-        self.lines: dict[tuple[int, str, int], bytes] = {}
+        self.lines: dict[tuple[int, str, int], tuple[bytes, dict[str, str]]] = {}
 
     async def walk(self, resumed: dict[tuple[int, str], list[int]]) -> None:
         """Start every case (keeping the first look of those not started yet reserved
@@ -723,7 +725,11 @@ class _Dispatch:
                 self.window.release()
                 return False
             try:
-                recorded = self.run._recorded(state, run_index) if self.run.plan.agent is None else None
+                recorded = (
+                    self.run._recorded(state, run_index, built=self.ahead is None)
+                    if self.run.plan.agent is None
+                    else None
+                )
             except AgentEvalError as exc:  # its file changed on disk: stop, keep what finished
                 self.window.release()
                 self.failure.append(exc)
@@ -765,9 +771,13 @@ class _Dispatch:
         state = self.book.active[unit.key[:2]]
         found = self.ahead.take(unit.key) if self.ahead is not None else None
         if found is None:
+            if self.ahead is not None:  # its turns were left unbuilt (``_start``)
+                unit = dataclasses.replace(unit, recorded=built_turns(unit.recorded))
             return await self.run._unit_record(state, unit, self.lanes)
-        duration, results, line = found
-        self.lines[unit.key] = line
+        duration, results, line, preview = found
+        self.lines[unit.key] = (line, preview)
+        # Turns a format reader builds when read stay unbuilt in this record: the helper wrote
+        # its line and index preview, and whatever reads them later builds them then.
         return case_record(
             self.run.run_id,
             state.planned,
@@ -777,6 +787,7 @@ class _Dispatch:
             "recorded",
             results,
             duration,
+            lazy=True,
         )
 
     async def _unit(self, state: _CaseState, run_index: int, recorded: Any) -> None:
@@ -785,13 +796,13 @@ class _Dispatch:
         try:
             unit = WorkUnit(state.planned.index, state.case.eval_id, run_index, recorded)
             record = await run.executor.run(unit, self._local)
-            line = self.lines.pop(unit.key, None)
+            line, preview = self.lines.pop(unit.key, (None, None))
             if run_index in state.runs:
                 return  # this unit's record is written already: never twice
             if record.run_id != run.run_id:  # a worker's record joins this run
                 record = record.model_copy(update={"run_id": run.run_id})
             if run.writer is not None:
-                run.writer.append(record, line)
+                run.writer.append(record, line, preview)
             state.runs[run_index] = record
             if len(state.runs) >= state.target:
                 run._look(state, self.book, self._extend)

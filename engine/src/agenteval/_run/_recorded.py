@@ -31,6 +31,7 @@ __all__ = [
     "RecordedActuals",
     "RecordedTurns",
     "actuals_by_case",
+    "built_turns",
     "outcome_of",
     "read_actual_sources",
 ]
@@ -178,20 +179,19 @@ class RecordedTurns(Mapping[tuple[int, str], Sequence[Outcome]]):
         self._refs = refs
         self._actuals = actuals
 
-    def _outcome(self, ref: Union[Outcome, InFile]) -> Outcome:
+    def _outcome(self, ref: Union[Outcome, InFile], built: bool = True) -> Outcome:
         # without recorded actuals no ref is in a file
         outcome = self._actuals.outcome(ref) if self._actuals is not None else ref
-        # turns a format reader builds when they are read (``FormatReader.read_actual``): built
-        # once here, when the run starts, and let go with it
-        return outcome if isinstance(outcome, (list, AgentFailure)) else list(outcome)  # type: ignore[arg-type]
+        return built_turns(outcome) if built else outcome  # type: ignore[return-value]  # (no InFile here)
 
     def __getitem__(self, key: tuple[int, str]) -> Sequence[Outcome]:
         return [self._outcome(ref) for ref in self._refs[key]]
 
-    def run(self, key: tuple[int, str], run_index: int) -> Optional[Outcome]:
-        """The case's turns of one run (1-based), or ``None`` when no source has that run."""
+    def run(self, key: tuple[int, str], run_index: int, *, built: bool = True) -> Optional[Outcome]:
+        """The case's turns of one run (1-based), or ``None`` when no source has that run;
+        ``built=False``: turns a format reader builds when read left unbuilt (``built_turns``)."""
         refs = self._refs.get(key, ())
-        return self._outcome(refs[run_index - 1]) if run_index <= len(refs) else None
+        return self._outcome(refs[run_index - 1], built) if run_index <= len(refs) else None
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
         return iter(self._refs)
@@ -202,6 +202,15 @@ class RecordedTurns(Mapping[tuple[int, str], Sequence[Outcome]]):
     def runs(self, key: tuple[int, str]) -> int:
         """How many recorded runs the case has (nothing is read)."""
         return len(self._refs.get(key, ()))
+
+
+def built_turns(outcome: Any) -> Any:
+    """``outcome`` with its turns built: turns a format reader builds when they are read
+    (``FormatReader.read_actual``: a sequence that is no list) are built once, when the run
+    starts, and let go with it; anything else is as it is."""
+    if outcome is None or isinstance(outcome, (list, AgentFailure)):
+        return outcome
+    return list(outcome)
 
 
 def outcome_of(case: EvalCase, where: str) -> Outcome:

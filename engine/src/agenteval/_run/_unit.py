@@ -35,10 +35,14 @@ def case_record(
     origin: str,
     results: Sequence[CriterionResult],
     duration: float,
+    *,
+    lazy: bool = False,
 ) -> CaseRecord:
     """The record of one case × run (``results.jsonl``'s line): ``outcome`` is the actual
     turns, an ``AgentFailure`` or ``Missing``; ``origin`` ``agent`` or ``recorded``;
-    ``duration`` the seconds its scoring took."""
+    ``duration`` the seconds its scoring took. ``lazy``: turns a format reader builds when
+    read are kept as that sequence, built by whatever reads them (a record whose line
+    and index preview were made elsewhere, so that nothing here needs them)."""
     status = case_status(results)
     problem = next((r for r in results if not r.status.ok), None)
     actual: Optional[AgentRunRecord]
@@ -55,12 +59,11 @@ def case_record(
         actual = None
     else:
         simulation = outcome.details if isinstance(outcome, SimulatedConversation) else None
-        actual = AgentRunRecord(
-            run=run_index,
-            invocations=list(outcome),
-            simulation=simulation,
-            output=getattr(outcome, "output", ""),
-        )
+        fields = {"run": run_index, "simulation": simulation, "output": getattr(outcome, "output", "")}
+        if lazy and not isinstance(outcome, list):  # nothing reads the turns to make it
+            actual = built(AgentRunRecord, {**fields, "invocations": outcome})
+        else:
+            actual = AgentRunRecord(**fields, invocations=list(outcome))
     # Every part was validated when it was made: constructing skips validating it again.
     return built(
         CaseRecord,

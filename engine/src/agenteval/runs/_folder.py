@@ -176,16 +176,20 @@ class RunWriter:
         }
         self._replace(SUMMARY, summary.model_copy(update=sizes).sealed())
 
-    def append(self, record: CaseRecord, line: Optional[bytes] = None) -> None:
+    def append(
+        self, record: CaseRecord, line: Optional[bytes] = None, preview: Optional[dict[str, str]] = None
+    ) -> None:
         """Append one record and flush it, then its index line: a killed process loses only
         the cases in flight (a record whose index line was lost is still read). ``line``:
-        the record's ``record_line``, when it was encoded already (by a helper process)."""
+        the record's ``record_line``, when it was encoded already (by a helper process);
+        ``preview``: its index line's ``preview_of``, made there too (the record's actual turns
+        are then not read here)."""
         # the criteria's arrays are the same in the index line and the scores line: made once
         criteria = criterion_arrays(record)
         self.append_lines(
             (record.eval_set_index, record.case_id, record.run_index),
             record_line(record) if line is None else line,
-            lambda offset, length: _json_bytes(index_entry(record, offset, length, criteria)),
+            lambda offset, length: _json_bytes(index_entry(record, offset, length, criteria, preview)),
             lambda offset, length: score_data(record, offset, length, criteria),
         )
 

@@ -96,8 +96,23 @@ def criterion_arrays(record: CaseRecord) -> list[list[Any]]:
     ]
 
 
+def preview_of(record: CaseRecord) -> dict[str, str]:
+    """The index line's ``preview`` of ``record``: the first turn's user text (of the actual
+    turns, else the expected ones) and the last actual turn's reply, each on one line and
+    cut short."""
+    actual = list(record.actual.invocations) if record.actual is not None else []
+    turns = actual or list(record.expected or [])
+    user = turns[0].user_content.text() if turns else ""
+    reply = actual[-1].final_text() if actual else ""
+    return {"user": _preview(user, PREVIEW_USER), "reply": _preview(reply, PREVIEW_REPLY)}
+
+
 def index_entry(
-    record: CaseRecord, offset: int, length: int, criteria: Optional[list[list[Any]]] = None
+    record: CaseRecord,
+    offset: int,
+    length: int,
+    criteria: Optional[list[list[Any]]] = None,
+    preview: Optional[dict[str, str]] = None,
 ) -> dict[str, Any]:
     """The index line (as a dict) of ``record``, written at ``offset`` with ``length`` bytes.
 
@@ -106,12 +121,9 @@ def index_entry(
     on every line: arrays keep it short and quick to read); ``rubric_texts`` is there only
     when the case's expected turns carry rubrics of their own. ``criteria``: the record's
     ``criterion_arrays`` when the caller made them already (the writer shares them with
-    ``scores.jsonl``)."""
+    ``scores.jsonl``); ``preview``: its ``preview_of(record)`` when the caller has it (the
+    record's actual turns are then not read)."""
     expected = list(record.expected or [])
-    actual = list(record.actual.invocations) if record.actual is not None else []
-    turns = actual or expected
-    user = turns[0].user_content.text() if turns else ""
-    reply = actual[-1].final_text() if actual else ""
     entry: dict[str, Any] = {
         "key": [record.eval_set_index, record.case_id, record.run_index],
         "at": [offset, length],
@@ -119,7 +131,7 @@ def index_entry(
         "reason_code": record.reason_code,
         "duration_s": record.duration_s,
         "criteria": criteria if criteria is not None else criterion_arrays(record),
-        "preview": {"user": _preview(user, PREVIEW_USER), "reply": _preview(reply, PREVIEW_REPLY)},
+        "preview": preview if preview is not None else preview_of(record),
     }
     texts = _rubric_texts(expected)
     if texts:
