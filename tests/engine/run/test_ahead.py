@@ -22,6 +22,8 @@ from agenteval._run._session import open_run
 from agenteval.models import EvalSet
 from agenteval.testing import make_case, make_invocation, registry_for
 
+from tests.fixtures.scoring_ahead import watch_helpers
+
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or sys.platform == "darwin", reason="the helper is a forked process"
 )
@@ -59,35 +61,8 @@ def _sets(n: int) -> tuple[EvalSet, dict]:
 
 @pytest.fixture
 def helpers(monkeypatch) -> list[tuple[int, _ahead.ScoreAhead]]:
-    """A helper for every run of 100 units or more (whatever the machine's load and this
-    process's threads), whose first results the driver waits for; each helper's pid and its
-    driver's side (``units_ahead``: the units the driver took from it), once closed."""
-    monkeypatch.setattr(_ahead, "AHEAD_FROM_UNITS", 100)
-    monkeypatch.setattr(_ahead, "can_fork", lambda: True)
-    closed: list[tuple[int, _ahead.ScoreAhead]] = []
-    close = _ahead.ScoreAhead.close
-
-    def closing(self: _ahead.ScoreAhead) -> None:
-        if self.pid is not None:
-            closed.append((self.pid, self))
-        close(self)
-
-    monkeypatch.setattr(_ahead.ScoreAhead, "close", closing)
-    take = _ahead.ScoreAhead.take
-
-    def patient(self: _ahead.ScoreAhead, key):
-        """Before the first unit, wait (up to 10 s) for the helper's first results: on a
-        loaded machine the driver could otherwise score every unit before the helper runs."""
-        if not getattr(self, "waited", False):
-            self.waited = True
-            deadline = time.monotonic() + 10
-            while self.pid is not None and not self._received and time.monotonic() < deadline:
-                self._receive()
-                time.sleep(0.001)
-        return take(self, key)
-
-    monkeypatch.setattr(_ahead.ScoreAhead, "take", patient)
-    return closed
+    """A helper for every run of 100 units or more (``watch_helpers``)."""
+    return watch_helpers(monkeypatch, 100)
 
 
 def _run(tmp_path, name: str, criteria: dict, n: int, registry=None, **options):

@@ -17,6 +17,7 @@ from agenteval.models import EvalSet
 from agenteval_otel import _packed
 from click.testing import CliRunner
 
+from tests.fixtures.scoring_ahead import watch_helpers
 from tests.plugins.otel.test_many_traces import write_many
 
 pytestmark = pytest.mark.skipif(
@@ -33,28 +34,7 @@ def test_traces_scored_ahead_are_built_by_the_helper_and_written_as_one_process_
     monkeypatch.setattr(time, "perf_counter", lambda: 0.0)  # every scoring duration 0
     for holder in ("agenteval.runs._folder", "agenteval.runs", "agenteval._run._session"):
         monkeypatch.setattr(f"{holder}.new_run_id", lambda: "pinned", raising=False)
-    monkeypatch.setattr(_ahead, "AHEAD_FROM_UNITS", 10)
-    monkeypatch.setattr(_ahead, "can_fork", lambda: True)
-    helpers: list[_ahead.ScoreAhead] = []
-    close = _ahead.ScoreAhead.close
-
-    def closing(self: _ahead.ScoreAhead) -> None:
-        if self.pid is not None:
-            helpers.append(self)
-        close(self)
-
-    def patient(self: _ahead.ScoreAhead, key):  # (see tests/engine/run/test_ahead.py)
-        if not getattr(self, "waited", False):
-            self.waited = True
-            deadline = time.monotonic() + 10
-            while self.pid is not None and not self._received and time.monotonic() < deadline:
-                self._receive()
-                time.sleep(0.001)
-        return take(self, key)
-
-    take = _ahead.ScoreAhead.take
-    monkeypatch.setattr(_ahead.ScoreAhead, "close", closing)
-    monkeypatch.setattr(_ahead.ScoreAhead, "take", patient)
+    helpers = watch_helpers(monkeypatch, 10)
     built: list[str] = []
     build = _packed.PackedInvocation.build
 
@@ -78,13 +58,13 @@ def test_traces_scored_ahead_are_built_by_the_helper_and_written_as_one_process_
         return tmp_path / name / "pinned"
 
     ahead = run("ahead")
-    [helper] = helpers
+    [(_, helper)] = helpers
     units = helper.units_ahead
     assert 0 < units < len(cases)
     built_ahead = len(built)
     monkeypatch.setattr(_ahead, "can_fork", lambda: False)
     alone = run("alone")
-    assert helpers == [helper]
+    assert len(helpers) == 1
     # alone, the driver built every turn once; scored ahead, not the turns of the helper's units
     assert len(built) - built_ahead > built_ahead
     for name in FILES:
