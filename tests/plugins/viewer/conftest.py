@@ -121,6 +121,11 @@ class PageWatch:
 def browser_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fresh 1280×800 page; after the test, no console error, page error or non-local
     request may have happened, and a screenshot is saved under ``SCREENSHOTS``."""
+    from playwright.sync_api import expect
+
+    # What a page shows after a round trip to the server may take more than playwright's 5 s
+    # on a loaded CI machine (two test workers on two cores): assertions wait up to 20 s.
+    expect.set_options(timeout=20_000)
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     watch = PageWatch()
