@@ -1,13 +1,16 @@
 """Scoring ahead: a large run of recorded turns scored on two cores, to the same records.
 
 A run whose units are recorded turns under synchronous criteria (``_Dispatch.inline``) is
-CPU work in one process. With two CPUs, one idle, and at least ``AHEAD_FROM_UNITS`` units,
-the driver forks a helper once the criteria are prepared. Both know the units in the order
+CPU work in one process. With two CPUs, one idle, memory free for a copy of the process (the
+helper's pages are copied as it touches them), and at least ``AHEAD_FROM_UNITS`` units, the
+driver forks a helper once the criteria are prepared. Both know the units in the order
 the dispatch starts them. The helper scores blocks of ``BLOCK`` units a little ahead of the
 driver: each time from ``LEAD`` blocks past the driver's (or its own last block's end, when
 that is further), and never more than ``AHEAD_BLOCKS`` past it. For each unit it does what the
 driver would (the case's recorded turns, ``score_run``, the record) and sends back the
-scoring's duration, the criteria's results and the record's ``results.jsonl`` line.
+scoring's duration, the criteria's results, the record's ``results.jsonl`` line and its
+index preview: the driver then needs none of the unit's actual turns, which it leaves unbuilt
+when a format reader builds them as they are read (traces).
 
 The driver never waits for the helper: before each unit it reads what the helper has sent
 (without blocking) and takes the unit's results when they are there (validated, the record
