@@ -375,7 +375,9 @@ class EvalRun:
     async def _scored(
         self, state: _CaseState, run_index: int, outcome: Any, lanes: _Lanes
     ) -> tuple[list[CriterionResult], float]:
-        """Score one unit's outcome: the criteria's results and the seconds it took."""
+        """Score one unit's outcome: the criteria's results and the seconds it took (the
+        criteria's preparation is known by then: ``lanes.unprepared``)."""
+        assert lanes.unprepared is not None
         started = time.perf_counter()
         scope = f"{state.planned.index}:{state.case.eval_id}" + (f"#run{run_index}" if run_index > 1 else "")
         results = await score_run(
@@ -386,7 +388,7 @@ class EvalRun:
             strict=self.strict,
             judge=self.judge,
             scope=scope,
-            unprepared=lanes.unprepared or {},
+            unprepared=lanes.unprepared,
             point_verdicts=self.plan.num_runs == 1 and self.confidence is not None,
         )
         return results, time.perf_counter() - started
@@ -674,7 +676,8 @@ class _Dispatch:
         try:
             if self.inline:  # the units then find the criteria prepared without waiting
                 unprepared = await self.lanes.preparation.failures()
-                if not unprepared:
+                if not unprepared:  # what the first unit would find (a helper's units too)
+                    self.lanes.unprepared = unprepared
                     with run.progress.paused():  # its thread stopped: a fork copies none
                         self.ahead = run._scoring_helper(self.lanes, resumed)
             await self._start_cases(resumed, first_look)
