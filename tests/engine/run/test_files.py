@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
+import time
 import tracemalloc
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from agenteval import EvalRun, JudgeService, Registry, Status, _fork, plan_paths
 from agenteval._api import run_sync
+from agenteval._loading import _eval_files
 from agenteval._run import _files
 from agenteval._run._files import EvalFiles, measured_cost
 from agenteval.errors import DataError
@@ -262,6 +266,7 @@ def test_files_checked_ahead_by_another_process_plan_and_score_as_those_checked_
     _, here = _run(tmp_path / "here")
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
     monkeypatch.setattr(_files, "_forkable", lambda: True)
+    monkeypatch.setattr(_files.EvalFiles, "_read_next", lambda self, path: None)  # (its own tests below)
     checked = _where_checked(monkeypatch)
     plan, ahead = _run(tmp_path / "ahead")
     assert checked == ["ahead"] * 6
@@ -282,6 +287,80 @@ def test_a_damaged_file_checked_ahead_gives_the_error_it_gives_when_checked_here
     monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
     monkeypatch.setattr(_files, "_forkable", lambda: True)
     assert planned() == here and "duplicate key" in here
+
+
+#: The file the other process checks only after a while (``_slow_check_of``).
+_SLOW: Optional[Path] = None
+
+
+def _slow_check(path: str):
+    """``check_eval_file``, slow for ``_SLOW`` (a module function: the pool pickles it)."""
+    if _SLOW is not None and Path(path) == _SLOW:
+        time.sleep(1.0)
+    return _eval_files.check_eval_file(path)
+
+
+def _slow_check_of(monkeypatch, slow: Path) -> None:
+    """The other process checks ``slow`` only after a while (it is forked after this)."""
+    monkeypatch.setattr(sys.modules[__name__], "_SLOW", slow)
+    monkeypatch.setattr(_files, "check_eval_file", _slow_check)
+    monkeypatch.setattr(_files, "_AHEAD_BYTES", 1)
+    monkeypatch.setattr(_files, "_forkable", lambda: True)
+
+
+def test_while_the_other_process_checks_a_file_the_next_is_read_and_the_run_is_the_same(
+    tmp_path, monkeypatch
+):
+    _, here = _run(tmp_path / "here")
+    _slow_check_of(monkeypatch, tmp_path / "ahead" / "actual" / "set0.actual.json")
+    checked = _where_checked(monkeypatch)
+    plan, ahead = _run(tmp_path / "ahead")
+    # set1's actual file is read while set0's is checked, then handed to planning in its turn
+    # (each later file is checked ahead, or read ahead while the one before it is checked)
+    assert checked[:2] == ["here", "ahead"] and len(checked) == 6
+    assert _scores(ahead) == _scores(here) and ahead.summary == here.summary
+    assert [s.eval_set_id for s in plan.sets] == ["set0", "set1", "set2"]
+    assert plan.files is not None and (plan.files.rereads, plan.files.case_reads) == (0, 0)
+
+
+@pytest.mark.parametrize("damaged", [[1], [0, 1]])
+def test_a_damaged_file_read_ahead_gives_its_error_in_planning_s_turn(tmp_path, monkeypatch, damaged):
+    want, got = _sets(tmp_path)
+    for n in damaged:
+        got[n].write_text(
+            got[n].read_text().replace(f'"eval_id":"s{n}c2"', f'"eval_id":"s{n}c2","eval_id":"x"')
+        )
+
+    def planned() -> str:
+        with pytest.raises(DataError) as failed:
+            plan_paths([str(tmp_path / "expected")], got, registry=Registry(), judge=JudgeService())
+        return str(failed.value)
+
+    here = planned()
+    _slow_check_of(monkeypatch, got[0])
+    checked = _where_checked(monkeypatch)
+    assert planned() == here and "duplicate key" in here and got[damaged[0]].name in here
+    assert checked[0] == "here"  # set1's file was read ahead (and failed): planning read it again
+
+
+def test_only_a_file_of_adk_s_format_read_by_planning_and_fitting_the_budget_is_read_ahead(
+    tmp_path, monkeypatch
+):
+    want, got = _sets(tmp_path)
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"resourceSpans": []}\n', encoding="utf-8")
+    _slow_check_of(monkeypatch, got[0])
+
+    def read_ahead(paths, read_here, budget=10**9) -> bool:
+        files = EvalFiles(budget=budget)
+        with files.checking_ahead(paths, read_here):
+            files.read(paths[0])
+            return paths[1] in files._cases
+
+    assert read_ahead([got[0], got[1]], [got[0], got[1]])
+    assert not read_ahead([got[0], got[1]], [got[0]])  # (another format's reader reads it)
+    assert not read_ahead([got[0], trace], [got[0], trace])
+    assert not read_ahead([got[0], got[1]], [got[0], got[1]], budget=got[0].stat().st_size * 4)
 
 
 def test_files_are_checked_here_while_another_thread_runs(tmp_path, monkeypatch):

@@ -30,6 +30,13 @@ planning callbacks' notes, ``CaseNotes``), while this process goes from the firs
 the notes of a part done when it gets there and validates any other itself (never waiting),
 so every error and warning is the one the file gives alone.
 
+Planning does not wait for that process's check of a file either: while it is under way,
+this process reads the file planning reads after it (``_read_next``: an ADK file whose cases
+fit the budget with the one being checked), keeps its cases and hands them to planning in
+that file's turn. A file that fails there is read again in its turn, so that its error is
+met where planning always meets it. At 10,000 cases in one file of each kind, the expected
+file is read while the other process checks the actual one, instead of waiting for it.
+
 Files without spans (ADK's legacy list formats) are read whole again when the run needs a
 case that was not kept (checked by sha256). The plan tells ``EvalFiles`` which eval sets
 use each file (``schedule``) and the run tells it which set it has reached (``reached``): a
@@ -83,6 +90,8 @@ _MEASURE_EVERY = 256
 #: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
 _AHEAD_FILE_BYTES = 32 * 1024 * 1024
+#: How much of a file is looked at to tell that it starts as an eval set.
+_HEAD_PEEK = 256
 #: How many files the second process checks ahead of the one being read in a run past the
 #: budget (more would queue the parts it validates behind them; in another run, all at once).
 _CHECKS_AHEAD = 2
@@ -327,6 +336,11 @@ class EvalFiles:
         self._ahead: dict[Path, Future[Optional[Checked]]] = {}
         #: the files still to check ahead, in planning order, and how many at once
         self._to_check: list[Path] = []
+        #: the file planning reads after each (``checking_ahead``), and which it reads with ``read``
+        self._next: dict[Path, Path] = {}
+        self._read_here: set[Path] = set()
+        #: a file is being read ahead of planning (``_read_next``)
+        self._reading_next = False
         self._window = _CHECKS_AHEAD
         #: the second process, while planning reads (``checking_ahead``)
         self._pool: Optional[ProcessPoolExecutor] = None
@@ -349,11 +363,14 @@ class EvalFiles:
         """``kept_limit`` of the whole run as estimated now: the files read as measured, the
         others by their size (``_unread``) at the cost per byte measured so far."""
         unread = sum(self._unread.values())
-        per_byte = self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
-        return kept_limit(self.budget, self._priced + int(unread * per_byte))
+        return kept_limit(self.budget, self._priced + int(unread * self._per_byte()))
+
+    def _per_byte(self) -> float:
+        """The memory a case costs per byte of its file, as measured so far."""
+        return self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
 
     @contextmanager
-    def checking_ahead(self, paths: Iterable[Path]) -> Iterator[None]:
+    def checking_ahead(self, paths: Iterable[Path], read_here: Iterable[Path] = ()) -> Iterator[None]:
         """Within the block, a second process checks the JSON of ``paths`` (the files
         planning reads, in its order) a file or two ahead of the one this process validates:
         the check is about a third of reading a file, and it gives only spans or nothing,
@@ -363,7 +380,11 @@ class EvalFiles:
         (the text of a file being checked takes as much memory again in the other process,
         beside the cases kept here), or, in a run past the budget (which keeps a small share
         of it), for every file but the first (which this process reads at once).
-        Whatever the other process could not do is done here, so every error is the same."""
+        Whatever the other process could not do is done here, so every error is the same.
+
+        ``read_here``: the files among ``paths`` that planning reads with ``read`` (ADK's
+        format). While the other process still checks one of them, this process reads the
+        next ahead of planning (``_read_next``) rather than wait."""
         sizes = {path: _file_size(path) for path in map(Path, paths)}
         files = [path for path, size in sizes.items() if 0 < size <= _AHEAD_FILE_BYTES]
         parts = sum(sizes.values()) * _COST_PER_BYTE > self.budget
@@ -382,11 +403,15 @@ class EvalFiles:
         try:
             pool.submit(os.getpid)  # forked now, while this process holds little
             self._pool, self._to_check = pool, files
+            order = list(sizes)
+            self._next = dict(zip(order[:-1], order[1:], strict=True))
+            self._read_here = set(map(Path, read_here))
             self._window = _CHECKS_AHEAD if parts else len(files)
             self._check_next()
             yield
         finally:
             self._pool, self._ahead, self._to_check = None, {}, []
+            self._next, self._read_here = {}, set()
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _check_next(self) -> None:
@@ -402,13 +427,41 @@ class EvalFiles:
             waiting += 1
 
     def _checked(self, path: Path) -> Optional[Checked]:
+        """The other process's check of ``path`` (waited for; but not by a file read ahead of
+        planning, which then checks it here)."""
         future = self._ahead.pop(path, None)
-        if future is None:
+        if future is None or (self._reading_next and not future.done()):
             return None
         try:
             return future.result()
         except Exception:  # noqa: BLE001  (the other process failed: the file is checked here)
             return None
+
+    def _read_next(self, path: Path) -> None:
+        """While the other process still checks ``path``, read the file planning reads after
+        it, so that this process works instead of waiting: its cases are kept, handed to
+        planning when it reads that file (``read``'s file read before). Only a file of ADK's
+        format that planning reads with ``read``, and only when both files' cases fit the
+        budget. A file that fails is left for planning to read again, in its turn, so that it
+        meets the error where it always does."""
+        future = self._ahead.get(path)
+        after = self._next.get(path)
+        if self._reading_next or future is None or future.done() or after is None:
+            return
+        if after not in self._read_here or after in self._cases:
+            return
+        sizes = (_file_size(path), _file_size(after))
+        room = self._cost + sum(int(size * self._per_byte()) for size in sizes) + max(sizes)
+        if not sizes[1] or room > self._limit() or not _starts_as_eval_set(after):
+            return
+        self._reading_next = True
+        try:
+            self.read(after)
+        except Exception:  # noqa: BLE001  (planning reads it again in its turn, and meets it there)
+            self._cases.pop(after, None)
+            self._unread[after] = sizes[1]
+        finally:
+            self._reading_next = False
 
     def schedule(self, uses: dict[Path, list[int]]) -> None:
         """Which eval sets (by index, in run order) use each file."""
@@ -448,10 +501,11 @@ class EvalFiles:
         will not keep may be validated by the other process (``checking_ahead``), which
         hands ``each_case.add`` its notes instead."""
         path = Path(path)
+        self._read_next(path)
         limit = self._limit()
         self._unread.pop(path, None)
         held = self._cases.get(path)
-        if held is not None:  # a file given twice (say, as expected and as actual)
+        if held is not None:  # a file given twice (say, as expected and as actual), or read ahead
             if not held.complete:
                 return read_eval_cases(path, each_case or _ignore)
             for index, case in enumerate(held.by_id.values()):
@@ -507,8 +561,7 @@ class EvalFiles:
 
         def split(spans: CaseSpans) -> list[tuple[int, Callable[[], Optional[Part]]]]:
             count = len(spans)
-            per_byte = self._priced / self._priced_bytes if self._priced_bytes else _COST_PER_BYTE
-            per_case = max(1.0, reading * per_byte / max(1, count))
+            per_case = max(1.0, reading * self._per_byte() / max(1, count))
             first = 0 if room <= 0 else min(count, int(2 * room / per_case) + _SAMPLED_CASES)
             each = max(_LEAST_PART, min(_MOST_PART, (count - first) // _PARTS))
             starts = list(range(first, count, each))
@@ -621,6 +674,17 @@ class EvalFiles:
     def _eviction_rank(self, path: Path) -> float:
         when = self._next_use(path)
         return float("inf") if when is None else when
+
+
+def _starts_as_eval_set(path: Path) -> bool:
+    """Whether ``path`` starts as ADK's eval files do (no data format is asked about it)."""
+    from .._loading._formats import starts_as_eval_set
+
+    try:
+        with open(path, "rb") as handle:
+            return starts_as_eval_set(handle.read(_HEAD_PEEK))
+    except OSError:
+        return False
 
 
 def _file_size(path: Path) -> int:

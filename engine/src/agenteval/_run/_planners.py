@@ -16,6 +16,7 @@ from .._auto_runs import auto_looks, check_num_runs
 from .._criterion import Criterion
 from .._judging import JudgeService
 from .._loading import (
+    ADK_FORMAT,
     EvalConfig,
     EvalTarget,
     LoadedEvalSet,
@@ -187,7 +188,9 @@ def plan_paths(
     to_read = [*([] if agent is not None else map(Path, actual_paths)), *(target.path for target in targets)]
     files.will_read(to_read)
     criteria_source = LocalCriteria(registry)
-    with files.checking_ahead(to_read):
+    # what planning reads with ``files.read``: expected files, and ADK-format actual files
+    read_here = [*(() if format_in not in (None, ADK_FORMAT) else to_read), *(t.path for t in targets)]
+    with files.checking_ahead(to_read, read_here):
         actuals = None if agent is not None else read_actual_sources(actual_paths, problems, files, format_in)
         if actuals is not None:
             warnings.extend(actuals.warnings)
