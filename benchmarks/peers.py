@@ -14,6 +14,9 @@ Every tool runs as a whole process (imports, reading the files, scoring, writing
 the ratio of the tool's time to agenteval's. Every tool's per-case verdicts must equal
 agenteval's; a disagreement is printed and the script exits 1. A peer without an interpreter
 is skipped with a line saying so. Compare ratios within one run; the machine is shared.
+Before each run it waits, at most ``--settle`` seconds, for an idle CPU (``_quiet.py``: the
+rule the engine forks its helpers by), so that agenteval is not measured in one process for
+the load a peer's run left.
 
     python benchmarks/peers.py --agentevals-python /tmp/ae/bin/python \\
         --deepeval-python /tmp/de/bin/python --adk-python .venv/bin/python
@@ -41,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402  (a sibling script: its seeded data)
+from _quiet import Quiet  # noqa: E402  (a sibling module)
 
 #: The peers' distributions, pinned to the versions measured.
 PEERS = {"agentevals": "agentevals==0.0.9", "deepeval": "deepeval==4.3.1"}
@@ -118,7 +122,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--deepeval-python", help="an interpreter with deepeval installed")
     parser.add_argument("--adk-python", help="an interpreter with google-adk 2.13 installed")
     parser.add_argument("--make-venvs", type=Path, help="create the agentevals and deepeval venvs here")
+    parser.add_argument(
+        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
+    )
     args = parser.parse_args(argv)
+    quiet = Quiet(args.settle)
     interpreters = {
         "agentevals": args.agentevals_python,
         "deepeval": args.deepeval_python,
@@ -141,6 +149,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             for _ in range(args.repeats):
                 for tool in tools:  # one after another, interleaved, so drift hits every tool alike
                     out = folder / f"{tool}.json"
+                    quiet.settle()  # every tool starts on the same quiet machine
                     if tool == "agenteval":
                         measured = run_agenteval(folder, manifest, out)
                         verdicts[tool] = agenteval_verdicts(out)
@@ -166,6 +175,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                     f"{size:>8}  {tool:<11} {wall:>8.2f} {cpu:>7.2f} {wall / ours:>12.2f}  {agreement}",
                     flush=True,
                 )
+    if quiet.line():
+        print(quiet.line())
     return 1 if disagreements else 0
 
 

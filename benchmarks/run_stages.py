@@ -25,6 +25,9 @@ few of the engine's own functions, and prints, per stage, the CPU seconds:
   more than the eval-file budget keeps a share of them and validates the others again when
   it reaches them), part of loading and of the units' loop.
 
+Before each timed run it waits, at most ``--settle`` seconds, for an idle CPU (``_quiet.py``),
+so that every run has the helpers a run on a quiet machine has.
+
 A stage whose function an older engine lacks shows ``-``. ``score_run`` is a coroutine: its
 figure is right for criteria that never wait (a judge's waits would add other tasks' CPU).
 
@@ -282,15 +285,20 @@ def main(argv: Optional[list[str]] = None) -> int:
         rest = argv[3 + pinned :]
         return child(argv[1], pinned, rest)
     import scale  # a sibling script: the data and its layouts (imported here: the child needs none)
+    from _quiet import Quiet  # a sibling module
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
     parser.add_argument("--layouts", nargs="+", choices=list(scale.LAYOUTS), default=list(scale.LAYOUTS))
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout, measured side by side")
     parser.add_argument("--same", action="store_true", help="with --baseline: compare the outputs' bytes")
+    parser.add_argument(
+        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
+    )
     args = parser.parse_args(argv)
     if args.same and not args.baseline:
         parser.error("--same needs --baseline")
+    quiet = Quiet(args.settle)
     differ = False
     with tempfile.TemporaryDirectory(prefix="agenteval-stages-") as tmp:
         for size in args.sizes:
@@ -306,17 +314,21 @@ def main(argv: Optional[list[str]] = None) -> int:
                     verdict = "identical" if not found else "DIFFERENT: " + ", ".join(found)
                     print(f"{size} cases, {layout}: records, index, scores, summaries, report {verdict}")
                     continue
+                quiet.settle()
                 mine = _rows(measure(folder, manifest, folder / "this", None, pinned=False))
-                theirs = (
-                    _rows(measure(folder, manifest, folder / "baseline", args.baseline, pinned=False))
-                    if args.baseline
-                    else {}
-                )
+                theirs: dict = {}
+                if args.baseline:
+                    quiet.settle()
+                    theirs = _rows(
+                        measure(folder, manifest, folder / "baseline", args.baseline, pinned=False)
+                    )
                 title = f"{size} cases, {layout}: CPU s" + (" (this / baseline)" if args.baseline else "")
                 print(title)
                 for label, value in mine.items():
                     print(f"  {label:36} {_cell(value, theirs.get(label), bool(args.baseline)):>15}")
                 print(flush=True)
+    if quiet.line():
+        print(quiet.line())
     return 1 if differ else 0
 
 

@@ -39,6 +39,11 @@ With ``--baseline SRC`` (``PYTHONPATH`` entries of another checkout, as ``reader
 them) each run is followed by the same run of that checkout on the same data, shown on the
 next line (``baseline``), and the 100k / 10k ratio is given for both.
 
+Before each agenteval run it waits, at most ``--settle`` seconds (default 120; 0: never), for
+a CPU idle by the rule the engine forks its helpers by (``_quiet.py``), so that no run is
+measured in one process because the run before it left the load average high; the last line
+says what the waits cost, and how many runs started on a busy machine anyway.
+
     python benchmarks/scale.py --sizes 10000 100000 \\
         --baseline "$(ls -d /tmp/base/engine/src /tmp/base/plugins/*/src | paste -sd:)"
 """
@@ -65,6 +70,7 @@ sys.path.insert(0, str(HERE))
 
 import throughput  # noqa: E402  (a sibling script: its seeded generator)
 from _phases import as_installed  # noqa: E402  (a sibling module)
+from _quiet import Quiet  # noqa: E402  (a sibling module)
 
 CRITERIA = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 ADK_SPECS = {
@@ -205,7 +211,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds before a run is stopped")
     parser.add_argument("--adk-python", help="an interpreter with google-adk 2.13 (compares at 10k)")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout, run after each run")
+    parser.add_argument(
+        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
+    )
     args = parser.parse_args(argv)
+    quiet = Quiet(args.settle)
     print(
         f"{'cases':>8} {'wall s':>8} {'x prev':>7} {'peak RSS MB':>12} {'record MB':>10} "
         f"{'floor s':>8} {'x floor':>8} {'CPU s':>7}  layout"
@@ -221,6 +231,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 for tree in ("this", "baseline") if args.baseline else ("this",):
                     pythonpath = args.baseline if tree == "baseline" else None
                     key = layout if tree == "this" else f"{layout} (baseline)"
+                    quiet.settle()
                     measured = run_agenteval(folder, manifest, args.timeout, pythonpath)
                     files = len(manifest["pairs"])
                     described = f"{layout} ({files} file{'s' if files > 1 else ''} of expected and of actual)"
@@ -265,6 +276,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             if (key, 10000) in walls and (key, 100000) in walls:
                 ratio = walls[(key, 100000)] / walls[(key, 10000)]
                 print(f"100k / 10k wall time, {key}: {ratio:.2f}x (linear: 10x)")
+    if quiet.line():
+        print(quiet.line())
     return 0
 
 

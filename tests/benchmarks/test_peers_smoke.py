@@ -19,7 +19,7 @@ import _peer_runner  # noqa: E402  (a benchmark script beside scale.py)
 
 def test_peers_prints_agenteval_and_says_which_peers_were_skipped() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "peers.py"), "--sizes", "40", "--repeats", "1"],
+        [sys.executable, str(BENCHMARKS / "peers.py"), "--sizes", "40", "--repeats", "1", "--settle", "0"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -35,7 +35,7 @@ def test_peers_prints_agenteval_and_says_which_peers_were_skipped() -> None:
 @pytest.mark.skipif(importlib.util.find_spec("google.adk") is None, reason="google-adk is not installed")
 def test_adk_script_reaches_agenteval_verdicts() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "peers.py"), "--sizes", "60", "--repeats", "1"]
+        [sys.executable, str(BENCHMARKS / "peers.py"), "--sizes", "60", "--repeats", "1", "--settle", "0"]
         + ["--adk-python", sys.executable],
         capture_output=True,
         text=True,

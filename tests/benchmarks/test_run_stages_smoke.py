@@ -24,7 +24,7 @@ def _this_tree() -> str:
 
 
 def test_each_stage_has_a_figure() -> None:
-    done = _printed("--sizes", "60", "--layouts", "one")
+    done = _printed("--sizes", "60", "--layouts", "one", "--settle", "0")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "60 cases, one: CPU s"

@@ -23,7 +23,10 @@ def _printed(script: str, *args: str) -> str:
 
 
 def test_scale_prints_a_row_per_size_and_layout() -> None:
-    rows = [line.split() for line in _printed("scale.py", "--sizes", "50", "120").splitlines()[1:]]
+    rows = [
+        line.split()
+        for line in _printed("scale.py", "--sizes", "50", "120", "--settle", "0").splitlines()[1:]
+    ]
     assert [(row[0], row[8]) for row in rows] == [
         ("50", "files"),
         ("50", "one"),
@@ -86,7 +89,9 @@ def test_scale_runs_a_baseline_checkout_beside_each_run() -> None:
     each run has its baseline row right after it."""
     root = BENCHMARKS.parent
     baseline = ":".join(str(p) for p in [root / "engine" / "src", *sorted(root.glob("plugins/*/src"))])
-    printed = _printed("scale.py", "--sizes", "40", "80", "--layouts", "one", "--baseline", baseline)
+    printed = _printed(
+        "scale.py", "--sizes", "40", "80", "--layouts", "one", "--baseline", baseline, "--settle", "0"
+    )
     rows = [line.split() for line in printed.splitlines()[1:] if line.split() and line.split()[0].isdigit()]
     assert [(row[0], row[8], row[-1]) for row in rows] == [
         ("40", "one", "actual)"),

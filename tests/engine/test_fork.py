@@ -61,3 +61,11 @@ def test_the_real_answer_follows_this_process_threads():
         done.set()
         thread.join()
     assert sys.modules["agenteval._fork"] is _fork
+
+
+def test_a_cpu_is_idle_while_the_load_leaves_one_free(quiet_machine, monkeypatch):
+    assert _fork.cpu_idle()
+    monkeypatch.setattr(_fork, "_load", lambda: 1.49)
+    assert _fork.cpu_idle()
+    monkeypatch.setattr(_fork, "_load", lambda: 1.5)
+    assert not _fork.cpu_idle()

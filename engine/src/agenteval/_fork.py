@@ -8,23 +8,32 @@ import os
 import sys
 import threading
 
-__all__ = ["can_fork"]
+__all__ = ["can_fork", "cpu_idle"]
 
 
 def can_fork(*, idle: bool = True) -> bool:
     """Whether a forked helper may run beside this process: ``fork`` exists and is safe (not
     on macOS, whose system libraries are not; no other thread runs, since a fork copies only
     the calling thread and a lock another one held would stay held in the copy), two CPUs or
-    more, and, with ``idle``, one of them idle (the 1-minute load average under the CPUs
-    less a half: a helper on a busy machine only adds work)."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    more, and, with ``idle``, one of them idle (``cpu_idle``: a helper on a busy machine only
+    adds work)."""
     return (
         hasattr(os, "fork")
         and sys.platform != "darwin"
-        and cpus >= 2
-        and (not idle or _load() < cpus - 0.5)
+        and _cpus() >= 2
+        and (not idle or cpu_idle())
         and threading.active_count() == 1
     )
+
+
+def cpu_idle() -> bool:
+    """Whether a CPU is idle for a helper: the 1-minute load average (this process counted in
+    it) under the CPUs this process may use, less a half."""
+    return _load() < _cpus() - 0.5
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _load() -> float:
