@@ -1,3 +1,3 @@
 """The engine distribution's version (kept in step with engine/pyproject.toml by a test)."""
 
-__version__ = "0.20.0"
+__version__ = "0.20.1"
