@@ -439,11 +439,11 @@ class EvalFiles:
 
     def _read_next(self, path: Path) -> None:
         """While the other process still checks ``path``, read the file planning reads after
-        it, so that this process works instead of waiting: its cases are kept, handed to
-        planning when it reads that file (``read``'s file read before). Only a file of ADK's
-        format that planning reads with ``read``, and only when both files' cases fit the
-        budget. A file that fails is left for planning to read again, in its turn, so that it
-        meets the error where it always does."""
+        it, so that this process works instead of waiting: its cases are kept, and ``read``
+        hands them out when planning reads that file (as for a file given twice). Only a file
+        of ADK's format that planning reads with ``read``, and only when both files' cases fit
+        the budget. A file that fails is left for planning to read again, in its turn, so that
+        it meets the error where it always does."""
         future = self._ahead.get(path)
         after = self._next.get(path)
         if self._reading_next or future is None or future.done() or after is None:
