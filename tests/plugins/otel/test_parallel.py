@@ -253,6 +253,8 @@ def test_a_busy_machine_reads_in_one_process(many, monkeypatch):
     monkeypatch.setattr(_parallel, "PARALLEL_FROM_BYTES", 0)
     monkeypatch.setattr(_fork.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
     monkeypatch.setattr(_fork, "_load", lambda: 1.5)  # more than one of the two CPUs busy
+    monkeypatch.setattr(_fork, "_running", lambda: 2)  # (a neighbour runnable at every look)
+    monkeypatch.setattr(_fork, "_LOOK_EVERY", 0)
     assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None
     monkeypatch.setattr(_fork, "_load", lambda: 0.8)
     shared = _parallel.shared_read(path, None, set(), content=True, beside=False)

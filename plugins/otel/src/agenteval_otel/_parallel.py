@@ -42,9 +42,10 @@ __all__ = ["PARALLEL_FROM_BYTES", "Handed", "Shared", "can_fork", "forked", "sha
 #: The smallest JSONL file read by two processes (``benchmarks/otel_import.py --helper-from``:
 #: below it, about 850 traces of 50 spans, the time saved is small against the CPU added).
 PARALLEL_FROM_BYTES = 32 << 20
-#: Whether a helper is started only when a CPU is idle: the 1-minute load average (the reader's
-#: own process counted in it) below the CPU count less a half. On a busy machine a second process
-#: adds its CPU (10-20% more in all) without a core to run on, and the read takes longer.
+#: Whether a helper is started only when a CPU is idle (``agenteval.plugins.can_fork``: the
+#: 1-minute load average below the CPU count less a half, or a CPU free of runnable tasks now).
+#: On a busy machine a second process adds its CPU (10-20% more in all) without a core to run
+#: on, and the read takes longer.
 IDLE_CPU = True
 #: The share of the file's bytes the helper reads (the reader also runs its loop over them).
 HELPER_SHARE = 0.48
