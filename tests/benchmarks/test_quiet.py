@@ -54,7 +54,7 @@ def test_a_machine_busy_past_the_limit_starts_the_run_and_counts_it(monkeypatch)
     assert quiet.line().endswith("; 1 run(s) started on a busy machine after 5 s, in one process")
 
 
-def test_no_limit_never_waits(monkeypatch):
+def test_a_limit_of_zero_never_waits_nor_says_anything(monkeypatch):
     quiet = _quiet(monkeypatch, [False], limit=0)
     quiet.settle()
-    assert (quiet.waited, quiet.busy) == (0.0, 1)
+    assert (quiet.runs, quiet.waited, quiet.busy) == (0, 0.0, 0) and quiet.line() is None
