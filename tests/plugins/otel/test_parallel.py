@@ -19,6 +19,7 @@ from agenteval.models import EvalCase
 from agenteval_otel import _parallel, _select
 from agenteval_otel._select import read_turns
 
+from tests.fixtures.busy_machine import make_busy
 from tests.plugins.otel.test_many_traces import _actual, _outputs, write_many
 
 used: list[str] = []
@@ -252,9 +253,7 @@ def test_a_busy_machine_reads_in_one_process(many, monkeypatch):
     monkeypatch.setattr(_fork.threading, "active_count", lambda: 1)
     monkeypatch.setattr(_parallel, "PARALLEL_FROM_BYTES", 0)
     monkeypatch.setattr(_fork.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
-    monkeypatch.setattr(_fork, "_load", lambda: 1.5)  # more than one of the two CPUs busy
-    monkeypatch.setattr(_fork, "_running", lambda: 2)  # (a neighbour runnable at every look)
-    monkeypatch.setattr(_fork, "_LOOK_EVERY", 0)
+    make_busy(monkeypatch, load=1.5)  # more than one of the two CPUs busy
     assert _parallel.shared_read(path, None, set(), content=True, beside=False) is None
     monkeypatch.setattr(_fork, "_load", lambda: 0.8)
     shared = _parallel.shared_read(path, None, set(), content=True, beside=False)

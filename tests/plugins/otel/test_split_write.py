@@ -15,6 +15,8 @@ from agenteval_otel import _parallel, _split_write
 from agenteval_otel._golden import imported_cases
 from agenteval_otel._import_command import write_eval_set
 
+from tests.fixtures.busy_machine import make_busy
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ADK_TRACE = FIXTURES / "adk_v2.otlp.json"
 
@@ -123,7 +125,7 @@ def test_a_failing_first_half_lets_the_helper_go(tmp_path, helper):
 def test_no_helper_on_a_busy_machine_or_for_an_iterator(tmp_path, monkeypatch, helper):
     frame, found = imported_cases(ADK_TRACE, "set", as_expected=False)
     monkeypatch.setattr(_parallel, "IDLE_CPU", True)
-    monkeypatch.setattr(_fork, "_load", lambda: 64.0)
+    make_busy(monkeypatch)
     _written(tmp_path / "a.evalset.json", _Many(found, 5), frame)
     monkeypatch.setattr(_parallel, "IDLE_CPU", False)
     write_eval_set(frame, tmp_path / "b.evalset.json", iter(_Many(found, 5)[i] for i in range(5)))
