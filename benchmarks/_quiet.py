@@ -12,10 +12,18 @@ many runs started on a busy machine anyway.
 
 from __future__ import annotations
 
+import argparse
 import time
 from typing import Optional
 
 from agenteval._fork import cpu_idle
+
+
+def settle_option(parser: argparse.ArgumentParser) -> None:
+    """A script's ``--settle SECONDS`` (``Quiet``'s limit)."""
+    parser.add_argument(
+        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
+    )
 
 
 class Quiet:
@@ -52,3 +60,9 @@ class Quiet:
         if self.busy:
             text += f"; {self.busy} run(s) started on a busy machine after {self.limit:.0f} s, in one process"
         return text
+
+    def report(self) -> None:
+        """Print ``line()``, when there is one."""
+        said = self.line()
+        if said:
+            print(said)

@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import scale  # noqa: E402  (a sibling script: its seeded data)
-from _quiet import Quiet  # noqa: E402  (a sibling module)
+from _quiet import Quiet, settle_option  # noqa: E402  (a sibling module)
 
 #: The peers' distributions, pinned to the versions measured.
 PEERS = {"agentevals": "agentevals==0.0.9", "deepeval": "deepeval==4.3.1"}
@@ -122,9 +122,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--deepeval-python", help="an interpreter with deepeval installed")
     parser.add_argument("--adk-python", help="an interpreter with google-adk 2.13 installed")
     parser.add_argument("--make-venvs", type=Path, help="create the agentevals and deepeval venvs here")
-    parser.add_argument(
-        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
-    )
+    settle_option(parser)
     args = parser.parse_args(argv)
     quiet = Quiet(args.settle)
     interpreters = {
@@ -175,8 +173,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                     f"{size:>8}  {tool:<11} {wall:>8.2f} {cpu:>7.2f} {wall / ours:>12.2f}  {agreement}",
                     flush=True,
                 )
-    if quiet.line():
-        print(quiet.line())
+    quiet.report()
     return 1 if disagreements else 0
 
 

@@ -285,16 +285,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         rest = argv[3 + pinned :]
         return child(argv[1], pinned, rest)
     import scale  # a sibling script: the data and its layouts (imported here: the child needs none)
-    from _quiet import Quiet  # a sibling module
+    from _quiet import Quiet, settle_option  # a sibling module
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
     parser.add_argument("--layouts", nargs="+", choices=list(scale.LAYOUTS), default=list(scale.LAYOUTS))
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout, measured side by side")
     parser.add_argument("--same", action="store_true", help="with --baseline: compare the outputs' bytes")
-    parser.add_argument(
-        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
-    )
+    settle_option(parser)
     args = parser.parse_args(argv)
     if args.same and not args.baseline:
         parser.error("--same needs --baseline")
@@ -327,8 +325,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 for label, value in mine.items():
                     print(f"  {label:36} {_cell(value, theirs.get(label), bool(args.baseline)):>15}")
                 print(flush=True)
-    if quiet.line():
-        print(quiet.line())
+    quiet.report()
     return 1 if differ else 0
 
 

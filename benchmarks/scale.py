@@ -70,7 +70,7 @@ sys.path.insert(0, str(HERE))
 
 import throughput  # noqa: E402  (a sibling script: its seeded generator)
 from _phases import as_installed  # noqa: E402  (a sibling module)
-from _quiet import Quiet  # noqa: E402  (a sibling module)
+from _quiet import Quiet, settle_option  # noqa: E402  (a sibling module)
 
 CRITERIA = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 ADK_SPECS = {
@@ -211,9 +211,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds before a run is stopped")
     parser.add_argument("--adk-python", help="an interpreter with google-adk 2.13 (compares at 10k)")
     parser.add_argument("--baseline", help="PYTHONPATH of another checkout, run after each run")
-    parser.add_argument(
-        "--settle", type=float, default=120, help="seconds at most to wait for an idle CPU before each run"
-    )
+    settle_option(parser)
     args = parser.parse_args(argv)
     quiet = Quiet(args.settle)
     print(
@@ -276,8 +274,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             if (key, 10000) in walls and (key, 100000) in walls:
                 ratio = walls[(key, 100000)] / walls[(key, 10000)]
                 print(f"100k / 10k wall time, {key}: {ratio:.2f}x (linear: 10x)")
-    if quiet.line():
-        print(quiet.line())
+    quiet.report()
     return 0
 
 

@@ -404,3 +404,23 @@ def test_a_format_with_no_timeline_has_none_even_for_no_turns(tmp_path, monkeypa
     path = _file(tmp_path, "plain.json", "{}")
     assert plugins.read_timeline(path, []) is None and plugins.read_timeline(path, ["i"]) is None
     formats._timeline_format.cache_clear()
+
+
+def test_a_file_starts_as_an_adk_eval_file_by_its_head_alone(tmp_path):
+    files = {
+        "set.evalset.json": '\ufeff  {"eval_set_id": "s", "eval_cases": []}',
+        "flat.test.json": '[{"query": "hi"}]',
+        "trace.jsonl": '{"resourceSpans": []}\n',
+        "other.json": '{"eval_cases": [], "eval_set_id": "s"}',  # ADK's, but not as it writes them
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    found = {name: formats.starts_as_eval_set(tmp_path / name) for name in files}
+    assert found == {
+        "set.evalset.json": True,
+        "flat.test.json": True,
+        "trace.jsonl": False,
+        "other.json": False,
+    }
+    assert not formats.starts_as_eval_set(tmp_path / "missing.json")
+    assert not formats.starts_as_eval_set(tmp_path)  # (a folder)

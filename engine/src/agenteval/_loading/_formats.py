@@ -306,17 +306,21 @@ def eval_file_patterns() -> tuple[str, ...]:
     return tuple(patterns)
 
 
-def starts_as_eval_set(head: bytes) -> bool:
-    """Whether a file whose first bytes are ``head`` starts as ADK's eval files do (an eval
-    set object led by ``eval_set_id``, or a legacy list): no format is asked about it."""
-    return _STARTS_AS_EVAL_SET.match(head) is not None
+def starts_as_eval_set(path: Path) -> bool:
+    """Whether ``path`` starts as ADK's eval files do (an eval set object led by
+    ``eval_set_id``, or a legacy list), told from its head alone: no format is asked about
+    it; ``False`` when it cannot be read."""
+    try:
+        return _STARTS_AS_EVAL_SET.match(_head(path)) is not None
+    except DataError:
+        return False
 
 
 def eval_set_in_format(path: Path, head: bytes) -> Optional[tuple[EvalSet, str, list[str]]]:
     """The eval set of ``path`` (whose first bytes are ``head``) read by the installed format
     that claims it, with the format's name and the reader's warnings; ``None`` when the file
     is ADK's (or no format that holds eval cases claims it)."""
-    if starts_as_eval_set(head):  # ADK's own files: nothing parsed, no plugin looked up
+    if _STARTS_AS_EVAL_SET.match(head):  # ADK's own files: nothing parsed, no plugin looked up
         return None
     if _is_adk(head, leading_keys(head)):
         return None

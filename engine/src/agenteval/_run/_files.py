@@ -64,6 +64,7 @@ from .._fork import can_fork
 from .._loading import LoadedEvalSet, read_eval_file
 from .._loading._case_spans import CaseSpans
 from .._loading._eval_files import Checked, Part, check_eval_file, read_eval_cases, validate_part
+from .._loading._formats import starts_as_eval_set
 from ..errors import DataError
 from ..models import EvalCase
 from ._case_notes import CaseNotes
@@ -90,8 +91,6 @@ _MEASURE_EVERY = 256
 #: checked would take as much memory again in the other process, beside the cases kept here).
 _AHEAD_BYTES = 8 * 1024 * 1024
 _AHEAD_FILE_BYTES = 32 * 1024 * 1024
-#: How much of a file is looked at to tell that it starts as an eval set.
-_HEAD_PEEK = 256
 #: How many files the second process checks ahead of the one being read in a run past the
 #: budget (more would queue the parts it validates behind them; in another run, all at once).
 _CHECKS_AHEAD = 2
@@ -452,7 +451,7 @@ class EvalFiles:
             return
         sizes = (_file_size(path), _file_size(after))
         room = self._cost + sum(int(size * self._per_byte()) for size in sizes) + max(sizes)
-        if not sizes[1] or room > self._limit() or not _starts_as_eval_set(after):
+        if not sizes[1] or room > self._limit() or not starts_as_eval_set(after):
             return
         self._reading_next = True
         try:
@@ -674,17 +673,6 @@ class EvalFiles:
     def _eviction_rank(self, path: Path) -> float:
         when = self._next_use(path)
         return float("inf") if when is None else when
-
-
-def _starts_as_eval_set(path: Path) -> bool:
-    """Whether ``path`` starts as ADK's eval files do (no data format is asked about it)."""
-    from .._loading._formats import starts_as_eval_set
-
-    try:
-        with open(path, "rb") as handle:
-            return starts_as_eval_set(handle.read(_HEAD_PEEK))
-    except OSError:
-        return False
 
 
 def _file_size(path: Path) -> int:
